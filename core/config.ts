@@ -1,0 +1,64 @@
+// Configuration: read from the environment once at start and validated; the same names in
+// every run mode (all-in-one, distributed, tests). README lists every variable.
+import path from 'node:path';
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  lakeDir: string;
+  /** Comma-separated brokers; unset in all-in-one mode means "start the local broker". */
+  kafkaBrokers: string[] | null;
+  /** Port of the embedded broker when this process starts one. */
+  kafkaPort: number;
+  /** Unset in all-in-one mode means "start the dev schema registry". */
+  schemaRegistryUrl: string | null;
+  schemaRegistryPort: number;
+  /** Unset means PGlite under $DATA_DIR/control. */
+  databaseUrl: string | null;
+  adminToken: string | null;
+  /** 32 bytes, hex or base64, encrypting signing secrets at rest (AES-256-GCM). */
+  masterKey: string | null;
+  rateLimitIngestPerMinute: number;
+  rateLimitReadPer15Minutes: number;
+  topicPartitions: number;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min) {
+    throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function str(env: NodeJS.ProcessEnv, name: string): string | null {
+  const v = env[name];
+  return v === undefined || v === '' ? null : v;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const dataDir = path.resolve(str(env, 'DATA_DIR') ?? './data');
+  const brokers = str(env, 'KAFKA_BROKERS');
+  return {
+    host: str(env, 'HOST') ?? '127.0.0.1',
+    port: int(env, 'PORT', 8080, 0),
+    dataDir,
+    lakeDir: path.resolve(str(env, 'LAKE_DIR') ?? path.join(dataDir, 'lake')),
+    kafkaBrokers: brokers ? brokers.split(',').map((b) => b.trim()).filter(Boolean) : null,
+    kafkaPort: int(env, 'KAFKA_PORT', 9092),
+    schemaRegistryUrl: str(env, 'SCHEMA_REGISTRY_URL'),
+    schemaRegistryPort: int(env, 'SCHEMA_REGISTRY_PORT', 8081, 0),
+    databaseUrl: str(env, 'DATABASE_URL'),
+    adminToken: str(env, 'MARGINAL_ADMIN_TOKEN'),
+    masterKey: str(env, 'MARGINAL_MASTER_KEY'),
+    rateLimitIngestPerMinute: int(env, 'RATE_LIMIT_INGEST_PER_MINUTE', 100),
+    rateLimitReadPer15Minutes: int(env, 'RATE_LIMIT_READ_PER_15_MINUTES', 100),
+    topicPartitions: int(env, 'KAFKA_TOPIC_PARTITIONS', 4),
+    logLevel: str(env, 'LOG_LEVEL') ?? 'info',
+  };
+}

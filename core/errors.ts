@@ -1,0 +1,114 @@
+// Errors are values with a code. Code throws these; one middleware (core/http/error-handler.ts)
+// maps them to the spec's envelope. Signature faults are the one flat-body exception.
+
+export interface ErrorDetails {
+  retryable?: boolean;
+  userMessage?: string;
+  supportMessage?: string;
+  actionHint?: string;
+  field?: string;
+  [key: string]: unknown;
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: ErrorDetails,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** 400. `field` names the failing field or parameter (dotted path for nested body fields). */
+export class ValidationError extends AppError {
+  constructor(readonly field: string, message: string, extra: ErrorDetails = {}) {
+    super(400, 'VALIDATION_ERROR', `${field}: ${message}`, { field, ...extra });
+  }
+}
+
+export class UnauthorizedError extends AppError {
+  constructor(message = 'Missing or invalid API key') {
+    super(401, 'UNAUTHORIZED', message);
+  }
+}
+
+export class ForbiddenError extends AppError {
+  constructor(scope: string) {
+    super(403, 'FORBIDDEN', `API key lacks the required scope ${scope}`, { requiredScope: scope });
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(resource: string, id?: string) {
+    super(404, 'NOT_FOUND', id === undefined ? `${resource} not found` : `${resource} ${id} not found`, {
+      resource,
+    });
+  }
+}
+
+export class ConflictError extends AppError {
+  constructor(message: string) {
+    super(409, 'CONFLICT', message);
+  }
+}
+
+export class InsufficientCreditsError extends AppError {
+  constructor() {
+    super(402, 'INSUFFICIENT_CREDITS', 'Event credit balance is zero; the event was not queued', {
+      actionHint: 'BUY_CREDITS',
+      retryable: false,
+      userMessage: 'Buy event credits, then retry with the same idempotency_key.',
+    });
+  }
+}
+
+export class SubscriptionInactiveError extends AppError {
+  constructor() {
+    super(402, 'SUBSCRIPTION_INACTIVE', 'The organization has no active subscription; the event was not queued', {
+      actionHint: 'BUY_CREDITS',
+      retryable: false,
+    });
+  }
+}
+
+export class DateRangeTooLargeError extends AppError {
+  constructor(field: string, limit: string) {
+    super(422, 'DATE_RANGE_TOO_LARGE', `${field}: the date range may not exceed ${limit}`, { field });
+  }
+}
+
+export class RateLimitError extends AppError {
+  constructor(retryAfterSeconds: number, headers: Record<string, string>) {
+    super(429, 'RATE_LIMIT_EXCEEDED', 'Rate limit exceeded', { retryable: true, retryAfterSeconds }, {
+      ...headers,
+      'Retry-After': String(retryAfterSeconds),
+    });
+  }
+}
+
+export class ServiceUnavailableError extends AppError {
+  constructor(message: string, supportMessage?: string) {
+    super(503, 'SERVICE_UNAVAILABLE', message, { retryable: true, supportMessage });
+  }
+}
+
+export class InternalError extends AppError {
+  constructor(supportMessage?: string) {
+    super(500, 'INTERNAL_SERVER_ERROR', 'Internal server error', { retryable: true, supportMessage });
+  }
+}
+
+export type SignatureFault = 'SIGNATURE_MISSING' | 'SIGNATURE_INVALID' | 'TIMESTAMP_OUT_OF_RANGE';
+
+/** 401 with the flat `{error, code}` body the spec prescribes for HMAC failures. */
+export class SignatureError extends Error {
+  readonly status = 401;
+  constructor(readonly code: SignatureFault, message: string) {
+    super(message);
+    this.name = 'SignatureError';
+  }
+}

@@ -1,0 +1,43 @@
+// Money is decimal end to end: big.js here, DECIMAL(38,12) in DuckDB, decimal strings on the wire.
+import Big from 'big.js';
+
+Big.DP = 40;
+Big.RM = Big.roundHalfUp;
+
+export { Big };
+
+export const MONEY_SCALE = 12;
+
+/** Parse a decimal string or a finite number (taken by its shortest decimal form). */
+export function toBig(value: string | number | Big): Big {
+  if (value instanceof Big) return value;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new Error(`not a finite number: ${value}`);
+    return new Big(String(value));
+  }
+  return new Big(value);
+}
+
+export function isDecimalString(value: string): boolean {
+  return /^-?\d+(\.\d+)?$/.test(value);
+}
+
+/** "12.5", "0", "-3.000000000001": at most 12 fractional digits, trailing zeros trimmed. */
+export function formatMoney(value: string | number | Big): string {
+  const rounded = toBig(value).round(MONEY_SCALE, Big.roundHalfUp);
+  const s = rounded.toFixed(MONEY_SCALE).replace(/\.?0+$/, '');
+  return s === '-0' || s === '' ? '0' : s;
+}
+
+export function sumMoney(values: Iterable<string | number | Big>): Big {
+  let total = new Big(0);
+  for (const v of values) total = total.plus(toBig(v));
+  return total;
+}
+
+/** part / total * 100 rounded to 2 decimals, as a JSON number; 0 when total is 0. */
+export function percentOf(part: string | Big, total: string | Big): number {
+  const t = toBig(total);
+  if (t.eq(0)) return 0;
+  return Number(toBig(part).times(100).div(t).round(2, Big.roundHalfUp).toFixed(2));
+}
