@@ -1,0 +1,47 @@
+// TypeScript view of schemas/usage-event.avsc, the value of every usage-events record.
+// Timestamps are Date (avsc's timestamp-millis logical type decodes to Date).
+import fs from 'node:fs';
+import { fromRoot } from '../core/paths.js';
+
+export const USAGE_EVENT_SUBJECT = 'usage-events-value';
+
+export interface UsageEvent {
+  event_id: string;
+  organization_id: string;
+  idempotency_key: string;
+  api_key_id: string;
+  owner_user_id: string | null;
+  subscription_id: string | null;
+  received_at: Date;
+  timestamp: Date;
+  timestamp_provided: boolean;
+  user_id: string | null;
+  end_user_id: string | null;
+  model: string | null;
+  provider: string | null;
+  metric: string | null;
+  unit: string | null;
+  quantity: number | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cache_creation_input_tokens: number | null;
+  cache_read_input_tokens: number | null;
+  reasoning_tokens: number | null;
+  cost_override: string | null;
+  session_id: string | null;
+  span_id: string | null;
+  parent_span_id: string | null;
+  span_name: string | null;
+  span_kind: string | null;
+  started_at: Date | null;
+  agent_id: string | null;
+  workflow_id: string | null;
+  feature: string | null;
+  /** JSON text of the metadata object. */
+  metadata: string;
+  flag_reason: string | null;
+}
+
+export function usageEventSchemaText(): string {
+  return fs.readFileSync(fromRoot('schemas', 'usage-event.avsc'), 'utf8');
+}
