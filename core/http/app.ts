@@ -1,0 +1,65 @@
+// The HTTP shell shared by ingest, api and the all-in-one process: request ids, JSON body
+// limits (raw body kept for request signing), tsoa routes, /docs, /openapi.json, /metrics,
+// and the error envelope on every failure, including unknown routes.
+import fs from 'node:fs';
+import express, { type Express, type Request, type Router } from 'express';
+import swaggerUi from 'swagger-ui-express';
+import type { AppContext } from '../app-context.js';
+import { NotFoundError } from '../errors.js';
+import { httpDuration, httpRequests, registry } from '../metrics.js';
+import { fromRoot } from '../paths.js';
+import { errorHandler } from './error-handler.js';
+import { requestContext } from './request-context.js';
+
+export type RegisterRoutes = (router: Router) => void;
+
+/** Body limits: a single event is small; a batch holds up to 1000 events with metadata. */
+export const BODY_LIMIT = '1mb';
+export const BATCH_BODY_LIMIT = '20mb';
+
+export function rawBodyOf(req: Request): Buffer | undefined {
+  return (req as Request & { rawBody?: Buffer }).rawBody;
+}
+
+export function createHttpApp(ctx: AppContext, routeSets: RegisterRoutes[]): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('trust proxy', false);
+  app.locals.marginal = ctx;
+
+  app.use(requestContext);
+  app.use((req, res, next) => {
+    const end = httpDuration.startTimer();
+    res.on('finish', () => {
+      const route = req.route?.path ? `${req.baseUrl}${req.route.path}` : 'unmatched';
+      httpRequests.inc({ method: req.method, route, status: String(res.statusCode) });
+      end({ method: req.method, route });
+    });
+    next();
+  });
+
+  const keepRaw = (req: Request, _res: unknown, buf: Buffer) => {
+    (req as Request & { rawBody?: Buffer }).rawBody = buf;
+  };
+  app.use('/v1/usage-events/batch', express.json({ limit: BATCH_BODY_LIMIT, verify: keepRaw }));
+  app.use(express.json({ limit: BODY_LIMIT, verify: keepRaw }));
+
+  const router = express.Router();
+  for (const register of routeSets) register(router);
+  app.use(router);
+
+  const openapiPath = fromRoot('openapi', 'openapi.json');
+  const openapi = fs.existsSync(openapiPath) ? JSON.parse(fs.readFileSync(openapiPath, 'utf8')) : {};
+  app.get('/openapi.json', (_req, res) => res.json(openapi));
+  app.use('/docs', swaggerUi.serve, swaggerUi.setup(openapi, { customSiteTitle: 'Marginal API' }));
+  app.get('/metrics', async (_req, res) => {
+    res.setHeader('Content-Type', registry.contentType);
+    res.send(await registry.metrics());
+  });
+  app.get('/healthz', (_req, res) => res.json({ ok: true }));
+
+  app.use((req, _res, next) => next(new NotFoundError('Route', `${req.method} ${req.path}`)));
+  app.use(errorHandler(ctx.logger));
+  return app;
+}
