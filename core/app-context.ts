@@ -17,6 +17,8 @@ export interface AppContext {
   auth: ApiKeyAuthenticator;
   rateLimiter: RateLimiter;
   adminToken: string;
+  /** Encrypts signing secrets at rest (AES-256-GCM). */
+  masterKey: Buffer;
   services: Partial<AppServices>;
 }
 

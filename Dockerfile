@@ -1,0 +1,21 @@
+# One image for the three services of the distributed mode; the command picks the service
+# (see docker-compose.yml). The embedded broker/registry are not used in this mode.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci
+COPY . .
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production HOST=0.0.0.0
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+COPY schemas ./schemas
+COPY openapi ./openapi
+COPY core/control/migrations ./core/control/migrations
+COPY core/ratecards/standard-rate-cards.json ./core/ratecards/standard-rate-cards.json
+USER node
+CMD ["node", "dist/api/main.js"]

@@ -1,0 +1,93 @@
+// Runs one or more services in this process on one HTTP port: opens the AppContext, starts each
+// service (which may add routes and background work), serves, and on SIGINT/SIGTERM stops
+// everything in reverse order so no child process (broker, JVM) or open file is left behind.
+import type { Server } from 'node:http';
+import type { AppContext } from './app-context.js';
+import { openAppContext } from './bootstrap.js';
+import type { Config } from './config.js';
+import { createHttpApp, type RegisterRoutes } from './http/app.js';
+import type { InstanceSecrets } from './instance-secrets.js';
+import type { Logger } from './logger.js';
+
+/** Addresses of the shared infrastructure a service may need. */
+export interface Infra {
+  kafkaBrokers: string[] | null;
+  schemaRegistryUrl: string | null;
+}
+
+export interface RunningService {
+  name: string;
+  routes?: RegisterRoutes;
+  stop(): Promise<void>;
+}
+
+export type StartService = (ctx: AppContext, infra: Infra) => Promise<RunningService>;
+
+export interface Host {
+  ctx: AppContext;
+  server: Server;
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function hostServices(opts: {
+  config: Config;
+  secrets: InstanceSecrets;
+  logger: Logger;
+  infra: Infra;
+  services: StartService[];
+  /** Extra cleanups run after the services stop (e.g. the embedded broker). */
+  onStop?: Array<() => Promise<void>>;
+}): Promise<Host> {
+  const { config, logger } = opts;
+  const ctx = await openAppContext(config, opts.secrets, logger);
+  const running: RunningService[] = [];
+  const stopAll = async () => {
+    for (const s of running.reverse()) await s.stop().catch((err) => logger.error({ err, service: s.name }, 'stop failed'));
+    await ctx.db.close().catch(() => undefined);
+    for (const f of opts.onStop ?? []) await f().catch((err) => logger.error({ err }, 'cleanup failed'));
+  };
+  try {
+    for (const start of opts.services) running.push(await start(ctx, opts.infra));
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+  const app = createHttpApp(ctx, running.flatMap((s) => (s.routes ? [s.routes] : [])));
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = app.listen(config.port, config.host, () => resolve(s));
+    s.once('error', reject);
+  });
+  server.keepAliveTimeout = 65_000;
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : config.port;
+  let stopping: Promise<void> | null = null;
+  const stop = () =>
+    (stopping ??= (async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await stopAll();
+    })());
+  return { ctx, server, url: `http://${config.host}:${port}`, stop };
+}
+
+/** Stops the host on SIGINT/SIGTERM, then exits; a second signal exits at once. */
+export function stopOnSignals(host: { stop(): Promise<void> }, logger: Logger): void {
+  let signalled = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signalled) process.exit(130);
+    signalled = true;
+    logger.info({ signal }, 'stopping');
+    host.stop().then(
+      () => process.exit(0),
+      (err) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+}

@@ -1,0 +1,5 @@
+// The services `npm start` runs in one process, in start order (stopped in reverse).
+import { startApi } from '../api/service.js';
+import type { StartService } from '../core/process-host.js';
+
+export const allInOneServices: StartService[] = [startApi];

@@ -1,0 +1,81 @@
+// `npm start`: the all-in-one mode. Starts what is not configured — the local Kafka broker
+// (unless KAFKA_BROKERS), the dev schema registry (unless SCHEMA_REGISTRY_URL), PGlite (unless
+// DATABASE_URL) — then ingest, processor and api on one port. Ctrl-C stops all of it.
+import path from 'node:path';
+import { loadConfig } from '../core/config.js';
+import { loadInstanceSecrets } from '../core/instance-secrets.js';
+import { createLogger } from '../core/logger.js';
+import { hostServices, stopOnSignals } from '../core/process-host.js';
+import { allInOneServices } from './all-in-one-services.js';
+import { startBroker } from './kafka/broker.js';
+import { startSchemaRegistry } from './schema-registry/server.js';
+
+const started = Date.now();
+const config = loadConfig();
+const logger = createLogger(config.logLevel, 'marginal');
+const secrets = loadInstanceSecrets(config);
+const cleanups: Array<() => Promise<void>> = [];
+const cleanupNow = async () => {
+  for (const f of cleanups.reverse()) await f().catch(() => undefined);
+};
+
+try {
+  let kafkaBrokers = config.kafkaBrokers;
+  if (!kafkaBrokers) {
+    logger.info({ port: config.kafkaPort }, 'starting the local Kafka broker (first run fetches its jars with Maven)');
+    const broker = await startBroker({ port: config.kafkaPort, dataDir: path.join(config.dataDir, 'kafka') });
+    cleanups.push(broker.stop);
+    kafkaBrokers = broker.brokers;
+  }
+  let schemaRegistryUrl = config.schemaRegistryUrl;
+  if (!schemaRegistryUrl) {
+    const registry = await startSchemaRegistry({
+      host: '127.0.0.1',
+      port: config.schemaRegistryPort,
+      file: path.join(config.dataDir, 'schema-registry.json'),
+    });
+    cleanups.push(registry.stop);
+    schemaRegistryUrl = registry.url;
+  }
+  const host = await hostServices({
+    config,
+    secrets,
+    logger,
+    infra: { kafkaBrokers, schemaRegistryUrl },
+    services: allInOneServices,
+    onStop: cleanups,
+  });
+  stopOnSignals(host, logger);
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  logger.info({ url: host.url, kafkaBrokers, schemaRegistryUrl, readyInSeconds: Number(seconds) }, 'marginal ready');
+  console.log(banner(host.url, seconds, secrets.created ? secrets.adminToken : null, config.dataDir));
+} catch (err) {
+  logger.error({ err }, 'start failed');
+  await cleanupNow();
+  process.exit(1);
+}
+
+function banner(url: string, seconds: string, newAdminToken: string | null, dataDir: string): string {
+  const lines = [
+    '',
+    `Marginal is ready at ${url}/v1 (started in ${seconds} s). API docs: ${url}/docs`,
+  ];
+  if (newAdminToken) {
+    lines.push(
+      '',
+      `First start: the admin token is ${newAdminToken}`,
+      `(kept in ${path.join(dataDir, 'instance-secrets.json')}; the CLI reads it from there).`,
+    );
+  }
+  lines.push(
+    '',
+    'Create an organization and an API key, then call the API:',
+    '  npm run cli -- orgs create --name "Acme"',
+    '  npm run cli -- credits grant --org <organization_id> --amount 10000',
+    '  npm run cli -- keys create --org <organization_id> --scopes usage:write,usage:read,costs:read,revenue:read,dimensions:read',
+    `  curl -s ${url}/v1/ping -H "Authorization: Bearer <api_key>"`,
+    '',
+    'Ctrl-C stops everything.',
+  );
+  return lines.join('\n');
+}
