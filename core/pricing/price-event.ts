@@ -5,7 +5,7 @@
 // digits (the lake's DECIMAL(38,12)), and total_cost is the exact sum of those rounded parts. So
 // for every priced event the stored columns add up to total_cost exactly; only cost_override
 // makes total_cost exceed their sum (the difference is overridden cost).
-import { Big, MONEY_SCALE, formatMoney, toBig } from '../../core/money.js';
+import { Big, MONEY_SCALE, formatMoney, toBig } from '../money.js';
 import {
   lookupTokenCard,
   lookupUnitRate,
@@ -13,7 +13,7 @@ import {
   type IndexedUnitRate,
   type TokenRateIndex,
   type UnitRateIndex,
-} from '../../core/ratecards/match.js';
+} from '../ratecards/match.js';
 import type { UsageEvent } from '../../schemas/usage-event.js';
 
 export type PricingStatus = 'completed' | 'pending_rate_card';

@@ -10,7 +10,7 @@ import {
   missingRateReason,
   priceEvent,
   type PricingRates,
-} from '../../../../processor/pricing/price-event.js';
+} from '../../../../core/pricing/price-event.js';
 import type { UsageEvent } from '../../../../schemas/usage-event.js';
 
 function card(slug: string, from: string, rates: Partial<TokenRateCard>): TokenRateCard {
