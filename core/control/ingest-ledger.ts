@@ -1,0 +1,189 @@
+// The idempotency ledger, one row per (organization, idempotency_key): ingest reserves rows (with
+// the encoded Avro record) and spends credits in one transaction, publishes, then marks the rows
+// published. A row left `reserved` still holds its payload, so the sweeper re-publishes it and a
+// 202 is never lost. Writes take rows in key order, so concurrent batches cannot deadlock.
+import type { Queryable } from './db.js';
+import { refundCredits } from './credits.js';
+
+export type LedgerState = 'reserved' | 'published';
+
+export interface ReservationInput {
+  idempotencyKey: string;
+  /** eventIdFor(organization, idempotencyKey). */
+  eventId: string;
+  /** The encoded Avro record (Confluent framing), as it will be published. */
+  payload: Uint8Array;
+  flagReason: string | null;
+}
+
+/** One per input row, in input order. */
+export interface Reservation {
+  idempotencyKey: string;
+  /** The ledger's event id: the existing row's when the key was already there. */
+  eventId: string;
+  /** True when this call inserted the row (it needs a credit and a publish). */
+  isNew: boolean;
+  state: LedgerState;
+}
+
+export interface LedgerKey {
+  organizationId: string;
+  idempotencyKey: string;
+}
+
+export interface StrandedReservation {
+  organizationId: string;
+  idempotencyKey: string;
+  eventId: string;
+  payload: Buffer;
+  flagReason: string | null;
+  createdAt: Date;
+}
+
+function toBuffer(b: Uint8Array): Buffer {
+  return Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+}
+
+function byKey(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * Inserts ledger rows for keys not yet present (ON CONFLICT DO NOTHING) and reports, per input
+ * row, whether it is new or which event id and state the existing row has. A key repeated within
+ * `rows` is new once, then existing. A concurrent transaction inserting the same key makes this
+ * one wait for it to finish, so exactly one of them sees the key as new.
+ */
+export async function reserveEvents(
+  tx: Queryable,
+  organizationId: string,
+  rows: ReservationInput[],
+): Promise<Reservation[]> {
+  if (rows.length === 0) return [];
+  const first = new Map<string, ReservationInput>();
+  for (const r of rows) if (!first.has(r.idempotencyKey)) first.set(r.idempotencyKey, r);
+  const unique = [...first.values()].sort((a, b) => byKey(a.idempotencyKey, b.idempotencyKey));
+
+  const inserted = await tx.query<{ idempotency_key: string }>(
+    `INSERT INTO ingest_ledger (organization_id, idempotency_key, event_id, payload, flag_reason)
+     SELECT $1, r.idempotency_key, r.event_id, r.payload, r.flag_reason
+       FROM unnest($2::text[], $3::uuid[], $4::bytea[], $5::text[]) AS r(idempotency_key, event_id, payload, flag_reason)
+     ON CONFLICT (organization_id, idempotency_key) DO NOTHING
+     RETURNING idempotency_key`,
+    [
+      organizationId,
+      unique.map((r) => r.idempotencyKey),
+      unique.map((r) => r.eventId),
+      unique.map((r) => toBuffer(r.payload)),
+      unique.map((r) => r.flagReason),
+    ],
+  );
+  const isNew = new Set(inserted.map((r) => r.idempotency_key));
+
+  const existing = new Map<string, { eventId: string; state: LedgerState }>();
+  const others = unique.filter((r) => !isNew.has(r.idempotencyKey)).map((r) => r.idempotencyKey);
+  if (others.length > 0) {
+    // A separate statement: its snapshot includes rows committed while the INSERT waited.
+    const found = await tx.query<{ idempotency_key: string; event_id: string; state: LedgerState }>(
+      `SELECT idempotency_key, event_id, state FROM ingest_ledger
+        WHERE organization_id = $1 AND idempotency_key = ANY($2::text[])`,
+      [organizationId, others],
+    );
+    for (const f of found) existing.set(f.idempotency_key, { eventId: f.event_id, state: f.state });
+  }
+
+  const claimed = new Set<string>();
+  return rows.map((r) => {
+    const key = r.idempotencyKey;
+    if (isNew.has(key)) {
+      const firstTime = !claimed.has(key);
+      claimed.add(key);
+      return { idempotencyKey: key, eventId: first.get(key)!.eventId, isNew: firstTime, state: 'reserved' };
+    }
+    const e = existing.get(key);
+    // Not inserted yet not found: the conflicting row was released between our two statements.
+    // Vanishingly rare; throwing rolls the caller's transaction back and it can answer 503.
+    if (!e) throw new Error('ledger row for an idempotency key vanished during reservation; retry');
+    return { idempotencyKey: key, eventId: e.eventId, isNew: false, state: e.state };
+  });
+}
+
+/** Current ledger state of some keys of one organization (absent keys are missing from the map). */
+export async function getLedgerEntries(
+  db: Queryable,
+  organizationId: string,
+  idempotencyKeys: string[],
+): Promise<Map<string, { eventId: string; state: LedgerState }>> {
+  if (idempotencyKeys.length === 0) return new Map();
+  const rows = await db.query<{ idempotency_key: string; event_id: string; state: LedgerState }>(
+    `SELECT idempotency_key, event_id, state FROM ingest_ledger
+      WHERE organization_id = $1 AND idempotency_key = ANY($2::text[])`,
+    [organizationId, idempotencyKeys],
+  );
+  return new Map(rows.map((r) => [r.idempotency_key, { eventId: r.event_id, state: r.state }]));
+}
+
+/** Marks rows published (any mix of organizations); returns how many changed state. */
+export async function markPublished(db: Queryable, keys: LedgerKey[]): Promise<number> {
+  if (keys.length === 0) return 0;
+  const sorted = [...keys].sort((a, b) => byKey(a.organizationId, b.organizationId) || byKey(a.idempotencyKey, b.idempotencyKey));
+  const rows = await db.query<{ idempotency_key: string }>(
+    `UPDATE ingest_ledger l SET state = 'published', published_at = now()
+       FROM unnest($1::uuid[], $2::text[]) AS k(organization_id, idempotency_key)
+      WHERE l.organization_id = k.organization_id AND l.idempotency_key = k.idempotency_key
+        AND l.state = 'reserved'
+      RETURNING l.idempotency_key`,
+    [sorted.map((k) => k.organizationId), sorted.map((k) => k.idempotencyKey)],
+  );
+  return rows.length;
+}
+
+/**
+ * Reserved rows created before `olderThan` (their publish failed or their process died), oldest
+ * first, across all organizations: the sweeper's work list.
+ */
+export async function listStrandedReservations(
+  db: Queryable,
+  olderThan: Date,
+  limit: number,
+): Promise<StrandedReservation[]> {
+  const rows = await db.query<{
+    organization_id: string;
+    idempotency_key: string;
+    event_id: string;
+    payload: Uint8Array;
+    flag_reason: string | null;
+    created_at: Date;
+  }>(
+    `SELECT organization_id, idempotency_key, event_id, payload, flag_reason, created_at
+       FROM ingest_ledger
+      WHERE state = 'reserved' AND created_at < $1
+      ORDER BY created_at
+      LIMIT $2`,
+    [olderThan, limit],
+  );
+  return rows.map((r) => ({
+    organizationId: r.organization_id,
+    idempotencyKey: r.idempotency_key,
+    eventId: r.event_id,
+    payload: toBuffer(r.payload),
+    flagReason: r.flag_reason,
+    createdAt: r.created_at,
+  }));
+}
+
+/**
+ * Undoes reservations whose events were not queued (Kafka unavailable → 503): deletes the rows
+ * still `reserved` and refunds one credit for each. Returns how many were released.
+ */
+export async function releaseReservations(tx: Queryable, organizationId: string, idempotencyKeys: string[]): Promise<number> {
+  if (idempotencyKeys.length === 0) return 0;
+  const deleted = await tx.query<{ idempotency_key: string }>(
+    `DELETE FROM ingest_ledger
+      WHERE organization_id = $1 AND idempotency_key = ANY($2::text[]) AND state = 'reserved'
+      RETURNING idempotency_key`,
+    [organizationId, [...new Set(idempotencyKeys)].sort(byKey)],
+  );
+  if (deleted.length > 0) await refundCredits(tx, organizationId, deleted.length);
+  return deleted.length;
+}
