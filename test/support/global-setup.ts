@@ -3,7 +3,7 @@
 // Docker engine answers; else the local broker of scripts/kafka), the dev schema registry
 // (SCHEMA_REGISTRY_URL when set) and a real PostgreSQL (TEST_DATABASE_URL when set; else a
 // throwaway cluster when the PostgreSQL binaries are installed).
-// MARGINAL_TEST_NO_KAFKA=1 skips the broker (unit-test runs).
+// MARGINAL_TEST_NO_KAFKA=1 skips the broker; MARGINAL_TEST_UNIT=1 (npm run test:unit) skips all of it.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,6 +22,12 @@ type Stop = () => Promise<void>;
 
 export default async function setup(project: TestProject): Promise<Stop> {
   const stops: Stop[] = [];
+  if (process.env.MARGINAL_TEST_UNIT === '1') {
+    project.provide('kafkaBrokers', '');
+    project.provide('schemaRegistryUrl', '');
+    project.provide('postgresUrl', '');
+    return async () => undefined;
+  }
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'marginal-test-'));
 
   let kafkaBrokers = process.env.KAFKA_BROKERS ?? '';
