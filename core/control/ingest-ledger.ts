@@ -64,18 +64,19 @@ export async function reserveEvents(
   for (const r of rows) if (!first.has(r.idempotencyKey)) first.set(r.idempotencyKey, r);
   const unique = [...first.values()].sort((a, b) => byKey(a.idempotencyKey, b.idempotencyKey));
 
+  // One jsonb parameter instead of parallel arrays: measured on PGlite, array serialization of
+  // bytea costs more than the insert itself, while JSON + base64 decode in SQL is cheap.
   const inserted = await tx.query<{ idempotency_key: string }>(
     `INSERT INTO ingest_ledger (organization_id, idempotency_key, event_id, payload, flag_reason)
-     SELECT $1, r.idempotency_key, r.event_id, r.payload, r.flag_reason
-       FROM unnest($2::text[], $3::uuid[], $4::bytea[], $5::text[]) AS r(idempotency_key, event_id, payload, flag_reason)
+     SELECT $1, r.k, r.e, decode(r.p, 'base64'), r.f
+       FROM jsonb_to_recordset($2::jsonb) AS r(k text, e uuid, p text, f text)
      ON CONFLICT (organization_id, idempotency_key) DO NOTHING
      RETURNING idempotency_key`,
     [
       organizationId,
-      unique.map((r) => r.idempotencyKey),
-      unique.map((r) => r.eventId),
-      unique.map((r) => toBuffer(r.payload)),
-      unique.map((r) => r.flagReason),
+      JSON.stringify(
+        unique.map((r) => ({ k: r.idempotencyKey, e: r.eventId, p: toBuffer(r.payload).toString('base64'), f: r.flagReason })),
+      ),
     ],
   );
   const isNew = new Set(inserted.map((r) => r.idempotency_key));
@@ -125,17 +126,25 @@ export async function getLedgerEntries(
 
 /** Marks rows published (any mix of organizations); returns how many changed state. */
 export async function markPublished(db: Queryable, keys: LedgerKey[]): Promise<number> {
-  if (keys.length === 0) return 0;
-  const sorted = [...keys].sort((a, b) => byKey(a.organizationId, b.organizationId) || byKey(a.idempotencyKey, b.idempotencyKey));
-  const rows = await db.query<{ idempotency_key: string }>(
-    `UPDATE ingest_ledger l SET state = 'published', published_at = now()
-       FROM unnest($1::uuid[], $2::text[]) AS k(organization_id, idempotency_key)
-      WHERE l.organization_id = k.organization_id AND l.idempotency_key = k.idempotency_key
-        AND l.state = 'reserved'
-      RETURNING l.idempotency_key`,
-    [sorted.map((k) => k.organizationId), sorted.map((k) => k.idempotencyKey)],
-  );
-  return rows.length;
+  // One statement per organization: "organization_id = $1 AND key = ANY($2)" uses the primary
+  // key directly, where a join against unnest()ed pairs was measured several times slower.
+  const byOrg = new Map<string, string[]>();
+  for (const k of keys) {
+    const list = byOrg.get(k.organizationId) ?? [];
+    list.push(k.idempotencyKey);
+    byOrg.set(k.organizationId, list);
+  }
+  let changed = 0;
+  for (const organizationId of [...byOrg.keys()].sort(byKey)) {
+    const rows = await db.query<{ idempotency_key: string }>(
+      `UPDATE ingest_ledger SET state = 'published', published_at = now()
+        WHERE organization_id = $1 AND idempotency_key = ANY($2::text[]) AND state = 'reserved'
+        RETURNING idempotency_key`,
+      [organizationId, [...new Set(byOrg.get(organizationId))].sort(byKey)],
+    );
+    changed += rows.length;
+  }
+  return changed;
 }
 
 /**

@@ -319,8 +319,21 @@ describeEachControlDb('control plane', ({ kind, db }) => {
       const a = await createOrganization(db(), { name: 'A' });
       const b = await createOrganization(db(), { name: 'B' });
       await db().transaction((tx) => reserveEvents(tx, a.id, [reservation(a.id, 'same')]));
-      const rb = await db().transaction((tx) => reserveEvents(tx, b.id, [reservation(b.id, 'same')]));
+      const rb = await db().transaction((tx) => reserveEvents(tx, b.id, [reservation(b.id, 'same'), reservation(b.id, 'empty', Buffer.alloc(0))]));
       expect(rb[0]).toMatchObject({ isNew: true, eventId: eventIdFor(b.id, 'same') });
+      // One call may publish rows of several organizations.
+      const published = await markPublished(db(), [
+        { organizationId: a.id, idempotencyKey: 'same' },
+        { organizationId: b.id, idempotencyKey: 'same' },
+        { organizationId: b.id, idempotencyKey: 'same' },
+      ]);
+      expect(published).toBe(2);
+      expect((await getLedgerEntries(db(), b.id, ['same', 'empty'])).get('empty')?.state).toBe('reserved');
+      const [empty] = await db().query<{ payload: Buffer }>(
+        `SELECT payload FROM ingest_ledger WHERE organization_id = $1 AND idempotency_key = 'empty'`,
+        [b.id],
+      );
+      expect(empty!.payload).toEqual(Buffer.alloc(0));
     });
 
     it('concurrent transactions reserving the same key: exactly one sees it as new and spends', async () => {
