@@ -7,22 +7,91 @@ import type { Logger } from '../logger.js';
 import { errorEnvelope } from './error-envelope.js';
 import { requestIds } from './request-context.js';
 
-/** tsoa reports fields as "body.x.y", "start_date", "body"; we name the field as the client sent it. */
+/**
+ * tsoa reports fields as "body.x.y", "body.items.$3.name", "start_date", "body"; we name the field
+ * as the client sent it ("x.y", "items[3].name") and reword tsoa's messages ("invalid string
+ * value", "Could not match the union…") into "must be …". Unknown fields win over every other
+ * fault, since a misspelt name is usually also the cause of a "required" error.
+ */
 export function fromTsoaValidateError(err: ValidateError): ValidationError {
   const entries = Object.entries(err.fields ?? {});
   if (entries.length === 0) return new ValidationError('body', err.message || 'invalid request');
-  const [rawField, info] = entries[0];
-  const field = rawField.replace(/^(body|requestBody)\.?/, '') || 'body';
-  let message = info.message;
-  const excess = /^"([^"]+)" is an excess property/.exec(message);
-  if (excess) {
-    const names = excess[1].split(',').map((s) => s.trim());
-    return new ValidationError(field === 'body' ? names[0] : `${field}.${names[0]}`, `unknown field${names.length > 1 ? 's' : ''} ${names.join(', ')}`, {
-      unknownFields: names,
+  const unknown = entries.flatMap(([rawField, info]) => {
+    const m = EXCESS_PROPERTY.exec(info.message);
+    if (!m) return [];
+    const at = clientField(rawField);
+    // Declared models key the fault by the extra field itself (value = its name); inline object
+    // types key it by the object, listing the extras.
+    if (typeof info.value === 'string') return [at];
+    return m[1]!.split(',').map((name) => (at === 'body' ? name : `${at}.${name}`));
+  });
+  if (unknown.length > 0) {
+    return new ValidationError(unknown[0]!, `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}`, {
+      unknownFields: unknown,
     });
   }
-  message = message.replace(/^invalid /, 'must be a valid ');
+  const [rawField, info] = entries[0]!;
+  let field = clientField(rawField);
+  let message = humanizeTsoaMessage(info.message);
+  // A bad item of a list of scalars: the field is the list, the message says which item.
+  const item = /^(.*)\[(\d+)\]$/.exec(field);
+  if (item && item[1]) {
+    field = item[1];
+    message = `item ${item[2]} ${message}`;
+  }
   return new ValidationError(field, message);
+}
+
+const EXCESS_PROPERTY = /^"([^"]+)" is an excess property/;
+
+function clientField(rawField: string): string {
+  return rawField.replace(/^(body|requestBody)\.?/, '').replace(/\.\$(\d+)/g, '[$1]') || 'body';
+}
+
+const TYPE_NOUNS: Record<string, string> = {
+  'invalid string value': 'a string',
+  'invalid integer number': 'an integer',
+  'invalid float number': 'a number',
+  'invalid double number': 'a number',
+  'invalid boolean value': 'a boolean',
+  'invalid object': 'an object',
+  'invalid array': 'an array',
+  'invalid undefined value': 'absent',
+  'invalid ISO 8601 date format, i.e. YYYY-MM-DD': 'an ISO 8601 date (YYYY-MM-DD)',
+  'invalid ISO 8601 datetime format, i.e. YYYY-MM-DDTHH:mm:ss': 'an ISO 8601 date-time',
+};
+
+const ONE_OF = /^should be one of the following; \[(.*)\]$/;
+const UNION = /^Could not match the union against any of the items\. Issues: (.*)$/s;
+
+/** What a value must be, for one tsoa message; null when the message is not a type fault. */
+function expectation(message: string): string[] | null {
+  const noun = TYPE_NOUNS[message];
+  if (noun) return [noun];
+  const oneOf = ONE_OF.exec(message);
+  if (oneOf) return oneOf[1]!.split(',').map((v) => v.trim().replace(/^'(.*)'$/, '$1'));
+  return null;
+}
+
+export function humanizeTsoaMessage(message: string): string {
+  if (/^'[^']*' is required$/.test(message)) return 'is required';
+  const union = UNION.exec(message);
+  if (union) {
+    let issues: Array<Record<string, { message: string }>> = [];
+    try {
+      issues = JSON.parse(union[1]!);
+    } catch {
+      return 'does not match any allowed type';
+    }
+    const options = issues.flatMap((issue) => Object.values(issue).flatMap((i) => expectation(i.message) ?? []));
+    const unique = [...new Set(options)];
+    if (unique.length === 0) return 'does not match any allowed type';
+    const allLiterals = issues.every((issue) => Object.values(issue).every((i) => ONE_OF.test(i.message)));
+    return allLiterals ? `must be one of: ${unique.join(', ')}` : `must be ${unique.join(' or ')}`;
+  }
+  const single = expectation(message);
+  if (single) return ONE_OF.test(message) ? `must be one of: ${single.join(', ')}` : `must be ${single[0]}`;
+  return message;
 }
 
 export function errorHandler(logger: Logger) {

@@ -1,0 +1,71 @@
+// Admin: custom dimension definitions (metadata keys with a value type; required ones are
+// enforced at ingestion). Read back by API keys through GET /dimension-data/definitions.
+import type { Request as ExRequest } from 'express';
+import { Body, Controller, Get, Path, Post, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
+import { appContext } from '../../core/app-context.js';
+import { createDimension, listDimensions } from '../../core/control/dimensions.js';
+import { requireOrganization } from '../../core/control/organizations.js';
+import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
+import { requireText } from './admin-input.js';
+import { dimensionView, type DimensionDefinitionList, type DimensionDefinitionView } from './admin-views.js';
+
+export interface CreateDimensionBody {
+  /**
+   * The metadata key: snake_case (`^[a-z][a-z0-9_]*$`), at most 64 characters, case-sensitive.
+   * @pattern ^[a-z][a-z0-9_]*$ must be snake_case: a lowercase letter, then lowercase letters, digits or _
+   * @maxLength 64 must be at most 64 characters
+   */
+  key: string;
+  /**
+   * Display name.
+   * @minLength 1 must not be empty
+   * @maxLength 200 must be at most 200 characters
+   */
+  name: string;
+  /** Only `number` dimensions can be aggregated numerically (and then require finite numbers). */
+  value_type: 'string' | 'number';
+  /** When true, ingestion rejects events whose metadata lacks the key. Default false. */
+  is_required?: boolean;
+  /** @maxLength 1000 must be at most 1000 characters */
+  description?: string;
+}
+
+@Route('admin/organizations')
+@Tags('Admin: dimensions')
+@Security('admin')
+@Response<ErrorEnvelope>(401, 'Missing or invalid admin token')
+@Response<ErrorEnvelope>(404, 'Unknown organization')
+export class DimensionsController extends Controller {
+  /** Defines a dimension. */
+  @Post('{organizationId}/dimensions')
+  @SuccessResponse(201, 'Created')
+  @Response<ErrorEnvelope>(400, 'Invalid body; error.details.field names the field')
+  @Response<ErrorEnvelope>(409, 'The key is already defined')
+  public async createDimension(
+    @Request() req: ExRequest,
+    @Path() organizationId: string,
+    @Body() body: CreateDimensionBody,
+  ): Promise<DimensionDefinitionView> {
+    const input = {
+      key: body.key,
+      name: requireText('name', body.name, 200),
+      valueType: body.value_type,
+      isRequired: body.is_required ?? false,
+      description: body.description === undefined ? null : body.description,
+    };
+    const { db } = appContext(req);
+    await requireOrganization(db, organizationId);
+    const dimension = await createDimension(db, organizationId, input);
+    this.setStatus(201);
+    return dimensionView(dimension);
+  }
+
+  /** The organization's dimension definitions, by key. */
+  @Get('{organizationId}/dimensions')
+  public async listDimensions(@Request() req: ExRequest, @Path() organizationId: string): Promise<DimensionDefinitionList> {
+    const { db } = appContext(req);
+    await requireOrganization(db, organizationId);
+    const dimensions = await listDimensions(db, organizationId);
+    return { dimensions: dimensions.map(dimensionView), total: dimensions.length };
+  }
+}

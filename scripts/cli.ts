@@ -1,0 +1,83 @@
+// `npm run cli -- <resource> <action> [--flags]`: the admin CLI. Each command is one admin API
+// call (scripts/cli/commands.ts); the JSON response goes to stdout, an error's JSON to stderr
+// with exit code 1 (2 for a bad command line).
+import fs from 'node:fs';
+import path from 'node:path';
+import { buildRequest, helpText, parseArgs, UsageError, type AdminRequest } from './cli/args.js';
+
+/** --url, else MARGINAL_URL, else the local default; a trailing /v1 is tolerated. */
+function baseUrl(flag: string | true | undefined, env: NodeJS.ProcessEnv): string {
+  const given = typeof flag === 'string' ? flag : env.MARGINAL_URL || `http://127.0.0.1:${env.PORT || '8080'}`;
+  return given.replace(/\/+$/, '').replace(/\/v1$/, '');
+}
+
+/**
+ * --token, else MARGINAL_ADMIN_TOKEN, else the token `npm start` generated into
+ * $DATA_DIR/instance-secrets.json. Only reads that file: the CLI never creates secrets.
+ */
+function adminToken(flag: string | true | undefined, env: NodeJS.ProcessEnv): string {
+  if (typeof flag === 'string') return flag;
+  if (env.MARGINAL_ADMIN_TOKEN) return env.MARGINAL_ADMIN_TOKEN;
+  const file = path.join(path.resolve(env.DATA_DIR || './data'), 'instance-secrets.json');
+  try {
+    const stored = JSON.parse(fs.readFileSync(file, 'utf8')) as { adminToken?: unknown };
+    if (typeof stored.adminToken === 'string' && stored.adminToken) return stored.adminToken;
+  } catch {
+    /* fall through to the usage error */
+  }
+  throw new UsageError(`no admin token: pass --token, set MARGINAL_ADMIN_TOKEN, or run where ${file} exists (npm start creates it)`);
+}
+
+async function send(url: string, token: string, req: AdminRequest): Promise<{ ok: boolean; body: unknown }> {
+  const target = `${url}/v1/admin${req.path}`;
+  let res: Response;
+  try {
+    res = await fetch(target, {
+      method: req.method,
+      headers: { authorization: `Bearer ${token}`, ...(req.body ? { 'content-type': 'application/json' } : {}) },
+      body: req.body ? JSON.stringify(req.body) : undefined,
+    });
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    return {
+      ok: false,
+      body: {
+        error: {
+          code: 'CONNECTION_FAILED',
+          message: `cannot reach ${url} (${cause?.code ?? cause?.message ?? (err as Error).message}); is Marginal running (npm start)?`,
+        },
+      },
+    };
+  }
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : {};
+  } catch {
+    body = { error: { code: `HTTP_${res.status}`, message: text.slice(0, 500) } };
+  }
+  return { ok: res.ok, body };
+}
+
+async function main(argv: string[]): Promise<number> {
+  try {
+    const parsed = parseArgs(argv);
+    if (parsed.command === 'help') {
+      console.log(helpText());
+      return 0;
+    }
+    const request = buildRequest(parsed.command, parsed.flags);
+    const url = baseUrl(parsed.flags.get('url'), process.env);
+    const token = adminToken(parsed.flags.get('token'), process.env);
+    const { ok, body } = await send(url, token, request);
+    (ok ? process.stdout : process.stderr).write(`${JSON.stringify(body, null, 2)}\n`);
+    return ok ? 0 : 1;
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    const message = `${err.message} (npm run cli -- help lists every command)`;
+    process.stderr.write(`${JSON.stringify({ error: { code: 'USAGE', message } }, null, 2)}\n`);
+    return 2;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

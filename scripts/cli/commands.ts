@@ -1,0 +1,175 @@
+// The CLI's command table: each `<resource> <action>` maps to one admin API call. A flag fills a
+// path parameter ({org}) or a body field; adding a command is adding a row here.
+
+export type FlagType =
+  /** Sent as given (decimals stay exact strings). */
+  | 'string'
+  /** Digits only; sent as a JSON number. */
+  | 'integer'
+  /** Comma-separated; sent as an array of strings. */
+  | 'list'
+  /** Present or absent, takes no value; sent as true when present. */
+  | 'boolean';
+
+export interface FlagSpec {
+  /** The flag without dashes: `model-slug` for --model-slug. */
+  name: string;
+  type: FlagType;
+  required?: boolean;
+  /** Fills `{param}` in the path instead of the body. */
+  pathParam?: string;
+  /** Body field it sets (default: the flag name with - replaced by _). */
+  field?: string;
+  help: string;
+}
+
+export interface CommandSpec {
+  resource: string;
+  action: string;
+  summary: string;
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** Under /v1/admin; `{param}` placeholders are filled from flags with `pathParam`. */
+  path: string;
+  flags: FlagSpec[];
+  /** Flags of which exactly one must be given. */
+  exactlyOneOf?: string[];
+}
+
+const org: FlagSpec = { name: 'org', type: 'string', required: true, pathParam: 'org', help: 'organization id' };
+const effectiveFrom: FlagSpec = {
+  name: 'effective-from',
+  type: 'string',
+  help: 'ISO 8601 date or date-time from which it applies (default: always)',
+};
+
+export const COMMANDS: CommandSpec[] = [
+  {
+    resource: 'orgs',
+    action: 'create',
+    summary: 'Create an organization (zero credits, an active subscription)',
+    method: 'POST',
+    path: '/organizations',
+    flags: [
+      { name: 'name', type: 'string', required: true, help: 'display name' },
+      { name: 'plan', type: 'string', help: 'plan of its first subscription (default "default")' },
+    ],
+  },
+  { resource: 'orgs', action: 'list', summary: 'List organizations', method: 'GET', path: '/organizations', flags: [] },
+  { resource: 'orgs', action: 'get', summary: 'Show one organization', method: 'GET', path: '/organizations/{org}', flags: [org] },
+  {
+    resource: 'keys',
+    action: 'create',
+    summary: 'Issue an API key and signing secret (shown once)',
+    method: 'POST',
+    path: '/organizations/{org}/api-keys',
+    flags: [
+      org,
+      {
+        name: 'scopes',
+        type: 'list',
+        required: true,
+        help: 'comma-separated: usage:write,usage:read,costs:read,revenue:read,dimensions:read',
+      },
+      { name: 'owner-user-id', type: 'string', help: 'UUID of the account user owning the usage (default: new)' },
+    ],
+  },
+  { resource: 'keys', action: 'list', summary: "List an organization's keys (no secrets)", method: 'GET', path: '/organizations/{org}/api-keys', flags: [org] },
+  {
+    resource: 'keys',
+    action: 'revoke',
+    summary: 'Revoke an API key',
+    method: 'DELETE',
+    path: '/organizations/{org}/api-keys/{key}',
+    flags: [org, { name: 'key', type: 'string', required: true, pathParam: 'key', help: 'key id (key_id)' }],
+  },
+  {
+    resource: 'credits',
+    action: 'grant',
+    summary: 'Add event credits',
+    method: 'POST',
+    path: '/organizations/{org}/credits',
+    flags: [
+      org,
+      { name: 'amount', type: 'integer', required: true, help: 'credits to add (positive integer)' },
+      { name: 'note', type: 'string', help: 'why (kept with the grant)' },
+    ],
+  },
+  { resource: 'credits', action: 'get', summary: 'Show the balance and grants', method: 'GET', path: '/organizations/{org}/credits', flags: [org] },
+  {
+    resource: 'rate-cards',
+    action: 'create',
+    summary: 'Add a token rate card (USD per million tokens)',
+    method: 'POST',
+    path: '/organizations/{org}/rate-cards',
+    flags: [
+      org,
+      { name: 'model-slug', type: 'string', required: true, help: 'model name prefix, e.g. gpt-4o' },
+      { name: 'input', type: 'string', required: true, field: 'input_cost_per_million', help: 'input rate' },
+      { name: 'output', type: 'string', required: true, field: 'output_cost_per_million', help: 'output rate' },
+      { name: 'cache-creation', type: 'string', field: 'cache_creation_cost_per_million', help: 'cache-creation rate (default: none)' },
+      { name: 'cache-read', type: 'string', field: 'cache_read_cost_per_million', help: 'cache-read rate (default: none)' },
+      { name: 'reasoning', type: 'string', field: 'reasoning_cost_per_million', help: 'reasoning rate (default: none)' },
+      effectiveFrom,
+    ],
+  },
+  { resource: 'rate-cards', action: 'list', summary: "List an organization's rate cards", method: 'GET', path: '/organizations/{org}/rate-cards', flags: [org] },
+  {
+    resource: 'unit-rates',
+    action: 'create',
+    summary: 'Add a per-unit rate for metric events (USD per unit)',
+    method: 'POST',
+    path: '/organizations/{org}/unit-rates',
+    flags: [
+      org,
+      { name: 'model', type: 'string', help: 'model priced (or --provider)' },
+      { name: 'provider', type: 'string', help: 'provider priced (or --model)' },
+      { name: 'metric', type: 'string', required: true, help: 'the event metric, e.g. image_generation' },
+      { name: 'unit', type: 'string', required: true, help: 'the event unit, matched exactly' },
+      { name: 'cost-per-unit', type: 'string', required: true, help: 'USD per unit' },
+      effectiveFrom,
+    ],
+    exactlyOneOf: ['model', 'provider'],
+  },
+  { resource: 'unit-rates', action: 'list', summary: "List an organization's unit rates", method: 'GET', path: '/organizations/{org}/unit-rates', flags: [org] },
+  {
+    resource: 'dimensions',
+    action: 'create',
+    summary: 'Define a custom dimension (a metadata key)',
+    method: 'POST',
+    path: '/organizations/{org}/dimensions',
+    flags: [
+      org,
+      { name: 'key', type: 'string', required: true, help: 'metadata key, snake_case' },
+      { name: 'name', type: 'string', required: true, help: 'display name' },
+      { name: 'value-type', type: 'string', required: true, help: 'string or number' },
+      { name: 'required', type: 'boolean', field: 'is_required', help: 'reject events that lack the key' },
+      { name: 'description', type: 'string', help: 'free text' },
+    ],
+  },
+  { resource: 'dimensions', action: 'list', summary: "List an organization's dimensions", method: 'GET', path: '/organizations/{org}/dimensions', flags: [org] },
+  {
+    resource: 'subscriptions',
+    action: 'create',
+    summary: 'Start a subscription (a new active one cancels the current one)',
+    method: 'POST',
+    path: '/organizations/{org}/subscriptions',
+    flags: [
+      org,
+      { name: 'plan', type: 'string', help: 'plan name (default "default")' },
+      { name: 'status', type: 'string', help: 'active (default), inactive or canceled' },
+    ],
+  },
+  { resource: 'subscriptions', action: 'list', summary: "List an organization's subscriptions", method: 'GET', path: '/organizations/{org}/subscriptions', flags: [org] },
+  {
+    resource: 'subscriptions',
+    action: 'set-status',
+    summary: "Change a subscription's status",
+    method: 'PATCH',
+    path: '/organizations/{org}/subscriptions/{subscription}',
+    flags: [
+      org,
+      { name: 'subscription', type: 'string', required: true, pathParam: 'subscription', help: 'subscription id' },
+      { name: 'status', type: 'string', required: true, help: 'active, inactive or canceled' },
+    ],
+  },
+];

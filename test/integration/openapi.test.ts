@@ -1,0 +1,53 @@
+// The committed OpenAPI document is current (regenerating it from the controllers changes
+// nothing) and documents the admin surface behind the admin token.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { fromRoot, projectRoot } from '../../core/paths.js';
+
+const run = promisify(execFile);
+
+describe('OpenAPI document', () => {
+  it('openapi/openapi.json matches the controllers (`npm run tsoa` was run and committed)', async () => {
+    const tsx = path.join(projectRoot, 'node_modules', '.bin', 'tsx');
+    const result = await run(tsx, ['scripts/tsoa-generate.ts', '--check'], { cwd: projectRoot, timeout: 180_000 }).then(
+      ({ stdout }) => ({ code: 0, output: stdout }),
+      (err: { code?: number; stdout?: string; stderr?: string }) => ({ code: err.code ?? -1, output: `${err.stdout}${err.stderr}` }),
+    );
+    expect(result.code, result.output).toBe(0);
+    expect(result.output).toContain('openapi/openapi.json is current');
+  });
+
+  it('documents every admin endpoint with the admin security scheme', () => {
+    const spec = JSON.parse(fs.readFileSync(fromRoot('openapi', 'openapi.json'), 'utf8'));
+    const expected: Array<[string, string]> = [
+      ['/admin/organizations', 'post'],
+      ['/admin/organizations', 'get'],
+      ['/admin/organizations/{organizationId}', 'get'],
+      ['/admin/organizations/{organizationId}/api-keys', 'post'],
+      ['/admin/organizations/{organizationId}/api-keys', 'get'],
+      ['/admin/organizations/{organizationId}/api-keys/{keyId}', 'delete'],
+      ['/admin/organizations/{organizationId}/credits', 'post'],
+      ['/admin/organizations/{organizationId}/credits', 'get'],
+      ['/admin/organizations/{organizationId}/rate-cards', 'post'],
+      ['/admin/organizations/{organizationId}/rate-cards', 'get'],
+      ['/admin/organizations/{organizationId}/unit-rates', 'post'],
+      ['/admin/organizations/{organizationId}/unit-rates', 'get'],
+      ['/admin/organizations/{organizationId}/dimensions', 'post'],
+      ['/admin/organizations/{organizationId}/dimensions', 'get'],
+      ['/admin/organizations/{organizationId}/subscriptions', 'post'],
+      ['/admin/organizations/{organizationId}/subscriptions', 'get'],
+      ['/admin/organizations/{organizationId}/subscriptions/{subscriptionId}', 'patch'],
+    ];
+    for (const [p, method] of expected) {
+      const op = spec.paths?.[p]?.[method];
+      expect(op, `${method.toUpperCase()} ${p}`).toBeDefined();
+      expect(op.security, `${method.toUpperCase()} ${p}`).toEqual([{ admin: [] }]);
+      expect(typeof op.description === 'string' && op.description.length > 0, `${method.toUpperCase()} ${p} description`).toBe(true);
+      if (method === 'post') expect(Object.keys(op.responses)).toContain('201');
+    }
+    expect(spec.servers).toEqual([{ url: '/v1' }]);
+  });
+});
