@@ -1,6 +1,6 @@
-// Admin input rules that tsoa's type checks cannot express: exact decimal rates, ISO 8601
-// timestamps, non-blank text, UUIDs, "exactly one of". Each throws ValidationError naming the
-// field as the client sent it.
+// Admin input rules that tsoa's type checks cannot express: exact decimal rates, non-blank text,
+// UUIDs, "exactly one of". Each throws ValidationError naming the field as the client sent it.
+// (Timestamps are core/time.ts's parseDateParam, the rule every endpoint shares.)
 import { Big } from '../../core/money.js';
 import { ValidationError } from '../../core/errors.js';
 import { isUuid } from '../../core/ids.js';
@@ -38,35 +38,6 @@ export function parseRate(field: string, value: string | number): string {
 /** parseRate, keeping null (and absence) as null: that token class cannot be priced. */
 export function parseNullableRate(field: string, value: string | number | null | undefined): string | null {
   return value === null || value === undefined ? null : parseRate(field, value);
-}
-
-const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2})$/;
-
-/**
- * An ISO 8601 date (UTC midnight) or date-time with `Z` or an offset. Calendar-impossible values
- * (2025-02-30, 24:00) are refused rather than rolled over.
- */
-export function parseTimestamp(field: string, value: string): Date {
-  const date = ISO_DATE.exec(value);
-  const dateTime = date ? null : ISO_DATE_TIME.exec(value);
-  const parts = date ?? dateTime;
-  if (!parts) {
-    throw new ValidationError(field, 'must be an ISO 8601 date (2025-01-31) or date-time with offset (2025-01-31T12:00:00Z)');
-  }
-  const [year, month, day] = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
-  const [hour, minute, second] = dateTime ? [Number(dateTime[4]), Number(dateTime[5]), Number(dateTime[6] ?? 0)] : [0, 0, 0];
-  const probe = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
-  const valid =
-    probe.getUTCFullYear() === year &&
-    probe.getUTCMonth() === month - 1 &&
-    probe.getUTCDate() === day &&
-    probe.getUTCHours() === hour &&
-    probe.getUTCMinutes() === minute &&
-    probe.getUTCSeconds() === second;
-  const at = new Date(date ? `${value}T00:00:00Z` : value);
-  if (!valid || Number.isNaN(at.getTime())) throw new ValidationError(field, 'is not a valid calendar date-time');
-  return at;
 }
 
 /** Trimmed text of 1..max characters (blank is refused). */

@@ -6,7 +6,8 @@ import { appContext } from '../../core/app-context.js';
 import { requireOrganization } from '../../core/control/organizations.js';
 import { ALWAYS, createRateCard, listRateCards } from '../../core/control/rate-cards.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
-import { parseNullableRate, parseRate, parseTimestamp, requireText } from './admin-input.js';
+import { parseDateParam } from '../../core/time.js';
+import { parseNullableRate, parseRate, requireText } from './admin-input.js';
 import { rateCardView, type RateCardList, type RateCardView } from './admin-views.js';
 
 /** USD per million tokens: a decimal string ("3", "0.075") or a JSON number, >= 0. */
@@ -28,8 +29,8 @@ export interface CreateRateCardBody {
   /** Null or absent: reasoning tokens cannot be priced by this card. */
   reasoning_cost_per_million?: Rate | null;
   /**
-   * ISO 8601 date or date-time from which the card applies. Absent: always (it also prices
-   * events already waiting for a rate card).
+   * ISO 8601 date (UTC midnight) or date-time (UTC unless an offset is given) from which the
+   * card applies. Absent: always (it also prices events already waiting for a rate card).
    */
   effective_from?: string;
 }
@@ -57,7 +58,7 @@ export class RateCardsController extends Controller {
       cacheCreationCostPerMillion: parseNullableRate('cache_creation_cost_per_million', body.cache_creation_cost_per_million),
       cacheReadCostPerMillion: parseNullableRate('cache_read_cost_per_million', body.cache_read_cost_per_million),
       reasoningCostPerMillion: parseNullableRate('reasoning_cost_per_million', body.reasoning_cost_per_million),
-      effectiveFrom: body.effective_from === undefined ? ALWAYS : parseTimestamp('effective_from', body.effective_from),
+      effectiveFrom: body.effective_from === undefined ? ALWAYS : (parseDateParam('effective_from', body.effective_from) as Date),
     };
     const { db } = appContext(req);
     await requireOrganization(db, organizationId);

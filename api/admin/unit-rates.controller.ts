@@ -6,7 +6,8 @@ import { appContext } from '../../core/app-context.js';
 import { requireOrganization } from '../../core/control/organizations.js';
 import { createUnitRate, listUnitRates } from '../../core/control/rate-cards.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
-import { exactlyOne, parseRate, parseTimestamp, requireText } from './admin-input.js';
+import { parseDateParam } from '../../core/time.js';
+import { exactlyOne, parseRate, requireText } from './admin-input.js';
 import { unitRateView, type UnitRateList, type UnitRateView } from './admin-views.js';
 import type { Rate } from './rate-cards.controller.js';
 
@@ -29,7 +30,10 @@ export interface CreateUnitRateBody {
   unit: string;
   /** USD per unit: a decimal string or a JSON number, >= 0. */
   cost_per_unit: Rate;
-  /** ISO 8601 date or date-time from which the rate applies. Absent: always. */
+  /**
+   * ISO 8601 date (UTC midnight) or date-time (UTC unless an offset is given) from which the
+   * rate applies. Absent: always.
+   */
   effective_from?: string;
 }
 
@@ -57,7 +61,7 @@ export class UnitRatesController extends Controller {
       metric: requireText('metric', body.metric, 255),
       unit: requireText('unit', body.unit, 255),
       costPerUnit: parseRate('cost_per_unit', body.cost_per_unit),
-      effectiveFrom: body.effective_from === undefined ? undefined : parseTimestamp('effective_from', body.effective_from),
+      effectiveFrom: body.effective_from === undefined ? undefined : (parseDateParam('effective_from', body.effective_from) as Date),
     };
     const { db } = appContext(req);
     await requireOrganization(db, organizationId);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exactlyOne, parseNullableRate, parseRate, parseTimestamp, requireText, requireUuid } from '../../../../api/admin/admin-input.js';
+import { exactlyOne, parseNullableRate, parseRate, requireText, requireUuid } from '../../../../api/admin/admin-input.js';
 import { ValidationError } from '../../../../core/errors.js';
 
 function fieldOf(fn: () => unknown): string | undefined {
@@ -54,35 +54,6 @@ describe('parseRate', () => {
     expect(parseNullableRate('r', null)).toBeNull();
     expect(parseNullableRate('r', undefined)).toBeNull();
     expect(parseNullableRate('r', '1.50')).toBe('1.5');
-  });
-});
-
-describe('parseTimestamp', () => {
-  it.each([
-    ['2025-03-01', '2025-03-01T00:00:00.000Z'],
-    ['2024-02-29', '2024-02-29T00:00:00.000Z'],
-    ['2025-03-01T12:00:00Z', '2025-03-01T12:00:00.000Z'],
-    ['2025-03-01T12:00Z', '2025-03-01T12:00:00.000Z'],
-    ['2025-03-01T12:00:00.250Z', '2025-03-01T12:00:00.250Z'],
-    ['2025-03-01T01:30:00+02:00', '2025-02-28T23:30:00.000Z'],
-    ['2025-03-01T22:00:00-05:00', '2025-03-02T03:00:00.000Z'],
-  ])('%s → %s', (input, expected) => {
-    expect(parseTimestamp('t', input).toISOString()).toBe(expected);
-  });
-
-  it.each([
-    'yesterday',
-    '2025-02-29',
-    '2025-13-01',
-    '2025-02-30',
-    '2025-03-01T24:00:00Z',
-    '2025-03-01T12:60:00Z',
-    '2025-03-01T12:00:00', // no offset: ambiguous
-    '2025-3-1',
-    '1700000000',
-    '',
-  ])('refuses %j naming the field', (input) => {
-    expect(fieldOf(() => parseTimestamp('effective_from', input))).toBe('effective_from');
   });
 });
 
