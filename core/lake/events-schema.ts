@@ -1,0 +1,175 @@
+// The `events` table of the lake: one row per priced event. The column list lives here and only
+// here; the writer, compaction, re-pricing and the api's reader all derive their SQL from it.
+// Timestamps are TIMESTAMP (no time zone) holding UTC, millisecond precision (Kafka records carry
+// timestamp-millis); money is DECIMAL(38,12); event_date is the UTC date of event_timestamp and
+// is derived by the writer, never supplied.
+
+export type EventStatus = 'completed' | 'pending_rate_card' | 'failed';
+export const EVENT_STATUSES: readonly EventStatus[] = ['completed', 'pending_rate_card', 'failed'];
+
+/** How a column is stored and how it crosses the JS boundary. */
+export type LakeValueKind =
+  | 'string' // VARCHAR ↔ string
+  | 'decimal' // DECIMAL(38,12) ↔ decimal string
+  | 'bigint' // BIGINT ↔ number (safe integer)
+  | 'integer' // INTEGER ↔ number
+  | 'double' // DOUBLE ↔ number
+  | 'timestamp' // TIMESTAMP (UTC) ↔ Date
+  | 'date' // DATE ↔ 'YYYY-MM-DD'
+  | 'boolean'; // BOOLEAN ↔ boolean
+
+export interface LakeColumn {
+  readonly name: string;
+  readonly kind: LakeValueKind;
+  readonly nullable: boolean;
+}
+
+export const MONEY_SQL_TYPE = 'DECIMAL(38,12)';
+
+export function sqlTypeOf(kind: LakeValueKind): string {
+  switch (kind) {
+    case 'string':
+      return 'VARCHAR';
+    case 'decimal':
+      return MONEY_SQL_TYPE;
+    case 'bigint':
+      return 'BIGINT';
+    case 'integer':
+      return 'INTEGER';
+    case 'double':
+      return 'DOUBLE';
+    case 'timestamp':
+      return 'TIMESTAMP';
+    case 'date':
+      return 'DATE';
+    case 'boolean':
+      return 'BOOLEAN';
+  }
+}
+
+function col<N extends string>(name: N, kind: LakeValueKind, nullable = true) {
+  return { name, kind, nullable } as const;
+}
+
+/** Column order of every events Parquet file. */
+export const EVENTS_COLUMNS = [
+  col('event_id', 'string', false),
+  col('organization_id', 'string', false),
+  col('idempotency_key', 'string', false),
+  col('api_key_id', 'string', false),
+  col('owner_user_id', 'string'),
+  col('subscription_id', 'string'),
+  col('received_at', 'timestamp', false),
+  col('event_timestamp', 'timestamp', false),
+  col('event_date', 'date', false),
+  col('user_id', 'string'),
+  col('end_user_id', 'string'),
+  col('model', 'string'),
+  col('provider', 'string'),
+  col('metric', 'string'),
+  col('unit', 'string'),
+  col('quantity', 'double'),
+  col('input_tokens', 'bigint'),
+  col('output_tokens', 'bigint'),
+  col('cache_creation_input_tokens', 'bigint'),
+  col('cache_read_input_tokens', 'bigint'),
+  col('reasoning_tokens', 'bigint'),
+  col('input_cost', 'decimal'),
+  col('output_cost', 'decimal'),
+  col('cache_creation_cost', 'decimal'),
+  col('cache_read_cost', 'decimal'),
+  col('reasoning_cost', 'decimal'),
+  col('unit_cost', 'decimal'),
+  col('total_cost', 'decimal', false),
+  col('cost_override', 'decimal'),
+  col('status', 'string', false),
+  col('status_reason', 'string'),
+  col('rate_card_slug', 'string'),
+  col('session_id', 'string'),
+  col('span_id', 'string'),
+  col('parent_span_id', 'string'),
+  col('span_name', 'string'),
+  col('span_kind', 'string'),
+  col('started_at', 'timestamp'),
+  col('timestamp_provided', 'boolean', false),
+  col('agent_id', 'string'),
+  col('workflow_id', 'string'),
+  col('feature', 'string'),
+  col('metadata', 'string', false),
+  col('flag_reason', 'string'),
+  col('kafka_partition', 'integer', false),
+  col('kafka_offset', 'bigint', false),
+  col('priced_at', 'timestamp', false),
+] as const;
+
+export type EventsColumnName = (typeof EVENTS_COLUMNS)[number]['name'];
+
+/** Columns the writer fills from the row (everything but the derived event_date). */
+export const EVENTS_INPUT_COLUMNS: readonly LakeColumn[] = EVENTS_COLUMNS.filter((c) => c.name !== 'event_date');
+
+/**
+ * One priced event as the processor hands it to the lake writer (and as re-pricing sees it).
+ * Costs are decimal strings (at most 12 fractional digits; more are rounded half-up by the
+ * DECIMAL cast); timestamps are Date in UTC; token counts are safe integers.
+ */
+export interface LakeEventRow {
+  event_id: string;
+  organization_id: string;
+  idempotency_key: string;
+  api_key_id: string;
+  owner_user_id: string | null;
+  subscription_id: string | null;
+  received_at: Date;
+  event_timestamp: Date;
+  user_id: string | null;
+  end_user_id: string | null;
+  model: string | null;
+  provider: string | null;
+  metric: string | null;
+  unit: string | null;
+  quantity: number | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cache_creation_input_tokens: number | null;
+  cache_read_input_tokens: number | null;
+  reasoning_tokens: number | null;
+  input_cost: string | null;
+  output_cost: string | null;
+  cache_creation_cost: string | null;
+  cache_read_cost: string | null;
+  reasoning_cost: string | null;
+  unit_cost: string | null;
+  total_cost: string;
+  cost_override: string | null;
+  status: EventStatus;
+  /** Why the event is pending_rate_card or failed (null when completed). */
+  status_reason: string | null;
+  rate_card_slug: string | null;
+  session_id: string | null;
+  span_id: string | null;
+  parent_span_id: string | null;
+  span_name: string | null;
+  span_kind: string | null;
+  started_at: Date | null;
+  timestamp_provided: boolean;
+  agent_id: string | null;
+  workflow_id: string | null;
+  feature: string | null;
+  /** JSON text of the metadata object. */
+  metadata: string;
+  flag_reason: string | null;
+  kafka_partition: number;
+  kafka_offset: number;
+  priced_at: Date;
+}
+
+// Compile-time guard: the row type and the column list name exactly the same fields.
+type MissingFromRow = Exclude<Exclude<EventsColumnName, 'event_date'>, keyof LakeEventRow>;
+type MissingFromColumns = Exclude<keyof LakeEventRow, EventsColumnName>;
+const schemaInSync: [MissingFromRow, MissingFromColumns] extends [never, never] ? true : never = true;
+void schemaInSync;
+
+/** 'YYYY-MM-DD' of an instant, in UTC: the partition date of an event. */
+export function utcDate(instant: Date): string {
+  return instant.toISOString().slice(0, 10);
+}

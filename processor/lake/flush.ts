@@ -1,0 +1,161 @@
+// One flush of a partition: the batch's events and its rollups become new Parquet files (one per
+// table × organization × date), are made durable, and only then does the manifest name them
+// together with the new next_offset. Exactly once: rows below the manifest's next_offset were
+// written by an earlier flush and are skipped; event ids seen in the de-duplication window are
+// dropped; files written before a crash but never named by a manifest are invisible and swept.
+import type { LakeEventRow } from '../../core/lake/events-schema.js';
+import { absolutePath, assertSafeOrganizationId, type LakeTable } from '../../core/lake/layout.js';
+import type { ManifestFile } from '../../core/lake/manifest.js';
+import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
+import { DAILY_COSTS, SESSION_SPANS, rollupFromEventsSql } from '../../core/lake/rollups.js';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { persist } from './durability.js';
+import { stageEvents } from './event-staging.js';
+import {
+  copyPartitioned,
+  directoriesOf,
+  eventsGroupStats,
+  fileSizes,
+  groupKey,
+  groupRowCounts,
+  manifestEntry,
+  type EventsGroupStats,
+  type WrittenFile,
+} from './lake-files.js';
+import type { LakeContext, PartitionState } from './partition-state.js';
+
+export interface FlushResult {
+  /** Rows now in the lake. */
+  written: number;
+  /** Rows dropped because their event_id was already written (window or same batch). */
+  duplicates: number;
+  /** Rows below the manifest's next_offset: already written by an earlier flush. */
+  alreadyFlushed: number;
+  /** Files added to the manifest (all tables). */
+  files: number;
+  nextOffset: number;
+  /** Milliseconds per phase: stage (into DuckDB), write (Parquet), sync (fsync), manifest. */
+  timings: Record<'stage' | 'write' | 'sync' | 'manifest', number>;
+}
+
+export async function flushBatch(
+  state: PartitionState,
+  ctx: LakeContext,
+  rows: readonly LakeEventRow[],
+  nextOffset: number,
+): Promise<FlushResult> {
+  const manifest = state.manifest;
+  if (!Number.isSafeInteger(nextOffset) || nextOffset < manifest.next_offset) {
+    throw new RangeError(`partition ${state.partition}: next offset ${nextOffset} is behind the manifest's ${manifest.next_offset}`);
+  }
+  const fresh: LakeEventRow[] = [];
+  const inBatch = new Set<string>();
+  let duplicates = 0;
+  let alreadyFlushed = 0;
+  for (const row of rows) {
+    if (row.kafka_partition !== state.partition) {
+      throw new RangeError(`event ${row.event_id} is from partition ${row.kafka_partition}, not ${state.partition}`);
+    }
+    if (row.kafka_offset >= nextOffset) {
+      throw new RangeError(`event ${row.event_id} has offset ${row.kafka_offset}, not below next offset ${nextOffset}`);
+    }
+    if (row.kafka_offset < manifest.next_offset) {
+      alreadyFlushed++;
+      continue;
+    }
+    if (state.dedup.has(row.event_id) || inBatch.has(row.event_id)) {
+      duplicates++;
+      continue;
+    }
+    assertSafeOrganizationId(row.organization_id);
+    inBatch.add(row.event_id);
+    fresh.push(row);
+  }
+  const timings = { stage: 0, write: 0, sync: 0, manifest: 0 };
+  if (fresh.length === 0 && nextOffset === manifest.next_offset) {
+    return { written: 0, duplicates, alreadyFlushed, files: 0, nextOffset, timings };
+  }
+  const entries = fresh.length > 0 ? await writeBatchFiles(state.conn, ctx, state.partition, fresh, timings) : [];
+  const t = performance.now();
+  await state.commit(ctx, { next_offset: nextOffset, files: [...manifest.files, ...entries], garbage: manifest.garbage });
+  timings.manifest = performance.now() - t;
+  for (const row of fresh) state.dedup.add(row.event_id, row.received_at.getTime());
+  state.dedup.evict();
+  return { written: fresh.length, duplicates, alreadyFlushed, files: entries.length, nextOffset, timings };
+}
+
+const BATCH = 'lake_batch';
+const SOURCES: Record<LakeTable, string> = { events: BATCH, daily_costs: `${BATCH}_daily_costs`, session_spans: `${BATCH}_session_spans` };
+
+async function writeBatchFiles(
+  conn: DuckDBConnection,
+  ctx: LakeContext,
+  partition: number,
+  rows: LakeEventRow[],
+  timings: FlushResult['timings'],
+): Promise<ManifestFile[]> {
+  let t = performance.now();
+  const lap = (phase: keyof FlushResult['timings']) => {
+    const now = performance.now();
+    timings[phase] += now - t;
+    t = now;
+  };
+  await stageEvents(conn, BATCH, rows);
+  try {
+    for (const def of [DAILY_COSTS, SESSION_SPANS]) {
+      await conn.run(`CREATE OR REPLACE TEMP TABLE ${SOURCES[def.table]} AS ${rollupFromEventsSql(def, BATCH)}`);
+    }
+    const stats = await eventsGroupStats(conn, BATCH);
+    const rollupRows: Record<string, Map<string, number>> = {
+      daily_costs: await groupRowCounts(conn, SOURCES.daily_costs),
+      session_spans: await groupRowCounts(conn, SOURCES.session_spans),
+    };
+    lap('stage');
+    const written: WrittenFile[] = [];
+    for (const table of ['events', 'daily_costs', 'session_spans'] as const) {
+      if (table !== 'events' && rollupRows[table]!.size === 0) continue;
+      written.push(...(await copyPartitioned(conn, ctx.lakeDir, table, partition, 'flush', `SELECT * FROM ${SOURCES[table]}`)));
+    }
+    const perFile = await statsOfSplitGroups(conn, ctx.lakeDir, written);
+    const sizes = await fileSizes(ctx.lakeDir, written);
+    lap('write');
+    await persist(ctx.lakeDir, written.map((f) => absolutePath(ctx.lakeDir, f.path)), directoriesOf(ctx.lakeDir, written));
+    lap('sync');
+    const now = ctx.clock();
+    return written.map((f, i) => {
+      const group = stats.get(groupKey(f.organization_id, f.date));
+      if (!group) throw new Error(`partitioned COPY wrote ${f.path} for a group not in the batch`);
+      const split = perFile.get(f.path);
+      const rowCount = split?.rows ?? (f.table === 'events' ? group.rows : rollupRows[f.table]!.get(groupKey(f.organization_id, f.date))!);
+      return manifestEntry(f, rowCount, sizes[i]!, split?.events ?? group, now);
+    });
+  } finally {
+    for (const source of Object.values(SOURCES)) await conn.run(`DROP TABLE IF EXISTS ${source}`);
+  }
+}
+
+/**
+ * DuckDB normally writes one file per group; should it split a group over several files, read
+ * those files back so each manifest entry describes its own file exactly.
+ */
+async function statsOfSplitGroups(
+  conn: DuckDBConnection,
+  lakeDir: string,
+  written: WrittenFile[],
+): Promise<Map<string, { rows: number; events?: EventsGroupStats }>> {
+  const keyOf = (f: WrittenFile) => `${f.table}/${groupKey(f.organization_id, f.date)}`;
+  const count = new Map<string, number>();
+  for (const f of written) count.set(keyOf(f), (count.get(keyOf(f)) ?? 0) + 1);
+  const out = new Map<string, { rows: number; events?: EventsGroupStats }>();
+  for (const f of written.filter((w) => count.get(keyOf(w))! > 1)) {
+    const src = `read_parquet(${sqlStringLiteral(absolutePath(lakeDir, f.path))}, hive_partitioning = false)`;
+    if (f.table === 'events') {
+      const [events] = (await eventsGroupStats(conn, src)).values();
+      out.set(f.path, { rows: events?.rows ?? 0, events });
+    } else {
+      const reader = await conn.runAndReadAll(`SELECT CAST(count(*) AS DOUBLE) FROM ${src}`);
+      out.set(f.path, { rows: reader.getRowsJS()[0]![0] as number });
+    }
+  }
+  return out;
+}

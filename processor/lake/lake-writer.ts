@@ -1,0 +1,114 @@
+// The processor's door to the lake. Contract for the partition loop:
+//  - on assignment call readManifest(p) and seek the consumer to its nextOffset;
+//  - flush(p, rows, nextOffset) writes a batch (rows with offsets below nextOffset) and returns
+//    once files and manifest are durable; only then commit nextOffset to Kafka;
+//  - compactPartition / collectGarbage / rewriteRows may be called from the same loop between
+//    flushes; operations on one partition always run one at a time (queued here), operations on
+//    different partitions run concurrently, each on its own DuckDB connection;
+//  - on revocation call releasePartition(p). A LakeFencedError means another processor replaced
+//    the manifest: stop work on the partition and let the rebalance settle.
+import { DuckDBInstance } from '@duckdb/node-api';
+import fs from 'node:fs/promises';
+import type { LakeEventRow } from '../../core/lake/events-schema.js';
+import type { ManifestFile } from '../../core/lake/manifest.js';
+import { compact, type CompactionOptions, type CompactionResult } from './compaction.js';
+import type { DedupWindowOptions } from './dedup-window.js';
+import { flushBatch, type FlushResult } from './flush.js';
+import { collectGarbage, type GarbageOptions, type GarbageResult } from './garbage.js';
+import { PartitionState, type LakeContext } from './partition-state.js';
+import { rewrite, type RewriteOptions, type RewriteResult, type RewriteSelector, type RowTransform } from './rewrite.js';
+
+export { LakeFencedError } from './partition-state.js';
+export type { FlushResult, CompactionOptions, CompactionResult, GarbageOptions, GarbageResult, RewriteSelector, RowTransform, RewriteOptions, RewriteResult };
+
+export interface LakeWriterOptions {
+  /** DuckDB instance to use; by default one is created (2 threads, in memory) and owned. */
+  duckdb?: DuckDBInstance;
+  dedup?: DedupWindowOptions;
+  /** Wall clock (tests move it to expire grace periods). */
+  clock?: () => Date;
+}
+
+export interface PartitionManifestView {
+  nextOffset: number;
+  version: number;
+  files: readonly ManifestFile[];
+}
+
+export class LakeWriter {
+  private readonly partitions = new Map<number, Promise<PartitionState>>();
+
+  private constructor(
+    private readonly ctx: LakeContext,
+    private readonly instance: DuckDBInstance,
+    private readonly ownsInstance: boolean,
+    private readonly dedup: DedupWindowOptions,
+  ) {}
+
+  static async open(lakeDir: string, options: LakeWriterOptions = {}): Promise<LakeWriter> {
+    await fs.mkdir(lakeDir, { recursive: true });
+    const instance = options.duckdb ?? (await DuckDBInstance.create(':memory:', { threads: '2' }));
+    return new LakeWriter({ lakeDir, clock: options.clock ?? (() => new Date()) }, instance, !options.duckdb, options.dedup ?? {});
+  }
+
+  get lakeDir(): string {
+    return this.ctx.lakeDir;
+  }
+
+  private state(partition: number): Promise<PartitionState> {
+    if (!Number.isSafeInteger(partition) || partition < 0) throw new RangeError(`bad partition ${partition}`);
+    let s = this.partitions.get(partition);
+    if (!s) {
+      s = PartitionState.load(this.ctx, this.instance, partition, this.dedup);
+      this.partitions.set(partition, s);
+      s.catch(() => this.partitions.delete(partition));
+    }
+    return s;
+  }
+
+  /** Load the partition (manifest and de-duplication window) and report where to resume. */
+  async readManifest(partition: number): Promise<PartitionManifestView> {
+    const s = await this.state(partition);
+    return s.exclusive(async () => ({ nextOffset: s.manifest.next_offset, version: s.manifest.version, files: s.manifest.files }));
+  }
+
+  /** Write one batch; `nextOffset` is the offset to resume from once this batch is durable. */
+  async flush(partition: number, rows: readonly LakeEventRow[], nextOffset: number): Promise<FlushResult> {
+    const s = await this.state(partition);
+    return s.exclusive(() => flushBatch(s, this.ctx, rows, nextOffset));
+  }
+
+  /** Merge small files per (table, organization, date), then delete garbage whose grace passed. */
+  async compactPartition(partition: number, options: CompactionOptions = {}): Promise<CompactionResult & GarbageResult> {
+    const s = await this.state(partition);
+    return s.exclusive(async () => {
+      const gc = await collectGarbage(s, this.ctx);
+      return { ...(await compact(s, this.ctx, options)), ...gc };
+    });
+  }
+
+  async collectGarbage(partition: number, options: GarbageOptions = {}): Promise<GarbageResult> {
+    const s = await this.state(partition);
+    return s.exclusive(() => collectGarbage(s, this.ctx, options));
+  }
+
+  /** Rewrite selected rows of an organization in this partition (re-pricing). */
+  async rewriteRows(partition: number, selector: RewriteSelector, transform: RowTransform, options: RewriteOptions = {}): Promise<RewriteResult> {
+    const s = await this.state(partition);
+    return s.exclusive(() => rewrite(s, this.ctx, selector, transform, options));
+  }
+
+  /** Forget the partition (after revocation). Waits for its running operation. */
+  async releasePartition(partition: number): Promise<void> {
+    const pending = this.partitions.get(partition);
+    if (!pending) return;
+    this.partitions.delete(partition);
+    const s = await pending.catch(() => null);
+    if (s) await s.exclusive(async () => s.close()).catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    for (const p of [...this.partitions.keys()]) await this.releasePartition(p);
+    if (this.ownsInstance) this.instance.closeSync();
+  }
+}
