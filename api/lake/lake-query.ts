@@ -1,0 +1,214 @@
+// Runs the api's read SQL over the lake: one in-memory DuckDB instance per process, Parquet files
+// named by the manifests (LakeReader), parameterized SQL, and rows back with DECIMAL as exact
+// decimal strings (never JS numbers), integers as numbers, TIMESTAMP as Date, DATE as 'YYYY-MM-DD'.
+//
+// SQL names lake relations with placeholders that are replaced by the files of the caller's
+// organization and date range:
+//   {{events}}, {{daily_costs}}, {{session_spans}}  — the table's live files whose UTC date
+//       overlaps the range (whole files: filter event_timestamp for exact bounds);
+//   {{costs}} — rows shaped like daily_costs that cover exactly [start, end): the daily_costs
+//       rollup for the whole UTC days of the range, plus the raw events of the partial days at
+//       either end rolled up on the fly. Cost queries read this and never care which it was.
+// $org (the organization), $start and $end (the range, TIMESTAMP) are bound automatically when
+// the SQL mentions them; every query must still filter `organization_id = $org` first.
+import {
+  DuckDBInstance,
+  DuckDBTypeId,
+  JSDuckDBValueConverter,
+  timestampValue,
+  type DuckDBConnection,
+  type DuckDBValue,
+  type DuckDBValueConverter,
+  type JS,
+} from '@duckdb/node-api';
+import { DAY_MS, type DateRange } from '../../core/time.js';
+import { LakeReader } from '../../core/lake/lake-reader.js';
+import type { LakeTable } from '../../core/lake/layout.js';
+import { DAILY_COSTS, rollupFromEventsSql } from '../../core/lake/rollups.js';
+
+export type LakeValue = string | number | boolean | Date | null;
+export type LakeRow = Record<string, LakeValue>;
+/** Query parameters; Date binds as TIMESTAMP (UTC), integers as BIGINT. */
+export type LakeParam = string | number | boolean | Date | null | readonly string[];
+
+export interface LakeScope {
+  organizationId: string;
+  /** [start, end): picks files by UTC date and binds $start / $end. */
+  range?: DateRange;
+}
+
+export interface LakeQueryOptions {
+  /** DuckDB worker threads (default 2). */
+  threads?: number;
+  /**
+   * When false, {{costs}} is computed from raw events for the whole range (the benchmark's
+   * comparison path). Default true: rollups answer whole days.
+   */
+  useRollups?: boolean;
+  /** Manifest re-check throttle of the LakeReader (default 250 ms). */
+  refreshIntervalMs?: number;
+}
+
+const PLACEHOLDER = /\{\{(events|daily_costs|session_spans|costs)\}\}/g;
+
+/** The whole-UTC-day part of a range (answered by rollups) and the partial days at its ends. */
+export interface DaySplit {
+  /** UTC-midnight-aligned [start, end), or null when the range holds no whole day. */
+  wholeDays: DateRange | null;
+  /** Sub-day pieces before and after wholeDays (or the whole range when it has no whole day). */
+  partial: DateRange[];
+}
+
+export function splitWholeDays(range: DateRange): DaySplit {
+  const s = range.start.getTime();
+  const e = range.end.getTime();
+  const firstMidnight = Math.ceil(s / DAY_MS) * DAY_MS;
+  const lastMidnight = Math.floor(e / DAY_MS) * DAY_MS;
+  if (firstMidnight >= lastMidnight) return { wholeDays: null, partial: s < e ? [range] : [] };
+  const partial: DateRange[] = [];
+  if (s < firstMidnight) partial.push({ start: range.start, end: new Date(firstMidnight) });
+  if (lastMidnight < e) partial.push({ start: new Date(lastMidnight), end: range.end });
+  return { wholeDays: { start: new Date(firstMidnight), end: new Date(lastMidnight) }, partial };
+}
+
+// DECIMAL stays exact (string); counts fit a double; TIMESTAMP is UTC (the lake stores UTC).
+const convert: DuckDBValueConverter<LakeValue> = (value, type, converter) => {
+  if (value === null) return null;
+  switch (type.typeId) {
+    case DuckDBTypeId.DECIMAL:
+    case DuckDBTypeId.DATE:
+      return String(value);
+    case DuckDBTypeId.BIGINT:
+    case DuckDBTypeId.HUGEINT:
+    case DuckDBTypeId.UBIGINT:
+    case DuckDBTypeId.UHUGEINT:
+      return Number(value as bigint);
+    default:
+      return JSDuckDBValueConverter(value, type, converter as unknown as DuckDBValueConverter<JS>) as LakeValue;
+  }
+};
+
+function toDuckValue(value: LakeParam): DuckDBValue {
+  if (value instanceof Date) return timestampValue(BigInt(value.getTime()) * 1000n);
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value);
+  if (Array.isArray(value)) throw new Error('list parameters are not supported; use a relation');
+  return value as DuckDBValue;
+}
+
+function dateLiteralSql(d: Date): string {
+  return `DATE '${d.toISOString().slice(0, 10)}'`;
+}
+
+export class LakeQuery {
+  private readonly idle: DuckDBConnection[] = [];
+  private closed = false;
+
+  private constructor(
+    readonly reader: LakeReader,
+    private readonly instance: DuckDBInstance,
+    readonly useRollups: boolean,
+  ) {}
+
+  static async open(lakeDir: string, options: LakeQueryOptions = {}): Promise<LakeQuery> {
+    const reader = await LakeReader.open(lakeDir, { refreshIntervalMs: options.refreshIntervalMs });
+    const instance = await DuckDBInstance.create(':memory:', { threads: String(options.threads ?? 2) });
+    const setup = await instance.connect();
+    try {
+      // Parquet footers are re-read on every query otherwise; lake files are immutable (names
+      // are never reused), so a cached footer is never stale.
+      await setup.run('LOAD parquet');
+      await setup.run('SET GLOBAL parquet_metadata_cache = true');
+    } finally {
+      setup.closeSync();
+    }
+    return new LakeQuery(reader, instance, options.useRollups ?? true);
+  }
+
+  /**
+   * Runs `sql` for one organization (and range) and returns its rows. Placeholders and automatic
+   * parameters are described at the top of this file; `params` are bound by name ($name).
+   */
+  async rows<T extends object = LakeRow>(scope: LakeScope, sql: string, params: Record<string, LakeParam> = {}): Promise<T[]> {
+    const text = await this.expand(scope, sql);
+    const all: Record<string, LakeParam> = { org: scope.organizationId, ...params };
+    if (scope.range) {
+      all.start ??= scope.range.start;
+      all.end ??= scope.range.end;
+    }
+    const values: Record<string, DuckDBValue> = {};
+    for (const [name, v] of Object.entries(all)) {
+      // DuckDB rejects values for parameters the statement does not have.
+      if (new RegExp(`\\$${name}\\b`).test(text)) values[name] = toDuckValue(v);
+    }
+    const conn = await this.connection();
+    try {
+      const reader = await conn.runAndReadAll(text, values);
+      return reader.convertRowObjects(convert) as T[];
+    } finally {
+      this.release(conn);
+    }
+  }
+
+  /** The first row, or null. */
+  async row<T extends object = LakeRow>(scope: LakeScope, sql: string, params: Record<string, LakeParam> = {}): Promise<T | null> {
+    return (await this.rows<T>(scope, sql, params))[0] ?? null;
+  }
+
+  /** The SQL with every placeholder replaced by its relation (exposed for tests and EXPLAIN). */
+  async expand(scope: LakeScope, sql: string): Promise<string> {
+    const names = new Set([...sql.matchAll(PLACEHOLDER)].map((m) => m[1]!));
+    const relations = new Map<string, string>();
+    for (const name of names) {
+      relations.set(name, name === 'costs' ? await this.costsRelation(scope) : await this.tableRelation(name as LakeTable, scope));
+    }
+    return sql.replace(PLACEHOLDER, (_, name: string) => relations.get(name)!);
+  }
+
+  private tableRelation(table: LakeTable, scope: LakeScope): Promise<string> {
+    return this.reader.relation(table, scope.organizationId, scope.range ? { from: scope.range.start, to: scope.range.end } : {});
+  }
+
+  /** daily_costs-shaped rows covering exactly the scope's range (all time without a range). */
+  private async costsRelation(scope: LakeScope): Promise<string> {
+    const org = scope.organizationId;
+    const eventsOver = async (r: DateRange | null): Promise<string> => {
+      const files = await this.reader.relation('events', org, r ? { from: r.start, to: r.end } : {});
+      const bounds = r
+        ? ` AND "event_timestamp" >= TIMESTAMP '${r.start.toISOString()}' AND "event_timestamp" < TIMESTAMP '${r.end.toISOString()}'`
+        : '';
+      return `(${rollupFromEventsSql(DAILY_COSTS, `(SELECT * FROM ${files} WHERE "organization_id" = $org${bounds})`)})`;
+    };
+    if (!this.useRollups) return eventsOver(scope.range ?? null);
+    if (!scope.range) return this.reader.relation('daily_costs', org);
+    const split = splitWholeDays(scope.range);
+    const parts: string[] = [];
+    if (split.wholeDays) {
+      const files = await this.reader.relation('daily_costs', org, { from: split.wholeDays.start, to: split.wholeDays.end });
+      parts.push(
+        `(SELECT * FROM ${files} WHERE "organization_id" = $org AND "event_date" >= ${dateLiteralSql(split.wholeDays.start)} AND "event_date" < ${dateLiteralSql(split.wholeDays.end)})`,
+      );
+    }
+    for (const p of split.partial) parts.push(await eventsOver(p));
+    if (parts.length === 0) return eventsOver(scope.range);
+    // Column order of every part is DAILY_COSTS's (keys then measures), so UNION ALL BY NAME is
+    // not needed, but it guards against a future column added to one side only.
+    return parts.length === 1 ? parts[0]! : `(${parts.map((p) => `SELECT * FROM ${p}`).join(' UNION ALL BY NAME ')})`;
+  }
+
+  private async connection(): Promise<DuckDBConnection> {
+    if (this.closed) throw new Error('LakeQuery is closed');
+    return this.idle.pop() ?? (await this.instance.connect());
+  }
+
+  private release(conn: DuckDBConnection): void {
+    if (this.closed || this.idle.length >= 8) conn.closeSync();
+    else this.idle.push(conn);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const c of this.idle.splice(0)) c.closeSync();
+    this.instance.closeSync();
+  }
+}

@@ -1,0 +1,116 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LakeQuery, splitWholeDays } from '../../../../api/lake/lake-query.js';
+import { endUserIdFor, eventIdFor } from '../../../../core/ids.js';
+import type { LakeEventRow } from '../../../../core/lake/events-schema.js';
+import { LakeWriter } from '../../../../processor/lake/lake-writer.js';
+
+const d = (s: string) => new Date(s);
+
+describe('splitWholeDays', () => {
+  it('answers whole UTC days by rollup and the partial ends by events', () => {
+    expect(splitWholeDays({ start: d('2025-03-10T13:00:00Z'), end: d('2025-03-12T23:30:00Z') })).toEqual({
+      wholeDays: { start: d('2025-03-11T00:00:00Z'), end: d('2025-03-12T00:00:00Z') },
+      partial: [
+        { start: d('2025-03-10T13:00:00Z'), end: d('2025-03-11T00:00:00Z') },
+        { start: d('2025-03-12T00:00:00Z'), end: d('2025-03-12T23:30:00Z') },
+      ],
+    });
+  });
+  it('has no partial pieces for a midnight-aligned range', () => {
+    expect(splitWholeDays({ start: d('2025-03-01'), end: d('2025-04-01') })).toEqual({
+      wholeDays: { start: d('2025-03-01'), end: d('2025-04-01') },
+      partial: [],
+    });
+  });
+  it('is all partial within one day', () => {
+    const r = { start: d('2025-03-10T01:00:00Z'), end: d('2025-03-10T02:00:00Z') };
+    expect(splitWholeDays(r)).toEqual({ wholeDays: null, partial: [r] });
+  });
+  it('is all partial across one midnight with no whole day', () => {
+    const r = { start: d('2025-03-10T12:00:00Z'), end: d('2025-03-11T12:00:00Z') };
+    expect(splitWholeDays(r)).toEqual({ wholeDays: null, partial: [r] });
+  });
+});
+
+const ORG = '0b9a5c1e-6f3d-4a8e-9c2b-1d7e5f4a3b21';
+const OTHER = '7c4e2a9d-1b3f-4e6a-8d5c-9f2e1a7b6c43';
+
+function row(offset: number, at: string, totalCost: string, org = ORG): LakeEventRow {
+  const key = `k${offset}`;
+  const ts = d(at);
+  return {
+    event_id: eventIdFor(org, key), organization_id: org, idempotency_key: key, api_key_id: 'key', owner_user_id: null,
+    subscription_id: null, received_at: ts, event_timestamp: ts, user_id: 'u1', end_user_id: endUserIdFor(org, 'u1'),
+    model: 'gpt-4o', provider: 'openai', metric: null, unit: null, quantity: null, input_tokens: 10, output_tokens: 5,
+    cache_creation_input_tokens: null, cache_read_input_tokens: null, reasoning_tokens: null, input_cost: totalCost,
+    output_cost: '0', cache_creation_cost: null, cache_read_cost: null, reasoning_cost: null, unit_cost: null,
+    total_cost: totalCost, cost_override: null, status: 'completed', status_reason: null, rate_card_slug: 'gpt-4o',
+    session_id: null, span_id: null, parent_span_id: null, span_name: null, span_kind: null, started_at: null,
+    timestamp_provided: true, agent_id: null, workflow_id: null, feature: null, metadata: '{}', flag_reason: null,
+    kafka_partition: 0, kafka_offset: offset, priced_at: ts,
+  };
+}
+
+describe('LakeQuery', () => {
+  let dir: string;
+  let withRollups: LakeQuery;
+  let rawOnly: LakeQuery;
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lake-query-'));
+    const writer = await LakeWriter.open(dir);
+    await writer.flush(
+      0,
+      [
+        row(0, '2025-03-10T12:00:00Z', '1.000000000001'),
+        row(1, '2025-03-11T01:00:00Z', '2'),
+        row(2, '2025-03-11T23:59:59.999Z', '0.000000000001'),
+        row(3, '2025-03-12T23:00:00Z', '4'),
+        row(4, '2025-03-11T05:00:00Z', '8', OTHER),
+      ],
+      5,
+    );
+    await writer.close();
+    withRollups = await LakeQuery.open(dir);
+    rawOnly = await LakeQuery.open(dir, { useRollups: false });
+  });
+  afterAll(() => {
+    withRollups?.close();
+    rawOnly?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const SUM = 'SELECT CAST(sum(total_cost) AS DECIMAL(38,12)) AS cost, CAST(sum(event_count) AS BIGINT) AS n FROM {{costs}} WHERE organization_id = $org';
+
+  it('covers exactly [start, end) from rollups plus partial days, with exact decimals', async () => {
+    const scope = { organizationId: ORG, range: { start: d('2025-03-10T13:00:00Z'), end: d('2025-03-12T23:30:00Z') } };
+    // 2 + 0.000000000001 + 4: the 12:00 event of the 10th is before start.
+    expect(await withRollups.rows(scope, SUM)).toEqual([{ cost: '6.000000000001', n: 3 }]);
+    expect(await rawOnly.rows(scope, SUM)).toEqual([{ cost: '6.000000000001', n: 3 }]);
+  });
+
+  it('reads only the organization of the scope', async () => {
+    const scope = { organizationId: OTHER, range: { start: d('2025-03-01'), end: d('2025-04-01') } };
+    expect(await withRollups.rows(scope, SUM)).toEqual([{ cost: '8.000000000000', n: 1 }]);
+  });
+
+  it('binds $start/$end as UTC timestamps and named parameters', async () => {
+    const scope = { organizationId: ORG, range: { start: d('2025-03-11'), end: d('2025-03-12') } };
+    const rows = await withRollups.rows(
+      scope,
+      'SELECT event_timestamp, total_cost FROM {{events}} WHERE organization_id = $org AND event_timestamp >= $start AND event_timestamp < $end AND model = $model ORDER BY event_timestamp',
+      { model: 'gpt-4o' },
+    );
+    expect(rows).toEqual([
+      { event_timestamp: d('2025-03-11T01:00:00Z'), total_cost: '2.000000000000' },
+      { event_timestamp: d('2025-03-11T23:59:59.999Z'), total_cost: '0.000000000001' },
+    ]);
+  });
+
+  it('gives an empty relation for an organization with no files', async () => {
+    const scope = { organizationId: '11111111-1111-4111-8111-111111111111', range: { start: d('2025-03-01'), end: d('2025-04-01') } };
+    expect(await withRollups.rows(scope, SUM)).toEqual([{ cost: null, n: null }]);
+  });
+});
