@@ -78,12 +78,16 @@ export const DAILY_COSTS: RollupDefinition = {
   eventsFilter: null,
 };
 
+/** Events whose start and end are both measured by the client, in order. */
+const COMPLETE_TIMING = ' FILTER (WHERE "started_at" IS NOT NULL AND "timestamp_provided" AND "started_at" <= "event_timestamp")';
+
 /**
  * One row per (session, span) per day: the span's own cost and timing. span_id NULL holds the
  * session's untraced events. The descriptive columns are min() of the non-null values (a span's
  * events normally repeat them; min keeps the choice deterministic and mergeable).
- * ended_at is the latest event_timestamp among events that carry started_at, so a span has
- * timing exactly when started_at is non-null.
+ * started_at / ended_at span only events with complete timing (started_at sent, timestamp sent
+ * by the client rather than defaulted to receipt, started_at <= timestamp; docs/decisions.md), so
+ * a span has timing exactly when started_at is non-null.
  */
 export const SESSION_SPANS: RollupDefinition = {
   table: 'session_spans',
@@ -95,8 +99,8 @@ export const SESSION_SPANS: RollupDefinition = {
     same('agent_id', 'string', 'min'),
     moneySum('own_cost', 'total_cost', false),
     { column: { name: 'event_count', kind: 'bigint', nullable: false }, fromEvents: 'CAST(count(*) AS BIGINT)', merge: 'CAST(sum("event_count") AS BIGINT)' },
-    same('started_at', 'timestamp', 'min'),
-    same('ended_at', 'timestamp', 'max', 'event_timestamp', ' FILTER (WHERE "started_at" IS NOT NULL)'),
+    same('started_at', 'timestamp', 'min', 'started_at', COMPLETE_TIMING),
+    same('ended_at', 'timestamp', 'max', 'event_timestamp', COMPLETE_TIMING),
     same('first_event_at', 'timestamp', 'min', 'event_timestamp'),
     same('last_event_at', 'timestamp', 'max', 'event_timestamp'),
   ],

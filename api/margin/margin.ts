@@ -1,0 +1,207 @@
+// Margin rules over plain data: per-end-user rows (least profitable first), the org_total, the
+// warnings and the trend buckets. Revenue is recognized on an accrual basis (recognize-revenue.ts);
+// cost belongs to the instant of its event. The caller reads records and costs; nothing here does I/O.
+import { Big, formatMoney, toBig } from '../../core/money.js';
+import { bucketStarts, nextBucket, type DateRange, type Granularity } from '../../core/time.js';
+import { leastProfitableFirst, marginFigures } from './profitability.js';
+import { isRecognizedIn, recognizeRevenue, type RecognizableRevenue } from './recognize-revenue.js';
+import type { EndUserMarginRow, MarginByEndUser, MarginOrgTotal, MarginTrend, MarginWarning } from './margin.types.js';
+
+/** A revenue record of an active source, with its end user resolved. */
+export interface MarginRevenueRecord extends RecognizableRevenue {
+  /** Internal end-user id (UUIDv5 of organization + external id); null = unattributed. */
+  endUserId: string | null;
+  /** The end user's external id as the record names it. */
+  externalUserId: string | null;
+  customerName: string | null;
+}
+
+export interface EndUserCost {
+  endUserId: string;
+  /** The external id the events carried (`user_id`). */
+  externalId: string | null;
+  cost: string;
+  eventCount: number;
+}
+
+export interface MarginCosts {
+  byEndUser: readonly EndUserCost[];
+  unattributed: { cost: string; eventCount: number };
+}
+
+export interface EndUserIdentity {
+  externalId: string;
+  /** The customer name known from a revenue source, if any. */
+  name: string | null;
+}
+
+export interface MarginInput {
+  window: DateRange;
+  /** Records of active revenue sources (others are ignored by the caller). */
+  records: readonly MarginRevenueRecord[];
+  costs: MarginCosts;
+  /** Known end users by internal id. */
+  endUsers: ReadonlyMap<string, EndUserIdentity>;
+  /** An active revenue connection exists. */
+  connected: boolean;
+}
+
+interface RowAccumulator {
+  revenue: Big;
+  cost: Big;
+  externalId: string | null;
+  /** Customer name of the record whose period ends last. */
+  recordName: { name: string; periodEnd: number } | null;
+}
+
+export function marginByEndUser(input: MarginInput): MarginByEndUser {
+  const rows = new Map<string, RowAccumulator>();
+  const rowOf = (id: string): RowAccumulator => {
+    let r = rows.get(id);
+    if (!r) rows.set(id, (r = { revenue: new Big(0), cost: new Big(0), externalId: null, recordName: null }));
+    return r;
+  };
+
+  for (const rec of input.records) {
+    if (rec.endUserId === null || !isRecognizedIn(rec, input.window)) continue;
+    const r = rowOf(rec.endUserId);
+    r.revenue = r.revenue.plus(recognizeRevenue(rec, input.window));
+    r.externalId ??= rec.externalUserId;
+    const end = rec.periodEnd.getTime();
+    if (rec.customerName && (!r.recordName || end > r.recordName.periodEnd)) r.recordName = { name: rec.customerName, periodEnd: end };
+  }
+  for (const c of input.costs.byEndUser) {
+    const r = rowOf(c.endUserId);
+    r.cost = r.cost.plus(toBig(c.cost));
+    if (c.externalId !== null) r.externalId = c.externalId;
+  }
+
+  const endUsers: EndUserMarginRow[] = [...rows].map(([id, r]) => {
+    const known = input.endUsers.get(id);
+    return {
+      end_user_id: id,
+      end_user_name: known?.name ?? r.recordName?.name ?? known?.externalId ?? r.externalId ?? id,
+      ...marginFigures(r.revenue, r.cost),
+    };
+  });
+  endUsers.sort(leastProfitableFirst);
+
+  return { end_users: endUsers, org_total: marginOrgTotal(input), warnings: marginWarnings(input) };
+}
+
+/** Every recognized record and every event of the window, attributed or not. */
+export function marginOrgTotal(input: Omit<MarginInput, 'endUsers'>): MarginOrgTotal {
+  const { window } = input;
+  let revenue = new Big(0);
+  let revenueRecords = 0;
+  let unattributedRevenue = new Big(0);
+  for (const rec of input.records) {
+    if (isRecognizedIn(rec, window)) {
+      revenue = revenue.plus(recognizeRevenue(rec, window));
+      revenueRecords++;
+    }
+    // The spec's diagnostic: raw amounts of unattributed records whose period starts in the window.
+    const start = rec.periodStart.getTime();
+    if (rec.endUserId === null && start >= window.start.getTime() && start < window.end.getTime()) {
+      unattributedRevenue = unattributedRevenue.plus(toBig(rec.amount));
+    }
+  }
+  let cost = toBig(input.costs.unattributed.cost);
+  let costRecords = input.costs.unattributed.eventCount;
+  for (const c of input.costs.byEndUser) {
+    cost = cost.plus(toBig(c.cost));
+    costRecords += c.eventCount;
+  }
+  const m = marginFigures(revenue, cost);
+  return {
+    total_revenue: m.revenue,
+    total_cost: m.cost,
+    margin_amount: m.margin_amount,
+    margin_percent: m.margin_percent,
+    profitability_category: m.profitability_category,
+    revenue_record_count: revenueRecords,
+    cost_record_count: costRecords,
+    unattributed_revenue: formatMoney(unattributedRevenue),
+    unattributed_cost: formatMoney(input.costs.unattributed.cost),
+  };
+}
+
+/**
+ * unattributed_revenue counts the records without an end user that total_revenue recognizes;
+ * unattributed_cost the events without one; revenue_not_connected has count 0. Fixed order.
+ */
+export function marginWarnings(input: Omit<MarginInput, 'endUsers'>): MarginWarning[] {
+  const warnings: MarginWarning[] = [];
+  const unattributed = input.records.filter((r) => r.endUserId === null && isRecognizedIn(r, input.window));
+  if (unattributed.length > 0) {
+    const amount = formatMoney(unattributed.reduce((s, r) => s.plus(recognizeRevenue(r, input.window)), new Big(0)));
+    warnings.push({
+      type: 'unattributed_revenue',
+      count: unattributed.length,
+      message: `${unattributed.length} revenue record(s) name no end user; ${amount} USD of recognized revenue is in org_total but in no end-user row.`,
+    });
+  }
+  const u = input.costs.unattributed;
+  if (u.eventCount > 0) {
+    warnings.push({
+      type: 'unattributed_cost',
+      count: u.eventCount,
+      message: `${u.eventCount} usage event(s) carry no user_id; ${formatMoney(u.cost)} USD of cost is in org_total but in no end-user row.`,
+    });
+  }
+  if (!input.connected) {
+    warnings.push({
+      type: 'revenue_not_connected',
+      count: 0,
+      message: 'No revenue source is connected, so revenue reads "0". Import revenue records or connect Stripe through the admin API.',
+    });
+  }
+  return warnings;
+}
+
+export interface CostBucket {
+  /** Bucket start (UTC) as the granularity defines it. */
+  bucket: Date;
+  cost: string;
+  eventCount: number;
+}
+
+/**
+ * One point per bucket of the window (edge buckets clipped to it) holding revenue or events;
+ * revenue of each bucket is recognized over bucket ∩ window, so the buckets sum to the window.
+ */
+export function marginTrend(input: {
+  window: DateRange;
+  granularity: Granularity;
+  records: readonly RecognizableRevenue[];
+  costs: readonly CostBucket[];
+}): MarginTrend {
+  const { window, granularity } = input;
+  const costAt = new Map(input.costs.map((c) => [c.bucket.getTime(), c]));
+  const starts = bucketStarts(window, granularity);
+  const data_points = [];
+  for (const start of starts) {
+    const slice: DateRange = {
+      start: new Date(Math.max(start.getTime(), window.start.getTime())),
+      end: new Date(Math.min(nextBucket(start, granularity).getTime(), window.end.getTime())),
+    };
+    let revenue = new Big(0);
+    let hasRevenue = false;
+    for (const rec of input.records) {
+      if (!isRecognizedIn(rec, slice)) continue;
+      hasRevenue = true;
+      revenue = revenue.plus(recognizeRevenue(rec, slice));
+    }
+    const c = costAt.get(start.getTime());
+    if (!hasRevenue && !(c && c.eventCount > 0)) continue; // gaps are omitted, not zeros
+    const m = marginFigures(revenue, c?.cost ?? '0');
+    data_points.push({
+      date: start.toISOString(),
+      revenue: m.revenue,
+      cost: m.cost,
+      margin_amount: m.margin_amount,
+      margin_percent: m.margin_percent,
+    });
+  }
+  return { data_points, granularity };
+}

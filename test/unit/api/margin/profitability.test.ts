@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { leastProfitableFirst, marginFigures } from '../../../../api/margin/profitability.js';
+
+describe('marginFigures and the profitability rule', () => {
+  const cases: [string, string, string, number | null, string][] = [
+    // revenue, cost → margin_amount, margin_percent, category
+    ['100', '70', '30', 30, 'profitable'],
+    ['100', '79.99', '20.01', 20.01, 'profitable'],
+    ['100', '79.995', '20.005', 20.01, 'profitable'], // 20.005 rounds half-up
+    ['100', '80', '20', 20, 'break-even'], // 20 is inclusive
+    ['100', '80.004', '19.996', 20, 'break-even'], // rounds to 20, not above it
+    ['100', '100', '0', 0, 'break-even'],
+    ['100', '100.01', '-0.01', -0.01, 'unprofitable'],
+    ['3', '1', '2', 66.67, 'profitable'],
+    ['100', '0', '100', 100, 'profitable'],
+    ['0', '0', '0', null, 'break-even'], // no activity at all
+    ['0', '5', '-5', null, 'unprofitable'], // cost with zero revenue
+    ['-10', '0', '-10', 100, 'unprofitable'], // refunds exceed sales: the formula's +100 is not profit
+    ['-10', '5', '-15', 150, 'unprofitable'],
+  ];
+  it.each(cases)('revenue %s, cost %s → margin %s, %s %%, %s', (revenue, cost, margin, pct, category) => {
+    expect(marginFigures(revenue, cost)).toEqual({
+      revenue,
+      cost,
+      margin_amount: margin,
+      margin_percent: pct,
+      profitability_category: category,
+    });
+  });
+
+  it('rounds revenue to the wire precision before the margin, so the strings agree', () => {
+    // 100/3 shows as 33.333333333333; margin = shown revenue − cost exactly.
+    const m = marginFigures('33.3333333333333333', '3.333333333333');
+    expect(m).toMatchObject({ revenue: '33.333333333333', margin_amount: '30', margin_percent: 90 });
+  });
+});
+
+describe('leastProfitableFirst', () => {
+  it('orders by margin_amount ascending (numerically), ties by end_user_id', () => {
+    const rows = [
+      { end_user_id: 'c', margin_amount: '10' },
+      { end_user_id: 'b', margin_amount: '-5' },
+      { end_user_id: 'd', margin_amount: '9.5' },
+      { end_user_id: 'a', margin_amount: '-5' },
+      { end_user_id: 'e', margin_amount: '-12.5' },
+    ];
+    expect(rows.sort(leastProfitableFirst).map((r) => r.end_user_id)).toEqual(['e', 'a', 'b', 'd', 'c']);
+  });
+});
