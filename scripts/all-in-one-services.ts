@@ -1,5 +1,6 @@
 // The services `npm start` runs in one process, in start order (stopped in reverse).
 import { startApi } from '../api/service.js';
+import { startIngest } from '../ingest/service.js';
 import type { StartService } from '../core/process-host.js';
 
-export const allInOneServices: StartService[] = [startApi];
+export const allInOneServices: StartService[] = [startIngest, startApi];

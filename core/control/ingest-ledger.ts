@@ -124,6 +124,57 @@ export async function getLedgerEntries(
   return new Map(rows.map((r) => [r.idempotency_key, { eventId: r.event_id, state: r.state }]));
 }
 
+/** What an existing ledger row says, for answering a retry: its flag and, while `reserved`, its payload. */
+export interface LedgerDetail {
+  eventId: string;
+  state: LedgerState;
+  flagReason: string | null;
+  /** The stored record while the row is `reserved` (so a retry can publish it); null once published. */
+  payload: Buffer | null;
+}
+
+/** Details of some keys of one organization (absent keys are missing from the map). */
+export async function getLedgerDetails(
+  db: Queryable,
+  organizationId: string,
+  idempotencyKeys: string[],
+): Promise<Map<string, LedgerDetail>> {
+  if (idempotencyKeys.length === 0) return new Map();
+  const rows = await db.query<{
+    idempotency_key: string;
+    event_id: string;
+    state: LedgerState;
+    flag_reason: string | null;
+    payload: Uint8Array | null;
+  }>(
+    `SELECT idempotency_key, event_id, state, flag_reason, CASE WHEN state = 'reserved' THEN payload END AS payload
+       FROM ingest_ledger
+      WHERE organization_id = $1 AND idempotency_key = ANY($2::text[])`,
+    [organizationId, idempotencyKeys],
+  );
+  return new Map(
+    rows.map((r) => [
+      r.idempotency_key,
+      { eventId: r.event_id, state: r.state, flagReason: r.flag_reason, payload: r.payload ? toBuffer(r.payload) : null },
+    ]),
+  );
+}
+
+/**
+ * Deletes rows this transaction reserved but could not pay for (the organization ran out of
+ * credits part-way through a group): no credit was spent on them, so none is refunded.
+ */
+export async function discardReservations(tx: Queryable, organizationId: string, idempotencyKeys: string[]): Promise<number> {
+  if (idempotencyKeys.length === 0) return 0;
+  const deleted = await tx.query<{ idempotency_key: string }>(
+    `DELETE FROM ingest_ledger
+      WHERE organization_id = $1 AND idempotency_key = ANY($2::text[]) AND state = 'reserved'
+      RETURNING idempotency_key`,
+    [organizationId, [...new Set(idempotencyKeys)].sort(byKey)],
+  );
+  return deleted.length;
+}
+
 /** Marks rows published (any mix of organizations); returns how many changed state. */
 export async function markPublished(db: Queryable, keys: LedgerKey[]): Promise<number> {
   // One statement per organization: "organization_id = $1 AND key = ANY($2)" uses the primary

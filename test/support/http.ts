@@ -12,7 +12,7 @@ import { loadConfig } from '../../core/config.js';
 import type { ControlDb } from '../../core/control/db.js';
 import { loadInstanceSecrets } from '../../core/instance-secrets.js';
 import { createLogger } from '../../core/logger.js';
-import { hostServices, type Host, type StartService } from '../../core/process-host.js';
+import { hostServices, type Host, type Infra, type StartService } from '../../core/process-host.js';
 import { CONTROL_DB_KINDS, openFreshControlDb, TEST_MASTER_KEY, testPostgresUrl, type ControlDbKind, type FreshControlDb } from './control-db.js';
 
 export interface TestHost {
@@ -32,6 +32,8 @@ export interface TestHostOptions {
   /** Extra environment for loadConfig (e.g. RATE_LIMIT_READ_PER_15_MINUTES). */
   env?: Record<string, string>;
   services?: StartService[];
+  /** Kafka brokers and schema registry for services that need them (ingest); default none. */
+  infra?: Infra;
 }
 
 /** Starts a host; the caller must stop() it. The master key is TEST_MASTER_KEY. */
@@ -54,7 +56,7 @@ export async function startTestHost(opts: TestHostOptions = {}): Promise<TestHos
       config,
       secrets: loadInstanceSecrets(config),
       logger,
-      infra: { kafkaBrokers: null, schemaRegistryUrl: null },
+      infra: opts.infra ?? { kafkaBrokers: null, schemaRegistryUrl: null },
       services: opts.services ?? [startApi],
     });
   } catch (err) {

@@ -1,0 +1,120 @@
+// The ingest service: turns validated events of one request into Kafka records (subscription,
+// flags, end-user id, Avro encoding) and hands them to the group committer, which answers each
+// only once its fate is durable. Registered as `services.ingest` for the controller.
+import type { AuthContext } from '../core/auth/scopes.js';
+import { SubscriptionInactiveError } from '../core/errors.js';
+import { endUserIdFor, eventIdFor } from '../core/ids.js';
+import type { RateBook } from '../core/pricing/rate-book.js';
+import type { UsageEventCodec } from '../core/registry/usage-event-codec.js';
+import type { UsageEvent } from '../schemas/usage-event.js';
+import { flagReasonFor } from './flags.js';
+import type { EventOutcome, GroupCommitter, PendingEvent } from './group-commit.js';
+import type { IngestResponse } from './ingest.types.js';
+import { ingestEvents } from './ingest-metrics.js';
+import type { OrganizationSettingsCache } from './org-settings.js';
+import type { DimensionRule, ValidatedEvent } from './validate-event.js';
+
+declare module '../core/app-context.js' {
+  interface AppServices {
+    ingest: IngestService;
+  }
+}
+
+export class IngestService {
+  constructor(
+    private readonly settings: OrganizationSettingsCache,
+    private readonly rateBook: RateBook,
+    private readonly codec: UsageEventCodec,
+    private readonly committer: GroupCommitter,
+  ) {}
+
+  /** The organization's dimension rules, for validating its events. */
+  async dimensionsFor(organizationId: string): Promise<DimensionRule[]> {
+    return (await this.settings.get(organizationId)).dimensions;
+  }
+
+  /** Queues the events of one request; one outcome per event, in order. */
+  async ingest(auth: AuthContext, events: ValidatedEvent[], receivedAt: Date): Promise<EventOutcome[]> {
+    const org = auth.organizationId;
+    const [settings, rates] = await Promise.all([this.settings.get(org), this.rateBook.ratesFor(org)]);
+    if (settings.subscription.inactive) {
+      ingestEvents.inc({ outcome: 'SUBSCRIPTION_INACTIVE' }, events.length);
+      return events.map(() => ({ ok: false, error: new SubscriptionInactiveError() }));
+    }
+    const pending = await Promise.all(
+      events.map(async (e): Promise<PendingEvent> => {
+        const record = toRecord(auth, e, receivedAt, settings.subscription.activeId);
+        record.flag_reason = flagReasonFor(record, receivedAt, rates);
+        return {
+          organizationId: org,
+          idempotencyKey: e.idempotency_key,
+          eventId: record.event_id,
+          payload: await this.codec.encode(record),
+          flagReason: record.flag_reason,
+          userId: e.user_id,
+        };
+      }),
+    );
+    const outcomes = await this.committer.submit(pending);
+    for (const o of outcomes) {
+      ingestEvents.inc({ outcome: o.ok ? (o.duplicate ? 'duplicate' : o.flagReason ? 'flagged' : 'accepted') : o.error.code });
+    }
+    return outcomes;
+  }
+}
+
+/** The usage-events record of a validated event (flag_reason filled in by the caller). */
+export function toRecord(auth: AuthContext, e: ValidatedEvent, receivedAt: Date, subscriptionId: string | null): UsageEvent {
+  const org = auth.organizationId;
+  return {
+    event_id: eventIdFor(org, e.idempotency_key),
+    organization_id: org,
+    idempotency_key: e.idempotency_key,
+    api_key_id: auth.keyId,
+    owner_user_id: auth.ownerUserId,
+    subscription_id: subscriptionId,
+    received_at: receivedAt,
+    timestamp: e.timestamp ?? receivedAt,
+    timestamp_provided: e.timestamp !== null,
+    user_id: e.user_id,
+    end_user_id: e.user_id === null ? null : endUserIdFor(org, e.user_id),
+    model: e.model,
+    provider: e.provider,
+    metric: e.metric,
+    unit: e.unit,
+    quantity: e.quantity,
+    input_tokens: e.input_tokens,
+    output_tokens: e.output_tokens,
+    cache_creation_input_tokens: e.cache_creation_input_tokens,
+    cache_read_input_tokens: e.cache_read_input_tokens,
+    reasoning_tokens: e.reasoning_tokens,
+    cost_override: e.cost_override,
+    session_id: e.session_id,
+    span_id: e.span_id,
+    parent_span_id: e.parent_span_id,
+    span_name: e.span_name,
+    span_kind: e.span_kind,
+    started_at: e.started_at,
+    agent_id: e.agent_id,
+    workflow_id: e.workflow_id,
+    feature: e.feature,
+    metadata: e.metadata_json,
+    flag_reason: null,
+  };
+}
+
+/** The 202 body for an accepted outcome. */
+export function ingestResponse(outcome: Extract<EventOutcome, { ok: true }>): IngestResponse {
+  const flagged = outcome.flagReason !== null;
+  const message = outcome.duplicate
+    ? 'Event already accepted with this idempotency_key; it was not queued or charged again'
+    : flagged
+      ? 'Event queued for cost calculation and flagged for attention'
+      : 'Event queued for cost calculation';
+  return {
+    event_id: outcome.eventId,
+    status: flagged ? 'accepted_flagged' : 'accepted',
+    message,
+    ...(flagged ? { flag_reason: outcome.flagReason! } : {}),
+  };
+}

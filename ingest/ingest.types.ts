@@ -1,0 +1,180 @@
+// The ingestion wire shapes (spec "Usage event ingestion request", "Ingest response"; DESIGN.md
+// "Ingest field types"), written for tsoa so the OpenAPI document describes every field. The
+// rules tsoa cannot express (conditional requiredness, finiteness, metadata size, dimensions)
+// live in validate-event.ts, which runs before tsoa's own check.
+
+/** Span kinds of the session call tree. */
+export type SpanKind = 'agent' | 'tool' | 'llm' | 'retrieval' | 'task';
+
+/**
+ * One usage event: an LLM call (no `metric`: `model`, `input_tokens` and `output_tokens` required)
+ * or a metered operation (`metric` with `unit` and `quantity`, and `model` or `provider`).
+ * Optional fields may be omitted or null. Any other top-level field is rejected.
+ */
+export interface UsageEventRequest {
+  /**
+   * Deduplication key, 1–255 characters. The same key is never counted twice and never spends a
+   * second credit; `event_id` is derived from it, so retries get the same id.
+   * @minLength 1
+   * @maxLength 255
+   * @example "req_01HZX3B6Q8W2"
+   */
+  idempotency_key: string;
+  /**
+   * Event time, ISO 8601 with a time zone (`Z` or `±hh:mm`); default: the time received.
+   * More than 24 hours old or more than 1 minute ahead flags the event.
+   * @example "2026-01-15T10:30:00Z"
+   */
+  timestamp?: string | null;
+  /**
+   * External id of your end user (1–255 characters). The end user is created on first sight.
+   * @example "customer_42"
+   */
+  user_id?: string | null;
+  /**
+   * Model called, e.g. `gpt-4o-mini`. Required when `metric` is omitted; priced by the longest
+   * rate-card slug that prefixes it.
+   * @example "gpt-4o-mini"
+   */
+  model?: string | null;
+  /**
+   * Provider, e.g. `openai`. With `metric`, identifies what is priced when `model` is absent.
+   * @example "openai"
+   */
+  provider?: string | null;
+  /**
+   * Input (prompt) tokens, a non-negative integer. Required when `metric` is omitted.
+   * @isLong
+   * @minimum 0
+   */
+  input_tokens?: number | null;
+  /**
+   * Output (completion) tokens, a non-negative integer. Required when `metric` is omitted.
+   * @isLong
+   * @minimum 0
+   */
+  output_tokens?: number | null;
+  /**
+   * Tokens written to the prompt cache, a non-negative integer, priced at the cache-creation rate.
+   * @isLong
+   * @minimum 0
+   */
+  cache_creation_input_tokens?: number | null;
+  /**
+   * Tokens read from the prompt cache, a non-negative integer, priced at the cache-read rate.
+   * @isLong
+   * @minimum 0
+   */
+  cache_read_input_tokens?: number | null;
+  /**
+   * Reasoning tokens, a non-negative integer, priced at the reasoning rate.
+   * @isLong
+   * @minimum 0
+   */
+  reasoning_tokens?: number | null;
+  /**
+   * Metered operation other than an LLM call, e.g. `image_generation`; needs `unit` and
+   * `quantity`.
+   * @example "image_generation"
+   */
+  metric?: string | null;
+  /**
+   * Unit of `quantity`, recorded exactly as sent and never converted; the unit rate must use it.
+   * @example "image"
+   */
+  unit?: string | null;
+  /**
+   * Amount in `unit`: a finite number ≥ 0. Required with `metric`.
+   * @minimum 0
+   */
+  quantity?: number | null;
+  /**
+   * Total cost in USD that replaces the computed one: a decimal string or number ≥ 0 (at most 12
+   * fractional digits are kept, rounded half-up). A missing rate card then does not flag the event.
+   * @example "0.0125"
+   */
+  cost_override?: string | number | null;
+  /** Session (trace) the event belongs to. */
+  session_id?: string | null;
+  /** Span within the session. */
+  span_id?: string | null;
+  /** Parent span; absent on a root span. */
+  parent_span_id?: string | null;
+  /** Display name of the span. */
+  span_name?: string | null;
+  /** Kind of span. */
+  span_kind?: SpanKind | null;
+  /**
+   * When the span's call started (ISO 8601 with a time zone); with `timestamp` as its end it gives
+   * the span's duration.
+   */
+  started_at?: string | null;
+  /** Agent that made the call; falls back to `metadata.agent_id`. */
+  agent_id?: string | null;
+  /** Workflow that made the call; falls back to `metadata.workflow_id`. */
+  workflow_id?: string | null;
+  /** Product feature that made the call; falls back to `metadata.feature`. */
+  feature?: string | null;
+  /**
+   * Free key-value object: at most 64 keys and 16 KiB as JSON. Holds custom dimension values;
+   * keys of `is_required` dimensions must be present and `number` dimensions need finite numbers.
+   */
+  metadata?: { [key: string]: unknown } | null;
+}
+
+export type IngestStatus = 'accepted' | 'accepted_flagged';
+
+/** The 202 body: the event is durably queued for cost calculation. */
+export interface IngestResponse {
+  /**
+   * UUIDv5 of (organization, idempotency_key): the same on every retry of the key.
+   * @format uuid
+   */
+  event_id: string;
+  /** `accepted_flagged` when the event needs attention; see `flag_reason`. */
+  status: IngestStatus;
+  /** Human-readable outcome. */
+  message: string;
+  /**
+   * Why the event was flagged: timestamp more than 24 hours old, more than 1 minute in the
+   * future, or no rate card for its model or unit (without `cost_override`). Several causes are
+   * joined by "; ".
+   */
+  flag_reason?: string;
+}
+
+/**
+ * A batch of 1 to 1000 events, each under the rules of POST /usage-events. The request is
+ * authenticated, rate-limited (one request = one unit) and signed once, over the whole body.
+ */
+export interface UsageEventBatchRequest {
+  /**
+   * The events, in order (1–1000).
+   * @maxItems 1000
+   */
+  events: UsageEventRequest[];
+}
+
+/** One event's failure inside a batch: the error envelope's `error` object without correlation ids. */
+export interface BatchEventError {
+  error: {
+    /** VALIDATION_ERROR, INSUFFICIENT_CREDITS, SUBSCRIPTION_INACTIVE or SERVICE_UNAVAILABLE. */
+    code: string;
+    message: string;
+    /** `field` for validation errors, `actionHint` BUY_CREDITS on 402 codes, `retryable`. */
+    details?: { [key: string]: unknown };
+  };
+}
+
+/** One result per event, in request order: the 202 body of POST /usage-events, or the event's error. */
+export interface UsageEventBatchResponse {
+  results: Array<IngestResponse | BatchEventError>;
+}
+
+/** The flat 401 body of a signature fault (the spec's one exception to the error envelope). */
+export interface SignatureErrorBody {
+  /** Human-readable. */
+  error: string;
+  /** SIGNATURE_MISSING, SIGNATURE_INVALID or TIMESTAMP_OUT_OF_RANGE. */
+  code: string;
+}

@@ -1,0 +1,285 @@
+// The field rules of one ingestion event (spec "Usage event ingestion request", DESIGN.md
+// "Ingest field types"). Pure: the raw JSON value and the organization's dimension definitions in,
+// a normalized event out, or a ValidationError naming the first failing field (dotted path for
+// metadata keys). JSON types are taken as sent: "5" is not a token count.
+import { ValidationError } from '../core/errors.js';
+import { formatMoney, toBig } from '../core/money.js';
+import type { DimensionValueType } from '../core/control/dimensions.js';
+import type { SpanKind } from './ingest.types.js';
+
+export const MAX_STRING_LENGTH = 255;
+export const MAX_METADATA_KEYS = 64;
+export const MAX_METADATA_BYTES = 16 * 1024;
+export const SPAN_KINDS: readonly SpanKind[] = ['agent', 'tool', 'llm', 'retrieval', 'task'];
+/** DECIMAL(38,12) in the lake leaves 26 integer digits. */
+const MAX_COST_OVERRIDE = toBig('1e26');
+
+const TOKEN_FIELDS = [
+  'input_tokens',
+  'output_tokens',
+  'cache_creation_input_tokens',
+  'cache_read_input_tokens',
+  'reasoning_tokens',
+] as const;
+type TokenField = (typeof TOKEN_FIELDS)[number];
+
+const ATTRIBUTION_FIELDS = ['agent_id', 'workflow_id', 'feature'] as const;
+type AttributionField = (typeof ATTRIBUTION_FIELDS)[number];
+
+const PLAIN_STRING_FIELDS = ['user_id', 'model', 'provider', 'metric', 'unit', 'session_id', 'span_id', 'parent_span_id', 'span_name'] as const;
+type PlainStringField = (typeof PLAIN_STRING_FIELDS)[number];
+
+/** Every accepted top-level field; anything else is a 400 naming it. */
+export const EVENT_FIELDS: ReadonlySet<string> = new Set([
+  'idempotency_key',
+  'timestamp',
+  ...PLAIN_STRING_FIELDS,
+  ...TOKEN_FIELDS,
+  'quantity',
+  'cost_override',
+  'span_kind',
+  'started_at',
+  ...ATTRIBUTION_FIELDS,
+  'metadata',
+]);
+
+/** What validation needs to know about a dimension definition. */
+export interface DimensionRule {
+  key: string;
+  valueType: DimensionValueType;
+  isRequired: boolean;
+}
+
+/** A valid event, normalized: absent optional fields are null, money is a decimal string. */
+export type ValidatedEvent = {
+  idempotency_key: string;
+  /** Null when the client sent none (ingest uses the time received). */
+  timestamp: Date | null;
+  quantity: number | null;
+  /** formatMoney of what was sent (≤ 12 fractional digits). */
+  cost_override: string | null;
+  span_kind: SpanKind | null;
+  started_at: Date | null;
+  metadata: Record<string, unknown>;
+  /** JSON text of metadata, as measured and as published. */
+  metadata_json: string;
+} & Record<PlainStringField | AttributionField, string | null> &
+  Record<TokenField, number | null>;
+
+type Body = Record<string, unknown>;
+
+function isPlainObject(v: unknown): v is Body {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Absent and JSON null both mean "not sent" for optional fields. */
+function sent(v: unknown): boolean {
+  return v !== undefined && v !== null;
+}
+
+function checkString(field: string, v: unknown): string {
+  if (typeof v !== 'string') throw new ValidationError(field, 'must be a string');
+  if (v.length === 0) throw new ValidationError(field, 'must not be empty');
+  if (v.length > MAX_STRING_LENGTH) throw new ValidationError(field, `must be at most ${MAX_STRING_LENGTH} characters`);
+  // PostgreSQL text (the ledger, end users) cannot hold NUL.
+  if (v.includes('\u0000')) throw new ValidationError(field, 'must not contain NUL characters');
+  return v;
+}
+
+function optionalString(body: Body, field: string): string | null {
+  const v = body[field];
+  return sent(v) ? checkString(field, v) : null;
+}
+
+function optionalTokens(body: Body, field: TokenField): number | null {
+  const v = body[field];
+  if (!sent(v)) return null;
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw new ValidationError(field, 'must be a non-negative integer');
+  if (!Number.isInteger(v) || v < 0) throw new ValidationError(field, 'must be a non-negative integer');
+  if (v > Number.MAX_SAFE_INTEGER) throw new ValidationError(field, `must be at most ${Number.MAX_SAFE_INTEGER}`);
+  return v;
+}
+
+// YYYY-MM-DDThh:mm[:ss[.fraction]] then Z or ±hh[:]mm. The zone is required: a local time
+// without one names no instant.
+const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))$/;
+
+/** Parses an ISO 8601 date-time with a time zone; null when it is not one (or names no real date). */
+export function parseIsoDateTime(text: string): Date | null {
+  const m = ISO_DATE_TIME.exec(text);
+  if (!m) return null;
+  const [year, month, day, hour, minute] = [m[1], m[2], m[3], m[4], m[5]].map(Number) as [number, number, number, number, number];
+  const second = m[6] === undefined ? 0 : Number(m[6]);
+  // Avro timestamp-millis: finer fractions are truncated to the millisecond.
+  const millis = m[7] === undefined ? 0 : Number(m[7].slice(0, 3).padEnd(3, '0'));
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
+  // setUTCFullYear, unlike Date.UTC, takes years 0–99 literally.
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, millis);
+  // Feb 30 rolls over to March; a real date survives the round trip.
+  if (date.getUTCDate() !== day || date.getUTCMonth() !== month - 1) return null;
+  let at = date.getTime();
+  if (m[9] !== undefined) {
+    const offHours = Number(m[10]);
+    const offMinutes = Number(m[11]);
+    if (offHours > 23 || offMinutes > 59) return null;
+    const offset = (offHours * 60 + offMinutes) * 60_000;
+    at = m[9] === '+' ? at - offset : at + offset;
+  }
+  return new Date(at);
+}
+
+function optionalDateTime(body: Body, field: string): Date | null {
+  const v = body[field];
+  if (!sent(v)) return null;
+  if (typeof v !== 'string') throw new ValidationError(field, 'must be an ISO 8601 date-time string');
+  const d = parseIsoDateTime(v);
+  if (!d) throw new ValidationError(field, 'must be an ISO 8601 date-time with a time zone, e.g. 2026-01-15T10:30:00Z');
+  return d;
+}
+
+function costOverride(body: Body): string | null {
+  const v = body.cost_override;
+  if (!sent(v)) return null;
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw new ValidationError('cost_override', 'must be a finite number');
+    if (v < 0) throw new ValidationError('cost_override', 'must be at least 0');
+  } else if (typeof v === 'string') {
+    if (!/^\d+(\.\d+)?$/.test(v)) {
+      throw new ValidationError('cost_override', /^-\d/.test(v) ? 'must be at least 0' : 'must be a decimal string such as "0.0125"');
+    }
+  } else {
+    throw new ValidationError('cost_override', 'must be a decimal string or a number');
+  }
+  if (!toBig(v).lt(MAX_COST_OVERRIDE)) throw new ValidationError('cost_override', 'must be less than 10^26');
+  return formatMoney(v);
+}
+
+/** The first non-finite number inside a metadata value (JSON's 1e999 parses to Infinity). */
+function nonFinitePath(value: unknown, path: string): string | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? null : path;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const p = nonFinitePath(value[i], `${path}[${i}]`);
+      if (p) return p;
+    }
+  } else if (isPlainObject(value)) {
+    for (const [k, v] of Object.entries(value)) {
+      const p = nonFinitePath(v, `${path}.${k}`);
+      if (p) return p;
+    }
+  }
+  return null;
+}
+
+function metadataOf(body: Body): { metadata: Record<string, unknown>; json: string } {
+  const v = body.metadata;
+  if (!sent(v)) return { metadata: {}, json: '{}' };
+  if (!isPlainObject(v)) throw new ValidationError('metadata', 'must be a JSON object');
+  const keys = Object.keys(v);
+  if (keys.length > MAX_METADATA_KEYS) throw new ValidationError('metadata', `must have at most ${MAX_METADATA_KEYS} keys (has ${keys.length})`);
+  const bad = nonFinitePath(v, 'metadata');
+  if (bad) throw new ValidationError(bad, 'must be a finite number');
+  const json = JSON.stringify(v);
+  const bytes = Buffer.byteLength(json);
+  if (bytes > MAX_METADATA_BYTES) {
+    throw new ValidationError('metadata', `must be at most ${MAX_METADATA_BYTES} bytes as JSON (is ${bytes})`);
+  }
+  return { metadata: v, json };
+}
+
+/** Top-level field wins; else a string under the same key in metadata. */
+function attribution(body: Body, metadata: Record<string, unknown>, field: AttributionField): string | null {
+  const top = optionalString(body, field);
+  if (top !== null) return top;
+  const fromMetadata = metadata[field];
+  return typeof fromMetadata === 'string' ? checkString(`metadata.${field}`, fromMetadata) : null;
+}
+
+function checkDimensions(event: ValidatedEvent, dimensions: readonly DimensionRule[]): void {
+  for (const dim of dimensions) {
+    const value = event.metadata[dim.key];
+    const field = `metadata.${dim.key}`;
+    if (!sent(value)) {
+      // A required agent_id / workflow_id / feature dimension is also met by the top-level field.
+      const top = (ATTRIBUTION_FIELDS as readonly string[]).includes(dim.key) ? event[dim.key as AttributionField] : null;
+      if (dim.isRequired && top === null) throw new ValidationError(field, `is required (dimension ${dim.key} is marked is_required)`);
+      continue;
+    }
+    if (dim.valueType === 'number' && (typeof value !== 'number' || !Number.isFinite(value))) {
+      throw new ValidationError(field, `must be a finite number (dimension ${dim.key} has value_type number)`);
+    }
+  }
+}
+
+/** Validates one event; throws ValidationError naming the first failing field. */
+export function validateEvent(raw: unknown, dimensions: readonly DimensionRule[] = []): ValidatedEvent {
+  if (!isPlainObject(raw)) throw new ValidationError('body', 'must be a JSON object');
+  const body = raw;
+  const unknown = Object.keys(body).filter((k) => !EVENT_FIELDS.has(k));
+  if (unknown.length > 0) {
+    throw new ValidationError(unknown[0]!, `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}`, {
+      unknownFields: unknown,
+    });
+  }
+
+  if (!sent(body.idempotency_key)) throw new ValidationError('idempotency_key', 'is required');
+  const idempotency_key = checkString('idempotency_key', body.idempotency_key);
+  const timestamp = optionalDateTime(body, 'timestamp');
+
+  const strings = {} as Record<PlainStringField, string | null>;
+  for (const f of PLAIN_STRING_FIELDS) strings[f] = optionalString(body, f);
+  const tokens = {} as Record<TokenField, number | null>;
+  for (const f of TOKEN_FIELDS) tokens[f] = optionalTokens(body, f);
+
+  let quantity: number | null = null;
+  if (sent(body.quantity)) {
+    if (typeof body.quantity !== 'number' || !Number.isFinite(body.quantity)) throw new ValidationError('quantity', 'must be a finite number');
+    if (body.quantity < 0) throw new ValidationError('quantity', 'must be at least 0');
+    quantity = body.quantity;
+  }
+  const cost_override = costOverride(body);
+
+  let span_kind: SpanKind | null = null;
+  if (sent(body.span_kind)) {
+    if (!SPAN_KINDS.includes(body.span_kind as SpanKind)) throw new ValidationError('span_kind', `must be one of ${SPAN_KINDS.join(', ')}`);
+    span_kind = body.span_kind as SpanKind;
+  }
+  const started_at = optionalDateTime(body, 'started_at');
+  const { metadata, json } = metadataOf(body);
+
+  if (strings.metric === null) {
+    // An LLM call: the model and both token counts are required; unit/quantity mean a metric.
+    if (strings.model === null) throw new ValidationError('model', 'is required when metric is omitted');
+    if (tokens.input_tokens === null) throw new ValidationError('input_tokens', 'is required when metric is omitted');
+    if (tokens.output_tokens === null) throw new ValidationError('output_tokens', 'is required when metric is omitted');
+    if (strings.unit !== null || quantity !== null) {
+      throw new ValidationError('metric', `is required when ${strings.unit !== null ? 'unit' : 'quantity'} is sent`);
+    }
+  } else {
+    if (strings.unit === null) throw new ValidationError('unit', 'is required when metric is sent');
+    if (quantity === null) throw new ValidationError('quantity', 'is required when metric is sent');
+    if (strings.model === null && strings.provider === null) {
+      throw new ValidationError('model', 'model or provider is required when metric is sent');
+    }
+  }
+
+  const event: ValidatedEvent = {
+    idempotency_key,
+    timestamp,
+    ...strings,
+    ...tokens,
+    quantity,
+    cost_override,
+    span_kind,
+    started_at,
+    agent_id: attribution(body, metadata, 'agent_id'),
+    workflow_id: attribution(body, metadata, 'workflow_id'),
+    feature: attribution(body, metadata, 'feature'),
+    metadata,
+    metadata_json: json,
+  };
+  checkDimensions(event, dimensions);
+  return event;
+}
