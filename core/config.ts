@@ -22,6 +22,12 @@ export interface Config {
   rateLimitIngestPerMinute: number;
   rateLimitReadPer15Minutes: number;
   topicPartitions: number;
+  /** The processor flushes a partition's buffer to the lake at this many rows... */
+  processorFlushMaxRows: number;
+  /** ...or once its oldest buffered record waited this long (freshness). */
+  processorFlushMaxDelayMs: number;
+  /** Kafka session timeout of the processor's group membership (how soon a dead member's partitions move). */
+  processorSessionTimeoutMs: number;
   logLevel: string;
 }
 
@@ -59,6 +65,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitIngestPerMinute: int(env, 'RATE_LIMIT_INGEST_PER_MINUTE', 100),
     rateLimitReadPer15Minutes: int(env, 'RATE_LIMIT_READ_PER_15_MINUTES', 100),
     topicPartitions: int(env, 'KAFKA_TOPIC_PARTITIONS', 4),
+    processorFlushMaxRows: int(env, 'PROCESSOR_FLUSH_MAX_ROWS', 10_000),
+    processorFlushMaxDelayMs: int(env, 'PROCESSOR_FLUSH_MAX_DELAY_MS', 500),
+    processorSessionTimeoutMs: int(env, 'PROCESSOR_SESSION_TIMEOUT_MS', 30_000, 6_000),
     logLevel: str(env, 'LOG_LEVEL') ?? 'info',
   };
 }

@@ -2,5 +2,6 @@
 import { startApi } from '../api/service.js';
 import { startIngest } from '../ingest/service.js';
 import type { StartService } from '../core/process-host.js';
+import { startProcessor } from '../processor/service.js';
 
-export const allInOneServices: StartService[] = [startIngest, startApi];
+export const allInOneServices: StartService[] = [startIngest, startProcessor, startApi];

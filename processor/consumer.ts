@@ -1,0 +1,294 @@
+// The processor's consumer: kafkajs group `marginal-processor` on usage-events, eachBatch with
+// autoCommit off. Per assigned partition it loads the lake manifest and fetches from its next
+// offset, decodes and prices each record into that partition's buffer, and flushes the buffer to
+// the lake by size (flushMaxRows) or age (flushMaxDelayMs). A flush writes files, then the
+// manifest, then commits the offset (see PartitionWorker for the exactly-once rule). On a
+// rebalance, partitions that went elsewhere drop their buffers: nothing past the manifest was
+// committed, so their next owner starts exactly where the lake ends.
+import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
+import { USAGE_EVENTS_TOPIC } from '../core/kafka/client.js';
+import type { Logger } from '../core/logger.js';
+import type { PricingRates } from '../core/pricing/price-event.js';
+import type { RateBook } from '../core/pricing/rate-book.js';
+import type { UsageEventCodec } from '../core/registry/usage-event-codec.js';
+import type { DeadLetterQueue } from './dlq.js';
+import type { LakeWriter } from './lake/lake-writer.js';
+import { assignedPartitions, deadLetters, pricedEvents } from './metrics.js';
+import { PartitionWorker } from './partition-worker.js';
+import { priceRecord, type RecordOutcome } from './price-record.js';
+import { Repricer } from './repricing.js';
+
+export const PROCESSOR_GROUP_ID = 'marginal-processor';
+
+export interface ProcessorOptions {
+  kafka: Kafka;
+  codec: UsageEventCodec;
+  rateBook: RateBook;
+  lake: LakeWriter;
+  dlq: DeadLetterQueue;
+  logger: Logger;
+  groupId?: string;
+  /** Flush a partition at this many buffered rows. Default 10,000. */
+  flushMaxRows?: number;
+  /** Flush a partition once its oldest unflushed record waited this long. Default 500 ms. */
+  flushMaxDelayMs?: number;
+  /** Compact a partition's small files at most this often. Default 15 s. */
+  compactEveryMs?: number;
+  /** How often re-pricing looks for organizations whose rates changed. Default 1 s. */
+  repricingIntervalMs?: number;
+  /** Partitions whose batches are processed at once. Default 4. */
+  partitionsConsumedConcurrently?: number;
+  sessionTimeoutMs?: number;
+  clock?: () => Date;
+}
+
+const TICK_MS = 50;
+const HEARTBEAT_EVERY_MS = 1_000;
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Awaits `work`, calling heartbeat() every second meanwhile so a long flush keeps group membership. */
+async function withHeartbeat<T>(work: Promise<T>, heartbeat: () => Promise<void>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  let beat: Promise<void> = Promise.resolve();
+  const beating = new Promise<never>((_, reject) => {
+    timer = setInterval(() => {
+      beat = heartbeat().catch((err) => reject(err));
+    }, HEARTBEAT_EVERY_MS);
+  });
+  try {
+    return await Promise.race([work, beating]);
+  } finally {
+    clearInterval(timer);
+    await beat;
+  }
+}
+
+export class Processor {
+  private readonly workers = new Map<number, PartitionWorker>();
+  /** Partition → settles when a revoked worker has let go of its lake state. */
+  private readonly releasing = new Map<number, Promise<void>>();
+  private readonly flushMaxRows: number;
+  private readonly flushMaxDelayMs: number;
+  private readonly compactEveryMs: number;
+  private readonly clock: () => Date;
+  private readonly repricer: Repricer;
+  private timer: NodeJS.Timeout | null = null;
+  private stopping = false;
+  private stopped: Promise<void> | null = null;
+  /** True between a rebalance starting and the new assignment: no timer flushes meanwhile. */
+  private rebalancing = true;
+
+  private constructor(
+    private readonly opts: ProcessorOptions,
+    private readonly consumer: Consumer,
+  ) {
+    this.flushMaxRows = opts.flushMaxRows ?? 10_000;
+    this.flushMaxDelayMs = opts.flushMaxDelayMs ?? 500;
+    this.compactEveryMs = opts.compactEveryMs ?? 15_000;
+    this.clock = opts.clock ?? (() => new Date());
+    this.repricer = new Repricer({
+      lake: opts.lake,
+      rateBook: opts.rateBook,
+      logger: opts.logger,
+      clock: this.clock,
+      intervalMs: opts.repricingIntervalMs ?? 1_000,
+      workers: () => [...this.workers.values()],
+    });
+  }
+
+  /** Joins the group and starts consuming; resolves once the consumer runs. */
+  static async start(opts: ProcessorOptions): Promise<Processor> {
+    const consumer = opts.kafka.consumer({
+      groupId: opts.groupId ?? PROCESSOR_GROUP_ID,
+      sessionTimeout: opts.sessionTimeoutMs ?? 30_000,
+      rebalanceTimeout: 60_000,
+      heartbeatInterval: 3_000,
+      maxBytesPerPartition: 4 * 1024 * 1024,
+      maxBytes: 16 * 1024 * 1024,
+      maxWaitTimeInMs: 250,
+    });
+    const processor = new Processor(opts, consumer);
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => processor.onAssignment(payload.memberAssignment[USAGE_EVENTS_TOPIC] ?? []));
+    consumer.on(consumer.events.REBALANCING, () => {
+      processor.rebalancing = true;
+    });
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      processor.rebalancing = true;
+      opts.logger.error({ err: payload.error, restart: payload.restart }, 'consumer crashed');
+    });
+    await consumer.connect();
+    await consumer.subscribe({ topic: USAGE_EVENTS_TOPIC, fromBeginning: true });
+    await consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: true,
+      partitionsConsumedConcurrently: opts.partitionsConsumedConcurrently ?? 4,
+      eachBatch: (payload) => processor.eachBatch(payload),
+    });
+    processor.timer = setInterval(() => processor.tick(), TICK_MS);
+    processor.repricer.start();
+    return processor;
+  }
+
+  /** Partitions this processor owns now. */
+  get partitions(): number[] {
+    return [...this.workers.keys()].sort((a, b) => a - b);
+  }
+
+  private workerFor(partition: number): PartitionWorker {
+    let w = this.workers.get(partition);
+    if (!w) {
+      w = new PartitionWorker(
+        partition,
+        {
+          lake: this.opts.lake,
+          logger: this.opts.logger,
+          compactEveryMs: this.compactEveryMs,
+          commit: (p, offset) => this.consumer.commitOffsets([{ topic: USAGE_EVENTS_TOPIC, partition: p, offset: String(offset) }]),
+          seek: (p, offset) => this.consumer.seek({ topic: USAGE_EVENTS_TOPIC, partition: p, offset: String(offset) }),
+        },
+        this.releasing.get(partition),
+      );
+      this.workers.set(partition, w);
+      assignedPartitions.set(this.workers.size);
+    }
+    return w;
+  }
+
+  private onAssignment(partitions: number[]): void {
+    const assigned = new Set(partitions);
+    for (const [p, w] of this.workers) {
+      if (assigned.has(p)) continue;
+      this.workers.delete(p);
+      const released = w.revoke().catch((err) => this.opts.logger.error({ err, partition: p }, 'release failed'));
+      this.releasing.set(p, released);
+      void released.then(() => {
+        if (this.releasing.get(p) === released) this.releasing.delete(p);
+      });
+    }
+    // Load newly assigned partitions now rather than on their first batch.
+    for (const p of assigned) this.workerFor(p);
+    assignedPartitions.set(this.workers.size);
+    this.rebalancing = false;
+    this.opts.logger.info({ partitions: [...assigned].sort((a, b) => a - b) }, 'partitions assigned');
+  }
+
+  private async eachBatch({ batch, heartbeat, isRunning, isStale }: EachBatchPayload): Promise<void> {
+    if (this.stopping || isStale()) return;
+    const w = this.workerFor(batch.partition);
+    await withHeartbeat(w.ready, heartbeat);
+    if (this.stopping || w.revoked || isStale()) return;
+    if (w.needsSeek) {
+      // Fetch from the manifest's next offset, whatever the group's committed offset says.
+      this.consumer.seek({ topic: USAGE_EVENTS_TOPIC, partition: w.partition, offset: String(w.position) });
+      w.sought();
+      return;
+    }
+    w.updateLag(Number(batch.highWatermark));
+    await withHeartbeat(
+      w.lock.run(() => this.consumeBatch(w, batch.messages, heartbeat, () => !this.stopping && isRunning() && !isStale())),
+      heartbeat,
+    );
+    if (w.bufferedRows >= this.flushMaxRows || w.bufferAgeMs() >= this.flushMaxDelayMs) {
+      // One flush runs at a time; waiting here for the previous one is the backpressure.
+      if (w.flushing) await withHeartbeat(w.flushAll(), heartbeat);
+      else void w.startFlush();
+    }
+  }
+
+  private async consumeBatch(w: PartitionWorker, messages: KafkaMessage[], heartbeat: () => Promise<void>, live: () => boolean): Promise<void> {
+    const generation = w.generation;
+    const rates = new Map<string, Promise<PricingRates>>();
+    const ratesFor = (org: string) => {
+      let r = rates.get(org);
+      if (!r) {
+        r = this.opts.rateBook.ratesFor(org);
+        rates.set(org, r);
+        r.catch(() => rates.delete(org));
+      }
+      return r;
+    };
+    for (const m of messages) {
+      if (!live() || w.generation !== generation || w.needsSeek) return;
+      const offset = Number(m.offset);
+      if (offset < w.position) continue; // buffered or durable already
+      if (offset > w.position) {
+        if (w.soughtTo !== w.position) {
+          // The group's committed offset ran ahead of the manifest (a fenced writer committed):
+          // go back to where the lake ends.
+          this.consumer.seek({ topic: USAGE_EVENTS_TOPIC, partition: w.partition, offset: String(w.position) });
+          w.sought();
+          return;
+        }
+        this.opts.logger.warn({ partition: w.partition, from: w.position, to: offset }, 'offsets missing from the log (retention?); skipping them');
+        w.skipTo(offset);
+      }
+      const outcome = await this.retrying(heartbeat, 'price record', () =>
+        priceRecord({ key: m.key, value: m.value, offset, timestamp: m.timestamp }, w.partition, this.clock(), { codec: this.opts.codec, ratesFor }),
+      );
+      if (outcome === undefined || w.generation !== generation) return;
+      if (outcome.deadLetter) {
+        const sent = await this.retrying(heartbeat, 'send dead letter', () => this.opts.dlq.send([outcome.deadLetter!]));
+        if (sent === undefined || w.generation !== generation) return;
+        deadLetters.inc({ reason: outcome.deadLetter.reason });
+      }
+      this.count(outcome);
+      w.accept(outcome.row, offset);
+    }
+  }
+
+  private count(outcome: RecordOutcome): void {
+    if (outcome.row) pricedEvents.inc({ status: outcome.row.status });
+    else pricedEvents.inc({ status: 'failed' });
+  }
+
+  /**
+   * Retries faults a retry can cure (registry, control plane or broker unreachable) with backoff,
+   * heartbeating meanwhile. Returns undefined when the processor stops first.
+   */
+  private async retrying<T>(heartbeat: () => Promise<void>, what: string, fn: () => Promise<T>): Promise<T | undefined> {
+    for (let attempt = 0; ; attempt++) {
+      if (this.stopping) return undefined;
+      try {
+        return await fn();
+      } catch (err) {
+        this.opts.logger.warn({ err, attempt }, `${what} failed; retrying`);
+        await sleep(Math.min(5_000, 100 * 2 ** Math.min(attempt, 6)));
+        await heartbeat();
+      }
+    }
+  }
+
+  /** Flushes partitions whose oldest record waited long enough while no batch arrives for them. */
+  private tick(): void {
+    if (this.stopping || this.rebalancing) return;
+    const now = performance.now();
+    for (const w of this.workers.values()) {
+      if (w.revoked || w.flushing || !w.hasUnflushed || w.needsSeek) continue;
+      if (w.bufferAgeMs(now) >= this.flushMaxDelayMs) void w.startFlush();
+    }
+  }
+
+  /** Makes everything consumed durable, leaves the group, and releases the lake. */
+  stop(): Promise<void> {
+    this.stopped ??= (async () => {
+      this.stopping = true;
+      if (this.timer) clearInterval(this.timer);
+      await this.repricer.stop();
+      const workers = [...this.workers.values()];
+      await Promise.all(
+        workers.map((w) =>
+          w.lock.run(async () => {
+            await w.ready.catch(() => undefined);
+            if (!w.revoked && !w.needsSeek) await w.flushAll();
+          }).catch((err) => this.opts.logger.error({ err, partition: w.partition }, 'final flush failed')),
+        ),
+      );
+      await this.consumer.disconnect();
+      await Promise.all(workers.map((w) => w.revoke().catch(() => undefined)));
+      this.workers.clear();
+      assignedPartitions.set(0);
+    })();
+    return this.stopped;
+  }
+}

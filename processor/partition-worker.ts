@@ -1,0 +1,239 @@
+// What the processor holds for one assigned partition: the priced rows not yet in the lake, the
+// offset after the last of them (`position`), the offset the lake's manifest has made durable,
+// and at most one flush in flight. Exactly once: rows are only ever handed to the lake together
+// with the offset that follows them, the lake skips anything below its manifest's next offset,
+// and whenever the worker's picture may be wrong (a failed or fenced write, a new owner) it drops
+// its buffer and starts again from the manifest. Kafka offset commits follow the manifest and
+// only tell the group where to fetch; they are never trusted over it.
+import type { LakeEventRow } from '../core/lake/events-schema.js';
+import type { Logger } from '../core/logger.js';
+import { LakeFencedError, type LakeWriter } from './lake/lake-writer.js';
+import { compactionDuration, consumerLag, duplicateRows, flushDuration, flushedRows, partitionResets } from './metrics.js';
+
+/** Runs critical sections one at a time, in call order. */
+export class SerialLock {
+  private tail: Promise<unknown> = Promise.resolve();
+  private held = 0;
+
+  get locked(): boolean {
+    return this.held > 0;
+  }
+
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    this.held++;
+    const result = this.tail.then(fn);
+    this.tail = result.catch(() => undefined).finally(() => this.held--);
+    return result;
+  }
+}
+
+export interface PartitionWorkerDeps {
+  lake: LakeWriter;
+  logger: Logger;
+  /** Tells the consumer group the partition's durable position (best effort). */
+  commit(partition: number, nextOffset: number): Promise<void>;
+  /** Re-positions the consumer's fetch for this partition. */
+  seek(partition: number, offset: number): void;
+  compactEveryMs: number;
+}
+
+export class PartitionWorker {
+  /** Serializes batch processing, re-pricing and stop-time flushes of this partition. */
+  readonly lock = new SerialLock();
+  /** Next offset to consume: everything below it is buffered or durable. */
+  position = 0;
+  /** The manifest's next offset after our last successful flush. */
+  durable = 0;
+  /** Offset the consumer was last told to seek to (a gap right after it is accepted). */
+  soughtTo = -1;
+  /** Set when the consumer must be re-positioned at `position` before consuming more. */
+  needsSeek = false;
+  highWatermark = -1;
+  /** Bumped whenever buffered work is dropped; work started under an older value is ignored. */
+  generation = 0;
+  revoked = false;
+  /** Resolves once the partition is loaded from its manifest (after assignment or a reset). */
+  ready: Promise<void>;
+  /** Organization → rates_version its pending rows were last re-priced at (this assignment). */
+  readonly repricedVersions = new Map<string, number>();
+
+  private buffer: LakeEventRow[] = [];
+  private bufferSince: number | null = null;
+  private inflight: Promise<void> | null = null;
+  private lastCompaction = performance.now();
+  private failures = 0;
+
+  constructor(
+    readonly partition: number,
+    private readonly deps: PartitionWorkerDeps,
+    /** Settles when the previous owner of this partition in this process let go of it. */
+    released: Promise<void> = Promise.resolve(),
+  ) {
+    this.ready = released.then(() => this.load(this.generation));
+  }
+
+  get bufferedRows(): number {
+    return this.buffer.length;
+  }
+
+  get flushing(): boolean {
+    return this.inflight !== null;
+  }
+
+  /** Milliseconds the oldest unflushed record has waited, 0 when nothing waits. */
+  bufferAgeMs(now = performance.now()): number {
+    return this.bufferSince === null ? 0 : now - this.bufferSince;
+  }
+
+  /** Whether consumed records are waiting for a flush (rows, or offsets of records without rows). */
+  get hasUnflushed(): boolean {
+    return this.position > this.durable || this.buffer.length > 0;
+  }
+
+  /** Takes a consumed record: its row (if any) joins the buffer and position moves past it. */
+  accept(row: LakeEventRow | null, offset: number): void {
+    if (row) this.buffer.push(row);
+    this.position = offset + 1;
+    this.bufferSince ??= performance.now();
+  }
+
+  /** Accepts that offsets [position, offset) do not exist (retention, or a seek that landed later). */
+  skipTo(offset: number): void {
+    this.position = offset;
+    this.bufferSince ??= performance.now();
+  }
+
+  updateLag(highWatermark?: number): void {
+    if (highWatermark !== undefined) this.highWatermark = highWatermark;
+    if (this.highWatermark >= 0) consumerLag.set({ partition: String(this.partition) }, Math.max(0, this.highWatermark - this.durable));
+  }
+
+  /**
+   * Hands the buffer and the position after it to the lake, unless a flush is already running
+   * (one at a time keeps flushes in offset order). Returns the running flush.
+   */
+  startFlush(): Promise<void> {
+    if (this.inflight) return this.inflight;
+    if (this.revoked || !this.hasUnflushed) return Promise.resolve();
+    const rows = this.buffer;
+    const nextOffset = this.position;
+    const generation = this.generation;
+    this.buffer = [];
+    this.bufferSince = null;
+    const run = this.flush(rows, nextOffset, generation).finally(() => {
+      if (this.inflight === run) this.inflight = null;
+    });
+    this.inflight = run;
+    return run;
+  }
+
+  /** Waits for the running flush, then flushes whatever is buffered, and waits for that too. */
+  async flushAll(): Promise<void> {
+    if (this.inflight) await this.inflight;
+    await this.startFlush();
+  }
+
+  private async flush(rows: LakeEventRow[], nextOffset: number, generation: number): Promise<void> {
+    const started = performance.now();
+    try {
+      const result = await this.deps.lake.flush(this.partition, rows, nextOffset);
+      if (generation !== this.generation) return;
+      this.durable = nextOffset;
+      this.failures = 0;
+      flushDuration.observe((performance.now() - started) / 1000);
+      flushedRows.inc(result.written);
+      if (result.duplicates > 0) duplicateRows.inc(result.duplicates);
+      this.updateLag();
+      this.deps.commit(this.partition, nextOffset).catch((err) =>
+        this.deps.logger.debug({ err, partition: this.partition, nextOffset }, 'offset commit failed; the manifest stays authoritative'),
+      );
+      if (performance.now() - this.lastCompaction >= this.deps.compactEveryMs) await this.compact(generation);
+    } catch (err) {
+      if (generation !== this.generation) return;
+      this.reset(err);
+    }
+  }
+
+  private async compact(generation: number): Promise<void> {
+    this.lastCompaction = performance.now();
+    const started = performance.now();
+    try {
+      const result = await this.deps.lake.compactPartition(this.partition);
+      compactionDuration.observe((performance.now() - started) / 1000);
+      if (result.groups > 0) this.deps.logger.debug({ partition: this.partition, ...result }, 'compacted');
+    } catch (err) {
+      // A failed compaction leaves the manifest as it was; only a fence means we lost the partition.
+      if (generation === this.generation && err instanceof LakeFencedError) this.reset(err);
+      else this.deps.logger.warn({ err, partition: this.partition }, 'compaction failed');
+    }
+  }
+
+  /**
+   * Drops buffered rows and reloads from the manifest: after a failed flush (nothing of it became
+   * visible, or all of it did; the manifest says which) or a fence (another processor wrote the
+   * manifest). The consumer is re-positioned at the manifest's next offset.
+   */
+  reset(cause: unknown): void {
+    if (this.revoked) return;
+    const fenced = cause instanceof LakeFencedError;
+    partitionResets.inc({ cause: fenced ? 'fenced' : 'error' });
+    this.failures++;
+    const delay = fenced ? 0 : Math.min(30_000, 250 * 2 ** Math.min(this.failures, 7));
+    if (fenced) this.deps.logger.info({ partition: this.partition }, 'another processor wrote this partition (rebalance); reloading it from its manifest');
+    else this.deps.logger.error({ err: cause, partition: this.partition, retryInMs: delay }, 'lake write failed; reloading the partition from its manifest');
+    this.generation++;
+    this.buffer = [];
+    this.bufferSince = null;
+    const previous = this.inflight;
+    const generation = this.generation;
+    this.ready = (async () => {
+      await previous?.catch(() => undefined);
+      if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+      await this.deps.lake.releasePartition(this.partition);
+      await this.load(generation);
+    })();
+  }
+
+  /** Reads the manifest (retrying until it can) and positions the worker at its next offset. */
+  private async load(generation: number): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      if (this.revoked || generation !== this.generation) return;
+      try {
+        const view = await this.deps.lake.readManifest(this.partition);
+        if (this.revoked || generation !== this.generation) return;
+        this.position = view.nextOffset;
+        this.durable = view.nextOffset;
+        this.repricedVersions.clear();
+        this.needsSeek = true;
+        this.updateLag();
+        return;
+      } catch (err) {
+        this.deps.logger.error({ err, partition: this.partition }, 'cannot read the partition manifest; retrying');
+        await this.deps.lake.releasePartition(this.partition).catch(() => undefined);
+        await new Promise((r) => setTimeout(r, Math.min(10_000, 250 * 2 ** Math.min(attempt, 6))));
+      }
+    }
+  }
+
+  /** The consumer was told to fetch from `position`. */
+  sought(): void {
+    this.needsSeek = false;
+    this.soughtTo = this.position;
+  }
+
+  /**
+   * The partition went to another member (or the processor stops without flushing): buffered rows
+   * are dropped — their offsets were never committed past the manifest, so the next owner reads
+   * them again — and the lake state is released once any running flush has settled.
+   */
+  async revoke(): Promise<void> {
+    this.revoked = true;
+    this.generation++;
+    this.buffer = [];
+    this.bufferSince = null;
+    consumerLag.remove({ partition: String(this.partition) });
+    await this.inflight?.catch(() => undefined);
+    await this.ready.catch(() => undefined);
+    await this.deps.lake.releasePartition(this.partition);
+  }
+}

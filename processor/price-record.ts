@@ -1,0 +1,98 @@
+// One consumed record → what the lake and the DLQ get: decode, price, map. Never throws for a bad
+// record: bytes that cannot be decoded go to the DLQ (and, when the record key names an
+// organization, a `failed` stand-in row keeps status_counts honest); an event that decodes but
+// cannot be priced or stored as sent becomes a `failed` row with its reason. Only faults that a
+// retry can cure (the registry or the control plane unreachable) are thrown.
+import { isUuid } from '../core/ids.js';
+import type { LakeEventRow } from '../core/lake/events-schema.js';
+import { priceEvent, type PricingRates } from '../core/pricing/price-event.js';
+import { UndecodableEventError, type UsageEventCodec } from '../core/registry/usage-event-codec.js';
+import type { DeadLetter } from './dlq.js';
+import { costFits, failedLakeRow, toLakeRow, undecodableLakeRow, unstorableFields, type RecordPosition } from './to-lake-row.js';
+
+export interface ConsumedRecord {
+  key: Buffer | null;
+  value: Buffer | null;
+  offset: number;
+  /** Kafka record timestamp, epoch ms as a string. */
+  timestamp: string;
+}
+
+export interface RecordOutcome {
+  /** The row to store, or null when nothing can be stored for this record. */
+  row: LakeEventRow | null;
+  /** Set when the record goes to the DLQ. */
+  deadLetter: DeadLetter | null;
+}
+
+export interface RecordPricingDeps {
+  codec: UsageEventCodec;
+  /** The organization's rates (cached by the caller for the batch). */
+  ratesFor(organizationId: string): Promise<PricingRates>;
+}
+
+// The lake files rows under org=<id>; ingest only ever writes UUIDs there.
+function organizationOf(text: string | null): string | null {
+  return text !== null && isUuid(text) ? text.toLowerCase() : null;
+}
+
+function recordTime(record: ConsumedRecord): Date {
+  const ms = Number(record.timestamp);
+  return new Date(Number.isFinite(ms) ? ms : 0);
+}
+
+export async function priceRecord(
+  record: ConsumedRecord,
+  partition: number,
+  pricedAt: Date,
+  deps: RecordPricingDeps,
+): Promise<RecordOutcome> {
+  const at: RecordPosition = { partition, offset: record.offset, pricedAt };
+  const letter = (reason: string, detail: string): DeadLetter => ({
+    key: record.key,
+    value: record.value,
+    sourcePartition: partition,
+    sourceOffset: record.offset,
+    sourceTimestamp: record.timestamp,
+    reason,
+    detail,
+  });
+
+  let event;
+  try {
+    event = await deps.codec.decode(record.value ?? Buffer.alloc(0));
+  } catch (e) {
+    if (!(e instanceof UndecodableEventError)) throw e; // registry unreachable: retry, never DLQ
+    const org = organizationOf(record.key?.toString('utf8') ?? null);
+    const reason = `undecodable record (${e.reason}): ${e.message}; copied to usage-events.dlq`;
+    return {
+      row: org === null ? null : undecodableLakeRow(org, reason, at, recordTime(record)),
+      deadLetter: letter(e.reason, e.message),
+    };
+  }
+
+  // A canonical UUID is what the lake and the control plane expect; anything else is a
+  // producer bug that no retry or re-pricing can mend.
+  if (organizationOf(event.organization_id) !== event.organization_id) {
+    return {
+      row: null,
+      deadLetter: letter('invalid_organization_id', `organization_id ${JSON.stringify(event.organization_id)} is not a lowercase UUID`),
+    };
+  }
+
+  const bad = unstorableFields(event);
+  if (bad.length > 0) {
+    return { row: failedLakeRow(event, `invalid values: ${bad.join(', ')}`, at, recordTime(record)), deadLetter: null };
+  }
+  const rates = await deps.ratesFor(event.organization_id);
+  let cost;
+  try {
+    cost = priceEvent(event, rates);
+  } catch (e) {
+    return { row: failedLakeRow(event, `pricing failed: ${(e as Error).message}`, at, recordTime(record)), deadLetter: null };
+  }
+  if (!costFits(cost)) {
+    return { row: failedLakeRow(event, `cost ${cost.total_cost} exceeds DECIMAL(38,12)`, at, recordTime(record)), deadLetter: null };
+  }
+  return { row: toLakeRow(event, cost, at), deadLetter: null };
+}

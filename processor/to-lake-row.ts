@@ -1,0 +1,246 @@
+// Pure mapping from what the processor consumed to what the lake stores: a decoded UsageEvent and
+// its PricedCost (or the reason it could not be priced, or the fact that it could not be decoded)
+// plus its Kafka position become one LakeEventRow. Invariant: every row built here is storable —
+// the lake's appender and DECIMAL(38,12) casts accept it — so one bad event can never wedge a
+// partition's flush; a value the lake cannot hold turns the event into `failed` with a reason.
+import { eventIdFor } from '../core/ids.js';
+import type { EventStatus, LakeEventRow } from '../core/lake/events-schema.js';
+import { isDecimalString } from '../core/money.js';
+import type { PriceableEvent, PricedCost } from '../core/pricing/price-event.js';
+import type { UsageEvent } from '../schemas/usage-event.js';
+
+/** Where a record sat in Kafka and when the processor priced it. */
+export interface RecordPosition {
+  partition: number;
+  offset: number;
+  pricedAt: Date;
+}
+
+const TOKEN_FIELDS = [
+  'input_tokens',
+  'output_tokens',
+  'cache_creation_input_tokens',
+  'cache_read_input_tokens',
+  'reasoning_tokens',
+] as const;
+
+const COST_FIELDS = ['input_cost', 'output_cost', 'cache_creation_cost', 'cache_read_cost', 'reasoning_cost', 'unit_cost'] as const;
+
+// DECIMAL(38,12) holds at most 26 integer digits; a longer value would make the flush's cast throw.
+const MAX_INTEGER_DIGITS = 26;
+
+/** Whether a decimal string fits the lake's money column. */
+export function fitsMoneyColumn(value: string): boolean {
+  if (!isDecimalString(value)) return false;
+  const integer = value.replace(/^-/, '').split('.')[0]!.replace(/^0+/, '');
+  return integer.length <= MAX_INTEGER_DIGITS;
+}
+
+function validDate(d: unknown): d is Date {
+  return d instanceof Date && Number.isFinite(d.getTime());
+}
+
+/** What in a decoded event the lake cannot hold, or null when everything fits. */
+export function unstorableFields(event: UsageEvent): string[] {
+  const bad: string[] = [];
+  if (!validDate(event.received_at)) bad.push('received_at');
+  if (!validDate(event.timestamp)) bad.push('timestamp');
+  if (event.started_at !== null && !validDate(event.started_at)) bad.push('started_at');
+  for (const f of TOKEN_FIELDS) {
+    const v = event[f];
+    if (v !== null && !(Number.isSafeInteger(v) && v >= 0)) bad.push(f);
+  }
+  if (event.quantity !== null && !Number.isFinite(event.quantity)) bad.push('quantity');
+  if (event.cost_override !== null && !fitsMoneyColumn(event.cost_override)) bad.push('cost_override');
+  return bad;
+}
+
+function baseRow(event: UsageEvent, at: RecordPosition): Omit<LakeEventRow, (typeof COST_FIELDS)[number] | 'total_cost' | 'status' | 'status_reason' | 'rate_card_slug'> {
+  return {
+    event_id: event.event_id,
+    organization_id: event.organization_id,
+    idempotency_key: event.idempotency_key,
+    api_key_id: event.api_key_id,
+    owner_user_id: event.owner_user_id,
+    subscription_id: event.subscription_id,
+    received_at: event.received_at,
+    event_timestamp: event.timestamp,
+    user_id: event.user_id,
+    end_user_id: event.end_user_id,
+    model: event.model,
+    provider: event.provider,
+    metric: event.metric,
+    unit: event.unit,
+    quantity: event.quantity,
+    input_tokens: event.input_tokens,
+    output_tokens: event.output_tokens,
+    cache_creation_input_tokens: event.cache_creation_input_tokens,
+    cache_read_input_tokens: event.cache_read_input_tokens,
+    reasoning_tokens: event.reasoning_tokens,
+    cost_override: event.cost_override,
+    session_id: event.session_id,
+    span_id: event.span_id,
+    parent_span_id: event.parent_span_id,
+    span_name: event.span_name,
+    span_kind: event.span_kind,
+    started_at: event.started_at,
+    timestamp_provided: event.timestamp_provided,
+    agent_id: event.agent_id,
+    workflow_id: event.workflow_id,
+    feature: event.feature,
+    metadata: event.metadata,
+    flag_reason: event.flag_reason,
+    kafka_partition: at.partition,
+    kafka_offset: at.offset,
+    priced_at: at.pricedAt,
+  };
+}
+
+/** The lake row of a priced event. The caller has checked unstorableFields(event) is empty. */
+export function toLakeRow(event: UsageEvent, cost: PricedCost, at: RecordPosition): LakeEventRow {
+  return {
+    ...baseRow(event, at),
+    input_cost: cost.input_cost,
+    output_cost: cost.output_cost,
+    cache_creation_cost: cost.cache_creation_cost,
+    cache_read_cost: cost.cache_read_cost,
+    reasoning_cost: cost.reasoning_cost,
+    unit_cost: cost.unit_cost,
+    total_cost: cost.total_cost,
+    status: cost.status,
+    status_reason: cost.status === 'completed' ? null : cost.pending_reason,
+    rate_card_slug: cost.rate_card_slug,
+  };
+}
+
+/** Whether every cost of a priced result fits the lake's money column. */
+export function costFits(cost: PricedCost): boolean {
+  return fitsMoneyColumn(cost.total_cost) && COST_FIELDS.every((f) => cost[f] === null || fitsMoneyColumn(cost[f]!));
+}
+
+/**
+ * The row of an event that decoded but cannot be priced or stored as sent (a bug or invalid data):
+ * status `failed`, zero cost, `reason` kept, and every field the lake cannot hold set to null
+ * (timestamps the lake needs fall back to the Kafka record's timestamp).
+ */
+export function failedLakeRow(event: UsageEvent, reason: string, at: RecordPosition, recordTimestamp: Date): LakeEventRow {
+  const bad = new Set(unstorableFields(event));
+  const clean = { ...event };
+  if (bad.has('received_at')) clean.received_at = recordTimestamp;
+  if (bad.has('timestamp')) clean.timestamp = clean.received_at;
+  if (bad.has('started_at')) clean.started_at = null;
+  for (const f of TOKEN_FIELDS) if (bad.has(f)) clean[f] = null;
+  if (bad.has('quantity')) clean.quantity = null;
+  if (bad.has('cost_override')) clean.cost_override = null;
+  return {
+    ...baseRow(clean, at),
+    input_cost: null,
+    output_cost: null,
+    cache_creation_cost: null,
+    cache_read_cost: null,
+    reasoning_cost: null,
+    unit_cost: null,
+    total_cost: '0',
+    status: 'failed',
+    status_reason: reason,
+    rate_card_slug: null,
+  };
+}
+
+/**
+ * The row standing for a record that could not be decoded at all (it also goes to the DLQ), so
+ * the organization named by the record key sees it in status_counts.failed. Its event_id is
+ * derived from the Kafka position because the real one is inside the unreadable bytes.
+ */
+export function undecodableLakeRow(organizationId: string, reason: string, at: RecordPosition, recordTimestamp: Date): LakeEventRow {
+  const idempotencyKey = `undecodable:${at.partition}:${at.offset}`;
+  return {
+    event_id: eventIdFor(organizationId, idempotencyKey),
+    organization_id: organizationId,
+    idempotency_key: idempotencyKey,
+    api_key_id: '',
+    owner_user_id: null,
+    subscription_id: null,
+    received_at: recordTimestamp,
+    event_timestamp: recordTimestamp,
+    user_id: null,
+    end_user_id: null,
+    model: null,
+    provider: null,
+    metric: null,
+    unit: null,
+    quantity: null,
+    input_tokens: null,
+    output_tokens: null,
+    cache_creation_input_tokens: null,
+    cache_read_input_tokens: null,
+    reasoning_tokens: null,
+    input_cost: null,
+    output_cost: null,
+    cache_creation_cost: null,
+    cache_read_cost: null,
+    reasoning_cost: null,
+    unit_cost: null,
+    total_cost: '0',
+    cost_override: null,
+    status: 'failed',
+    status_reason: reason,
+    rate_card_slug: null,
+    session_id: null,
+    span_id: null,
+    parent_span_id: null,
+    span_name: null,
+    span_kind: null,
+    started_at: null,
+    timestamp_provided: false,
+    agent_id: null,
+    workflow_id: null,
+    feature: null,
+    metadata: '{}',
+    flag_reason: null,
+    kafka_partition: at.partition,
+    kafka_offset: at.offset,
+    priced_at: at.pricedAt,
+  };
+}
+
+/** What pricing needs, read back from a stored row (re-pricing). */
+export function priceableFromRow(row: LakeEventRow): PriceableEvent {
+  return {
+    timestamp: row.event_timestamp,
+    model: row.model,
+    provider: row.provider,
+    metric: row.metric,
+    unit: row.unit,
+    quantity: row.quantity,
+    cost_override: row.cost_override,
+    input_tokens: row.input_tokens,
+    output_tokens: row.output_tokens,
+    cache_creation_input_tokens: row.cache_creation_input_tokens,
+    cache_read_input_tokens: row.cache_read_input_tokens,
+    reasoning_tokens: row.reasoning_tokens,
+  };
+}
+
+/**
+ * A stored row re-priced: the replacement when the new cost completes it, else null (the row stays
+ * as it is). Only the cost columns, status and priced_at change; identity and offsets never do.
+ */
+export function repricedLakeRow(row: LakeEventRow, cost: PricedCost, pricedAt: Date): LakeEventRow | null {
+  if (cost.status !== 'completed' || !costFits(cost)) return null;
+  const status: EventStatus = 'completed';
+  return {
+    ...row,
+    input_cost: cost.input_cost,
+    output_cost: cost.output_cost,
+    cache_creation_cost: cost.cache_creation_cost,
+    cache_read_cost: cost.cache_read_cost,
+    reasoning_cost: cost.reasoning_cost,
+    unit_cost: cost.unit_cost,
+    total_cost: cost.total_cost,
+    status,
+    status_reason: null,
+    rate_card_slug: cost.rate_card_slug,
+    priced_at: pricedAt,
+  };
+}

@@ -1,0 +1,218 @@
+// Fixtures for processor tests and the processor benchmark: usage events as ingest queues them,
+// a producer that writes them to usage-events in Confluent-framed Avro (key = organization id),
+// an in-process processor over a temp lake, and lake totals read back through LakeReader +
+// DuckDB (exact DECIMAL sums as strings, never floats).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import type { Kafka, Producer } from 'kafkajs';
+import { eventIdFor, endUserIdFor } from '../../core/ids.js';
+import { USAGE_EVENTS_TOPIC, createIdempotentProducer, createKafka, ensureTopics } from '../../core/kafka/client.js';
+import { LakeReader } from '../../core/lake/lake-reader.js';
+import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
+import type { ControlDb } from '../../core/control/db.js';
+import { createLogger } from '../../core/logger.js';
+import { RateBook } from '../../core/pricing/rate-book.js';
+import { createUsageEventCodec, type UsageEventCodec } from '../../core/registry/usage-event-codec.js';
+import { Processor, type ProcessorOptions } from '../../processor/consumer.js';
+import { DeadLetterQueue } from '../../processor/dlq.js';
+import { LakeWriter } from '../../processor/lake/lake-writer.js';
+import type { UsageEvent } from '../../schemas/usage-event.js';
+
+/** A valid usage event of `organizationId`; `fields` states what matters to the test. */
+export function usageEvent(organizationId: string, idempotencyKey: string, fields: Partial<UsageEvent> = {}): UsageEvent {
+  const timestamp = fields.timestamp ?? new Date('2025-06-02T10:00:00.000Z');
+  const userId = fields.user_id === undefined ? 'user-1' : fields.user_id;
+  return {
+    event_id: eventIdFor(organizationId, idempotencyKey),
+    organization_id: organizationId,
+    idempotency_key: idempotencyKey,
+    api_key_id: 'key-test',
+    owner_user_id: null,
+    subscription_id: null,
+    received_at: fields.received_at ?? timestamp,
+    timestamp,
+    timestamp_provided: true,
+    user_id: userId,
+    end_user_id: userId === null ? null : endUserIdFor(organizationId, userId),
+    model: 'gpt-4o',
+    provider: 'openai',
+    metric: null,
+    unit: null,
+    quantity: null,
+    input_tokens: 100,
+    output_tokens: 10,
+    cache_creation_input_tokens: null,
+    cache_read_input_tokens: null,
+    reasoning_tokens: null,
+    cost_override: null,
+    session_id: null,
+    span_id: null,
+    parent_span_id: null,
+    span_name: null,
+    span_kind: null,
+    started_at: null,
+    agent_id: null,
+    workflow_id: null,
+    feature: null,
+    metadata: '{}',
+    flag_reason: null,
+    ...fields,
+  };
+}
+
+export class UsageEventProducer {
+  private constructor(
+    private readonly producer: Producer,
+    readonly codec: UsageEventCodec,
+  ) {}
+
+  static async open(kafka: Kafka, registryUrl: string): Promise<UsageEventProducer> {
+    const codec = await createUsageEventCodec(registryUrl);
+    const producer = createIdempotentProducer(kafka);
+    await producer.connect();
+    return new UsageEventProducer(producer, codec);
+  }
+
+  /** Encodes and sends, `chunk` records per request, each acknowledged by all replicas. */
+  async send(events: readonly UsageEvent[], chunk = 1_000): Promise<void> {
+    for (let i = 0; i < events.length; i += chunk) {
+      const slice = events.slice(i, i + chunk);
+      const messages = await Promise.all(slice.map(async (e) => ({ key: e.organization_id, value: await this.codec.encode(e) })));
+      await this.producer.send({ topic: USAGE_EVENTS_TOPIC, acks: -1, messages });
+    }
+  }
+
+  /** Sends raw record values (for undecodable-record tests). */
+  async sendRaw(records: { key: string | null; value: Buffer }[]): Promise<void> {
+    await this.producer.send({ topic: USAGE_EVENTS_TOPIC, acks: -1, messages: records });
+  }
+
+  async close(): Promise<void> {
+    await this.producer.disconnect();
+  }
+}
+
+export function tempLakeDir(label: string): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), `marginal-${label}-`));
+}
+
+export interface RunningProcessor {
+  processor: Processor;
+  lake: LakeWriter;
+  stop(): Promise<void>;
+}
+
+/** A processor in this process over `lakeDir`, with its own Kafka client, lake writer and DLQ producer. */
+export async function startInProcessProcessor(opts: {
+  brokers: string[];
+  registryUrl: string;
+  db: ControlDb;
+  lakeDir: string;
+  partitions?: number;
+  options?: Partial<ProcessorOptions>;
+}): Promise<RunningProcessor> {
+  const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'warn', 'processor-test');
+  const kafka = createKafka(opts.brokers, 'marginal-processor-test', { logLevel: 'error' });
+  await ensureTopics(kafka, { partitions: opts.partitions ?? 4 });
+  const codec = await createUsageEventCodec(opts.registryUrl);
+  const lake = await LakeWriter.open(opts.lakeDir);
+  const dlq = await DeadLetterQueue.open(kafka);
+  const processor = await Processor.start({
+    kafka,
+    codec,
+    rateBook: new RateBook(opts.db, 200),
+    lake,
+    dlq,
+    logger,
+    sessionTimeoutMs: 6_000,
+    ...opts.options,
+  });
+  return {
+    processor,
+    lake,
+    async stop() {
+      await processor.stop();
+      await dlq.close();
+      await lake.close();
+    },
+  };
+}
+
+export interface LakeTotals {
+  rows: number;
+  distinctEvents: number;
+  /** Exact sum of total_cost as DuckDB prints the DECIMAL ("0.000000000000" when empty). */
+  totalCost: string;
+  byStatus: Record<string, number>;
+  /** From the daily_costs rollup: sum(event_count) and sum(total_cost). */
+  rollupEvents: number;
+  rollupCost: string;
+}
+
+/** What the lake holds for one organization, read the way the api reads it. */
+export async function lakeTotals(lakeDir: string, organizationId: string): Promise<LakeTotals> {
+  const reader = await LakeReader.open(lakeDir, { refreshIntervalMs: 0 });
+  const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
+  const conn = await instance.connect();
+  try {
+    const org = sqlStringLiteral(organizationId);
+    const events = await reader.relation('events', organizationId);
+    const daily = await reader.relation('daily_costs', organizationId);
+    const totals = (
+      await conn.runAndReadAll(
+        `SELECT CAST(count(*) AS DOUBLE), CAST(count(DISTINCT event_id) AS DOUBLE), CAST(coalesce(sum(total_cost), 0) AS VARCHAR)
+         FROM ${events} WHERE organization_id = ${org}`,
+      )
+    ).getRows()[0]!;
+    const statuses = (
+      await conn.runAndReadAll(`SELECT status, CAST(count(*) AS DOUBLE) FROM ${events} WHERE organization_id = ${org} GROUP BY status`)
+    ).getRows();
+    const rollup = (
+      await conn.runAndReadAll(
+        `SELECT CAST(coalesce(sum(event_count), 0) AS DOUBLE), CAST(coalesce(sum(total_cost), 0) AS VARCHAR) FROM ${daily} WHERE organization_id = ${org}`,
+      )
+    ).getRows()[0]!;
+    return {
+      rows: totals[0] as number,
+      distinctEvents: totals[1] as number,
+      totalCost: totals[2] as string,
+      byStatus: Object.fromEntries(statuses.map((r) => [r[0] as string, r[1] as number])),
+      rollupEvents: rollup[0] as number,
+      rollupCost: rollup[1] as string,
+    };
+  } finally {
+    conn.closeSync();
+    instance.closeSync();
+  }
+}
+
+/** Event ids in the lake for one organization, with how often each appears. */
+export async function lakeEventIdCounts(lakeDir: string, organizationId: string): Promise<Map<string, number>> {
+  const reader = await LakeReader.open(lakeDir, { refreshIntervalMs: 0 });
+  const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
+  const conn = await instance.connect();
+  try {
+    const events = await reader.relation('events', organizationId);
+    const rows = (
+      await conn.runAndReadAll(
+        `SELECT event_id, CAST(count(*) AS DOUBLE) FROM ${events} WHERE organization_id = ${sqlStringLiteral(organizationId)} GROUP BY event_id`,
+      )
+    ).getRows();
+    return new Map(rows.map((r) => [r[0] as string, r[1] as number]));
+  } finally {
+    conn.closeSync();
+    instance.closeSync();
+  }
+}
+
+/** Polls `check` until it returns true or `timeoutMs` passes (then throws with `what`). */
+export async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs = 60_000, everyMs = 250): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
