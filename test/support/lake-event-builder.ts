@@ -2,6 +2,7 @@
 // that matter to it; the rest are valid, boring defaults.
 import { eventIdFor, endUserIdFor } from '../../core/ids.js';
 import type { LakeEventRow } from '../../core/lake/events-schema.js';
+import { Big } from '../../core/money.js';
 
 export const ORG_A = '0b9a5c1e-6f3d-4a8e-9c2b-1d7e5f4a3b21';
 export const ORG_B = '7c4e2a9d-1b3f-4e6a-8d5c-9f2e1a7b6c43';
@@ -59,4 +60,26 @@ export function lakeEvent(fields: Partial<LakeEventRow> & Pick<LakeEventRow, 'ka
     priced_at: new Date(event_timestamp.getTime() + 2000),
     ...fields,
   };
+}
+
+/**
+ * The event at `offset` of a deterministic stream (same offset → same event, same event_id):
+ * two organizations, three days, money with all 12 fractional digits in use.
+ */
+export function numberedEvent(offset: number, partition = 0): LakeEventRow {
+  const day = offset % 3;
+  const event_timestamp = new Date(Date.UTC(2025, 2, 10 + day, offset % 24, offset % 60));
+  const cents = String((offset * 7_919_113) % 1_000_000_000_000).padStart(12, '0');
+  return lakeEvent({
+    kafka_partition: partition,
+    kafka_offset: offset,
+    organization_id: offset % 4 === 0 ? ORG_B : ORG_A,
+    idempotency_key: `n-${offset}`,
+    event_timestamp,
+    received_at: new Date(event_timestamp.getTime() + 500),
+    user_id: `user-${offset % 5}`,
+    input_cost: `0.${cents}`,
+    output_cost: '0.000000000001',
+    total_cost: new Big(`0.${cents}`).plus('0.000000000001').toFixed(12),
+  });
 }
