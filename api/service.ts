@@ -4,6 +4,7 @@
 // services.lakeQuery / services.rateBook, and closes them on stop.
 import { RateBook } from '../core/pricing/rate-book.js';
 import type { StartService } from '../core/process-host.js';
+import { RevenueSync, type RevenueSyncOptions } from '../core/revenue/stripe-sync.js';
 import { RegisterRoutes } from './generated/routes.js';
 import { LakeQuery, type LakeQueryOptions } from './lake/lake-query.js';
 
@@ -22,6 +23,8 @@ export interface ApiServiceOptions {
   lake?: LakeQueryOptions;
   /** Default: the wall clock. */
   now?: () => Date;
+  /** Stripe sync (API address for tests, periodic job timing). */
+  revenue?: RevenueSyncOptions;
 }
 
 export function apiService(options: ApiServiceOptions = {}): StartService {
@@ -30,12 +33,17 @@ export function apiService(options: ApiServiceOptions = {}): StartService {
     ctx.services.lakeQuery = lakeQuery;
     ctx.services.rateBook ??= new RateBook(ctx.db);
     ctx.services.apiClock = options.now ?? (() => new Date());
+    const revenueSync = new RevenueSync(ctx, options.revenue);
+    ctx.services.revenueSync = revenueSync;
+    revenueSync.start();
     return {
       name: 'api',
       routes: RegisterRoutes,
       stop: async () => {
         delete ctx.services.lakeQuery;
         lakeQuery.close();
+        await revenueSync.stop();
+        delete ctx.services.revenueSync;
       },
     };
   };

@@ -284,3 +284,40 @@ export async function listRevenueRecords(
   );
   return rows.map(toRecord);
 }
+
+/**
+ * A full sync from a source: its records become exactly `records` (the source's others, e.g. lines
+ * of invoices voided since, are deleted) and the connection is marked synced, in one transaction.
+ */
+export async function replaceRevenueRecords(
+  db: ControlDb,
+  organizationId: string,
+  source: RevenueSource,
+  records: RevenueRecordInput[],
+  at: Date = new Date(),
+): Promise<{ upserted: number; deleted: number }> {
+  if (!isUuid(organizationId)) throw new NotFoundError('organization', organizationId);
+  return db.transaction(async (tx) => {
+    const deleted = await tx.query<{ id: string }>(
+      `DELETE FROM revenue_records WHERE organization_id = $1 AND source = $2 AND NOT (id = ANY($3::text[])) RETURNING id`,
+      [organizationId, source, [...new Set(records.map((r) => r.id))]],
+    );
+    const upserted = await upsertRevenueRecords(tx, organizationId, source, records);
+    await markRevenueSynced(tx, organizationId, source, at);
+    return { upserted, deleted: deleted.length };
+  });
+}
+
+/** Connections of one kind across organizations (the periodic sync's work list), oldest sync first. */
+export async function listRevenueConnectionsOfKind(
+  db: Queryable,
+  kind: RevenueSource,
+  status: RevenueConnectionStatus = 'active',
+): Promise<RevenueConnection[]> {
+  const rows = await db.query<ConnectionRow>(
+    `SELECT ${CONNECTION_COLUMNS} FROM revenue_connections WHERE kind = $1 AND status = $2
+      ORDER BY last_synced_at NULLS FIRST, organization_id`,
+    [kind, status],
+  );
+  return rows.map(toConnection);
+}
