@@ -5,6 +5,9 @@
 //  - compactPartition / collectGarbage / rewriteRows may be called from the same loop between
 //    flushes; operations on one partition always run one at a time (queued here), operations on
 //    different partitions run concurrently, each on its own DuckDB connection;
+//  - call compactPartition every few flushes (it also deletes garbage past its grace period), and
+//    collectGarbage(p, { strays: true }) now and then (e.g. after assignment) to remove files a
+//    crashed flush wrote but never named;
 //  - on revocation call releasePartition(p). A LakeFencedError means another processor replaced
 //    the manifest: stop work on the partition and let the rebalance settle.
 import { DuckDBInstance } from '@duckdb/node-api';
