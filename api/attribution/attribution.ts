@@ -1,16 +1,16 @@
-// Attribution rules over plain data: the breakdown's 1000-group cap (keeps the costliest),
-// percentages that sum to exactly 100 over the groups returned, and the distinct-values cap.
-import { Big, toBig } from '../../core/money.js';
+// Attribution rules over plain data: the breakdown's 1000-group cap (keeps the costliest, on the
+// order api/costs/cost-breakdown.ts defines), percentages that sum to exactly 100 over the groups
+// returned, the distinct-values cap, and the CSV form of a breakdown. Pure.
+import { Big, formatMoney, toBig } from '../../core/money.js';
+import { breakdownItems } from '../costs/cost-breakdown.js';
+import type { KeyedCostGroupRow } from '../costs/costs.queries.js';
+import type { CostBreakdownItem } from '../costs/costs.types.js';
+import type { AttributionBreakdown } from './attribution.types.js';
 
 /** Breakdown groups per response; the cheapest beyond it are dropped. */
 export const GROUP_CAP = 1000;
 /** Distinct values per response (agents, workflows, dimension values). */
 export const DISTINCT_VALUES_CAP = 1000;
-
-/** Costliest first; equal costs by value (code-point order), so the cut is deterministic. */
-export function byCostDescending(a: { cost: string; value: string }, b: { cost: string; value: string }): number {
-  return toBig(b.cost).cmp(toBig(a.cost)) || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0);
-}
 
 export interface CappedGroups<T> {
   kept: T[];
@@ -20,10 +20,9 @@ export interface CappedGroups<T> {
   truncated: boolean;
 }
 
-/** The costliest `cap` groups, ordered costliest first. */
-export function capGroups<T extends { cost: string; value: string }>(groups: readonly T[], cap = GROUP_CAP): CappedGroups<T> {
-  const kept = [...groups].sort(byCostDescending).slice(0, cap);
-  return { kept, totalGroups: groups.length, truncated: groups.length > cap };
+/** The first `cap` of groups already ordered costliest first. */
+export function capGroups<T>(costliestFirst: readonly T[], cap = GROUP_CAP): CappedGroups<T> {
+  return { kept: costliestFirst.slice(0, cap), totalGroups: costliestFirst.length, truncated: costliestFirst.length > cap };
 }
 
 /**
@@ -49,9 +48,58 @@ export function percentsSummingTo100(costs: readonly string[]): number[] {
 }
 
 /**
+ * The attribution breakdown: groups (NULL → Unassigned) costliest first, capped; total_cost of the
+ * whole matched population; percent_of_total over the returned items, summing to 100.
+ */
+export function cappedBreakdown(rows: Array<KeyedCostGroupRow>, cap = GROUP_CAP): AttributionBreakdown {
+  const { items, total } = breakdownItems(rows);
+  const { kept, totalGroups, truncated } = capGroups(items, cap);
+  const percents = percentsSummingTo100(kept.map((i) => i.total_cost));
+  return {
+    items: kept.map((item, i) => ({ ...item, percent_of_total: percents[i]! })),
+    total_cost: formatMoney(total),
+    total_groups: totalGroups,
+    truncated,
+  };
+}
+
+/**
  * Values already sorted (code-point order) and limited to cap + 1 by the query: the first `cap`,
  * with truncated = true when more existed.
  */
 export function capDistinctValues(sortedValues: readonly string[], cap = DISTINCT_VALUES_CAP): { values: string[]; truncated: boolean } {
   return { values: sortedValues.slice(0, cap), truncated: sortedValues.length > cap };
+}
+
+const CSV_COLUMNS = [
+  'attribution_value',
+  'total_cost',
+  'input_tokens',
+  'output_tokens',
+  'cache_creation_input_tokens',
+  'cache_read_input_tokens',
+  'reasoning_tokens',
+  'input_cost',
+  'output_cost',
+  'cache_creation_cost',
+  'cache_read_cost',
+  'reasoning_cost',
+  'event_count',
+  'percent_of_total',
+] as const satisfies ReadonlyArray<keyof CostBreakdownItem>;
+
+/**
+ * RFC 4180 CSV of breakdown items (CRLF line ends, header row, null as an empty cell). Text that a
+ * spreadsheet would run as a formula (= + - @ tab CR first) is prefixed with a single quote.
+ */
+export function breakdownCsv(items: readonly CostBreakdownItem[]): string {
+  const cell = (v: string | number | null): string => {
+    if (v === null) return '';
+    if (typeof v === 'number') return String(v);
+    const safe = /^[=+\-@\t\r]/.test(v) ? `'${v}` : v;
+    return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+  };
+  const lines = [CSV_COLUMNS.join(',')];
+  for (const item of items) lines.push(CSV_COLUMNS.map((c) => cell(item[c] as string | number | null)).join(','));
+  return `${lines.join('\r\n')}\r\n`;
 }

@@ -1,0 +1,78 @@
+// The SQL of the session endpoints, over the session_spans rollup (one row per organization ×
+// day × session × span; span_id NULL holds untraced events). A session spans all time, so these
+// read every date of the organization and merge a span's rows across days.
+import type { LakeQuery } from '../lake/lake-query.js';
+
+export interface SpanRow {
+  /** NULL: the session's untraced events. */
+  span_id: string | null;
+  parent_span_id: string | null;
+  span_name: string | null;
+  span_kind: string | null;
+  agent_id: string | null;
+  own_cost: string;
+  event_count: number;
+  started_at: Date | null;
+  ended_at: Date | null;
+  first_event_at: Date;
+}
+
+/** One merged row per span of the session (plus the untraced row); empty for an unknown session. */
+export function querySessionSpans(lake: LakeQuery, organizationId: string, sessionId: string): Promise<SpanRow[]> {
+  return lake.rows<SpanRow>(
+    { organizationId },
+    `SELECT s.span_id,
+            min(s.parent_span_id) AS parent_span_id, min(s.span_name) AS span_name, min(s.span_kind) AS span_kind,
+            min(s.agent_id) AS agent_id,
+            CAST(sum(s.own_cost) AS DECIMAL(38,12)) AS own_cost, CAST(sum(s.event_count) AS BIGINT) AS event_count,
+            min(s.started_at) AS started_at, max(s.ended_at) AS ended_at, min(s.first_event_at) AS first_event_at
+       FROM {{session_spans}} s
+      WHERE s.organization_id = $org AND s.session_id = $session_id
+      GROUP BY s.span_id`,
+    { session_id: sessionId },
+  );
+}
+
+export interface SessionRow {
+  session_id: string;
+  total_cost: string;
+  event_count: number;
+  span_count: number;
+  untraced_event_count: number;
+  first_event_at: Date;
+  last_event_at: Date;
+  /** Sessions matching, the same on every row. */
+  total: number;
+}
+
+/**
+ * Sessions whose activity (first to last event) overlaps [from, to), most recent activity first
+ * (then session id), with their whole-session totals; one page.
+ */
+export function querySessions(
+  lake: LakeQuery,
+  organizationId: string,
+  window: { from: Date; to: Date },
+  page: { limit: number; offset: number },
+): Promise<SessionRow[]> {
+  return lake.rows<SessionRow>(
+    { organizationId },
+    `WITH sessions AS (
+       SELECT s.session_id,
+              CAST(sum(s.own_cost) AS DECIMAL(38,12)) AS total_cost,
+              CAST(sum(s.event_count) AS BIGINT) AS event_count,
+              CAST(count(DISTINCT s.span_id) AS BIGINT) AS span_count,
+              CAST(coalesce(sum(s.event_count) FILTER (WHERE s.span_id IS NULL), 0) AS BIGINT) AS untraced_event_count,
+              min(s.first_event_at) AS first_event_at,
+              max(s.last_event_at) AS last_event_at
+         FROM {{session_spans}} s
+        WHERE s.organization_id = $org
+        GROUP BY s.session_id)
+     SELECT *, CAST(count(*) OVER () AS BIGINT) AS total
+       FROM sessions
+      WHERE last_event_at >= $from AND first_event_at < $to
+      ORDER BY last_event_at DESC, session_id
+      LIMIT $limit OFFSET $offset`,
+    { from: window.from, to: window.to, limit: page.limit, offset: page.offset },
+  );
+}

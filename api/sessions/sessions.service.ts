@@ -1,0 +1,65 @@
+// /attribution-data/sessions: the sessions list and one session's call tree (404 when the
+// organization has no event with that session id).
+import { NotFoundError, ValidationError } from '../../core/errors.js';
+import { formatMoney } from '../../core/money.js';
+import { parseDateRange } from '../../core/time.js';
+import type { ReadContext } from '../lake/read-context.js';
+import { pageParams } from '../usage/usage.js';
+import { buildSessionTree, type SpanInput } from './session-tree.js';
+import { querySessions, querySessionSpans } from './sessions.queries.js';
+import type { SessionList, SessionTree } from './sessions.types.js';
+
+export async function sessionTree(rc: ReadContext, sessionId: string): Promise<SessionTree> {
+  if (sessionId === '' || sessionId.length > 255) throw new ValidationError('sessionId', 'must be 1 to 255 characters');
+  const rows = await querySessionSpans(rc.lake, rc.organizationId, sessionId);
+  if (rows.length === 0) throw new NotFoundError('session', sessionId);
+  const untraced = rows.find((r) => r.span_id === null);
+  const spans: SpanInput[] = rows
+    .filter((r) => r.span_id !== null)
+    .map((r) => ({
+      spanId: r.span_id!,
+      parentSpanId: r.parent_span_id,
+      name: r.span_name,
+      kind: r.span_kind,
+      agentId: r.agent_id,
+      ownCost: r.own_cost,
+      eventCount: r.event_count,
+      startedAt: r.started_at,
+      endedAt: r.started_at === null ? null : r.ended_at,
+      firstEventAt: r.first_event_at,
+    }));
+  return buildSessionTree({
+    sessionId,
+    spans,
+    untraced: { totalCost: untraced?.own_cost ?? '0', eventCount: untraced?.event_count ?? 0 },
+  });
+}
+
+export async function sessionList(
+  rc: ReadContext,
+  q: { start_date: string; end_date: string; limit?: number; offset?: number },
+): Promise<SessionList> {
+  const range = parseDateRange(q.start_date, q.end_date);
+  const page = pageParams(q.limit, q.offset);
+  const rows = await querySessions(rc.lake, rc.organizationId, { from: range.start, to: range.end }, page);
+  return {
+    sessions: rows.map((r) => ({
+      session_id: r.session_id,
+      total_cost: formatMoney(r.total_cost),
+      event_count: r.event_count,
+      span_count: r.span_count,
+      untraced_event_count: r.untraced_event_count,
+      first_event_at: r.first_event_at.toISOString(),
+      last_event_at: r.last_event_at.toISOString(),
+    })),
+    // An offset past the end returns no row to carry the count; count again only then.
+    total: rows[0]?.total ?? (page.offset > 0 ? await countSessions(rc, range) : 0),
+    limit: page.limit,
+    offset: page.offset,
+  };
+}
+
+async function countSessions(rc: ReadContext, range: { start: Date; end: Date }): Promise<number> {
+  const rows = await querySessions(rc.lake, rc.organizationId, { from: range.start, to: range.end }, { limit: 1, offset: 0 });
+  return rows[0]?.total ?? 0;
+}
