@@ -54,10 +54,13 @@ describeEachHost(
       });
     });
 
-    // TODO(403): no route requires a scope yet (ping takes any key; the admin API uses the admin
-    // token). Once a scoped endpoint exists (e.g. GET /v1/usage/summary, usage:read), call it with
-    // `tenant` (usage:write only) and expect the 403 FORBIDDEN envelope.
-    it.skip('403 FORBIDDEN when the key lacks the endpoint scope (TODO: needs a scoped route)', () => undefined);
+    it('403 FORBIDDEN when the key lacks the endpoint scope', async () => {
+      // `tenant` holds only usage:write; the usage summary needs usage:read.
+      const path = '/v1/usage/summary';
+      const res = await http(h.url, 'GET', `${path}?start_date=2026-01-01&end_date=2026-01-02`, { token: tenant.apiKey });
+      expectEnvelope(res, { status: 403, code: 'FORBIDDEN', method: 'GET', path });
+      expect(res.body.error.message).toContain('usage:read');
+    });
 
     it('a valid key passes (ping names its organization)', async () => {
       const res = await http(h.url, 'GET', '/v1/ping', { token: tenant.apiKey });
