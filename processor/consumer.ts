@@ -28,6 +28,8 @@ export interface ProcessorOptions {
   dlq: DeadLetterQueue;
   logger: Logger;
   groupId?: string;
+  /** The topic to consume; default usage-events (tests use private topics). */
+  topic?: string;
   /** Flush a partition at this many buffered rows. Default 10,000. */
   flushMaxRows?: number;
   /** Flush a partition once its oldest unflushed record waited this long. Default 500 ms. */
@@ -72,6 +74,7 @@ export class Processor {
   private readonly flushMaxDelayMs: number;
   private readonly compactEveryMs: number;
   private readonly clock: () => Date;
+  private readonly topic: string;
   private readonly repricer: Repricer;
   private timer: NodeJS.Timeout | null = null;
   private stopping = false;
@@ -87,6 +90,7 @@ export class Processor {
     this.flushMaxDelayMs = opts.flushMaxDelayMs ?? 500;
     this.compactEveryMs = opts.compactEveryMs ?? 15_000;
     this.clock = opts.clock ?? (() => new Date());
+    this.topic = opts.topic ?? USAGE_EVENTS_TOPIC;
     this.repricer = new Repricer({
       lake: opts.lake,
       rateBook: opts.rateBook,
@@ -109,7 +113,7 @@ export class Processor {
       maxWaitTimeInMs: 250,
     });
     const processor = new Processor(opts, consumer);
-    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => processor.onAssignment(payload.memberAssignment[USAGE_EVENTS_TOPIC] ?? []));
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => processor.onAssignment(payload.memberAssignment[processor.topic] ?? []));
     consumer.on(consumer.events.REBALANCING, () => {
       processor.rebalancing = true;
     });
@@ -118,7 +122,7 @@ export class Processor {
       opts.logger.error({ err: payload.error, restart: payload.restart }, 'consumer crashed');
     });
     await consumer.connect();
-    await consumer.subscribe({ topic: USAGE_EVENTS_TOPIC, fromBeginning: true });
+    await consumer.subscribe({ topic: processor.topic, fromBeginning: true });
     await consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: true,
@@ -144,8 +148,8 @@ export class Processor {
           lake: this.opts.lake,
           logger: this.opts.logger,
           compactEveryMs: this.compactEveryMs,
-          commit: (p, offset) => this.consumer.commitOffsets([{ topic: USAGE_EVENTS_TOPIC, partition: p, offset: String(offset) }]),
-          seek: (p, offset) => this.consumer.seek({ topic: USAGE_EVENTS_TOPIC, partition: p, offset: String(offset) }),
+          commit: (p, offset) => this.consumer.commitOffsets([{ topic: this.topic, partition: p, offset: String(offset) }]),
+          seek: (p, offset) => this.consumer.seek({ topic: this.topic, partition: p, offset: String(offset) }),
         },
         this.releasing.get(partition),
       );
@@ -177,13 +181,7 @@ export class Processor {
     if (this.stopping || isStale()) return;
     const w = this.workerFor(batch.partition);
     await withHeartbeat(w.ready, heartbeat);
-    if (this.stopping || w.revoked || isStale()) return;
-    if (w.needsSeek) {
-      // Fetch from the manifest's next offset, whatever the group's committed offset says.
-      this.consumer.seek({ topic: USAGE_EVENTS_TOPIC, partition: w.partition, offset: String(w.position) });
-      w.sought();
-      return;
-    }
+    if (this.stopping || w.revoked || !w.loaded || isStale()) return;
     w.updateLag(Number(batch.highWatermark));
     await withHeartbeat(
       w.lock.run(() => this.consumeBatch(w, batch.messages, heartbeat, () => !this.stopping && isRunning() && !isStale())),
@@ -209,27 +207,24 @@ export class Processor {
       return r;
     };
     for (const m of messages) {
-      if (!live() || w.generation !== generation || w.needsSeek) return;
+      if (!live() || w.generation !== generation || !w.loaded) return;
       const offset = Number(m.offset);
       if (offset < w.position) continue; // buffered or durable already
       if (offset > w.position) {
-        if (w.soughtTo !== w.position) {
-          // The group's committed offset ran ahead of the manifest (a fenced writer committed):
-          // go back to where the lake ends.
-          this.consumer.seek({ topic: USAGE_EVENTS_TOPIC, partition: w.partition, offset: String(w.position) });
-          w.sought();
-          return;
-        }
+        // The fetch ran ahead of the lake (for example a committed offset from a fenced writer):
+        // go back to where the lake ends — unless the log no longer has those offsets.
+        if (w.seekToPosition()) return;
         this.opts.logger.warn({ partition: w.partition, from: w.position, to: offset }, 'offsets missing from the log (retention?); skipping them');
         w.skipTo(offset);
       }
-      const outcome = await this.retrying(heartbeat, 'price record', () =>
-        priceRecord({ key: m.key, value: m.value, offset, timestamp: m.timestamp }, w.partition, this.clock(), { codec: this.opts.codec, ratesFor }),
+      const priced = await this.retrying(heartbeat, 'price record', () =>
+        priceRecord({ key: m.key, value: m.value, offset, timestamp: m.timestamp }, this.topic, w.partition, this.clock(), { codec: this.opts.codec, ratesFor }),
       );
-      if (outcome === undefined || w.generation !== generation) return;
+      if (priced === null || w.generation !== generation) return;
+      const outcome = priced.value;
       if (outcome.deadLetter) {
         const sent = await this.retrying(heartbeat, 'send dead letter', () => this.opts.dlq.send([outcome.deadLetter!]));
-        if (sent === undefined || w.generation !== generation) return;
+        if (sent === null || w.generation !== generation) return;
         deadLetters.inc({ reason: outcome.deadLetter.reason });
       }
       this.count(outcome);
@@ -244,13 +239,13 @@ export class Processor {
 
   /**
    * Retries faults a retry can cure (registry, control plane or broker unreachable) with backoff,
-   * heartbeating meanwhile. Returns undefined when the processor stops first.
+   * heartbeating meanwhile. Returns null when the processor stops first.
    */
-  private async retrying<T>(heartbeat: () => Promise<void>, what: string, fn: () => Promise<T>): Promise<T | undefined> {
+  private async retrying<T>(heartbeat: () => Promise<void>, what: string, fn: () => Promise<T>): Promise<{ value: T } | null> {
     for (let attempt = 0; ; attempt++) {
-      if (this.stopping) return undefined;
+      if (this.stopping) return null;
       try {
-        return await fn();
+        return { value: await fn() };
       } catch (err) {
         this.opts.logger.warn({ err, attempt }, `${what} failed; retrying`);
         await sleep(Math.min(5_000, 100 * 2 ** Math.min(attempt, 6)));
@@ -264,7 +259,7 @@ export class Processor {
     if (this.stopping || this.rebalancing) return;
     const now = performance.now();
     for (const w of this.workers.values()) {
-      if (w.revoked || w.flushing || !w.hasUnflushed || w.needsSeek) continue;
+      if (w.revoked || !w.loaded || w.flushing || !w.hasUnflushed) continue;
       if (w.bufferAgeMs(now) >= this.flushMaxDelayMs) void w.startFlush();
     }
   }
@@ -280,7 +275,7 @@ export class Processor {
         workers.map((w) =>
           w.lock.run(async () => {
             await w.ready.catch(() => undefined);
-            if (!w.revoked && !w.needsSeek) await w.flushAll();
+            if (!w.revoked && w.loaded) await w.flushAll();
           }).catch((err) => this.opts.logger.error({ err, partition: w.partition }, 'final flush failed')),
         ),
       );

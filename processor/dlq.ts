@@ -4,11 +4,12 @@
 // before the flush that moves the partition past it, so a crash can repeat a dead letter but
 // never lose one; readers of the DLQ de-duplicate on (source partition, source offset).
 import type { Kafka, Producer } from 'kafkajs';
-import { DLQ_TOPIC, USAGE_EVENTS_TOPIC, createIdempotentProducer } from '../core/kafka/client.js';
+import { DLQ_TOPIC, createIdempotentProducer } from '../core/kafka/client.js';
 
 export interface DeadLetter {
   key: Buffer | null;
   value: Buffer | null;
+  sourceTopic: string;
   sourcePartition: number;
   sourceOffset: number;
   /** Kafka timestamp of the source record, epoch ms as a string. */
@@ -48,7 +49,7 @@ export class DeadLetterQueue {
         headers: {
           [DLQ_HEADERS.reason]: l.reason,
           [DLQ_HEADERS.detail]: l.detail.slice(0, 1000),
-          [DLQ_HEADERS.topic]: USAGE_EVENTS_TOPIC,
+          [DLQ_HEADERS.topic]: l.sourceTopic,
           [DLQ_HEADERS.partition]: String(l.sourcePartition),
           [DLQ_HEADERS.offset]: String(l.sourceOffset),
           [DLQ_HEADERS.timestamp]: l.sourceTimestamp,

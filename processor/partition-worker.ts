@@ -44,10 +44,8 @@ export class PartitionWorker {
   position = 0;
   /** The manifest's next offset after our last successful flush. */
   durable = 0;
-  /** Offset the consumer was last told to seek to (a gap right after it is accepted). */
-  soughtTo = -1;
-  /** Set when the consumer must be re-positioned at `position` before consuming more. */
-  needsSeek = false;
+  /** False while the worker (re)loads from the manifest: nothing may be consumed or flushed. */
+  loaded = false;
   highWatermark = -1;
   /** Bumped whenever buffered work is dropped; work started under an older value is ignored. */
   generation = 0;
@@ -62,6 +60,7 @@ export class PartitionWorker {
   private inflight: Promise<void> | null = null;
   private lastCompaction = performance.now();
   private failures = 0;
+  private lastSeek = { offset: -1, attempts: 0 };
 
   constructor(
     readonly partition: number,
@@ -182,6 +181,7 @@ export class PartitionWorker {
     if (fenced) this.deps.logger.info({ partition: this.partition }, 'another processor wrote this partition (rebalance); reloading it from its manifest');
     else this.deps.logger.error({ err: cause, partition: this.partition, retryInMs: delay }, 'lake write failed; reloading the partition from its manifest');
     this.generation++;
+    this.loaded = false;
     this.buffer = [];
     this.bufferSince = null;
     const previous = this.inflight;
@@ -204,7 +204,11 @@ export class PartitionWorker {
         this.position = view.nextOffset;
         this.durable = view.nextOffset;
         this.repricedVersions.clear();
-        this.needsSeek = true;
+        this.lastSeek = { offset: -1, attempts: 0 };
+        // Fetch from the manifest's next offset, whatever the group's committed offset says
+        // (and at once: an idle partition would otherwise never deliver the batch that moves it).
+        this.seekToPosition();
+        this.loaded = true;
         this.updateLag();
         return;
       } catch (err) {
@@ -215,10 +219,15 @@ export class PartitionWorker {
     }
   }
 
-  /** The consumer was told to fetch from `position`. */
-  sought(): void {
-    this.needsSeek = false;
-    this.soughtTo = this.position;
+  /**
+   * Re-positions the consumer's fetch at `position`. Returns false when it was already asked to
+   * fetch from there three times and still skipped ahead (the offsets are gone: retention).
+   */
+  seekToPosition(): boolean {
+    if (this.lastSeek.offset === this.position && this.lastSeek.attempts >= 3) return false;
+    this.lastSeek = { offset: this.position, attempts: this.lastSeek.offset === this.position ? this.lastSeek.attempts + 1 : 1 };
+    this.deps.seek(this.partition, this.position);
+    return true;
   }
 
   /**
@@ -228,6 +237,7 @@ export class PartitionWorker {
    */
   async revoke(): Promise<void> {
     this.revoked = true;
+    this.loaded = false;
     this.generation++;
     this.buffer = [];
     this.bufferSince = null;

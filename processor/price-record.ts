@@ -43,6 +43,7 @@ function recordTime(record: ConsumedRecord): Date {
 
 export async function priceRecord(
   record: ConsumedRecord,
+  topic: string,
   partition: number,
   pricedAt: Date,
   deps: RecordPricingDeps,
@@ -51,6 +52,7 @@ export async function priceRecord(
   const letter = (reason: string, detail: string): DeadLetter => ({
     key: record.key,
     value: record.value,
+    sourceTopic: topic,
     sourcePartition: partition,
     sourceOffset: record.offset,
     sourceTimestamp: record.timestamp,

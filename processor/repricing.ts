@@ -81,7 +81,7 @@ export class Repricer {
   async tick(): Promise<void> {
     for (const w of this.deps.workers()) {
       if (this.stopped) return;
-      if (w.revoked || w.needsSeek) continue;
+      if (w.revoked || !w.loaded) continue;
       const generation = w.generation;
       const view = await this.deps.lake.readManifest(w.partition).catch(() => null);
       if (!view) continue;
@@ -98,7 +98,7 @@ export class Repricer {
   private async reprice(w: PartitionWorker, org: string, rates: PricingRates, version: number): Promise<void> {
     await w.lock.run(async () => {
       const generation = w.generation;
-      if (w.revoked || w.needsSeek) return;
+      if (w.revoked || !w.loaded) return;
       const started = performance.now();
       // Rows priced before the RateBook reached `version` may still be in memory: land them first.
       await w.flushAll();

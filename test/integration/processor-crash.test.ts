@@ -1,21 +1,22 @@
-// Exactly once through crashes: the processor runs as its own OS process and is killed with
+// Exactly once through crashes: events go in through ingest (signed POST /v1/usage-events/batch,
+// each answered 202-equivalent), the processor runs as its own OS process and is killed with
 // SIGKILL at random points several times while events keep arriving, then restarted; at the end
 // the lake (read through LakeReader + DuckDB, as the api reads it) holds every event exactly once
 // and the total cost equals the sum worked out here with big.js from the hand-written rates of
-// the organizations' cards. Events are produced to usage-events directly (Confluent-framed Avro,
-// key = organization id), the way ingest publishes them.
-// Real broker and registry (inject), real PostgreSQL (the child processes share it), real
-// DuckDB/Parquet in a temp lake.
+// the organizations' cards.
+// Real broker and registry (inject), real PostgreSQL (ingest and the processor processes share
+// it), real DuckDB/Parquet in a temp lake.
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createKafka, ensureTopics } from '../../core/kafka/client.js';
-import { createOrganization } from '../../core/control/organizations.js';
 import { createRateCard } from '../../core/control/rate-cards.js';
+import { eventIdFor } from '../../core/ids.js';
 import { Big } from '../../core/money.js';
-import type { UsageEvent } from '../../schemas/usage-event.js';
-import { TEST_MASTER_KEY, openFreshControlDb, testPostgresUrl, type FreshControlDb } from '../support/control-db.js';
+import { startIngest } from '../../ingest/service.js';
+import { TEST_MASTER_KEY, createTestTenant, openFreshControlDb, testPostgresUrl, type FreshControlDb, type TestTenant } from '../support/control-db.js';
+import { startTestHost, type TestHost } from '../support/http.js';
+import { signedPost } from '../support/ingest-harness.js';
 import { spawnProcessor, type ProcessorChild } from '../support/processor-child.js';
-import { UsageEventProducer, lakeEventIdCounts, lakeTotals, tempLakeDir, usageEvent, waitUntil } from '../support/processor-fixtures.js';
+import { lakeEventIdCounts, lakeTotals, tempLakeDir, waitUntil } from '../support/processor-fixtures.js';
 
 const brokers = inject('kafkaBrokers');
 const registryUrl = inject('schemaRegistryUrl');
@@ -29,10 +30,16 @@ const RATES: Record<string, { input: string; output: string }> = {
 const ORGS = 6;
 const KILLS = 5;
 
-function expectedCost(e: UsageEvent): Big {
-  const slug = e.model!.startsWith('crash-large') ? 'crash-large' : 'crash-small';
+/** One event as sent to ingest, with the organization it was sent for. */
+interface SentEvent {
+  organizationId: string;
+  body: { idempotency_key: string; user_id: string; model: string; input_tokens: number; output_tokens: number; timestamp: string; session_id?: string };
+}
+
+function expectedCost(e: SentEvent): Big {
+  const slug = e.body.model.startsWith('crash-large') ? 'crash-large' : 'crash-small';
   const r = RATES[slug]!;
-  return new Big(e.input_tokens!).times(r.input).div(1_000_000).plus(new Big(e.output_tokens!).times(r.output).div(1_000_000));
+  return new Big(e.body.input_tokens).times(r.input).div(1_000_000).plus(new Big(e.body.output_tokens).times(r.output).div(1_000_000));
 }
 
 const random = (min: number, max: number) => min + Math.random() * (max - min);
@@ -40,10 +47,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.skipIf(!testPostgresUrl())('processor killed with SIGKILL and restarted', () => {
   let control: FreshControlDb;
-  let orgs: string[] = [];
+  let ingest: TestHost;
+  const tenants: TestTenant[] = [];
+  const orgs: string[] = [];
   let lakeDir: string;
   let dataDir: string;
-  let producer: UsageEventProducer;
   const children: ProcessorChild[] = [];
 
   const childEnv = () => ({
@@ -77,10 +85,16 @@ describe.skipIf(!testPostgresUrl())('processor killed with SIGKILL and restarted
 
   beforeAll(async () => {
     control = await openFreshControlDb('postgres');
+    ingest = await startTestHost({
+      databaseUrl: control.url,
+      services: [startIngest],
+      infra: { kafkaBrokers: brokers.split(','), schemaRegistryUrl: registryUrl },
+      env: { RATE_LIMIT_INGEST_PER_MINUTE: '1000000' },
+    });
     for (let i = 0; i < ORGS; i++) {
-      const org = (await createOrganization(control.db, { name: `crash-${i}` })).id;
+      const tenant = await createTestTenant(control.db, { name: `crash-${i}`, credits: 1_000_000 });
       for (const [slug, r] of Object.entries(RATES)) {
-        await createRateCard(control.db, org, {
+        await createRateCard(control.db, tenant.organizationId, {
           modelSlug: slug,
           inputCostPerMillion: r.input,
           outputCostPerMillion: r.output,
@@ -90,39 +104,49 @@ describe.skipIf(!testPostgresUrl())('processor killed with SIGKILL and restarted
           effectiveFrom: new Date('2025-01-01T00:00:00Z'),
         });
       }
-      orgs.push(org);
+      tenants.push(tenant);
+      orgs.push(tenant.organizationId);
     }
     lakeDir = tempLakeDir('crash-lake');
     dataDir = tempLakeDir('crash-data');
-    const kafka = createKafka(brokers.split(','), 'crash-test-producer', { logLevel: 'error' });
-    await ensureTopics(kafka, { partitions: 4 });
-    producer = await UsageEventProducer.open(kafka, registryUrl);
   });
 
   afterAll(async () => {
     for (const c of children) c.kill('SIGKILL');
     await Promise.all(children.map((c) => c.exited));
-    await producer?.close();
+    await ingest?.stop();
     await control?.dispose();
     for (const d of [lakeDir, dataDir]) if (d) fs.rmSync(d, { recursive: true, force: true });
   });
 
   it('finds every event exactly once with the exact total cost', async () => {
-    const sent: UsageEvent[] = [];
+    const sent: SentEvent[] = [];
     let producing = true;
     const production = (async () => {
       for (let round = 0; producing; round++) {
-        const batch = Array.from({ length: 60 }, (_, j) => {
+        // One signed batch per round, for one organization (a key belongs to one organization).
+        const tenant = tenants[round % ORGS]!;
+        const batch: SentEvent[] = Array.from({ length: 60 }, (_, j) => {
           const n = round * 60 + j;
-          return usageEvent(orgs[n % ORGS]!, `crash-${n}`, {
-            model: n % 3 === 0 ? 'crash-large-2025' : 'crash-small',
-            input_tokens: 100 + (n % 997),
-            output_tokens: 10 + (n % 89),
-            timestamp: new Date(Date.UTC(2025, 5, 1 + (n % 2), 12, 0, 0, n % 1000)),
-            session_id: n % 4 === 0 ? `s-${n % 50}` : null,
-          });
+          return {
+            organizationId: tenant.organizationId,
+            body: {
+              idempotency_key: `crash-${n}`,
+              user_id: `user-${n % 7}`,
+              model: n % 3 === 0 ? 'crash-large-2025' : 'crash-small',
+              input_tokens: 100 + (n % 997),
+              output_tokens: 10 + (n % 89),
+              timestamp: new Date(Date.now() - 60_000 + (n % 1000)).toISOString(),
+              ...(n % 4 === 0 ? { session_id: `s-${n % 50}` } : {}),
+            },
+          };
         });
-        await producer.send(batch);
+        const res = await signedPost(ingest.url, tenant, '/v1/usage-events/batch', { events: batch.map((e) => e.body) });
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        for (const [i, result] of (res.body.results as Array<{ event_id?: string; status?: string }>).entries()) {
+          expect(result.status, JSON.stringify(result)).toBe('accepted');
+          expect(result.event_id).toBe(eventIdFor(tenant.organizationId, batch[i]!.body.idempotency_key));
+        }
         sent.push(...batch);
         await sleep(150);
       }
@@ -164,7 +188,7 @@ describe.skipIf(!testPostgresUrl())('processor killed with SIGKILL and restarted
     let allCost = new Big(0);
     let expectedAll = new Big(0);
     for (const org of orgs) {
-      const mine = sent.filter((e) => e.organization_id === org);
+      const mine = sent.filter((e) => e.organizationId === org);
       const expected = mine.reduce((s, e) => s.plus(expectedCost(e)), new Big(0));
       const totals = await lakeTotals(lakeDir, org);
       expect(totals.rows).toBe(mine.length);
@@ -175,7 +199,7 @@ describe.skipIf(!testPostgresUrl())('processor killed with SIGKILL and restarted
       expect(new Big(totals.rollupCost).eq(expected)).toBe(true);
       const ids = await lakeEventIdCounts(lakeDir, org);
       expect(ids.size).toBe(mine.length);
-      for (const e of mine) expect(ids.get(e.event_id)).toBe(1);
+      for (const e of mine) expect(ids.get(eventIdFor(org, e.body.idempotency_key))).toBe(1);
       allRows += totals.rows;
       allCost = allCost.plus(totals.totalCost);
       expectedAll = expectedAll.plus(expected);

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createKafka, ensureTopics } from '../../core/kafka/client.js';
+import { createKafka } from '../../core/kafka/client.js';
 import { openControlDb, type ControlDb } from '../../core/control/db.js';
 import { migrate } from '../../core/control/migrate.js';
 import { createOrganization } from '../../core/control/organizations.js';
@@ -16,6 +16,7 @@ import { Big } from '../../core/money.js';
 import type { UsageEvent } from '../../schemas/usage-event.js';
 import {
   UsageEventProducer,
+  createPrivateTopic,
   lakeEventIdCounts,
   lakeTotals,
   startInProcessProcessor,
@@ -45,9 +46,10 @@ describe('processor rebalance', () => {
   let producer: UsageEventProducer;
   const running: RunningProcessor[] = [];
   const groupId = `rebalance-${randomUUID()}`;
+  let topic: string;
 
   const startOne = async () => {
-    const r = await startInProcessProcessor({ brokers, registryUrl, db, lakeDir, options: { groupId, flushMaxRows: 500, flushMaxDelayMs: 150 } });
+    const r = await startInProcessProcessor({ brokers, registryUrl, db, lakeDir, options: { topic, groupId, flushMaxRows: 500, flushMaxDelayMs: 150 } });
     running.push(r);
     return r;
   };
@@ -70,8 +72,8 @@ describe('processor rebalance', () => {
     }
     lakeDir = tempLakeDir('rebalance');
     const kafka = createKafka(brokers, 'rebalance-test-producer', { logLevel: 'error' });
-    await ensureTopics(kafka, { partitions: 4 });
-    producer = await UsageEventProducer.open(kafka, registryUrl);
+    topic = await createPrivateTopic(kafka, 4);
+    producer = await UsageEventProducer.open(kafka, registryUrl, topic);
   });
 
   afterAll(async () => {

@@ -15,6 +15,7 @@ import { Big } from '../../core/money.js';
 import type { UsageEvent } from '../../schemas/usage-event.js';
 import {
   UsageEventProducer,
+  createPrivateTopic,
   lakeEventIdCounts,
   lakeTotals,
   startInProcessProcessor,
@@ -58,13 +59,15 @@ describe('processor re-pricing', () => {
       effectiveFrom: new Date('2025-01-01T00:00:00Z'),
     });
     lakeDir = tempLakeDir('repricing');
-    producer = await UsageEventProducer.open(createKafka(brokers, 'repricing-test-producer', { logLevel: 'error' }), registryUrl);
+    const kafka = createKafka(brokers, 'repricing-test-producer', { logLevel: 'error' });
+    const topic = await createPrivateTopic(kafka);
+    producer = await UsageEventProducer.open(kafka, registryUrl, topic);
     running = await startInProcessProcessor({
       brokers,
       registryUrl,
       db,
       lakeDir,
-      options: { groupId: `repricing-${randomUUID()}`, flushMaxDelayMs: 200, repricingIntervalMs: 250 },
+      options: { topic, groupId: `repricing-${randomUUID()}`, flushMaxDelayMs: 200, repricingIntervalMs: 250 },
     });
   });
 

@@ -2,6 +2,7 @@
 // a producer that writes them to usage-events in Confluent-framed Avro (key = organization id),
 // an in-process processor over a temp lake, and lake totals read back through LakeReader +
 // DuckDB (exact DECIMAL sums as strings, never floats).
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -62,17 +63,34 @@ export function usageEvent(organizationId: string, idempotencyKey: string, field
   };
 }
 
+/**
+ * A topic of this test alone, shaped like usage-events: the processor reads it (option `topic`)
+ * so a test's records, malformed ones included, never reach other test files' consumers.
+ */
+export async function createPrivateTopic(kafka: Kafka, partitions = 4): Promise<string> {
+  const topic = `usage-events-test-${randomUUID()}`;
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await admin.createTopics({ topics: [{ topic, numPartitions: partitions }], waitForLeaders: true });
+  } finally {
+    await admin.disconnect();
+  }
+  return topic;
+}
+
 export class UsageEventProducer {
   private constructor(
     private readonly producer: Producer,
     readonly codec: UsageEventCodec,
+    readonly topic: string,
   ) {}
 
-  static async open(kafka: Kafka, registryUrl: string): Promise<UsageEventProducer> {
+  static async open(kafka: Kafka, registryUrl: string, topic = USAGE_EVENTS_TOPIC): Promise<UsageEventProducer> {
     const codec = await createUsageEventCodec(registryUrl);
     const producer = createIdempotentProducer(kafka);
     await producer.connect();
-    return new UsageEventProducer(producer, codec);
+    return new UsageEventProducer(producer, codec, topic);
   }
 
   /** Encodes and sends, `chunk` records per request, each acknowledged by all replicas. */
@@ -80,13 +98,13 @@ export class UsageEventProducer {
     for (let i = 0; i < events.length; i += chunk) {
       const slice = events.slice(i, i + chunk);
       const messages = await Promise.all(slice.map(async (e) => ({ key: e.organization_id, value: await this.codec.encode(e) })));
-      await this.producer.send({ topic: USAGE_EVENTS_TOPIC, acks: -1, messages });
+      await this.producer.send({ topic: this.topic, acks: -1, messages });
     }
   }
 
   /** Sends raw record values (for undecodable-record tests). */
   async sendRaw(records: { key: string | null; value: Buffer }[]): Promise<void> {
-    await this.producer.send({ topic: USAGE_EVENTS_TOPIC, acks: -1, messages: records });
+    await this.producer.send({ topic: this.topic, acks: -1, messages: records });
   }
 
   async close(): Promise<void> {
@@ -115,6 +133,7 @@ export async function startInProcessProcessor(opts: {
 }): Promise<RunningProcessor> {
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'warn', 'processor-test');
   const kafka = createKafka(opts.brokers, 'marginal-processor-test', { logLevel: 'error' });
+  // The DLQ topic always; usage-events itself only when the test reads it.
   await ensureTopics(kafka, { partitions: opts.partitions ?? 4 });
   const codec = await createUsageEventCodec(opts.registryUrl);
   const lake = await LakeWriter.open(opts.lakeDir);
