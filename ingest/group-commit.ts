@@ -1,12 +1,16 @@
-// Group commit (DESIGN.md "Ingest"): events of concurrent requests are collected into ONE
-// control-plane transaction (reserve ledger rows + spend credits + create end users) and ONE
-// Kafka publish, then marked published. An event's promise settles only after its fate is durable:
-// 202 after Kafka acknowledged it, 402 after the rollback of its reservation, 503 after its
-// reservation was released (credit refunded). Within one process a key is handled by one
-// request at a time; concurrent requests for it wait for that one's outcome, so concurrent
-// retries spend one credit and publish one record.
-import type { ControlDb } from '../core/control/db.js';
-import { spendAvailableCredits } from '../core/control/credits.js';
+// Group commit (DESIGN.md "Ingest") as a three-stage pipeline, each stage running one operation
+// at a time over everything that queued up for it while the previous one ran:
+//   reserve — ONE control-plane transaction: ledger rows (with payloads) + credits + new end users;
+//   publish — ONE Kafka send (acks=all, idempotent producer) of every reserved event;
+//   mark    — ONE update setting the published rows' state.
+// So a busy ingest makes few, large transactions and sends, and the database and Kafka work
+// overlap. An event's promise settles only once its fate is durable: 202 after Kafka acknowledged
+// it, 402 after its reservation was rolled back, 503 after it was released (credit refunded).
+// Within one process a key is handled by one request at a time, until its row is marked
+// published: concurrent requests for it wait for that one's outcome, so concurrent retries spend
+// one credit and publish one record.
+import type { ControlDb, Queryable } from '../core/control/db.js';
+import { spendAvailableCredits, spendCredits } from '../core/control/credits.js';
 import { upsertEndUsers } from '../core/control/end-users.js';
 import {
   discardReservations,
@@ -18,10 +22,10 @@ import {
 } from '../core/control/ingest-ledger.js';
 import { InsufficientCreditsError, ServiceUnavailableError, type AppError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import type { EventPublisher, PublishRecord } from './event-publisher.js';
+import type { EventPublisher } from './event-publisher.js';
 import { groupSize, publishDuration } from './ingest-metrics.js';
 
-/** One event ready to queue: validated, priced for flags, encoded. */
+/** One event ready to queue: validated, flagged, encoded. */
 export interface PendingEvent {
   organizationId: string;
   idempotencyKey: string;
@@ -44,28 +48,33 @@ export type EventOutcome =
   | { ok: false; error: AppError };
 
 export interface GroupCommitOptions {
-  /** Most events in one transaction and publish. */
+  /** Most events in one reservation transaction. */
   maxGroupEvents: number;
-  /** Groups in progress at once: one can be in the database while another is in Kafka. */
-  maxConcurrentGroups: number;
   /** Test hook: runs after the reservation committed, before the publish (crash tests). */
   beforePublish?: () => Promise<void>;
 }
 
-export const DEFAULT_GROUP_COMMIT: GroupCommitOptions = { maxGroupEvents: 1000, maxConcurrentGroups: 2 };
+export const DEFAULT_GROUP_COMMIT: GroupCommitOptions = { maxGroupEvents: 2000 };
+
+/** End users known to exist, per process; bounded so a flood of ids cannot grow it forever. */
+const KNOWN_END_USERS_MAX = 200_000;
 
 interface Entry {
   event: PendingEvent;
+  key: string;
+  /** Answers the request. */
   settle(outcome: EventOutcome): void;
 }
 
-/** How the transaction left each entry. */
-type Plan =
-  | { kind: 'new' }
-  | { kind: 'no_credit' }
-  | { kind: 'published'; eventId: string; flagReason: string | null }
-  /** Reserved by another process (or one that died): its stored payload is published with the group. */
-  | { kind: 'reserved_elsewhere'; eventId: string; flagReason: string | null; payload: Buffer };
+/** An entry whose reservation committed and whose record now goes to Kafka. */
+interface Reserved {
+  entry: Entry;
+  value: Buffer;
+  /** Inserted by this process (released on a failed publish), or found reserved by another. */
+  isNew: boolean;
+  eventId: string;
+  flagReason: string | null;
+}
 
 function keyOf(organizationId: string, idempotencyKey: string): string {
   return `${organizationId}\u0000${idempotencyKey}`;
@@ -75,13 +84,29 @@ function unavailable(what: string): ServiceUnavailableError {
   return new ServiceUnavailableError(`${what}. Retry with the same idempotency_key: it is never counted or charged twice.`);
 }
 
+function groupBy<T>(items: T[], org: (t: T) => string): Array<[string, T[]]> {
+  const m = new Map<string, T[]>();
+  for (const it of items) {
+    const k = org(it);
+    const list = m.get(k);
+    if (list) list.push(it);
+    else m.set(k, [it]);
+  }
+  // Organizations in one order, so concurrent groups (other replicas) lock in one order.
+  return [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
 export class GroupCommitter {
-  private readonly queue: Entry[] = [];
+  /** Keys being handled, until their row is marked published or their request failed. */
   private readonly inFlight = new Map<string, Promise<EventOutcome>>();
-  private running = 0;
+  private readonly toReserve: Entry[] = [];
+  private readonly toPublish: Reserved[] = [];
+  private readonly toMark: Entry[] = [];
+  private readonly busy = { reserve: false, publish: false, mark: false };
   private scheduled = false;
   private closed = false;
   private idle: Array<() => void> = [];
+  private readonly knownEndUsers = new Set<string>();
 
   constructor(
     private readonly db: ControlDb,
@@ -95,197 +120,208 @@ export class GroupCommitter {
     return Promise.all(events.map((e) => this.submitOne(e)));
   }
 
-  /** True while a request of this process is handling the key (the sweeper leaves it alone). */
+  /** True while this process handles the key (the sweeper leaves it alone). */
   isInFlight(organizationId: string, idempotencyKey: string): boolean {
     return this.inFlight.has(keyOf(organizationId, idempotencyKey));
   }
 
-  /** Stops taking events and waits for the queued ones to settle. */
+  /** Stops taking events and waits until every queued one is settled and marked. */
   async close(): Promise<void> {
     this.closed = true;
-    if (this.queue.length === 0 && this.running === 0) return;
+    if (this.isIdle()) return;
     await new Promise<void>((resolve) => this.idle.push(resolve));
+  }
+
+  private isIdle(): boolean {
+    return (
+      this.toReserve.length + this.toPublish.length + this.toMark.length === 0 &&
+      !this.busy.reserve &&
+      !this.busy.publish &&
+      !this.busy.mark
+    );
   }
 
   private submitOne(event: PendingEvent): Promise<EventOutcome> {
     if (this.closed) return Promise.resolve({ ok: false, error: unavailable('Ingest is shutting down') });
-    const k = keyOf(event.organizationId, event.idempotencyKey);
-    const leader = this.inFlight.get(k);
+    const key = keyOf(event.organizationId, event.idempotencyKey);
+    const leader = this.inFlight.get(key);
     if (leader) return leader.then((o) => (o.ok ? { ...o, duplicate: true } : o));
     let settle!: (o: EventOutcome) => void;
     const p = new Promise<EventOutcome>((resolve) => (settle = resolve));
-    this.inFlight.set(k, p);
-    this.queue.push({
-      event,
-      settle: (o) => {
-        this.inFlight.delete(k);
-        settle(o);
-      },
-    });
-    this.schedule();
+    this.inFlight.set(key, p);
+    this.toReserve.push({ event, key, settle });
+    if (!this.scheduled) {
+      this.scheduled = true;
+      // setImmediate lets every request already parsed in this turn join the group.
+      setImmediate(() => {
+        this.scheduled = false;
+        this.pump();
+      });
+    }
     return p;
   }
 
-  private schedule(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
-    // setImmediate lets every request already parsed in this turn join the group.
-    setImmediate(() => {
-      this.scheduled = false;
-      this.drain();
-    });
+  /** Answers a request whose key is done with (failed, or already published). */
+  private finish(entry: Entry, outcome: EventOutcome): void {
+    this.inFlight.delete(entry.key);
+    entry.settle(outcome);
   }
 
-  private drain(): void {
-    while (this.queue.length > 0 && this.running < this.opts.maxConcurrentGroups) {
-      const group = this.queue.splice(0, this.opts.maxGroupEvents);
-      this.running++;
-      groupSize.observe(group.length);
-      this.commit(group)
-        .catch((err) => {
-          // commit settles every entry itself; this is a bug guard so no request hangs.
-          this.logger.error({ err }, 'group commit failed unexpectedly');
-          for (const e of group) e.settle({ ok: false, error: unavailable('Ingest failed') });
-        })
-        .finally(() => {
-          this.running--;
-          if (this.queue.length > 0) this.schedule();
-          else if (this.running === 0) for (const resolve of this.idle.splice(0)) resolve();
-        });
+  /** Starts every idle stage that has work. */
+  private pump(): void {
+    if (!this.busy.reserve && this.toReserve.length > 0) {
+      this.run('reserve', () => this.reserve(this.toReserve.splice(0, this.opts.maxGroupEvents)));
     }
+    if (!this.busy.publish && this.toPublish.length > 0) this.run('publish', () => this.publish(this.toPublish.splice(0)));
+    if (!this.busy.mark && this.toMark.length > 0) this.run('mark', () => this.mark(this.toMark.splice(0)));
+    if (this.isIdle()) for (const resolve of this.idle.splice(0)) resolve();
   }
 
-  private async commit(group: Entry[]): Promise<void> {
-    const byOrg = new Map<string, Entry[]>();
-    for (const e of group) {
-      const list = byOrg.get(e.event.organizationId);
-      if (list) list.push(e);
-      else byOrg.set(e.event.organizationId, [e]);
-    }
-    // Organizations in one order, so concurrent groups (other replicas) lock in one order.
-    const orgs = [...byOrg.keys()].sort();
+  private run(stage: keyof GroupCommitter['busy'], op: () => Promise<void>): void {
+    this.busy[stage] = true;
+    op()
+      .catch((err) => this.logger.error({ err, stage }, 'group commit stage failed unexpectedly'))
+      .finally(() => {
+        this.busy[stage] = false;
+        this.pump();
+      });
+  }
 
-    let plans: Map<Entry, Plan>;
+  // ---- stage 1: one transaction reserves the group's keys and spends their credits ----------
+
+  private async reserve(group: Entry[]): Promise<void> {
+    groupSize.observe(group.length);
+    let outcome: { reserved: Reserved[]; answered: Array<[Entry, EventOutcome]>; newUsers: Array<[string, string]> };
     try {
-      plans = await this.db.transaction(async (tx) => {
-        const out = new Map<Entry, Plan>();
-        for (const org of orgs) {
-          const entries = byOrg.get(org)!;
-          const reservations = await reserveEvents(
-            tx,
-            org,
-            entries.map((e) => ({
-              idempotencyKey: e.event.idempotencyKey,
-              eventId: e.event.eventId,
-              payload: e.event.payload,
-              flagReason: e.event.flagReason,
-            })),
-          );
-          const fresh = entries.filter((_, i) => reservations[i]!.isNew);
-          let paid = fresh.length;
-          if (fresh.length > 0) {
-            paid = (await spendAvailableCredits(tx, org, fresh.length)).spent;
-            // Fewer credits than new keys: the first `paid` in arrival order go, the rest answer 402.
-            if (paid < fresh.length) await discardReservations(tx, org, fresh.slice(paid).map((e) => e.event.idempotencyKey));
-          }
-          fresh.forEach((e, i) => out.set(e, i < paid ? { kind: 'new' } : { kind: 'no_credit' }));
-
-          const known = entries.filter((_, i) => !reservations[i]!.isNew);
-          if (known.length > 0) {
-            const details = await getLedgerDetails(tx, org, known.map((e) => e.event.idempotencyKey));
-            for (const e of known) {
-              const d = details.get(e.event.idempotencyKey);
-              if (!d) throw new Error('ledger row vanished during reservation');
-              out.set(
-                e,
-                d.state === 'published' || d.payload === null
-                  ? { kind: 'published', eventId: d.eventId, flagReason: d.flagReason }
-                  : { kind: 'reserved_elsewhere', eventId: d.eventId, flagReason: d.flagReason, payload: d.payload },
-              );
-            }
-          }
-
-          const users = fresh.slice(0, paid).flatMap((e) => (e.event.userId === null ? [] : [e.event.userId]));
-          if (users.length > 0) await upsertEndUsers(tx, org, users);
+      outcome = await this.db.transaction(async (tx) => {
+        const reserved: Reserved[] = [];
+        const answered: Array<[Entry, EventOutcome]> = [];
+        const newUsers: Array<[string, string]> = [];
+        for (const [org, entries] of groupBy(group, (e) => e.event.organizationId)) {
+          await this.reserveForOrganization(tx, org, entries, reserved, answered, newUsers);
         }
-        return out;
+        return { reserved, answered, newUsers };
       });
     } catch (err) {
       this.logger.error({ err, events: group.length }, 'ingest reservation failed');
-      for (const e of group) e.settle({ ok: false, error: unavailable('The control plane is unavailable') });
+      for (const e of group) this.finish(e, { ok: false, error: unavailable('The control plane is unavailable') });
       return;
     }
+    this.rememberEndUsers(outcome.newUsers);
+    for (const [e, o] of outcome.answered) this.finish(e, o);
+    this.toPublish.push(...outcome.reserved);
+  }
 
-    const toPublish: Entry[] = [];
-    const records: PublishRecord[] = [];
-    for (const e of group) {
-      const plan = plans.get(e)!;
-      switch (plan.kind) {
-        case 'no_credit':
-          e.settle({ ok: false, error: new InsufficientCreditsError() });
-          break;
-        case 'published':
-          e.settle({ ok: true, eventId: plan.eventId, flagReason: plan.flagReason, duplicate: true });
-          break;
-        case 'new':
-          toPublish.push(e);
-          records.push({ key: e.event.organizationId, value: e.event.payload });
-          break;
-        case 'reserved_elsewhere':
-          toPublish.push(e);
-          records.push({ key: e.event.organizationId, value: plan.payload });
-          break;
+  private async reserveForOrganization(
+    tx: Queryable,
+    org: string,
+    entries: Entry[],
+    reserved: Reserved[],
+    answered: Array<[Entry, EventOutcome]>,
+    newUsers: Array<[string, string]>,
+  ): Promise<void> {
+    const reservations = await reserveEvents(
+      tx,
+      org,
+      entries.map((e) => ({
+        idempotencyKey: e.event.idempotencyKey,
+        eventId: e.event.eventId,
+        payload: e.event.payload,
+        flagReason: e.event.flagReason,
+      })),
+    );
+    const fresh = entries.filter((_, i) => reservations[i]!.isNew);
+    let paid = fresh.length;
+    if (fresh.length > 0 && !(await spendCredits(tx, org, fresh.length)).ok) {
+      // Fewer credits than new keys: the first `paid` in arrival order go, the rest answer 402.
+      paid = (await spendAvailableCredits(tx, org, fresh.length)).spent;
+      await discardReservations(tx, org, fresh.slice(paid).map((e) => e.event.idempotencyKey));
+    }
+    fresh.forEach((e, i) => {
+      if (i < paid) reserved.push({ entry: e, value: e.event.payload, isNew: true, eventId: e.event.eventId, flagReason: e.event.flagReason });
+      else answered.push([e, { ok: false, error: new InsufficientCreditsError() }]);
+    });
+
+    const known = entries.filter((_, i) => !reservations[i]!.isNew);
+    if (known.length > 0) {
+      const details = await getLedgerDetails(tx, org, known.map((e) => e.event.idempotencyKey));
+      for (const e of known) {
+        const d = details.get(e.event.idempotencyKey);
+        if (!d) throw new Error('ledger row vanished during reservation');
+        if (d.state === 'published' || d.payload === null) {
+          answered.push([e, { ok: true, eventId: d.eventId, flagReason: d.flagReason, duplicate: true }]);
+        } else {
+          // Reserved by another process (or one that died): publish its stored record with ours.
+          reserved.push({ entry: e, value: d.payload, isNew: false, eventId: d.eventId, flagReason: d.flagReason });
+        }
       }
     }
-    if (toPublish.length === 0) return;
 
+    const users = new Set<string>();
+    for (const e of fresh.slice(0, paid)) {
+      const u = e.event.userId;
+      if (u !== null && !this.knownEndUsers.has(keyOf(org, u))) users.add(u);
+    }
+    if (users.size > 0) {
+      await upsertEndUsers(tx, org, [...users]);
+      for (const u of users) newUsers.push([org, u]);
+    }
+  }
+
+  private rememberEndUsers(users: Array<[string, string]>): void {
+    if (this.knownEndUsers.size + users.length > KNOWN_END_USERS_MAX) this.knownEndUsers.clear();
+    for (const [org, u] of users) this.knownEndUsers.add(keyOf(org, u));
+  }
+
+  // ---- stage 2: one Kafka send for everything reserved since the last one ---------------------
+
+  private async publish(batch: Reserved[]): Promise<void> {
     const endTimer = publishDuration.startTimer();
     try {
       if (this.opts.beforePublish) await this.opts.beforePublish();
-      await this.publisher.publish(records);
+      await this.publisher.publish(batch.map((r) => ({ key: r.entry.event.organizationId, value: r.value })));
       endTimer();
     } catch (err) {
-      this.logger.error({ err, events: records.length }, 'Kafka publish failed; releasing the reservations');
-      await this.release(toPublish.filter((e) => plans.get(e)!.kind === 'new'));
-      for (const e of toPublish) e.settle({ ok: false, error: unavailable('Kafka cannot take events right now') });
+      this.logger.error({ err, events: batch.length }, 'Kafka publish failed; releasing the reservations');
+      await this.release(batch.filter((r) => r.isNew).map((r) => r.entry));
+      for (const r of batch) this.finish(r.entry, { ok: false, error: unavailable('Kafka cannot take events right now') });
       return;
     }
-
-    const keys: LedgerKey[] = toPublish.map((e) => ({ organizationId: e.event.organizationId, idempotencyKey: e.event.idempotencyKey }));
-    try {
-      await markPublished(this.db, keys);
-    } catch (err) {
-      // The events are in Kafka; the rows stay `reserved` and the sweeper re-publishes them
-      // (the processor drops the repeat by event_id). The 202 stands.
-      this.logger.warn({ err, events: keys.length }, 'marking published failed; the sweeper will finish it');
-    }
-    for (const e of toPublish) {
-      const plan = plans.get(e)!;
-      e.settle(
-        plan.kind === 'reserved_elsewhere'
-          ? { ok: true, eventId: plan.eventId, flagReason: plan.flagReason, duplicate: true }
-          : { ok: true, eventId: e.event.eventId, flagReason: e.event.flagReason, duplicate: false },
-      );
+    // Durable in Kafka: answer now; the key stays in flight (retries answer from memory and the
+    // sweeper keeps off it) until the mark stage has recorded it.
+    for (const r of batch) {
+      r.entry.settle({ ok: true, eventId: r.eventId, flagReason: r.flagReason, duplicate: !r.isNew });
+      this.toMark.push(r.entry);
     }
   }
 
   /** Deletes the unpublished reservations and refunds their credits (the 503 path). */
   private async release(entries: Entry[]): Promise<void> {
     if (entries.length === 0) return;
-    const byOrg = new Map<string, string[]>();
-    for (const e of entries) {
-      const keys = byOrg.get(e.event.organizationId) ?? [];
-      keys.push(e.event.idempotencyKey);
-      byOrg.set(e.event.organizationId, keys);
-    }
     try {
       await this.db.transaction(async (tx) => {
-        for (const org of [...byOrg.keys()].sort()) await releaseReservations(tx, org, byOrg.get(org)!);
+        for (const [org, list] of groupBy(entries, (e) => e.event.organizationId)) {
+          await releaseReservations(tx, org, list.map((e) => e.event.idempotencyKey));
+        }
       });
     } catch (err) {
       // Left reserved, they keep their credit and the sweeper publishes them once Kafka is back;
       // a retry of the key then answers 202.
       this.logger.error({ err, events: entries.length }, 'releasing reservations failed; the sweeper will publish them');
     }
+  }
+
+  // ---- stage 3: one update marks everything published since the last one ----------------------
+
+  private async mark(entries: Entry[]): Promise<void> {
+    const keys: LedgerKey[] = entries.map((e) => ({ organizationId: e.event.organizationId, idempotencyKey: e.event.idempotencyKey }));
+    try {
+      await markPublished(this.db, keys);
+    } catch (err) {
+      // The events are in Kafka; the rows stay `reserved` and the sweeper re-publishes them
+      // (the processor drops the repeat by event_id).
+      this.logger.warn({ err, events: keys.length }, 'marking published failed; the sweeper will finish it');
+    }
+    for (const e of entries) this.inFlight.delete(e.key);
   }
 }
