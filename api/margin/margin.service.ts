@@ -1,14 +1,16 @@
 // /margin-data: revenue records of active connections (control plane) and completed costs (lake)
 // for one organization, handed to the margin rules. Ranges are capped at 12 months (422).
-import { endUserIdFor, isUuid } from '../../core/ids.js';
+import { isUuid } from '../../core/ids.js';
 import { listEndUsers } from '../../core/control/end-users.js';
-import { listRevenueConnections, listRevenueRecords } from '../../core/control/revenue.js';
+import { listRevenueConnections } from '../../core/control/revenue.js';
 import { ValidationError } from '../../core/errors.js';
 import { adaptiveGranularity, assertMaxMonths, parseDateRange, type DateRange } from '../../core/time.js';
 import { columnKey, queryCostBuckets, queryCostGroups } from '../costs/costs.queries.js';
 import type { ReadContext } from '../lake/read-context.js';
 import { marginByEndUser, marginOrgTotal, marginTrend, type EndUserCost, type MarginCosts, type MarginRevenueRecord } from './margin.js';
 import type { MarginByEndUser, MarginSummary, MarginTrend } from './margin.types.js';
+import { isRecognizedIn } from './recognize-revenue.js';
+import { cachedRevenueRecords } from './revenue-cache.js';
 
 /** The spec's margin date range: both dates, start before end, at most 12 months. */
 function marginRange(startDate: string, endDate: string): DateRange {
@@ -21,21 +23,12 @@ function marginRange(startDate: string, endDate: string): DateRange {
 async function revenueIn(rc: ReadContext, range: DateRange): Promise<{ records: MarginRevenueRecord[]; connected: boolean }> {
   const [connections, records] = await Promise.all([
     listRevenueConnections(rc.db, rc.organizationId),
-    listRevenueRecords(rc.db, rc.organizationId, { overlapping: range }),
+    cachedRevenueRecords(rc.db, rc.organizationId),
   ]);
   const active = new Set(connections.filter((c) => c.status === 'active').map((c) => c.kind));
   return {
     connected: active.size > 0,
-    records: records
-      .filter((r) => active.has(r.source))
-      .map((r) => ({
-        endUserId: r.userId === null ? null : endUserIdFor(rc.organizationId, r.userId),
-        externalUserId: r.userId,
-        customerName: r.customerName,
-        amount: r.amount,
-        periodStart: r.periodStart,
-        periodEnd: r.periodEnd,
-      })),
+    records: records.filter((r) => active.has(r.source) && isRecognizedIn(r, range)),
   };
 }
 

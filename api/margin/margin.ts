@@ -54,7 +54,21 @@ interface RowAccumulator {
   recordName: { name: string; periodEnd: number } | null;
 }
 
+/** A record's share of the window, computed once per request. */
+interface Recognized {
+  rec: MarginRevenueRecord;
+  amount: Big;
+}
+
+/** Records whose billing period overlaps the window, with the amount it recognizes. */
+function recognizedIn(records: readonly MarginRevenueRecord[], window: DateRange): Recognized[] {
+  const out: Recognized[] = [];
+  for (const rec of records) if (isRecognizedIn(rec, window)) out.push({ rec, amount: recognizeRevenue(rec, window) });
+  return out;
+}
+
 export function marginByEndUser(input: MarginInput): MarginByEndUser {
+  const recognized = recognizedIn(input.records, input.window);
   const rows = new Map<string, RowAccumulator>();
   const rowOf = (id: string): RowAccumulator => {
     let r = rows.get(id);
@@ -62,10 +76,10 @@ export function marginByEndUser(input: MarginInput): MarginByEndUser {
     return r;
   };
 
-  for (const rec of input.records) {
-    if (rec.endUserId === null || !isRecognizedIn(rec, input.window)) continue;
+  for (const { rec, amount } of recognized) {
+    if (rec.endUserId === null) continue;
     const r = rowOf(rec.endUserId);
-    r.revenue = r.revenue.plus(recognizeRevenue(rec, input.window));
+    r.revenue = r.revenue.plus(amount);
     r.externalId ??= rec.externalUserId;
     const end = rec.periodEnd.getTime();
     if (rec.customerName && (!r.recordName || end > r.recordName.periodEnd)) r.recordName = { name: rec.customerName, periodEnd: end };
@@ -86,20 +100,20 @@ export function marginByEndUser(input: MarginInput): MarginByEndUser {
   });
   endUsers.sort(leastProfitableFirst);
 
-  return { end_users: endUsers, org_total: marginOrgTotal(input), warnings: marginWarnings(input) };
+  return { end_users: endUsers, org_total: orgTotalOf(input, recognized), warnings: warningsOf(input, recognized) };
 }
 
 /** Every recognized record and every event of the window, attributed or not. */
 export function marginOrgTotal(input: Omit<MarginInput, 'endUsers'>): MarginOrgTotal {
+  return orgTotalOf(input, recognizedIn(input.records, input.window));
+}
+
+function orgTotalOf(input: Omit<MarginInput, 'endUsers'>, recognized: readonly Recognized[]): MarginOrgTotal {
   const { window } = input;
   let revenue = new Big(0);
-  let revenueRecords = 0;
+  for (const { amount } of recognized) revenue = revenue.plus(amount);
   let unattributedRevenue = new Big(0);
   for (const rec of input.records) {
-    if (isRecognizedIn(rec, window)) {
-      revenue = revenue.plus(recognizeRevenue(rec, window));
-      revenueRecords++;
-    }
     // The spec's diagnostic: raw amounts of unattributed records whose period starts in the window.
     const start = rec.periodStart.getTime();
     if (rec.endUserId === null && start >= window.start.getTime() && start < window.end.getTime()) {
@@ -119,7 +133,7 @@ export function marginOrgTotal(input: Omit<MarginInput, 'endUsers'>): MarginOrgT
     margin_amount: m.margin_amount,
     margin_percent: m.margin_percent,
     profitability_category: m.profitability_category,
-    revenue_record_count: revenueRecords,
+    revenue_record_count: recognized.length,
     cost_record_count: costRecords,
     unattributed_revenue: formatMoney(unattributedRevenue),
     unattributed_cost: formatMoney(input.costs.unattributed.cost),
@@ -131,10 +145,14 @@ export function marginOrgTotal(input: Omit<MarginInput, 'endUsers'>): MarginOrgT
  * unattributed_cost the events without one; revenue_not_connected has count 0. Fixed order.
  */
 export function marginWarnings(input: Omit<MarginInput, 'endUsers'>): MarginWarning[] {
+  return warningsOf(input, recognizedIn(input.records, input.window));
+}
+
+function warningsOf(input: Omit<MarginInput, 'endUsers'>, recognized: readonly Recognized[]): MarginWarning[] {
   const warnings: MarginWarning[] = [];
-  const unattributed = input.records.filter((r) => r.endUserId === null && isRecognizedIn(r, input.window));
+  const unattributed = recognized.filter((r) => r.rec.endUserId === null);
   if (unattributed.length > 0) {
-    const amount = formatMoney(unattributed.reduce((s, r) => s.plus(recognizeRevenue(r, input.window)), new Big(0)));
+    const amount = formatMoney(unattributed.reduce((s, r) => s.plus(r.amount), new Big(0)));
     warnings.push({
       type: 'unattributed_revenue',
       count: unattributed.length,

@@ -6,12 +6,14 @@ import { parseDateRange } from '../../core/time.js';
 import type { ReadContext } from '../lake/read-context.js';
 import { pageParams } from '../usage/usage.js';
 import { buildSessionTree, type SpanInput } from './session-tree.js';
+import { sessionFiles } from './session-index.js';
 import { querySessions, querySessionSpans } from './sessions.queries.js';
 import type { SessionList, SessionTree } from './sessions.types.js';
 
 export async function sessionTree(rc: ReadContext, sessionId: string): Promise<SessionTree> {
   if (sessionId === '' || sessionId.length > 255) throw new ValidationError('sessionId', 'must be 1 to 255 characters');
-  const rows = await querySessionSpans(rc.lake, rc.organizationId, sessionId);
+  const files = await sessionFiles(rc.lake, rc.organizationId, sessionId);
+  const rows = files.length === 0 ? [] : await querySessionSpans(rc.lake, rc.organizationId, sessionId, files);
   if (rows.length === 0) throw new NotFoundError('session', sessionId);
   const untraced = rows.find((r) => r.span_id === null);
   const spans: SpanInput[] = rows

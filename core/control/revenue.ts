@@ -321,3 +321,16 @@ export async function listRevenueConnectionsOfKind(
   );
   return rows.map(toConnection);
 }
+
+/**
+ * A token that changes whenever the organization's records change (inserts and deletes move the
+ * count, every upsert moves the latest updated_at), so readers can cache the records.
+ */
+export async function revenueRecordsVersion(db: Queryable, organizationId: string): Promise<string> {
+  if (!isUuid(organizationId)) return 'none';
+  const [row] = await db.query<{ n: string; latest: string | null }>(
+    `SELECT count(*)::text AS n, max(updated_at)::text AS latest FROM revenue_records WHERE organization_id = $1`,
+    [organizationId],
+  );
+  return `${row?.n ?? '0'}@${row?.latest ?? ''}`;
+}

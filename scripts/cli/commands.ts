@@ -172,4 +172,22 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'status', type: 'string', required: true, help: 'active, inactive or canceled' },
     ],
   },
+  { resource: 'revenue', action: 'list', summary: "List an organization's revenue records (all sources)", method: 'GET', path: '/organizations/{org}/revenue-records', flags: [org] },
+  { resource: 'revenue', action: 'connections', summary: "List an organization's revenue connections", method: 'GET', path: '/organizations/{org}/revenue-connections', flags: [org] },
+  {
+    resource: 'stripe',
+    action: 'connect',
+    summary: 'Connect a Stripe account (key checked, stored encrypted) and start the first sync',
+    method: 'POST',
+    path: '/organizations/{org}/revenue-connections/stripe',
+    flags: [
+      org,
+      { name: 'secret-key', type: 'string', required: true, help: 'sk_live_…/rk_live_… key that can read customers, invoices, credit notes' },
+      { name: 'customer-metadata-key', type: 'string', help: 'customer metadata key holding your user_id (default "user_id")' },
+      { name: 'unmatched-customers', type: 'string', help: 'customer_id (default: the Stripe id is the user_id) or unattributed' },
+    ],
+  },
+  { resource: 'stripe', action: 'sync', summary: 'Sync Stripe now and wait for the result', method: 'POST', path: '/organizations/{org}/revenue-connections/stripe/sync?wait=true', flags: [org] },
+  { resource: 'stripe', action: 'status', summary: 'Show the Stripe connection and its last sync', method: 'GET', path: '/organizations/{org}/revenue-connections/stripe', flags: [org] },
+  { resource: 'stripe', action: 'disconnect', summary: 'Disconnect Stripe (key forgotten; its records stop counting)', method: 'DELETE', path: '/organizations/{org}/revenue-connections/stripe', flags: [org] },
 ];
