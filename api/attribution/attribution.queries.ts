@@ -9,14 +9,12 @@ import type { CostGroupKey } from '../costs/costs.queries.js';
  * await a rate card still exists), in code-point order, at most `limit`.
  */
 export async function queryDistinctValues(lake: LakeQuery, scope: LakeScope, key: CostGroupKey, limit: number): Promise<string[]> {
-  const from =
-    key.source === 'costs'
-      ? '{{costs}} c WHERE c.organization_id = $org'
-      : '{{events}} c WHERE c.organization_id = $org AND c.event_timestamp >= $start AND c.event_timestamp < $end';
+  // A metadata key reads its per-file derivation ({{derived}}), a typed key the rollup.
+  const from = key.derived ? '{{derived}} c WHERE c.organization_id = $org' : '{{costs}} c WHERE c.organization_id = $org';
   const rows = await lake.rows<{ value: string }>(
-    scope,
+    key.derived ? { ...scope, derived: key.derived } : scope,
     `SELECT value FROM (SELECT DISTINCT ${key.expr} AS value FROM ${from}) WHERE value IS NOT NULL ORDER BY value LIMIT $limit`,
-    { ...key.params, limit },
+    { limit },
   );
   return rows.map((r) => r.value);
 }

@@ -2,34 +2,30 @@
 // buckets, over completed events only (the spec's status_counts.completed "counts toward
 // totals"). Grouping keys are chosen from the fixed list below, never from request text; a
 // metadata key travels as a bound JSON-pointer parameter. Organization is always the first filter.
-import type { LakeParam, LakeQuery, LakeScope } from '../lake/lake-query.js';
+// Typed keys read {{costs}} (the daily_costs rollup for whole days); a metadata key reads
+// {{derived}}: the same measures per (day, end user, status, value), derived once per lake file.
+import { DAILY_COSTS } from '../../core/lake/rollups.js';
+import type { Derivation, LakeQuery, LakeScope } from '../lake/lake-query.js';
 import type { Granularity } from '../../core/time.js';
 import { truncUnit } from '../../core/time.js';
 
-/**
- * Where a cost query reads: `costs` = the daily_costs-shaped relation (rollups for whole days,
- * events for partial days); `events` = raw events, needed when grouping by a metadata key.
- */
-export type CostSource = 'costs' | 'events';
-
-const SOURCES: Record<CostSource, { from: string; where: string; count: string }> = {
-  costs: {
-    from: '{{costs}} c',
-    where: `c.organization_id = $org AND c.status = 'completed'`,
-    count: 'sum(c.event_count)',
-  },
-  events: {
-    from: '{{events}} c',
-    where: `c.organization_id = $org AND c.event_timestamp >= $start AND c.event_timestamp < $end AND c.status = 'completed'`,
-    count: 'count(*)',
-  },
-};
-
-/** A grouping key: a SQL expression over the source's row `c`, with the parameters it uses. */
+/** A grouping key: a SQL expression over the row `c` of {{costs}}, or of `derived` when given. */
 export interface CostGroupKey {
   expr: string;
-  source: CostSource;
-  params: Record<string, LakeParam>;
+  derived?: Derivation;
+}
+
+/** Cost measures per (day, end user, status, metadata value) of one key, from events. */
+export function dimensionCostsDerivation(key: string): Derivation {
+  const measures = DAILY_COSTS.measures.map((m) => `${m.fromEvents} AS "${m.column.name}"`).join(', ');
+  return {
+    id: `dimension-costs:${key}`,
+    source: 'events',
+    params: { dim_path: jsonPointer(key) },
+    perDay: `SELECT filename, organization_id, event_date, end_user_id, status,
+                     json_extract_string(metadata, $dim_path) AS dim_value, ${measures}
+                FROM {{src}} GROUP BY ALL`,
+  };
 }
 
 /** Typed columns the daily_costs rollup keeps (so these groupings are answered from rollups). */
@@ -37,7 +33,7 @@ export const ROLLUP_KEYS = ['end_user_id', 'model', 'provider', 'agent_id', 'wor
 export type RollupKey = (typeof ROLLUP_KEYS)[number];
 
 export function columnKey(column: RollupKey): CostGroupKey {
-  return { expr: `c.${column}`, source: 'costs', params: {} };
+  return { expr: `c.${column}` };
 }
 
 /** RFC 6901 JSON pointer of a top-level key ("a/b" → "/a~1b"), as DuckDB's JSON functions take it. */
@@ -52,7 +48,7 @@ export function jsonPointer(key: string): string {
  */
 export function dimensionKey(key: string): CostGroupKey {
   if (key === 'feature') return columnKey('feature');
-  return { expr: 'json_extract_string(c.metadata, $dim_path)', source: 'events', params: { dim_path: jsonPointer(key) } };
+  return { expr: 'c.dim_value', derived: dimensionCostsDerivation(key) };
 }
 
 /** Extra conditions on the cost population. */
@@ -63,25 +59,47 @@ export interface CostFilter {
   dimension?: { key: CostGroupKey; value: string };
 }
 
-function filterSql(filter: CostFilter): { sql: string; params: Record<string, LakeParam> } {
+function filterSql(filter: CostFilter): { sql: string; params: Record<string, string> } {
   let sql = '';
-  let params: Record<string, LakeParam> = {};
+  const params: Record<string, string> = {};
   if (filter.endUserId !== undefined) {
     sql += ' AND c.end_user_id = $end_user_id';
     params.end_user_id = filter.endUserId;
   }
   if (filter.dimension) {
     sql += ` AND coalesce(${filter.dimension.key.expr}, 'Unassigned') = $dim_value`;
-    params = { ...params, ...filter.dimension.key.params, dim_value: filter.dimension.value };
+    params.dim_value = filter.dimension.value;
   }
   return { sql, params };
 }
 
-function sourceOf(group: CostGroupKey | null, filter: CostFilter): CostSource {
-  return group?.source === 'events' || filter.dimension?.key.source === 'events' ? 'events' : 'costs';
+/** Where the query reads: {{derived}} when a metadata key is involved, else {{costs}}. */
+function sourceOf(scope: LakeScope, group: CostGroupKey | null, filter: CostFilter): { scope: LakeScope; from: string } {
+  const derived = group?.derived ?? filter.dimension?.key.derived;
+  if (group?.derived && filter.dimension?.key.derived && group.derived.id !== filter.dimension.key.derived.id) {
+    throw new Error('one metadata key per cost query');
+  }
+  return derived ? { scope: { ...scope, derived }, from: '{{derived}} c' } : { scope, from: '{{costs}} c' };
 }
 
-function measuresSql(count: string): string {
+const WHERE = `c.organization_id = $org AND c.status = 'completed'`;
+
+/**
+ * `all`: every measure of the cost breakdown item; `totals`: event_count and total_cost only (the
+ * other columns NULL), for callers that need no token classes (margin), which is much cheaper.
+ */
+export type CostMeasureSet = 'all' | 'totals';
+
+function measuresSql(set: CostMeasureSet = 'all'): string {
+  const count = 'sum(c.event_count)';
+  if (set === 'totals') {
+    return `CAST(${count} AS BIGINT) AS event_count,
+    CAST(NULL AS BIGINT) AS input_tokens, CAST(NULL AS BIGINT) AS output_tokens,
+    CAST(NULL AS BIGINT) AS cache_creation_input_tokens, CAST(NULL AS BIGINT) AS cache_read_input_tokens,
+    CAST(NULL AS BIGINT) AS reasoning_tokens, CAST(NULL AS VARCHAR) AS input_cost, CAST(NULL AS VARCHAR) AS output_cost,
+    CAST(NULL AS VARCHAR) AS cache_creation_cost, CAST(NULL AS VARCHAR) AS cache_read_cost, CAST(NULL AS VARCHAR) AS reasoning_cost,
+    CAST(sum(c.total_cost) AS DECIMAL(38,12)) AS total_cost`;
+  }
   return `CAST(${count} AS BIGINT) AS event_count,
     CAST(sum(c.input_tokens) AS BIGINT) AS input_tokens,
     CAST(sum(c.output_tokens) AS BIGINT) AS output_tokens,
@@ -121,9 +139,9 @@ export interface KeyedCostGroupRow extends CostGroupRow {
 
 /** Cost totals of the scope's completed events. */
 export async function queryCostTotals(lake: LakeQuery, scope: LakeScope, filter: CostFilter = {}): Promise<CostGroupRow> {
-  const source = SOURCES[sourceOf(null, filter)];
+  const source = sourceOf(scope, null, filter);
   const f = filterSql(filter);
-  const row = await lake.row<CostGroupRow>(scope, `SELECT ${measuresSql(source.count)} FROM ${source.from} WHERE ${source.where}${f.sql}`, f.params);
+  const row = await lake.row<CostGroupRow>(source.scope, `SELECT ${measuresSql()} FROM ${source.from} WHERE ${WHERE}${f.sql}`, f.params);
   return row!;
 }
 
@@ -133,17 +151,18 @@ export async function queryCostGroups(
   scope: LakeScope,
   group: CostGroupKey,
   filter: CostFilter = {},
+  measures: CostMeasureSet = 'all',
 ): Promise<KeyedCostGroupRow[]> {
-  const source = SOURCES[sourceOf(group, filter)];
+  const source = sourceOf(scope, group, filter);
   const f = filterSql(filter);
   // The rollup keeps user_id beside end_user_id (one per end user), so names need no join.
   const externalId = group.expr === 'c.end_user_id' ? ', max(c.user_id) AS external_id' : '';
   return lake.rows<KeyedCostGroupRow>(
-    scope,
-    `SELECT ${group.expr} AS group_value${externalId}, ${measuresSql(source.count)}
-       FROM ${source.from} WHERE ${source.where}${f.sql}
+    source.scope,
+    `SELECT ${group.expr} AS group_value${externalId}, ${measuresSql(measures)}
+       FROM ${source.from} WHERE ${WHERE}${f.sql}
       GROUP BY 1`,
-    { ...group.params, ...f.params },
+    f.params,
   );
 }
 
@@ -163,18 +182,18 @@ export async function queryCostBuckets(
   group: CostGroupKey | null,
   filter: CostFilter = {},
 ): Promise<CostBucketRow[]> {
-  const source = SOURCES[sourceOf(group, filter)];
+  const source = sourceOf(scope, group, filter);
   const f = filterSql(filter);
   // event_date is the UTC date of the event, so day/ISO-week/month buckets of it are exact.
   const groupSelect = group ? `, coalesce(${group.expr}, 'Unassigned') AS group_value` : '';
   return lake.rows<CostBucketRow>(
-    scope,
+    source.scope,
     `SELECT CAST(date_trunc($unit, c.event_date) AS DATE) AS bucket${groupSelect},
-            CAST(${source.count} AS BIGINT) AS event_count,
+            CAST(sum(c.event_count) AS BIGINT) AS event_count,
             CAST(sum(c.total_cost) AS DECIMAL(38,12)) AS total_cost
-       FROM ${source.from} WHERE ${source.where}${f.sql}
+       FROM ${source.from} WHERE ${WHERE}${f.sql}
       GROUP BY ALL
       ORDER BY 1`,
-    { unit: truncUnit(granularity), ...(group?.params ?? {}), ...f.params },
+    { unit: truncUnit(granularity), ...f.params },
   );
 }

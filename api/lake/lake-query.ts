@@ -9,6 +9,11 @@
 //   {{costs}} — rows shaped like daily_costs that cover exactly [start, end): the daily_costs
 //       rollup for the whole UTC days of the range, plus the raw events of the partial days at
 //       either end rolled up on the fly. Cost queries read this and never care which it was.
+//   {{derived}} — the same idea for a query-specific per-file aggregate of events (scope.derived,
+//       see derived-cache.ts): cached rows for whole days, computed from raw events for partial
+//       days. This is how metadata dimensions and usage totals avoid re-reading 5M rows.
+// Whole-day rows of {{costs}} and {{derived}} come from the in-memory DerivedCache (files are
+// immutable), so a repeated query reads DuckDB memory, not Parquet.
 // $org (the organization), $start and $end (the range, TIMESTAMP) are bound automatically when
 // the SQL mentions them; every query must still filter `organization_id = $org` first.
 import {
@@ -22,6 +27,7 @@ import {
   type JS,
 } from '@duckdb/node-api';
 import { DAY_MS, type DateRange } from '../../core/time.js';
+import { DerivedCache, type Derivation } from './derived-cache.js';
 import { LakeReader } from '../../core/lake/lake-reader.js';
 import type { LakeTable } from '../../core/lake/layout.js';
 import { DAILY_COSTS, rollupFromEventsSql } from '../../core/lake/rollups.js';
@@ -35,7 +41,11 @@ export interface LakeScope {
   organizationId: string;
   /** [start, end): picks files by UTC date and binds $start / $end. */
   range?: DateRange;
+  /** What {{derived}} stands for (source must be 'events'). */
+  derived?: Derivation;
 }
+
+export type { Derivation };
 
 export interface LakeQueryOptions {
   /** DuckDB worker threads (default 2). */
@@ -47,9 +57,27 @@ export interface LakeQueryOptions {
   useRollups?: boolean;
   /** Manifest re-check throttle of the LakeReader (default 250 ms). */
   refreshIntervalMs?: number;
+  /**
+   * Keep per-file derived rows (rollup copies, dimension and usage aggregates) in memory.
+   * Default true; false reads Parquet on every query (the benchmark's middle path).
+   */
+  cache?: boolean;
+  /** Row budget of the cache (default 40M). */
+  cacheMaxRows?: number;
+  /** How long replaced cached rows stay readable (default 60 s). */
+  cacheGraceMs?: number;
 }
 
-const PLACEHOLDER = /\{\{(events|daily_costs|session_spans|costs)\}\}/g;
+const PLACEHOLDER = /\{\{(events|daily_costs|session_spans|costs|derived)\}\}/g;
+
+/** The daily_costs rollup of a day, its files (one per Kafka partition) merged into one. */
+const DAILY_COSTS_MERGED: Derivation = {
+  id: 'daily_costs',
+  source: 'daily_costs',
+  perDay: `SELECT filename, ${DAILY_COSTS.keys.map((k) => `"${k.name}"`).join(', ')}, ${DAILY_COSTS.measures
+    .map((m) => `${m.merge} AS "${m.column.name}"`)
+    .join(', ')} FROM {{src}} GROUP BY ALL`,
+};
 
 /** The whole-UTC-day part of a range (answered by rollups) and the partial days at its ends. */
 export interface DaySplit {
@@ -102,12 +130,20 @@ function dateLiteralSql(d: Date): string {
 export class LakeQuery {
   private readonly idle: DuckDBConnection[] = [];
   private closed = false;
+  readonly cache: DerivedCache | null;
 
   private constructor(
     readonly reader: LakeReader,
     private readonly instance: DuckDBInstance,
     readonly useRollups: boolean,
-  ) {}
+    options: LakeQueryOptions,
+  ) {
+    this.cache =
+      options.cache === false ? null : new DerivedCache(() => this.connection(), (c) => this.release(c), {
+            maxRows: options.cacheMaxRows,
+            graceMs: options.cacheGraceMs,
+          });
+  }
 
   static async open(lakeDir: string, options: LakeQueryOptions = {}): Promise<LakeQuery> {
     const reader = await LakeReader.open(lakeDir, { refreshIntervalMs: options.refreshIntervalMs });
@@ -121,7 +157,7 @@ export class LakeQuery {
     } finally {
       setup.closeSync();
     }
-    return new LakeQuery(reader, instance, options.useRollups ?? true);
+    return new LakeQuery(reader, instance, options.useRollups ?? true, options);
   }
 
   /**
@@ -130,7 +166,7 @@ export class LakeQuery {
    */
   async rows<T extends object = LakeRow>(scope: LakeScope, sql: string, params: Record<string, LakeParam> = {}): Promise<T[]> {
     const text = await this.expand(scope, sql);
-    const all: Record<string, LakeParam> = { org: scope.organizationId, ...params };
+    const all: Record<string, LakeParam> = { org: scope.organizationId, ...scope.derived?.params, ...params };
     if (scope.range) {
       all.start ??= scope.range.start;
       all.end ??= scope.range.end;
@@ -159,7 +195,14 @@ export class LakeQuery {
     const names = new Set([...sql.matchAll(PLACEHOLDER)].map((m) => m[1]!));
     const relations = new Map<string, string>();
     for (const name of names) {
-      relations.set(name, name === 'costs' ? await this.costsRelation(scope) : await this.tableRelation(name as LakeTable, scope));
+      relations.set(
+        name,
+        name === 'costs'
+          ? await this.costsRelation(scope)
+          : name === 'derived'
+            ? await this.derivedRelation(scope)
+            : await this.tableRelation(name as LakeTable, scope),
+      );
     }
     return sql.replace(PLACEHOLDER, (_, name: string) => relations.get(name)!);
   }
@@ -168,31 +211,65 @@ export class LakeQuery {
     return this.reader.relation(table, scope.organizationId, scope.range ? { from: scope.range.start, to: scope.range.end } : {});
   }
 
-  /** daily_costs-shaped rows covering exactly the scope's range (all time without a range). */
-  private async costsRelation(scope: LakeScope): Promise<string> {
-    const org = scope.organizationId;
-    const eventsOver = async (r: DateRange | null): Promise<string> => {
-      const files = await this.reader.relation('events', org, r ? { from: r.start, to: r.end } : {});
-      const bounds = r
-        ? ` AND "event_timestamp" >= TIMESTAMP '${r.start.toISOString()}' AND "event_timestamp" < TIMESTAMP '${r.end.toISOString()}'`
-        : '';
-      return `(${rollupFromEventsSql(DAILY_COSTS, `(SELECT * FROM ${files} WHERE "organization_id" = $org${bounds})`)})`;
-    };
-    if (!this.useRollups) return eventsOver(scope.range ?? null);
-    if (!scope.range) return this.reader.relation('daily_costs', org);
-    const split = splitWholeDays(scope.range);
-    const parts: string[] = [];
-    if (split.wholeDays) {
-      const files = await this.reader.relation('daily_costs', org, { from: split.wholeDays.start, to: split.wholeDays.end });
-      parts.push(
-        `(SELECT * FROM ${files} WHERE "organization_id" = $org AND "event_date" >= ${dateLiteralSql(split.wholeDays.start)} AND "event_date" < ${dateLiteralSql(split.wholeDays.end)})`,
-      );
+  /** Raw events of the organization within a range (exact bounds), or all of them. */
+  private async eventsWithin(org: string, r: DateRange | null): Promise<string> {
+    const files = await this.reader.relation('events', org, r ? { from: r.start, to: r.end } : {});
+    const bounds = r
+      ? ` AND "event_timestamp" >= TIMESTAMP '${r.start.toISOString()}' AND "event_timestamp" < TIMESTAMP '${r.end.toISOString()}'`
+      : '';
+    return `(SELECT * FROM ${files} WHERE "organization_id" = $org${bounds})`;
+  }
+
+  /**
+   * Whole-day rows of a derivation: cached per file when the cache is on, else read from Parquet.
+   * Null when no file covers the days.
+   */
+  private async wholeDayRows(d: Derivation, org: string, days: DateRange | null): Promise<string | null> {
+    const files = await this.reader.files(d.source, org, days ? { from: days.start, to: days.end } : {});
+    if (files.length === 0) return null;
+    const dayFilter = days ? ` WHERE "event_date" >= ${dateLiteralSql(days.start)} AND "event_date" < ${dateLiteralSql(days.end)}` : '';
+    if (this.cache) {
+      const rel = await this.cache.relation(d, org, files);
+      return rel && `(SELECT * FROM ${rel}${dayFilter})`;
     }
-    for (const p of split.partial) parts.push(await eventsOver(p));
-    if (parts.length === 0) return eventsOver(scope.range);
-    // Column order of every part is DAILY_COSTS's (keys then measures), so UNION ALL BY NAME is
-    // not needed, but it guards against a future column added to one side only.
+    const src = `(SELECT * FROM read_parquet([${files.map((f) => `'${f.replaceAll("'", "''")}'`).join(', ')}], filename = true, union_by_name = true, hive_partitioning = false) WHERE "organization_id" = $org)`;
+    return `(SELECT * EXCLUDE (filename) FROM (${d.perDay.replaceAll('{{src}}', src)})${dayFilter})`;
+  }
+
+  /** Whole days from `wholeDays`, partial days from `partial`, as one relation. */
+  private async splitRelation(
+    scope: LakeScope,
+    d: Derivation,
+    partial: (events: string) => string,
+  ): Promise<string> {
+    const org = scope.organizationId;
+    if (!this.useRollups) return partial(await this.eventsWithin(org, scope.range ?? null));
+    const split: DaySplit = scope.range ? splitWholeDays(scope.range) : { wholeDays: null, partial: [] };
+    const parts: string[] = [];
+    if (split.wholeDays || !scope.range) {
+      const whole = await this.wholeDayRows(d, org, split.wholeDays);
+      if (whole) parts.push(whole);
+    }
+    for (const p of split.partial) parts.push(partial(await this.eventsWithin(org, p)));
+    if (parts.length === 0) return partial(await this.eventsWithin(org, scope.range ?? null));
+    // UNION ALL BY NAME: the cached and the computed parts name the same columns.
     return parts.length === 1 ? parts[0]! : `(${parts.map((p) => `SELECT * FROM ${p}`).join(' UNION ALL BY NAME ')})`;
+  }
+
+  /** daily_costs-shaped rows covering exactly the scope's range (all time without a range). */
+  private costsRelation(scope: LakeScope): Promise<string> {
+    return this.splitRelation(scope, DAILY_COSTS_MERGED, (events) => `(${rollupFromEventsSql(DAILY_COSTS, events)})`);
+  }
+
+  /** The scope's derivation over exactly its range. */
+  private derivedRelation(scope: LakeScope): Promise<string> {
+    const d = scope.derived;
+    if (!d) throw new Error('{{derived}} needs scope.derived');
+    if (d.source !== 'events') throw new Error('a {{derived}} relation must derive from events');
+    return this.splitRelation(scope, d, (events) => {
+      const src = `(SELECT *, CAST(NULL AS VARCHAR) AS filename FROM ${events})`;
+      return `(SELECT * EXCLUDE (filename) FROM (${d.perDay.replaceAll('{{src}}', src)}))`;
+    });
   }
 
   private async connection(): Promise<DuckDBConnection> {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LakeQuery, splitWholeDays } from '../../../../api/lake/lake-query.js';
+import { LakeQuery, splitWholeDays, type Derivation } from '../../../../api/lake/lake-query.js';
 import { endUserIdFor, eventIdFor } from '../../../../core/ids.js';
 import type { LakeEventRow } from '../../../../core/lake/events-schema.js';
 import { LakeWriter } from '../../../../processor/lake/lake-writer.js';
@@ -112,5 +112,45 @@ describe('LakeQuery', () => {
   it('gives an empty relation for an organization with no files', async () => {
     const scope = { organizationId: '11111111-1111-4111-8111-111111111111', range: { start: d('2025-03-01'), end: d('2025-04-01') } };
     expect(await withRollups.rows(scope, SUM)).toEqual([{ cost: null, n: null }]);
+  });
+});
+
+describe('LakeQuery {{derived}} and the per-file cache', () => {
+  const perModel: Derivation = {
+    id: 'per-model',
+    source: 'events',
+    perDay: 'SELECT filename, organization_id, event_date, model, CAST(count(*) AS BIGINT) AS n, CAST(sum(total_cost) AS DECIMAL(38,12)) AS cost FROM {{src}} GROUP BY ALL',
+  };
+  const SQL = 'SELECT CAST(sum(n) AS BIGINT) AS n, CAST(sum(cost) AS DECIMAL(38,12)) AS cost FROM {{derived}} d WHERE d.organization_id = $org';
+
+  it('answers from cached whole days plus raw partial days, and stays right when compaction replaces files', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lake-derived-'));
+    const writer = await LakeWriter.open(dir, { clock: () => new Date('2030-01-01T00:00:00Z') });
+    // Two flushes, so the 11th has two events files in partition 0.
+    await writer.flush(0, [row(0, '2025-03-10T12:00:00Z', '1'), row(1, '2025-03-11T01:00:00Z', '2')], 2);
+    await writer.flush(0, [row(2, '2025-03-11T05:00:00Z', '4'), row(3, '2025-03-12T06:00:00Z', '8')], 4);
+    const cached = await LakeQuery.open(dir, { refreshIntervalMs: 0, cacheGraceMs: 0 });
+    const raw = await LakeQuery.open(dir, { useRollups: false, refreshIntervalMs: 0 });
+    try {
+      const scope = { organizationId: ORG, range: { start: d('2025-03-10T18:00:00Z'), end: d('2025-03-12T12:00:00Z') }, derived: perModel };
+      const expected = [{ n: 3, cost: '14.000000000000' }];
+      expect(await cached.rows(scope, SQL)).toEqual(expected);
+      expect(await raw.rows(scope, SQL)).toEqual(expected);
+      // The two files of the 11th make one (day, model) row.
+      expect(cached.cache!.rows).toBe(1);
+
+      await writer.compactPartition(0, { minFiles: 2, graceMs: 0 });
+      expect(await cached.rows(scope, SQL)).toEqual(expected);
+      // The merged file replaced the two: the day was rebuilt; the old row waits out its grace…
+      expect(cached.cache!.rows).toBe(2);
+      expect(await cached.rows(scope, SQL)).toEqual(expected);
+      // …and is deleted by the next build.
+      expect(cached.cache!.rows).toBe(1);
+    } finally {
+      cached.close();
+      raw.close();
+      await writer.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
