@@ -12,6 +12,7 @@ import { service } from '../core/app-context.js';
 import { authOf } from '../core/http/authentication.js';
 import { rawBodyOf } from '../core/http/app.js';
 import { ValidationError, type AppError } from '../core/errors.js';
+import { ingestEvents } from './ingest-metrics.js';
 import { verifySignature } from './signature.js';
 import { validateEvent, type ValidatedEvent } from './validate-event.js';
 
@@ -66,7 +67,14 @@ export const prepareEvent = asyncMiddleware(async (req) => {
   const receivedAt = new Date();
   requireJsonBody(req);
   const dimensions = await service(req, 'ingest').dimensionsFor(authOf(req).organizationId);
-  prepared.set(req, { receivedAt, slots: [{ event: validateEvent(req.body, dimensions) }] });
+  let event: ValidatedEvent;
+  try {
+    event = validateEvent(req.body, dimensions);
+  } catch (err) {
+    ingestEvents.inc({ outcome: 'VALIDATION_ERROR' });
+    throw err;
+  }
+  prepared.set(req, { receivedAt, slots: [{ event }] });
 });
 
 /**
@@ -93,7 +101,10 @@ export const prepareBatch = asyncMiddleware(async (req) => {
     try {
       return { event: validateEvent(raw, dimensions) };
     } catch (err) {
-      if (err instanceof ValidationError) return { error: err };
+      if (err instanceof ValidationError) {
+        ingestEvents.inc({ outcome: 'VALIDATION_ERROR' });
+        return { error: err };
+      }
       throw err;
     }
   });
