@@ -23,6 +23,11 @@ export interface Derivation {
   source: LakeTable;
   perDay: string;
   params?: Record<string, string>;
+  /**
+   * Build per hour instead of per day: `event_date` in {{src}} holds the hour (TIMESTAMP) of the
+   * event, so the rows answer whole hours of a partial day. Source must be events.
+   */
+  hourly?: boolean;
 }
 
 export interface DerivedCacheOptions {
@@ -134,7 +139,8 @@ export class DerivedCache {
         const paths = stale.flatMap((s) => s.files);
         const map = `(VALUES ${stale.flatMap((s) => s.files.map((f) => `(${sqlStringLiteral(f)}, ${s.id})`)).join(', ')}) AS m(path, day_id)`;
         // `filename` carries the day's id, so perDay's GROUP BY filename merges the day's files.
-        const src = `(SELECT r.* EXCLUDE (filename), m.day_id AS filename
+        const eventDate = d.hourly ? `, date_trunc('hour', r.event_timestamp) AS event_date` : '';
+        const src = `(SELECT r.* EXCLUDE (filename${d.hourly ? ', event_date' : ''})${eventDate}, m.day_id AS filename
                         FROM read_parquet([${paths.map(sqlStringLiteral).join(', ')}], filename = true, union_by_name = true, hive_partitioning = false) r
                         JOIN ${map} ON r.filename = m.path
                        WHERE r.organization_id = $org)`;

@@ -79,6 +79,16 @@ const DAILY_COSTS_MERGED: Derivation = {
     .join(', ')} FROM {{src}} GROUP BY ALL`,
 };
 
+/** daily_costs-shaped rows per hour of events (answers the whole hours of partial days). */
+const HOURLY_COSTS: Derivation = {
+  id: 'costs@hour',
+  source: 'events',
+  hourly: true,
+  perDay: `SELECT filename, ${DAILY_COSTS.keys.map((k) => `"${k.name}"`).join(', ')}, ${DAILY_COSTS.measures
+    .map((m) => `${m.fromEvents} AS "${m.column.name}"`)
+    .join(', ')} FROM {{src}} GROUP BY ALL`,
+};
+
 /** The whole-UTC-day part of a range (answered by rollups) and the partial days at its ends. */
 export interface DaySplit {
   /** UTC-midnight-aligned [start, end), or null when the range holds no whole day. */
@@ -97,6 +107,21 @@ export function splitWholeDays(range: DateRange): DaySplit {
   if (s < firstMidnight) partial.push({ start: range.start, end: new Date(firstMidnight) });
   if (lastMidnight < e) partial.push({ start: new Date(lastMidnight), end: range.end });
   return { wholeDays: { start: new Date(firstMidnight), end: new Date(lastMidnight) }, partial };
+}
+
+const HOUR_MS = 3_600_000;
+
+/** The whole-hour part of a range and the sub-hour pieces at its ends (as splitWholeDays). */
+export function splitWholeHours(range: DateRange): { wholeHours: DateRange | null; partial: DateRange[] } {
+  const s = range.start.getTime();
+  const e = range.end.getTime();
+  const first = Math.ceil(s / HOUR_MS) * HOUR_MS;
+  const last = Math.floor(e / HOUR_MS) * HOUR_MS;
+  if (first >= last) return { wholeHours: null, partial: s < e ? [range] : [] };
+  const partial: DateRange[] = [];
+  if (s < first) partial.push({ start: range.start, end: new Date(first) });
+  if (last < e) partial.push({ start: new Date(last), end: range.end });
+  return { wholeHours: { start: new Date(first), end: new Date(last) }, partial };
 }
 
 // DECIMAL stays exact (string); counts fit a double; TIMESTAMP is UTC (the lake stores UTC).
@@ -240,6 +265,7 @@ export class LakeQuery {
   private async splitRelation(
     scope: LakeScope,
     d: Derivation,
+    hourly: Derivation,
     partial: (events: string) => string,
   ): Promise<string> {
     const org = scope.organizationId;
@@ -250,7 +276,23 @@ export class LakeQuery {
       const whole = await this.wholeDayRows(d, org, split.wholeDays);
       if (whole) parts.push(whole);
     }
-    for (const p of split.partial) parts.push(partial(await this.eventsWithin(org, p)));
+    for (const p of split.partial) {
+      // Whole hours of a partial day from the hourly cache; only the sub-hour ends read events.
+      const hours = this.cache ? splitWholeHours(p) : null;
+      if (hours?.wholeHours) {
+        const files = await this.reader.files('events', org, { from: hours.wholeHours.start, to: hours.wholeHours.end });
+        const rel = await this.cache!.relation(hourly, org, files);
+        if (rel) {
+          parts.push(
+            `(SELECT * REPLACE (CAST("event_date" AS DATE) AS "event_date") FROM ${rel}
+               WHERE "event_date" >= TIMESTAMP '${hours.wholeHours.start.toISOString()}' AND "event_date" < TIMESTAMP '${hours.wholeHours.end.toISOString()}')`,
+          );
+        }
+        for (const r of hours.partial) parts.push(partial(await this.eventsWithin(org, r)));
+      } else {
+        parts.push(partial(await this.eventsWithin(org, p)));
+      }
+    }
     if (parts.length === 0) return partial(await this.eventsWithin(org, scope.range ?? null));
     // UNION ALL BY NAME: the cached and the computed parts name the same columns.
     return parts.length === 1 ? parts[0]! : `(${parts.map((p) => `SELECT * FROM ${p}`).join(' UNION ALL BY NAME ')})`;
@@ -258,7 +300,7 @@ export class LakeQuery {
 
   /** daily_costs-shaped rows covering exactly the scope's range (all time without a range). */
   private costsRelation(scope: LakeScope): Promise<string> {
-    return this.splitRelation(scope, DAILY_COSTS_MERGED, (events) => `(${rollupFromEventsSql(DAILY_COSTS, events)})`);
+    return this.splitRelation(scope, DAILY_COSTS_MERGED, HOURLY_COSTS, (events) => `(${rollupFromEventsSql(DAILY_COSTS, events)})`);
   }
 
   /** The scope's derivation over exactly its range. */
@@ -266,7 +308,7 @@ export class LakeQuery {
     const d = scope.derived;
     if (!d) throw new Error('{{derived}} needs scope.derived');
     if (d.source !== 'events') throw new Error('a {{derived}} relation must derive from events');
-    return this.splitRelation(scope, d, (events) => {
+    return this.splitRelation(scope, d, { ...d, id: `${d.id}@hour`, hourly: true }, (events) => {
       const src = `(SELECT *, CAST(NULL AS VARCHAR) AS filename FROM ${events})`;
       return `(SELECT * EXCLUDE (filename) FROM (${d.perDay.replaceAll('{{src}}', src)}))`;
     });

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LakeQuery, splitWholeDays, type Derivation } from '../../../../api/lake/lake-query.js';
+import { LakeQuery, splitWholeDays, splitWholeHours, type Derivation } from '../../../../api/lake/lake-query.js';
 import { endUserIdFor, eventIdFor } from '../../../../core/ids.js';
 import type { LakeEventRow } from '../../../../core/lake/events-schema.js';
 import { LakeWriter } from '../../../../processor/lake/lake-writer.js';
@@ -32,6 +32,20 @@ describe('splitWholeDays', () => {
   it('is all partial across one midnight with no whole day', () => {
     const r = { start: d('2025-03-10T12:00:00Z'), end: d('2025-03-11T12:00:00Z') };
     expect(splitWholeDays(r)).toEqual({ wholeDays: null, partial: [r] });
+  });
+});
+
+describe('splitWholeHours', () => {
+  it('keeps whole hours for the hourly cache and the minutes at either end for events', () => {
+    expect(splitWholeHours({ start: d('2025-03-10T13:20:00Z'), end: d('2025-03-10T18:05:00Z') })).toEqual({
+      wholeHours: { start: d('2025-03-10T14:00:00Z'), end: d('2025-03-10T18:00:00Z') },
+      partial: [
+        { start: d('2025-03-10T13:20:00Z'), end: d('2025-03-10T14:00:00Z') },
+        { start: d('2025-03-10T18:00:00Z'), end: d('2025-03-10T18:05:00Z') },
+      ],
+    });
+    const r = { start: d('2025-03-10T13:20:00Z'), end: d('2025-03-10T13:50:00Z') };
+    expect(splitWholeHours(r)).toEqual({ wholeHours: null, partial: [r] });
   });
 });
 
@@ -91,6 +105,15 @@ describe('LakeQuery', () => {
     expect(await rawOnly.rows(scope, SUM)).toEqual([{ cost: '6.000000000001', n: 3 }]);
   });
 
+  it('splits a partial day into cached whole hours and raw minutes with exact bounds', async () => {
+    // 01:00 exactly is in; 23:59:59.999 is the (exclusive) end, so the event there is out.
+    const scope = { organizationId: ORG, range: { start: d('2025-03-11T01:00:00Z'), end: d('2025-03-11T23:59:59.999Z') } };
+    expect(await withRollups.rows(scope, SUM)).toEqual([{ cost: '2.000000000000', n: 1 }]);
+    expect(await rawOnly.rows(scope, SUM)).toEqual([{ cost: '2.000000000000', n: 1 }]);
+    const later = { organizationId: ORG, range: { start: d('2025-03-11T01:00:00.001Z'), end: d('2025-03-12T00:00:00Z') } };
+    expect(await withRollups.rows(later, SUM)).toEqual([{ cost: '0.000000000001', n: 1 }]);
+  });
+
   it('reads only the organization of the scope', async () => {
     const scope = { organizationId: OTHER, range: { start: d('2025-03-01'), end: d('2025-04-01') } };
     expect(await withRollups.rows(scope, SUM)).toEqual([{ cost: '8.000000000000', n: 1 }]);
@@ -136,16 +159,17 @@ describe('LakeQuery {{derived}} and the per-file cache', () => {
       const expected = [{ n: 3, cost: '14.000000000000' }];
       expect(await cached.rows(scope, SQL)).toEqual(expected);
       expect(await raw.rows(scope, SQL)).toEqual(expected);
-      // The two files of the 11th make one (day, model) row.
-      expect(cached.cache!.rows).toBe(1);
+      // The two files of the 11th make one (day, model) row; the partial 10th and 12th are
+      // answered by the hourly cache, one (hour, model) row each.
+      expect(cached.cache!.rows).toBe(3);
 
       await writer.compactPartition(0, { minFiles: 2, graceMs: 0 });
       expect(await cached.rows(scope, SQL)).toEqual(expected);
-      // The merged file replaced the two: the day was rebuilt; the old row waits out its grace…
-      expect(cached.cache!.rows).toBe(2);
+      // The merged file replaced the two: the 11th was rebuilt; the old row waits out its grace…
+      expect(cached.cache!.rows).toBe(4);
       expect(await cached.rows(scope, SQL)).toEqual(expected);
       // …and is deleted by the next build.
-      expect(cached.cache!.rows).toBe(1);
+      expect(cached.cache!.rows).toBe(3);
     } finally {
       cached.close();
       raw.close();

@@ -1,0 +1,332 @@
+// Read-API benchmark: builds a synthetic lake (bench/api/synthetic-lake.ts: one organization with
+// 5M events over 90 days plus smaller organizations beside it, written through the LakeWriter),
+// starts the api on it (PGlite control plane with the organizations, a read key, dimensions and
+// end users), then measures p50/p95 latency of every read endpoint of part 1 over HTTP, and the
+// same cost queries through the service functions with rollups on and off (the raw-event path)
+// to show what the daily_costs rollup buys. Writes bench/results/api.json.
+//   npx tsx bench/api/main.ts [--events 5000000] [--days 90] [--iterations 15]
+//                             [--data-dir DIR (reused when it holds a lake from an earlier run)]
+//                             [--no-write]
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { costByEndUser, costSummary } from '../../api/cost-data/cost-data.service.js';
+import { dimensionCostBreakdown, dimensionCostTrend } from '../../api/dimension-data/dimension-data.service.js';
+import { endUserByModel, endUserSummary, endUserTrend } from '../../api/end-user-costs/end-user-costs.service.js';
+import { LakeQuery } from '../../api/lake/lake-query.js';
+import type { ReadContext } from '../../api/lake/read-context.js';
+import { apiService } from '../../api/service.js';
+import { issueApiKey } from '../../core/control/api-keys.js';
+import { createDimension } from '../../core/control/dimensions.js';
+import { upsertEndUsers } from '../../core/control/end-users.js';
+import { createOrganization } from '../../core/control/organizations.js';
+import { SCOPES } from '../../core/auth/scopes.js';
+import { loadConfig } from '../../core/config.js';
+import { loadInstanceSecrets } from '../../core/instance-secrets.js';
+import { createLogger } from '../../core/logger.js';
+import { fromRoot } from '../../core/paths.js';
+import { RateBook } from '../../core/pricing/rate-book.js';
+import { hostServices } from '../../core/process-host.js';
+import { writeSyntheticLake, type OrgPlan } from './synthetic-lake.js';
+
+const { values } = parseArgs({
+  options: {
+    events: { type: 'string', default: '5000000' },
+    days: { type: 'string', default: '90' },
+    iterations: { type: 'string', default: '15' },
+    'data-dir': { type: 'string' },
+    'no-write': { type: 'boolean', default: false },
+  },
+});
+const EVENTS = Number(values.events);
+const DAYS = Number(values.days);
+const ITERATIONS = Number(values.iterations);
+const FIRST_DAY = new Date('2026-07-01T00:00:00.000Z');
+const LAST_DAY_END = new Date(FIRST_DAY.getTime() + DAYS * 86_400_000);
+/** The api's clock: late on the last day of data, so "current-period" and "last-90-days" hold data. */
+const NOW = new Date(LAST_DAY_END.getTime() - 6 * 3_600_000);
+const OTHER_ORGS = 5;
+const OTHER_EVENTS = 100_000;
+const END_USERS = 1000;
+
+const log = (msg: string) => console.log(`[bench] ${msg}`);
+
+interface Meta {
+  organizationId: string;
+  otherOrganizations: string[];
+  apiKey: string;
+  events: number;
+  days: number;
+  writtenMs: number;
+  rows: Record<string, number>;
+}
+
+const dataDir = values['data-dir'] ? path.resolve(values['data-dir']) : fs.mkdtempSync(path.join(os.tmpdir(), 'marginal-bench-api-'));
+fs.mkdirSync(dataDir, { recursive: true });
+const metaPath = path.join(dataDir, 'bench-meta.json');
+const config = loadConfig({
+  DATA_DIR: dataDir,
+  PORT: '0',
+  LOG_LEVEL: 'warn',
+  RATE_LIMIT_READ_PER_15_MINUTES: '1000000000',
+});
+const logger = createLogger('warn', 'bench-api');
+const host = await hostServices({
+  config,
+  secrets: loadInstanceSecrets(config),
+  logger,
+  infra: { kafkaBrokers: null, schemaRegistryUrl: null },
+  services: [apiService({ now: () => NOW })],
+});
+const db = host.ctx.db;
+
+let meta: Meta;
+if (fs.existsSync(metaPath)) {
+  meta = JSON.parse(fs.readFileSync(metaPath, 'utf8')) as Meta;
+  log(`reusing the lake in ${dataDir}: ${meta.events} events over ${meta.days} days`);
+} else {
+  const org = await createOrganization(db, { name: 'bench-large' });
+  const others = [];
+  for (let i = 0; i < OTHER_ORGS; i++) others.push(await createOrganization(db, { name: `bench-other-${i}` }));
+  const key = await issueApiKey(db, host.ctx.masterKey, org.id, { scopes: SCOPES.filter((s) => s !== 'usage:write') });
+  await createDimension(db, org.id, { key: 'team', name: 'Team', valueType: 'string' });
+  await createDimension(db, org.id, { key: 'region', name: 'Region', valueType: 'string' });
+  await createDimension(db, org.id, { key: 'latency_ms', name: 'Latency (ms)', valueType: 'number' });
+  await upsertEndUsers(db, org.id, Array.from({ length: END_USERS }, (_, i) => `user-${i}`));
+  const plans: OrgPlan[] = [
+    { organizationId: org.id, events: EVENTS, endUsers: END_USERS },
+    ...others.map((o) => ({ organizationId: o.id, events: OTHER_EVENTS, endUsers: 200 })),
+  ];
+  log(`writing ${EVENTS} events for ${org.id} and ${OTHER_ORGS} × ${OTHER_EVENTS} for other organizations over ${DAYS} days into ${config.lakeDir}`);
+  const t = performance.now();
+  const rows = await writeSyntheticLake({ lakeDir: config.lakeDir, orgs: plans, days: DAYS, firstDay: FIRST_DAY, onProgress: log });
+  meta = {
+    organizationId: org.id,
+    otherOrganizations: others.map((o) => o.id),
+    apiKey: key.apiKey,
+    events: EVENTS,
+    days: DAYS,
+    writtenMs: Math.round(performance.now() - t),
+    rows: Object.fromEntries(rows),
+  };
+  fs.writeFileSync(metaPath, JSON.stringify(meta, null, 2));
+  log(`lake written in ${(meta.writtenMs / 1000).toFixed(0)} s`);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function percentile(sorted: number[], q: number): number {
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[i]!;
+}
+
+interface Timing {
+  name: string;
+  p50_ms: number;
+  p95_ms: number;
+  min_ms: number;
+  max_ms: number;
+  iterations: number;
+}
+
+async function measure(name: string, fn: () => Promise<unknown>, iterations = ITERATIONS, warmups = 2): Promise<Timing> {
+  for (let i = 0; i < warmups; i++) await fn(); // warm-up: footers and derived days cached, JIT warm
+  const times: number[] = [];
+  for (let i = 0; i < iterations; i++) {
+    const t = performance.now();
+    await fn();
+    times.push(performance.now() - t);
+  }
+  times.sort((a, b) => a - b);
+  const r = {
+    name,
+    p50_ms: +percentile(times, 0.5).toFixed(1),
+    p95_ms: +percentile(times, 0.95).toFixed(1),
+    min_ms: +times[0]!.toFixed(1),
+    max_ms: +times.at(-1)!.toFixed(1),
+    iterations,
+  };
+  log(`${name.padEnd(78)} p50 ${String(r.p50_ms).padStart(7)} ms  p95 ${String(r.p95_ms).padStart(7)} ms`);
+  return r;
+}
+
+const day = (offsetDays: number) => new Date(FIRST_DAY.getTime() + offsetDays * 86_400_000).toISOString().slice(0, 10);
+const full = { start_date: day(0), end_date: day(DAYS) };
+const last30 = { start_date: day(DAYS - 30), end_date: day(DAYS) };
+const last7 = { start_date: day(DAYS - 7), end_date: day(DAYS) };
+/** A 90-day range with sub-day bounds: rollups for whole days, raw events for the two ends. */
+const fullSubDay = { start_date: `${day(0)}T06:30:00Z`, end_date: `${day(DAYS - 1)}T18:45:00Z` };
+
+async function get(pathAndQuery: string, query: Record<string, string> = {}): Promise<unknown> {
+  const qs = new URLSearchParams(query).toString();
+  const res = await fetch(`${host.url}/v1${pathAndQuery}${qs ? `?${qs}` : ''}`, { headers: { authorization: `Bearer ${meta.apiKey}` } });
+  const body = await res.text();
+  if (res.status !== 200) throw new Error(`${pathAndQuery} ${qs}: HTTP ${res.status} ${body.slice(0, 300)}`);
+  return body;
+}
+
+const HTTP_CASES: Array<[string, string, Record<string, string>]> = [
+  ['GET /usage/events (90 days, first page of 100)', '/usage/events', { ...full }],
+  ['GET /usage/events (90 days, offset 10000)', '/usage/events', { ...full, offset: '10000' }],
+  ['GET /usage/events (7 days, metric_name=tokens, limit 1000)', '/usage/events', { ...last7, metric_name: 'tokens', limit: '1000' }],
+  ['GET /usage/summary (90 days)', '/usage/summary', full],
+  ['GET /usage/aggregation (90 days)', '/usage/aggregation', full],
+  ['GET /cost-data/summary (current-period)', '/cost-data/summary', {}],
+  ['GET /cost-data/summary (last-90-days)', '/cost-data/summary', { time_window: 'last-90-days' }],
+  ['GET /cost-data/by-end-user (90 days)', '/cost-data/by-end-user', full],
+  ['GET /cost-data/by-end-user (90 days, sub-day bounds)', '/cost-data/by-end-user', fullSubDay],
+  ['GET /cost-data/by-end-user (30 days)', '/cost-data/by-end-user', last30],
+  ['GET /end-user-costs/user-0/summary (90 days)', '/end-user-costs/user-0/summary', full],
+  ['GET /end-user-costs/user-0/by-model (90 days)', '/end-user-costs/user-0/by-model', full],
+  ['GET /end-user-costs/user-0/by-provider (90 days)', '/end-user-costs/user-0/by-provider', full],
+  ['GET /end-user-costs/user-0/by-dimension?dimension=feature (90 days)', '/end-user-costs/user-0/by-dimension', { ...full, dimension: 'feature' }],
+  ['GET /end-user-costs/user-0/by-dimension?dimension=team (90 days)', '/end-user-costs/user-0/by-dimension', { ...full, dimension: 'team' }],
+  ['GET /end-user-costs/user-0/trend (90 days, weekly)', '/end-user-costs/user-0/trend', full],
+  ['GET /end-user-costs/user-500/trend (30 days, daily)', '/end-user-costs/user-500/trend', last30],
+  ['GET /dimension-data/definitions', '/dimension-data/definitions', {}],
+  ['GET /dimension-data/cost-trend (90 days, total)', '/dimension-data/cost-trend', full],
+  ['GET /dimension-data/cost-trend?dimension_key=team (90 days, top 5 + Other)', '/dimension-data/cost-trend', { ...full, dimension_key: 'team' }],
+  ['GET /dimension-data/cost-trend?dimension_key=team&dimension_value=sales (90 days)', '/dimension-data/cost-trend', { ...full, dimension_key: 'team', dimension_value: 'sales' }],
+  ['GET /dimension-data/cost-trend?dimension_key=team (30 days)', '/dimension-data/cost-trend', { ...last30, dimension_key: 'team' }],
+  ['GET /dimension-data/numeric-trend latency_ms avg (90 days)', '/dimension-data/numeric-trend', { ...full, dimension_key: 'latency_ms', aggregation: 'avg' }],
+  ['GET /dimension-data/numeric-summary latency_ms (90 days)', '/dimension-data/numeric-summary', { ...full, dimension_key: 'latency_ms' }],
+  ['GET /dimension-data/cost-breakdown?dimension_key=team (90 days)', '/dimension-data/cost-breakdown', { ...full, dimension_key: 'team' }],
+  ['GET /dimension-data/cost-breakdown?dimension_key=region (30 days)', '/dimension-data/cost-breakdown', { ...last30, dimension_key: 'region' }],
+  ['GET /rates', '/rates', {}],
+];
+
+log(`api at ${host.url}; now = ${NOW.toISOString()}; ${ITERATIONS} iterations after 2 warm-ups; ${os.cpus().length} cpus; load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+const http: Timing[] = [];
+for (const [name, p, q] of HTTP_CASES) http.push(await measure(name, () => get(p, q)));
+
+// Three read paths for the same service functions (in process, no HTTP), so the difference is
+// the data read: the api's default (rollups and per-day derived aggregates cached in memory), the
+// rollup Parquet files read on every query (no cache), and raw events only.
+log('read paths (service functions, in process): cached derived days | rollup files, no cache | raw events');
+const withRollups = await LakeQuery.open(config.lakeDir);
+const rollupFiles = await LakeQuery.open(config.lakeDir, { cache: false });
+const rawEvents = await LakeQuery.open(config.lakeDir, { useRollups: false });
+const RAW_ITERATIONS = Math.min(ITERATIONS, 3);
+const rc = (lake: LakeQuery): ReadContext => ({
+  organizationId: meta.organizationId,
+  ownerUserId: null,
+  lake,
+  db,
+  rateBook: new RateBook(db),
+  now: () => NOW,
+});
+const COMPARE: Array<[string, (r: ReadContext) => Promise<unknown>]> = [
+  ['cost-data/summary (current-period)', (r) => costSummary(r, 'current-period')],
+  ['cost-data/summary (last-90-days)', (r) => costSummary(r, 'last-90-days')],
+  ['cost-data/by-end-user (90 days)', (r) => costByEndUser(r, full.start_date, full.end_date)],
+  ['cost-data/by-end-user (90 days, sub-day bounds)', (r) => costByEndUser(r, fullSubDay.start_date, fullSubDay.end_date)],
+  ['end-user-costs/user-0/summary (90 days)', (r) => endUserSummary(r, 'user-0', full.start_date, full.end_date)],
+  ['end-user-costs/user-0/by-model (90 days)', (r) => endUserByModel(r, 'user-0', full.start_date, full.end_date)],
+  ['end-user-costs/user-0/trend (90 days)', (r) => endUserTrend(r, 'user-0', full.start_date, full.end_date)],
+  ['dimension-data/cost-trend (90 days, total)', (r) => dimensionCostTrend(r, full)],
+  ['dimension-data/cost-breakdown?dimension_key=team (90 days; a metadata key, no rollup column)', (r) => dimensionCostBreakdown(r, { ...full, dimension_key: 'team' })],
+];
+const comparison = [];
+for (const [name, fn] of COMPARE) {
+  const cached = await measure(`cached    ${name}`, () => fn(rc(withRollups)));
+  const files = await measure(`files     ${name}`, () => fn(rc(rollupFiles)), RAW_ITERATIONS, 1);
+  const raw = await measure(`raw       ${name}`, () => fn(rc(rawEvents)), RAW_ITERATIONS, 1);
+  // Same answer every way, or the comparison means nothing.
+  const answers = new Set([JSON.stringify(await fn(rc(withRollups))), JSON.stringify(await fn(rc(rollupFiles))), JSON.stringify(await fn(rc(rawEvents)))]);
+  if (answers.size !== 1) throw new Error(`${name}: the read paths answer differently`);
+  comparison.push({
+    name,
+    cached_derived_days: cached,
+    rollup_files_no_cache: files,
+    raw_events: raw,
+    speedup_p50_cached_vs_raw: +(raw.p50_ms / cached.p50_ms).toFixed(1),
+    speedup_p50_rollup_files_vs_raw: +(raw.p50_ms / files.p50_ms).toFixed(1),
+  });
+}
+rollupFiles.close();
+rawEvents.close();
+
+// Cold start: the first request after a restart builds the derived days it needs (then cached).
+log('cold: first call on a fresh LakeQuery (builds the derived days), then the second call:');
+const cold = [];
+for (const [name, fn] of COMPARE) {
+  const fresh = await LakeQuery.open(config.lakeDir);
+  try {
+    let t = performance.now();
+    await fn(rc(fresh));
+    const first = +(performance.now() - t).toFixed(1);
+    t = performance.now();
+    await fn(rc(fresh));
+    const second = +(performance.now() - t).toFixed(1);
+    log(`${name.padEnd(78)} first ${String(first).padStart(8)} ms  second ${String(second).padStart(7)} ms`);
+    cold.push({ name, first_ms: first, second_ms: second });
+  } finally {
+    fresh.close();
+  }
+}
+const cacheRows = withRollups.cache?.rows ?? 0;
+withRollups.close();
+
+const lakeFiles = (dir: string): { files: number; bytes: number } => {
+  let files = 0;
+  let bytes = 0;
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(path.join(d, e.name));
+      else if (e.name.endsWith('.parquet') && d.includes(meta.organizationId)) {
+        files++;
+        bytes += fs.statSync(path.join(d, e.name)).size;
+      }
+    }
+  };
+  walk(dir);
+  return { files, bytes };
+};
+const eventsLayout = lakeFiles(path.join(config.lakeDir, 'events'));
+const rollupLayout = lakeFiles(path.join(config.lakeDir, 'daily_costs'));
+const rollupRows = await (async () => {
+  const q = await LakeQuery.open(config.lakeDir);
+  try {
+    const r = await q.row<{ n: number }>({ organizationId: meta.organizationId }, 'SELECT count(*) AS n FROM {{daily_costs}} d WHERE d.organization_id = $org');
+    return r?.n ?? 0;
+  } finally {
+    q.close();
+  }
+})();
+
+const result = {
+  benchmark: 'bench/api/main.ts',
+  date: new Date().toISOString(),
+  machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version, load_average_at_end: os.loadavg().map((l) => +l.toFixed(2)) },
+  data: {
+    organization_events: meta.rows[meta.organizationId],
+    other_organizations: meta.otherOrganizations.length,
+    other_organization_events: meta.otherOrganizations.reduce((n, o) => n + (meta.rows[o] ?? 0), 0),
+    days: meta.days,
+    first_day: FIRST_DAY.toISOString().slice(0, 10),
+    end_users: END_USERS,
+    lake_write_seconds: +(meta.writtenMs / 1000).toFixed(1),
+    events_files: eventsLayout.files,
+    events_bytes: eventsLayout.bytes,
+    daily_costs_files: rollupLayout.files,
+    daily_costs_bytes: rollupLayout.bytes,
+    daily_costs_rows: rollupRows,
+    api_now: NOW.toISOString(),
+  },
+  target_p50_ms: 200,
+  http_endpoints: http,
+  read_paths: comparison,
+  cold_first_call: cold,
+  derived_cache_rows_after_run: cacheRows,
+  rss_mb_at_end: Math.round(process.memoryUsage().rss / 1048576),
+};
+if (!values['no-write']) {
+  const out = fromRoot('bench', 'results', 'api.json');
+  fs.writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
+  log(`wrote ${out}`);
+}
+const over = http.filter((h) => h.p50_ms > 200).map((h) => h.name);
+log(over.length === 0 ? 'every endpoint p50 ≤ 200 ms' : `p50 over 200 ms: ${over.join('; ')}`);
+await host.stop();
+if (!values['data-dir']) fs.rmSync(dataDir, { recursive: true, force: true });
