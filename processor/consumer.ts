@@ -15,7 +15,7 @@ import type { DeadLetterQueue } from './dlq.js';
 import type { LakeWriter } from './lake/lake-writer.js';
 import { assignedPartitions, deadLetters, pricedEvents } from './metrics.js';
 import { PartitionWorker } from './partition-worker.js';
-import { priceRecord, type RecordOutcome } from './price-record.js';
+import { priceRecord, type RecordOutcome, type RecordPricingDeps } from './price-record.js';
 import { Repricer } from './repricing.js';
 
 export const PROCESSOR_GROUP_ID = 'marginal-processor';
@@ -196,18 +196,45 @@ export class Processor {
 
   private async consumeBatch(w: PartitionWorker, messages: KafkaMessage[], heartbeat: () => Promise<void>, live: () => boolean): Promise<void> {
     const generation = w.generation;
-    const rates = new Map<string, Promise<PricingRates>>();
+    // Rates per organization for this batch: fetched once, then handed out without an await.
+    const rates = new Map<string, PricingRates | Promise<PricingRates>>();
     const ratesFor = (org: string) => {
-      let r = rates.get(org);
-      if (!r) {
-        r = this.opts.rateBook.ratesFor(org);
-        rates.set(org, r);
-        r.catch(() => rates.delete(org));
-      }
-      return r;
+      const known = rates.get(org);
+      if (known) return known;
+      const loading = this.opts.rateBook.ratesFor(org);
+      rates.set(org, loading);
+      loading.then(
+        (r) => rates.set(org, r),
+        () => rates.delete(org),
+      );
+      return loading;
     };
+    const deps = { codec: this.opts.codec, ratesFor };
+    // One timestamp per batch: priced_at only needs to say when the batch was priced.
+    const pricedAt = this.clock();
+    const counts = new Map<string, number>();
+    try {
+      await this.consumeMessages(w, messages, heartbeat, live, generation, deps, pricedAt, counts);
+    } finally {
+      for (const [status, n] of counts) pricedEvents.inc({ status }, n);
+    }
+  }
+
+  private async consumeMessages(
+    w: PartitionWorker,
+    messages: KafkaMessage[],
+    heartbeat: () => Promise<void>,
+    live: () => boolean,
+    generation: number,
+    deps: RecordPricingDeps,
+    pricedAt: Date,
+    counts: Map<string, number>,
+  ): Promise<void> {
+    if (!live()) return;
     for (const m of messages) {
-      if (!live() || w.generation !== generation || !w.loaded) return;
+      // Seeks only come from this loop or from a reload (which bumps the generation), so
+      // checking isStale() once per batch is enough.
+      if (this.stopping || w.generation !== generation || !w.loaded) return;
       const offset = Number(m.offset);
       if (offset < w.position) continue; // buffered or durable already
       if (offset > w.position) {
@@ -217,24 +244,25 @@ export class Processor {
         this.opts.logger.warn({ partition: w.partition, from: w.position, to: offset }, 'offsets missing from the log (retention?); skipping them');
         w.skipTo(offset);
       }
-      const priced = await this.retrying(heartbeat, 'price record', () =>
-        priceRecord({ key: m.key, value: m.value, offset, timestamp: m.timestamp }, this.topic, w.partition, this.clock(), { codec: this.opts.codec, ratesFor }),
-      );
-      if (priced === null || w.generation !== generation) return;
-      const outcome = priced.value;
+      const record = { key: m.key, value: m.value, offset, timestamp: m.timestamp };
+      let outcome: RecordOutcome;
+      try {
+        outcome = await priceRecord(record, this.topic, w.partition, pricedAt, deps);
+      } catch {
+        const retried = await this.retrying(heartbeat, 'price record', () => priceRecord(record, this.topic, w.partition, pricedAt, deps));
+        if (retried === null) return;
+        outcome = retried.value;
+      }
+      if (w.generation !== generation) return;
       if (outcome.deadLetter) {
         const sent = await this.retrying(heartbeat, 'send dead letter', () => this.opts.dlq.send([outcome.deadLetter!]));
         if (sent === null || w.generation !== generation) return;
         deadLetters.inc({ reason: outcome.deadLetter.reason });
       }
-      this.count(outcome);
+      const status = outcome.row?.status ?? 'failed';
+      counts.set(status, (counts.get(status) ?? 0) + 1);
       w.accept(outcome.row, offset);
     }
-  }
-
-  private count(outcome: RecordOutcome): void {
-    if (outcome.row) pricedEvents.inc({ status: outcome.row.status });
-    else pricedEvents.inc({ status: 'failed' });
   }
 
   /**

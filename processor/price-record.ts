@@ -27,8 +27,8 @@ export interface RecordOutcome {
 
 export interface RecordPricingDeps {
   codec: UsageEventCodec;
-  /** The organization's rates (cached by the caller for the batch). */
-  ratesFor(organizationId: string): Promise<PricingRates>;
+  /** The organization's rates (cached by the caller for the batch; a plain value once loaded). */
+  ratesFor(organizationId: string): PricingRates | Promise<PricingRates>;
 }
 
 // The lake files rows under org=<id>; ingest only ever writes UUIDs there.
@@ -41,15 +41,8 @@ function recordTime(record: ConsumedRecord): Date {
   return new Date(Number.isFinite(ms) ? ms : 0);
 }
 
-export async function priceRecord(
-  record: ConsumedRecord,
-  topic: string,
-  partition: number,
-  pricedAt: Date,
-  deps: RecordPricingDeps,
-): Promise<RecordOutcome> {
-  const at: RecordPosition = { partition, offset: record.offset, pricedAt };
-  const letter = (reason: string, detail: string): DeadLetter => ({
+function deadLetter(record: ConsumedRecord, topic: string, partition: number, reason: string, detail: string): DeadLetter {
+  return {
     key: record.key,
     value: record.value,
     sourceTopic: topic,
@@ -58,8 +51,17 @@ export async function priceRecord(
     sourceTimestamp: record.timestamp,
     reason,
     detail,
-  });
+  };
+}
 
+export async function priceRecord(
+  record: ConsumedRecord,
+  topic: string,
+  partition: number,
+  pricedAt: Date,
+  deps: RecordPricingDeps,
+): Promise<RecordOutcome> {
+  const at: RecordPosition = { partition, offset: record.offset, pricedAt };
   let event;
   try {
     event = await deps.codec.decode(record.value ?? Buffer.alloc(0));
@@ -69,7 +71,7 @@ export async function priceRecord(
     const reason = `undecodable record (${e.reason}): ${e.message}; copied to usage-events.dlq`;
     return {
       row: org === null ? null : undecodableLakeRow(org, reason, at, recordTime(record)),
-      deadLetter: letter(e.reason, e.message),
+      deadLetter: deadLetter(record, topic, partition, e.reason, e.message),
     };
   }
 
@@ -78,7 +80,7 @@ export async function priceRecord(
   if (organizationOf(event.organization_id) !== event.organization_id) {
     return {
       row: null,
-      deadLetter: letter('invalid_organization_id', `organization_id ${JSON.stringify(event.organization_id)} is not a lowercase UUID`),
+      deadLetter: deadLetter(record, topic, partition, 'invalid_organization_id', `organization_id ${JSON.stringify(event.organization_id)} is not a lowercase UUID`),
     };
   }
 
@@ -86,7 +88,8 @@ export async function priceRecord(
   if (bad.length > 0) {
     return { row: failedLakeRow(event, `invalid values: ${bad.join(', ')}`, at, recordTime(record)), deadLetter: null };
   }
-  const rates = await deps.ratesFor(event.organization_id);
+  const pending = deps.ratesFor(event.organization_id);
+  const rates = pending instanceof Promise ? await pending : pending;
   let cost;
   try {
     cost = priceEvent(event, rates);

@@ -31,9 +31,13 @@ const MAX_INTEGER_DIGITS = 26;
 
 /** Whether a decimal string fits the lake's money column. */
 export function fitsMoneyColumn(value: string): boolean {
-  if (!isDecimalString(value)) return false;
-  const integer = value.replace(/^-/, '').split('.')[0]!.replace(/^0+/, '');
-  return integer.length <= MAX_INTEGER_DIGITS;
+  return isDecimalString(value) && integerDigits(value) <= MAX_INTEGER_DIGITS;
+}
+
+/** Integer digits of a well-formed decimal string, leading zeros included (an upper bound). */
+function integerDigits(value: string): number {
+  const dot = value.indexOf('.');
+  return (dot < 0 ? value.length : dot) - (value.startsWith('-') ? 1 : 0);
 }
 
 function validDate(d: unknown): d is Date {
@@ -55,7 +59,15 @@ export function unstorableFields(event: UsageEvent): string[] {
   return bad;
 }
 
-function baseRow(event: UsageEvent, at: RecordPosition): Omit<LakeEventRow, (typeof COST_FIELDS)[number] | 'total_cost' | 'status' | 'status_reason' | 'rate_card_slug'> {
+/** The cost columns of a row, as pricing (or failure) decided them. */
+type RowCosts = Pick<
+  LakeEventRow,
+  (typeof COST_FIELDS)[number] | 'total_cost' | 'status' | 'status_reason' | 'rate_card_slug'
+>;
+
+// One object literal with every column: building rows by spreading a partial row into another
+// measured about 20k rows/s (V8 falls back to slow objects); this shape is an order faster.
+function rowOf(event: UsageEvent, c: RowCosts, at: RecordPosition): LakeEventRow {
   return {
     event_id: event.event_id,
     organization_id: event.organization_id,
@@ -77,7 +89,17 @@ function baseRow(event: UsageEvent, at: RecordPosition): Omit<LakeEventRow, (typ
     cache_creation_input_tokens: event.cache_creation_input_tokens,
     cache_read_input_tokens: event.cache_read_input_tokens,
     reasoning_tokens: event.reasoning_tokens,
+    input_cost: c.input_cost,
+    output_cost: c.output_cost,
+    cache_creation_cost: c.cache_creation_cost,
+    cache_read_cost: c.cache_read_cost,
+    reasoning_cost: c.reasoning_cost,
+    unit_cost: c.unit_cost,
+    total_cost: c.total_cost,
     cost_override: event.cost_override,
+    status: c.status,
+    status_reason: c.status_reason,
+    rate_card_slug: c.rate_card_slug,
     session_id: event.session_id,
     span_id: event.span_id,
     parent_span_id: event.parent_span_id,
@@ -98,24 +120,35 @@ function baseRow(event: UsageEvent, at: RecordPosition): Omit<LakeEventRow, (typ
 
 /** The lake row of a priced event. The caller has checked unstorableFields(event) is empty. */
 export function toLakeRow(event: UsageEvent, cost: PricedCost, at: RecordPosition): LakeEventRow {
-  return {
-    ...baseRow(event, at),
-    input_cost: cost.input_cost,
-    output_cost: cost.output_cost,
-    cache_creation_cost: cost.cache_creation_cost,
-    cache_read_cost: cost.cache_read_cost,
-    reasoning_cost: cost.reasoning_cost,
-    unit_cost: cost.unit_cost,
-    total_cost: cost.total_cost,
-    status: cost.status,
-    status_reason: cost.status === 'completed' ? null : cost.pending_reason,
-    rate_card_slug: cost.rate_card_slug,
-  };
+  return rowOf(
+    event,
+    {
+      input_cost: cost.input_cost,
+      output_cost: cost.output_cost,
+      cache_creation_cost: cost.cache_creation_cost,
+      cache_read_cost: cost.cache_read_cost,
+      reasoning_cost: cost.reasoning_cost,
+      unit_cost: cost.unit_cost,
+      total_cost: cost.total_cost,
+      status: cost.status,
+      status_reason: cost.status === 'completed' ? null : cost.pending_reason,
+      rate_card_slug: cost.rate_card_slug,
+    },
+    at,
+  );
 }
 
-/** Whether every cost of a priced result fits the lake's money column. */
+/**
+ * Whether every cost of a priced result fits the lake's money column. Pricing writes its costs
+ * with formatMoney (always well-formed), so only their length is checked, per row on the hot path.
+ */
 export function costFits(cost: PricedCost): boolean {
-  return fitsMoneyColumn(cost.total_cost) && COST_FIELDS.every((f) => cost[f] === null || fitsMoneyColumn(cost[f]!));
+  if (integerDigits(cost.total_cost) > MAX_INTEGER_DIGITS) return false;
+  for (const f of COST_FIELDS) {
+    const v = cost[f];
+    if (v !== null && integerDigits(v) > MAX_INTEGER_DIGITS) return false;
+  }
+  return true;
 }
 
 /**
@@ -132,19 +165,22 @@ export function failedLakeRow(event: UsageEvent, reason: string, at: RecordPosit
   for (const f of TOKEN_FIELDS) if (bad.has(f)) clean[f] = null;
   if (bad.has('quantity')) clean.quantity = null;
   if (bad.has('cost_override')) clean.cost_override = null;
-  return {
-    ...baseRow(clean, at),
-    input_cost: null,
-    output_cost: null,
-    cache_creation_cost: null,
-    cache_read_cost: null,
-    reasoning_cost: null,
-    unit_cost: null,
-    total_cost: '0',
-    status: 'failed',
-    status_reason: reason,
-    rate_card_slug: null,
-  };
+  return rowOf(
+    clean,
+    {
+      input_cost: null,
+      output_cost: null,
+      cache_creation_cost: null,
+      cache_read_cost: null,
+      reasoning_cost: null,
+      unit_cost: null,
+      total_cost: '0',
+      status: 'failed',
+      status_reason: reason,
+      rate_card_slug: null,
+    },
+    at,
+  );
 }
 
 /**

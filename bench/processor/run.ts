@@ -1,0 +1,453 @@
+// Processor benchmark, two phases on one machine (broker, registry and Node share its cores):
+//  1. Throughput: pre-fill usage-events with N events (a few organizations, standard-card models,
+//     Confluent-framed Avro), then start the processor and time how fast it drains the topic
+//     into the lake — priced events/s, from the first assignment until every partition's
+//     manifest has reached the end of the topic.
+//  2. Freshness: the all-in-one start (scripts/start.ts) in its own process over the same data and
+//     lake; a separate load process sends signed single POST /v1/usage-events at a steady rate;
+//     for each event, the time from its 202 to the moment it is visible through LakeReader (a
+//     poller here reads only the files the manifests newly name).
+// Writes bench/results/processor.json.
+//   npx tsx bench/processor/run.ts [--events 1000000] [--orgs 8] [--partitions 4]
+//                                  [--rate 1000] [--seconds 30] [--no-write] [--throughput-only]
+import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { Partitioners } from 'kafkajs';
+import { SCOPES } from '../../core/auth/scopes.js';
+import { issueApiKey } from '../../core/control/api-keys.js';
+import { grantCredits } from '../../core/control/credits.js';
+import { openControlDb } from '../../core/control/db.js';
+import { migrate } from '../../core/control/migrate.js';
+import { createOrganization } from '../../core/control/organizations.js';
+import { endUserIdFor, eventIdFor } from '../../core/ids.js';
+import { USAGE_EVENTS_TOPIC, createKafka, ensureTopics, partitionCounts } from '../../core/kafka/client.js';
+import { LakeReader } from '../../core/lake/lake-reader.js';
+import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
+import { createLogger } from '../../core/logger.js';
+import { registry as metricsRegistry } from '../../core/metrics.js';
+import { fromRoot } from '../../core/paths.js';
+import { RateBook } from '../../core/pricing/rate-book.js';
+import { createUsageEventCodec } from '../../core/registry/usage-event-codec.js';
+import { Processor } from '../../processor/consumer.js';
+import { DeadLetterQueue } from '../../processor/dlq.js';
+import { LakeWriter } from '../../processor/lake/lake-writer.js';
+import type { UsageEvent } from '../../schemas/usage-event.js';
+import type { PacedLoadConfig, PacedLoadResult } from './paced-load.js';
+import { findFreePort, startBroker } from '../../scripts/kafka/broker.js';
+import { startSchemaRegistry } from '../../scripts/schema-registry/server.js';
+
+const { values } = parseArgs({
+  options: {
+    events: { type: 'string', default: '1000000' },
+    orgs: { type: 'string', default: '8' },
+    partitions: { type: 'string', default: '4' },
+    rate: { type: 'string', default: '1000' },
+    seconds: { type: 'string', default: '30' },
+    'no-write': { type: 'boolean', default: false },
+    'throughput-only': { type: 'boolean', default: false },
+  },
+});
+const EVENTS = Number(values.events);
+const ORGS = Number(values.orgs);
+const PARTITIONS = Number(values.partitions);
+const RATE = Number(values.rate);
+const SECONDS = Number(values.seconds);
+
+const MODELS = ['gpt-4o', 'gpt-4o-mini', 'claude-sonnet-4', 'gpt-4.1-mini', 'gemini-2.5-flash'];
+const log = (msg: string) => console.log(`[bench] ${msg}`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const loadAverage = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'marginal-bench-processor-'));
+const dataDir = path.join(tmp, 'data');
+const lakeDir = path.join(tmp, 'lake');
+const masterKey = crypto.randomBytes(32);
+const cleanups: Array<() => Promise<void>> = [];
+
+async function main() {
+  log(`tmp ${tmp}; ${os.cpus().length} cpus; node ${process.version}; load average ${loadAverage()}`);
+  let brokers = process.env.KAFKA_BROKERS?.split(',') ?? null;
+  let brokerPid: number | null = null;
+  if (!brokers) {
+    const broker = await startBroker({ port: await findFreePort(), dataDir: path.join(tmp, 'kafka') });
+    cleanups.push(broker.stop);
+    brokers = broker.brokers;
+    brokerPid = broker.pid;
+  }
+  const registry = await startSchemaRegistry({ host: '127.0.0.1', port: 0, file: path.join(tmp, 'registry.json') });
+  cleanups.push(registry.stop);
+  const kafka = createKafka(brokers, 'bench-processor', { logLevel: 'error' });
+  await ensureTopics(kafka, { partitions: PARTITIONS });
+  log(`broker ${brokers.join(',')}, registry ${registry.url}, usage-events partitions ${(await partitionCounts(kafka, [USAGE_EVENTS_TOPIC]))[USAGE_EVENTS_TOPIC]}`);
+
+  // Control plane: organizations (standard cards price every model used) and one key for phase 2.
+  fs.mkdirSync(dataDir, { recursive: true });
+  const db = await openControlDb({ databaseUrl: null, pgliteDir: path.join(dataDir, 'control') });
+  await migrate(db);
+  // Organizations spread evenly over the partitions (key = organization id, murmur2 as the
+  // producers use), so the drain measures the processor, not one overloaded partition.
+  const orgs: string[] = [];
+  const partitioner = Partitioners.DefaultPartitioner();
+  const partitionMetadata = Array.from({ length: PARTITIONS }, (_, partitionId) => ({ partitionId, leader: 0, replicas: [0], isr: [0], offlineReplicas: [], partitionErrorCode: 0 }));
+  const perPartition = new Map<number, number>();
+  const wanted = Math.ceil(ORGS / PARTITIONS);
+  for (let i = 0; orgs.length < ORGS; i++) {
+    const org = (await createOrganization(db, { name: `bench-${i}` })).id;
+    const p = partitioner({ topic: USAGE_EVENTS_TOPIC, partitionMetadata, message: { key: org, value: null } });
+    if ((perPartition.get(p) ?? 0) >= wanted) continue;
+    perPartition.set(p, (perPartition.get(p) ?? 0) + 1);
+    orgs.push(org);
+  }
+  const key = await issueApiKey(db, masterKey, orgs[0]!, { scopes: [...SCOPES] });
+  await grantCredits(db, orgs[0]!, 10_000_000, 'bench');
+
+  // ---- phase 1: pre-fill, then drain -----------------------------------------------------------
+  const codec = await createUsageEventCodec(registry.url);
+  const producer = kafka.producer();
+  await producer.connect();
+  const now = Date.now();
+  const prefillStart = performance.now();
+  const CHUNK = 5_000;
+  for (let i = 0; i < EVENTS; i += CHUNK) {
+    const messages = await Promise.all(
+      Array.from({ length: Math.min(CHUNK, EVENTS - i) }, async (_, j) => {
+        const e = benchEvent(orgs[(i + j) % ORGS]!, i + j, now);
+        return { key: e.organization_id, value: await codec.encode(e) };
+      }),
+    );
+    await producer.send({ topic: USAGE_EVENTS_TOPIC, acks: -1, messages });
+  }
+  await producer.disconnect();
+  const prefillSeconds = (performance.now() - prefillStart) / 1000;
+  const ends = await topicEnds(kafka);
+  const totalRecords = [...ends.values()].reduce((a, b) => a + b, 0);
+  log(`pre-filled ${EVENTS} events in ${prefillSeconds.toFixed(1)} s; topic holds ${totalRecords} records (${[...ends.values()].join(' / ')} per partition)`);
+
+  const logger = createLogger('warn', 'bench-processor');
+  const lake = await LakeWriter.open(lakeDir);
+  const dlq = await DeadLetterQueue.open(kafka);
+  const cpuBefore = process.cpuUsage();
+  const mainThreadBefore = procCpuSeconds(process.pid, `/proc/self/task/${process.pid}/stat`)!;
+  const brokerCpuBefore = procCpuSeconds(brokerPid);
+  const drainStart = performance.now();
+  const processor = await Processor.start({ kafka, codec, rateBook: new RateBook(db), lake, dlq, logger });
+  const reader = await LakeReader.open(lakeDir, { refreshIntervalMs: 0 });
+  let firstRowsAt: number | null = null;
+  let assignedAt: number | null = null;
+  for (;;) {
+    if (assignedAt === null && processor.partitions.length > 0) assignedAt = performance.now();
+    const manifests = await reader.manifests();
+    let done = 0;
+    for (const [p, end] of ends) done += Math.min(end, manifests.get(p)?.next_offset ?? 0);
+    if (done > 0 && firstRowsAt === null) firstRowsAt = performance.now();
+    if (done >= totalRecords) break;
+    await sleep(assignedAt === null ? 10 : 100);
+  }
+  const drainSeconds = (performance.now() - drainStart) / 1000;
+  const drainLoad = os.loadavg()[0];
+  const cpu = process.cpuUsage(cpuBefore);
+  const nodeCpu = (cpu.user + cpu.system) / 1e6;
+  // The JavaScript thread (decode, price, map, append) is one core at most, whatever the cores.
+  const mainThreadCpu = procCpuSeconds(process.pid, `/proc/self/task/${process.pid}/stat`)! - mainThreadBefore;
+  const brokerCpu = brokerPid === null ? null : procCpuSeconds(brokerPid)! - brokerCpuBefore!;
+  // What two otherwise idle cores would sustain, from the CPU the drain used (Node + broker).
+  const cpuBoundRate =
+    brokerCpu === null ? null : Math.round(Math.min((2 * totalRecords) / (nodeCpu + brokerCpu), totalRecords / mainThreadCpu));
+  const lakeRows = await countLakeRows(reader, orgs);
+  // Joining the group is not the processor's throughput: count from the assignment.
+  const joinSeconds = ((assignedAt ?? drainStart) - drainStart) / 1000;
+  const eventsPerSecond = Math.round(totalRecords / (drainSeconds - joinSeconds));
+  log(
+    `drained ${totalRecords} records into the lake in ${drainSeconds.toFixed(1)} s (group join ${joinSeconds.toFixed(1)} s, first rows after ${(((firstRowsAt ?? drainStart) - drainStart) / 1000).toFixed(1)} s): ` +
+      `${eventsPerSecond} priced events/s after the join; lake holds ${lakeRows} rows; CPU: Node ${nodeCpu.toFixed(1)} s (JS thread ${mainThreadCpu.toFixed(1)} s), broker ${brokerCpu?.toFixed(1) ?? '?'} s ` +
+      `(${cpuBoundRate ?? '?'} events/s if those two had both cores to themselves); load average ${loadAverage()}`,
+  );
+  const phases = await metricSums();
+  log(
+    `flushes ${phases.flushes} (${phases.flushSeconds.toFixed(1)} s in all, mean ${((phases.flushSeconds / Math.max(1, phases.flushes)) * 1000).toFixed(0)} ms), ` +
+      `compactions ${phases.compactions} (${phases.compactionSeconds.toFixed(1)} s)`,
+  );
+  await processor.stop();
+  await dlq.close();
+  await lake.close();
+  await db.close();
+  if (values['throughput-only']) return;
+
+  // ---- phase 2: the all-in-one start (ingest + processor + api in one process), freshness ----------
+  // Run as `npm start` runs it (scripts/start.ts), in its own process, so the load generator and
+  // the visibility poller below do not share its event loop.
+  const port = await findFreePort();
+  const server = spawn(process.execPath, ['--import', 'tsx', fromRoot('scripts', 'start.ts')], {
+    cwd: fromRoot(),
+    env: {
+      ...process.env,
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      LAKE_DIR: lakeDir,
+      KAFKA_BROKERS: brokers.join(','),
+      SCHEMA_REGISTRY_URL: registry.url,
+      MARGINAL_ADMIN_TOKEN: 'bench-admin',
+      MARGINAL_MASTER_KEY: masterKey.toString('hex'),
+      RATE_LIMIT_INGEST_PER_MINUTE: '1000000000',
+      KAFKA_TOPIC_PARTITIONS: String(PARTITIONS),
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const serverExited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
+  cleanups.unshift(async () => {
+    server.kill('SIGTERM');
+    await serverExited;
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.stdout!.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('Marginal is ready')) resolve();
+    });
+    server.once('exit', (code) => reject(new Error(`all-in-one server exited with ${code}`)));
+  });
+  const serverUrl = `http://127.0.0.1:${port}`;
+  const serverCpuBefore = procCpuSeconds(server.pid!)!;
+  const serverMainBefore = procCpuSeconds(server.pid!, `/proc/${server.pid}/task/${server.pid}/stat`)!;
+  log(`all-in-one server (scripts/start.ts, pid ${server.pid}) at ${serverUrl}; sending ${RATE} events/s for ${SECONDS} s`);
+
+  const visible = new Map<string, number>();
+  const poller = startVisibilityPoller(lakeDir, orgs[0]!, visible);
+  await sleep(3_000); // the processor joins the group and loads its partitions
+  const outFile = path.join(tmp, 'paced-load.json');
+  const pacing: PacedLoadConfig = {
+    url: serverUrl,
+    apiKey: key.apiKey,
+    signingSecret: key.signingSecret,
+    rate: RATE,
+    seconds: SECONDS,
+    prefix: 'fresh-',
+    out: outFile,
+  };
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', fromRoot('bench', 'processor', 'paced-load.ts'), JSON.stringify(pacing)], {
+      cwd: fromRoot(),
+      stdio: 'inherit',
+    });
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`load generator exited with ${code}`))));
+  });
+  const load = JSON.parse(fs.readFileSync(outFile, 'utf8')) as PacedLoadResult;
+  const acked = new Map(load.acks);
+  log(`sent ${load.sent} events in ${load.seconds.toFixed(1)} s (${Math.round(load.sent / load.seconds)}/s); statuses ${JSON.stringify(load.statuses)}`);
+  const deadline = performance.now() + 60_000;
+  while (visible.size < acked.size && performance.now() < deadline) await sleep(100);
+  await poller.stop();
+
+  const serverCpu = procCpuSeconds(server.pid!)! - serverCpuBefore;
+  const serverMain = procCpuSeconds(server.pid!, `/proc/${server.pid}/task/${server.pid}/stat`)! - serverMainBefore;
+  log(`server CPU during the load: ${serverCpu.toFixed(1)} s (JS thread ${serverMain.toFixed(1)} s) over ${load.seconds.toFixed(0)} s; load average ${loadAverage()}`);
+  const latencies: number[] = [];
+  for (const [k, at] of acked) {
+    const seen = visible.get(k);
+    if (seen !== undefined) latencies.push(Math.max(0, seen - at));
+  }
+  latencies.sort((a, b) => a - b);
+  const fresh = {
+    p50: Math.round(percentile(latencies, 50)),
+    p95: Math.round(percentile(latencies, 95)),
+    p99: Math.round(percentile(latencies, 99)),
+    max: Math.round(latencies[latencies.length - 1]!),
+  };
+  log(`freshness 202 → visible in the lake over ${latencies.length} events: p50 ${fresh.p50} ms, p95 ${fresh.p95} ms, p99 ${fresh.p99} ms, max ${fresh.max} ms (${acked.size - latencies.length} never seen)`);
+
+  const results = {
+    benchmark: 'processor',
+    date: new Date().toISOString(),
+    machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, node: process.version, loadAverageAtEnd: os.loadavg() },
+    notes:
+      'One 2-core VM runs the Kafka broker (JVM), the dev schema registry and the Node process; other engineers\' builds shared the machine. ' +
+      'Throughput: processor alone (flushMaxRows 10000, flushMaxDelayMs 500, compaction every 15 s) draining a pre-filled topic. ' +
+      'Freshness: the all-in-one start (scripts/start.ts: ingest + processor + api in one process, PGlite) in its own process; a separate load process sends single signed POSTs paced at the rate; this process polls LakeReader every 50 ms and reads the newly listed files; latency = first seen - 202 received (wall clock).',
+    throughput: {
+      events: totalRecords,
+      organizations: ORGS,
+      partitions: PARTITIONS,
+      prefillSeconds: Number(prefillSeconds.toFixed(1)),
+      drainSeconds: Number(drainSeconds.toFixed(1)),
+      groupJoinSeconds: Number(joinSeconds.toFixed(1)),
+      pricedEventsPerSecond: eventsPerSecond,
+      lakeRows,
+      nodeCpuSeconds: Number(nodeCpu.toFixed(1)),
+      jsThreadCpuSeconds: Number(mainThreadCpu.toFixed(1)),
+      brokerCpuSeconds: brokerCpu === null ? null : Number(brokerCpu.toFixed(1)),
+      eventsPerSecondAtTwoIdleCores: cpuBoundRate,
+      loadAverageDuringDrain: drainLoad,
+      flushes: phases.flushes,
+      flushSecondsTotal: Number(phases.flushSeconds.toFixed(1)),
+      compactions: phases.compactions,
+      compactionSecondsTotal: Number(phases.compactionSeconds.toFixed(1)),
+      target: 30_000,
+    },
+    freshness: {
+      rate: RATE,
+      seconds: SECONDS,
+      sent: load.sent,
+      sendSeconds: Number(load.seconds.toFixed(1)),
+      statuses: load.statuses,
+      accepted: acked.size,
+      seen: latencies.length,
+      latencyMs: fresh,
+      serverCpuSeconds: Number(serverCpu.toFixed(1)),
+      serverJsThreadCpuSeconds: Number(serverMain.toFixed(1)),
+      loadAverageAtEnd: os.loadavg()[0],
+      targetP95Ms: 2_000,
+    },
+  };
+  console.log(JSON.stringify(results, null, 2));
+  if (!values['no-write']) {
+    fs.mkdirSync(fromRoot('bench', 'results'), { recursive: true });
+    fs.writeFileSync(fromRoot('bench', 'results', 'processor.json'), `${JSON.stringify(results, null, 2)}\n`);
+    log('wrote bench/results/processor.json');
+  }
+}
+
+function benchEvent(org: string, n: number, now: number): UsageEvent {
+  const ts = new Date(now - (n % 3_600_000));
+  const user = `user-${n % 500}`;
+  return {
+    event_id: eventIdFor(org, `bench-${n}`),
+    organization_id: org,
+    idempotency_key: `bench-${n}`,
+    api_key_id: 'bench-key',
+    owner_user_id: null,
+    subscription_id: null,
+    received_at: ts,
+    timestamp: ts,
+    timestamp_provided: true,
+    user_id: user,
+    end_user_id: endUserIdFor(org, user),
+    model: MODELS[n % MODELS.length]!,
+    provider: null,
+    metric: null,
+    unit: null,
+    quantity: null,
+    input_tokens: 500 + (n % 1500),
+    output_tokens: 50 + (n % 400),
+    cache_creation_input_tokens: null,
+    cache_read_input_tokens: n % 4 === 0 ? 100 : null,
+    reasoning_tokens: null,
+    cost_override: null,
+    session_id: n % 3 === 0 ? `sess-${Math.floor(n / 30)}` : null,
+    span_id: n % 3 === 0 ? `span-${n % 10}` : null,
+    parent_span_id: null,
+    span_name: null,
+    span_kind: null,
+    started_at: null,
+    agent_id: `agent-${n % 7}`,
+    workflow_id: null,
+    feature: n % 2 ? 'chat' : 'search',
+    metadata: `{"team":"t${n % 5}"}`,
+    flag_reason: null,
+  };
+}
+
+/** user + system CPU seconds of a process from /proc (null when unknown). */
+function procCpuSeconds(pid: number | null, file = `/proc/${pid}/stat`): number | null {
+  if (pid === null) return null;
+  try {
+    const stat = fs.readFileSync(file, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields[11] = utime, fields[12] = stime, in clock ticks (100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/** Count and total seconds of the processor's flush and compaction histograms so far. */
+async function metricSums(): Promise<{ flushes: number; flushSeconds: number; compactions: number; compactionSeconds: number }> {
+  const json = await metricsRegistry.getMetricsAsJSON();
+  const value = (metric: string, suffix: string) =>
+    json.find((m) => m.name === metric)?.values.find((v) => (v as { metricName?: string }).metricName === `${metric}${suffix}`)?.value ?? 0;
+  return {
+    flushes: value('marginal_processor_flush_duration_seconds', '_count'),
+    flushSeconds: value('marginal_processor_flush_duration_seconds', '_sum'),
+    compactions: value('marginal_processor_compaction_duration_seconds', '_count'),
+    compactionSeconds: value('marginal_processor_compaction_duration_seconds', '_sum'),
+  };
+}
+
+async function topicEnds(kafka: ReturnType<typeof createKafka>): Promise<Map<number, number>> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const offsets = await admin.fetchTopicOffsets(USAGE_EVENTS_TOPIC);
+    return new Map(offsets.map((o) => [o.partition, Number(o.high)]));
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+async function countLakeRows(reader: LakeReader, orgs: string[]): Promise<number> {
+  const instance = await DuckDBInstance.create(':memory:', { threads: '2' });
+  const conn = await instance.connect();
+  try {
+    let n = 0;
+    for (const org of orgs) {
+      const rel = await reader.relation('events', org);
+      n += (await conn.runAndReadAll(`SELECT CAST(count(*) AS DOUBLE) FROM ${rel} WHERE organization_id = ${sqlStringLiteral(org)}`)).getRows()[0]![0] as number;
+    }
+    return n;
+  } finally {
+    conn.closeSync();
+    instance.closeSync();
+  }
+}
+
+/**
+ * Records when each idempotency key of `org` first appears in a file the manifests name. Reads
+ * only files it has not read before, so a poll costs what the new flushes wrote.
+ */
+function startVisibilityPoller(dir: string, org: string, visible: Map<string, number>): { stop(): Promise<void> } {
+  let stopped = false;
+  const done = (async () => {
+    const reader = await LakeReader.open(dir, { refreshIntervalMs: 0 });
+    const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
+    const conn = await instance.connect();
+    const read = new Set<string>();
+    try {
+      while (!stopped) {
+        const files = (await reader.files('events', org)).filter((f) => !read.has(f));
+        if (files.length > 0) {
+          const seenAt = Date.now(); // epoch ms, comparable with the load process's 202 times
+          const list = files.map(sqlStringLiteral).join(', ');
+          const rows = (
+            await conn.runAndReadAll(`SELECT idempotency_key FROM read_parquet([${list}]) WHERE idempotency_key LIKE 'fresh-%'`)
+          ).getRows();
+          for (const [k] of rows) if (!visible.has(k as string)) visible.set(k as string, seenAt);
+          for (const f of files) read.add(f);
+        }
+        await sleep(50);
+      }
+    } finally {
+      conn.closeSync();
+      instance.closeSync();
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await done;
+    },
+  };
+}
+
+try {
+  await main();
+} finally {
+  for (const f of cleanups) await f().catch((err) => console.error('cleanup failed:', err));
+  fs.rmSync(tmp, { recursive: true, force: true });
+}
