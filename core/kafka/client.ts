@@ -1,6 +1,6 @@
 // The one way services build their kafkajs client: bounded retries, quiet logs as JSON lines,
 // and a producer that is idempotent with acks=all (the ingest's durability rule).
-import { Kafka, Partitioners, logLevel, type LogEntry, type Producer, type ProducerConfig } from 'kafkajs';
+import { Kafka, Partitioners, logLevel, type LogEntry, type Producer, type ProducerConfig, type RetryOptions } from 'kafkajs';
 
 export { DLQ_TOPIC, USAGE_EVENTS_TOPIC, ensureTopics, partitionCounts, type EnsureTopicsOptions } from './topics.js';
 
@@ -20,6 +20,8 @@ export interface CreateKafkaOptions {
   logLevel?: KafkaLogLevel;
   /** Where records go; default one JSON line each on stderr. */
   log?: (record: KafkaLogRecord) => void;
+  /** Replaces the default backoff (about 30 s in all), e.g. for a caller with a client waiting. */
+  retry?: RetryOptions;
 }
 
 const LEVELS: Record<KafkaLogLevel, logLevel> = {
@@ -50,7 +52,7 @@ export function createKafka(brokers: string[], clientId: string, opts: CreateKaf
     requestTimeout: 30_000,
     // About 30 s of backoff in all before an operation gives up, so a broker restart is ridden
     // out but a dead broker surfaces as an error (ingest answers 503) instead of hanging.
-    retry: { initialRetryTime: 300, maxRetryTime: 10_000, retries: 8 },
+    retry: opts.retry ?? { initialRetryTime: 300, maxRetryTime: 10_000, retries: 8 },
     logLevel: LEVELS[opts.logLevel ?? 'warn'],
     logCreator:
       () =>

@@ -64,8 +64,11 @@ describe('Kafka unavailable', () => {
 
     await broker!.stop();
     broker = undefined;
+    const asked = Date.now();
     const res = await signedPost(host.url, t, '/v1/usage-events', llm('during'));
     expect(res.status).toBe(503);
+    // A waiting client hears within seconds, not after the client library's long default backoff.
+    expect(Date.now() - asked).toBeLessThan(15_000);
     expect(res.body).toMatchObject({
       success: false,
       error: {
