@@ -22,8 +22,9 @@ export interface IngestOptions {
 // Short backoff for the ingest's client and producer (the default rides out ~30 s per attempt,
 // which stacked to over a minute per request with the broker down): the HTTP caller is waiting
 // and a retry with the same key is always safe, so an unreachable broker answers 503 in about
-// 5 s (4 s measured here). kafkajs warns that bounded retries weaken the idempotent producer's exactly-once; here a repeat
-// is harmless (the processor drops it by event_id), so that one warning is not logged.
+// 5 s (4 s measured here). kafkajs warns that bounded retries weaken the idempotent producer's
+// exactly-once; here a repeat is harmless (the processor drops it by event_id), so that one
+// warning is not logged.
 const PRODUCER_RETRY = { initialRetryTime: 150, maxRetryTime: 1_000, retries: 4 };
 const BOUNDED_RETRIES_WARNING = 'Limiting retries for the idempotent producer';
 
