@@ -1,6 +1,8 @@
 // Request-level steps of ingestion that run between authentication and the controller, as tsoa
 // method middlewares, so the order of checks is: API key (401) → scope (403) → rate limit (429,
-// inside authentication) → signature (flat 401) → body (400) → credits (402) → queue (202/503).
+// inside authentication) → signature (flat 401; 415 first when the body is not JSON, as its bytes
+// were never read) → body (400) → credits (402) → queue (202/503). Malformed JSON and oversized
+// bodies are answered by the HTTP shell's body parser (400/413) before any of these.
 // The rate limit comes before the signature on purpose: it bounds how much HMAC work (over bodies
 // up to 20 MB) a caller holding a key but not its secret can make us do, and a client with a
 // signing bug still sees its real request budget in the RateLimit headers.
@@ -11,7 +13,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { service } from '../core/app-context.js';
 import { authOf } from '../core/http/authentication.js';
 import { rawBodyOf } from '../core/http/app.js';
-import { ValidationError, type AppError } from '../core/errors.js';
+import { AppError, ValidationError } from '../core/errors.js';
 import { ingestEvents } from './ingest-metrics.js';
 import { verifySignature } from './signature.js';
 import { validateEvent, type ValidatedEvent } from './validate-event.js';
@@ -40,9 +42,17 @@ const EMPTY = Buffer.alloc(0);
 /** X-Signature / X-Timestamp over the raw body (flat 401 on any fault). */
 export function checkSignature(req: Request, _res: Response, next: NextFunction): void {
   try {
+    let raw = rawBodyOf(req);
+    if (raw === undefined) {
+      // express.json reads only JSON bodies; an empty one leaves nothing to keep.
+      if (!req.is('application/json') && Number(req.header('content-length') ?? 0) > 0) {
+        throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'body: send the event as JSON with Content-Type: application/json', { field: 'body' });
+      }
+      raw = EMPTY;
+    }
     verifySignature(
       authOf(req).signingSecret,
-      { signature: req.header('x-signature'), timestamp: req.header('x-timestamp'), rawBody: rawBodyOf(req) ?? EMPTY },
+      { signature: req.header('x-signature'), timestamp: req.header('x-timestamp'), rawBody: raw },
       Math.floor(Date.now() / 1000),
     );
     next();

@@ -38,6 +38,8 @@ import type {
   'Missing or invalid API key (error envelope, code UNAUTHORIZED); or a missing or invalid signature, or X-Timestamp more than 5 minutes off (flat body {error, code}: SIGNATURE_MISSING, SIGNATURE_INVALID, TIMESTAMP_OUT_OF_RANGE)',
 )
 @Response<ErrorEnvelope>(403, 'The API key lacks the usage:write scope (FORBIDDEN)')
+@Response<ErrorEnvelope>(413, 'PAYLOAD_TOO_LARGE: the body exceeds 1 MB (20 MB for a batch)')
+@Response<ErrorEnvelope>(415, 'UNSUPPORTED_MEDIA_TYPE: the body is not sent as application/json')
 @Response<ErrorEnvelope>(
   429,
   'More than the ingestion rate limit (default 100 requests per minute per key): RATE_LIMIT_EXCEEDED with Retry-After and RateLimit-* headers',

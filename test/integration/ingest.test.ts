@@ -375,6 +375,12 @@ describe('authentication and signing', () => {
     expect((await topicRecords(t)).map((r) => r.event.idempotency_key)).toEqual(['s7']);
   });
 
+  it('a body that is not JSON: 415 before the signature is checked', async () => {
+    const res = await post(t, llm('ct-1'), { headers: { 'content-type': 'text/plain' } });
+    expect(res.status).toBe(415);
+    expect(res.body.error).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', details: { field: 'body' } });
+  });
+
   it('the signature covers the exact raw bytes (whitespace included)', async () => {
     const raw = '{ "idempotency_key": "raw-1",  "model": "gpt-4o", "input_tokens": 1, "output_tokens": 2 }';
     const res = await post(t, raw);
