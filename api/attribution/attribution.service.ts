@@ -2,8 +2,10 @@
 // distinct agents, workflows and dimension values of a range. Completed events count toward cost
 // (as on every cost endpoint); distinct values list every event's.
 import { ValidationError } from '../../core/errors.js';
+import { DAILY_COSTS } from '../../core/lake/rollups.js';
 import { parseDateRange } from '../../core/time.js';
-import { columnKey, dimensionKey, queryCostGroups, type CostFilter, type CostGroupKey } from '../costs/costs.queries.js';
+import { columnKey, dimensionKey, jsonPointer, queryCostGroups, type CostFilter, type CostGroupKey } from '../costs/costs.queries.js';
+import type { Derivation } from '../lake/lake-query.js';
 import type { ReadContext } from '../lake/read-context.js';
 import { capDistinctValues, cappedBreakdown, DISTINCT_VALUES_CAP } from './attribution.js';
 import { queryDistinctValues } from './attribution.queries.js';
@@ -13,9 +15,47 @@ import type { AttributionBreakdown, AttributionDimensionBreakdown, DimensionValu
  * The attribution fields are typed event columns (ingest fills them from the top-level field or
  * metadata, top-level winning), so they are read from the column; any other key from metadata.
  */
+const TYPED_KEYS = ['agent_id', 'workflow_id', 'feature'] as const;
+type TypedKey = (typeof TYPED_KEYS)[number];
+const isTyped = (key: string): key is TypedKey => (TYPED_KEYS as readonly string[]).includes(key);
+
 export function attributionKey(key: string): CostGroupKey {
-  if (key === 'agent_id' || key === 'workflow_id' || key === 'feature') return columnKey(key);
-  return dimensionKey(key);
+  return isTyped(key) ? columnKey(key) : dimensionKey(key);
+}
+
+/**
+ * A breakdown by one key filtered by another, when either is a metadata key: both values and the
+ * cost measures per (day, end user, status), derived once per lake file like any metadata key.
+ */
+export function keyPairDerivation(dimension: string, filterKey: string): Derivation {
+  const params: Record<string, string> = {};
+  const valueOf = (key: string, param: string): string => {
+    if (isTyped(key)) return `"${key}"`;
+    params[param] = jsonPointer(key);
+    return `json_extract_string(metadata, $${param})`;
+  };
+  const measures = DAILY_COSTS.measures.map((m) => `${m.fromEvents} AS "${m.column.name}"`).join(', ');
+  return {
+    id: `attribution-pair:${dimension}\u0000${filterKey}`,
+    source: 'events',
+    params,
+    perDay: `SELECT filename, organization_id, event_date, end_user_id, status,
+                     ${valueOf(dimension, 'dim_path')} AS dim_value, ${valueOf(filterKey, 'filter_path')} AS filter_value, ${measures}
+                FROM {{src}} GROUP BY ALL`,
+  };
+}
+
+/** The grouping key and filter of a by-dimension query (rollup columns when both keys are typed). */
+function groupAndFilter(dimension: string, filter: { key: string; value: string } | null): { group: CostGroupKey; filter: CostFilter } {
+  if (filter === null) return { group: attributionKey(dimension), filter: {} };
+  if (isTyped(dimension) && isTyped(filter.key)) {
+    return { group: columnKey(dimension), filter: { dimension: { key: columnKey(filter.key), value: filter.value } } };
+  }
+  const derived = keyPairDerivation(dimension, filter.key);
+  return {
+    group: { expr: 'c.dim_value', derived },
+    filter: { dimension: { key: { expr: 'c.filter_value', derived }, value: filter.value } },
+  };
 }
 
 function requireKey(field: string, value: string | undefined): string {
@@ -39,11 +79,9 @@ export async function costByDimension(
   if ((q.filter_key === undefined) !== (q.filter_value === undefined)) {
     throw new ValidationError(q.filter_key === undefined ? 'filter_key' : 'filter_value', 'filter_key and filter_value go together');
   }
-  const filter: CostFilter = {};
-  if (q.filter_key !== undefined) {
-    filter.dimension = { key: attributionKey(requireKey('filter_key', q.filter_key)), value: q.filter_value! };
-  }
-  const rows = await queryCostGroups(rc.lake, { organizationId: rc.organizationId, range }, attributionKey(dimension), filter);
+  const pair = q.filter_key === undefined ? null : { key: requireKey('filter_key', q.filter_key), value: q.filter_value! };
+  const { group, filter } = groupAndFilter(dimension, pair);
+  const rows = await queryCostGroups(rc.lake, { organizationId: rc.organizationId, range }, group, filter);
   return { dimension, ...cappedBreakdown(rows) };
 }
 

@@ -1,16 +1,15 @@
 // /margin-data: revenue records of active connections (control plane) and completed costs (lake)
 // for one organization, handed to the margin rules. Ranges are capped at 12 months (422).
 import { isUuid } from '../../core/ids.js';
-import { listEndUsers } from '../../core/control/end-users.js';
 import { listRevenueConnections } from '../../core/control/revenue.js';
 import { ValidationError } from '../../core/errors.js';
 import { adaptiveGranularity, assertMaxMonths, parseDateRange, type DateRange } from '../../core/time.js';
 import { columnKey, queryCostBuckets, queryCostGroups } from '../costs/costs.queries.js';
 import type { ReadContext } from '../lake/read-context.js';
-import { marginByEndUser, marginOrgTotal, marginTrend, type EndUserCost, type MarginCosts, type MarginRevenueRecord } from './margin.js';
+import { marginByEndUser, marginOrgTotal, marginTrend, type EndUserCost, type EndUserIdentity, type MarginCosts, type MarginRevenueRecord } from './margin.js';
 import type { MarginByEndUser, MarginSummary, MarginTrend } from './margin.types.js';
 import { isRecognizedIn } from './recognize-revenue.js';
-import { cachedRevenueRecords } from './revenue-cache.js';
+import { cachedRevenue } from './revenue-cache.js';
 
 /** The spec's margin date range: both dates, start before end, at most 12 months. */
 function marginRange(startDate: string, endDate: string): DateRange {
@@ -19,21 +18,25 @@ function marginRange(startDate: string, endDate: string): DateRange {
   return range;
 }
 
-/** Records of active connections overlapping the range, with their end users resolved; and whether any source is active. */
-async function revenueIn(rc: ReadContext, range: DateRange): Promise<{ records: MarginRevenueRecord[]; connected: boolean }> {
-  const [connections, records] = await Promise.all([
-    listRevenueConnections(rc.db, rc.organizationId),
-    cachedRevenueRecords(rc.db, rc.organizationId),
-  ]);
+/**
+ * Records of active connections overlapping the range (end users resolved), whether any source is
+ * active, and the end users' names from the revenue source.
+ */
+async function revenueIn(
+  rc: ReadContext,
+  range: DateRange,
+): Promise<{ records: MarginRevenueRecord[]; connected: boolean; names: Map<string, EndUserIdentity> }> {
+  const [connections, revenue] = await Promise.all([listRevenueConnections(rc.db, rc.organizationId), cachedRevenue(rc.db, rc.organizationId)]);
   const active = new Set(connections.filter((c) => c.status === 'active').map((c) => c.kind));
   return {
     connected: active.size > 0,
-    records: records.filter((r) => active.has(r.source) && isRecognizedIn(r, range)),
+    records: revenue.records.filter((r) => active.has(r.source) && isRecognizedIn(r, range)),
+    names: revenue.names,
   };
 }
 
 async function costsIn(rc: ReadContext, range: DateRange): Promise<MarginCosts> {
-  const rows = await queryCostGroups(rc.lake, { organizationId: rc.organizationId, range }, columnKey('end_user_id'));
+  const rows = await queryCostGroups(rc.lake, { organizationId: rc.organizationId, range }, columnKey('end_user_id'), {}, 'totals');
   const byEndUser: EndUserCost[] = [];
   let unattributed = { cost: '0', eventCount: 0 };
   for (const r of rows) {
@@ -47,14 +50,8 @@ async function costsIn(rc: ReadContext, range: DateRange): Promise<MarginCosts> 
 
 export async function marginForEndUsers(rc: ReadContext, startDate: string, endDate: string): Promise<MarginByEndUser> {
   const window = marginRange(startDate, endDate);
-  const [revenue, costs, endUsers] = await Promise.all([revenueIn(rc, window), costsIn(rc, window), listEndUsers(rc.db, rc.organizationId)]);
-  return marginByEndUser({
-    window,
-    records: revenue.records,
-    costs,
-    endUsers: new Map(endUsers.map((u) => [u.id, { externalId: u.externalId, name: u.name }])),
-    connected: revenue.connected,
-  });
+  const [revenue, costs] = await Promise.all([revenueIn(rc, window), costsIn(rc, window)]);
+  return marginByEndUser({ window, records: revenue.records, costs, endUsers: revenue.names, connected: revenue.connected });
 }
 
 export async function marginSummary(rc: ReadContext, startDate: string, endDate: string): Promise<MarginSummary> {

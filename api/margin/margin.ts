@@ -3,7 +3,7 @@
 // cost belongs to the instant of its event. The caller reads records and costs; nothing here does I/O.
 import { Big, formatMoney, toBig } from '../../core/money.js';
 import { bucketStarts, nextBucket, type DateRange, type Granularity } from '../../core/time.js';
-import { leastProfitableFirst, marginFigures } from './profitability.js';
+import { marginFigures } from './profitability.js';
 import { isRecognizedIn, recognizeRevenue, type RecognizableRevenue } from './recognize-revenue.js';
 import type { EndUserMarginRow, MarginByEndUser, MarginOrgTotal, MarginTrend, MarginWarning } from './margin.types.js';
 
@@ -98,7 +98,10 @@ export function marginByEndUser(input: MarginInput): MarginByEndUser {
       ...marginFigures(r.revenue, r.cost),
     };
   });
-  endUsers.sort(leastProfitableFirst);
+  // Least profitable first (leastProfitableFirst's order), each margin parsed once.
+  const keyed = endUsers.map((row) => ({ row, margin: new Big(row.margin_amount) }));
+  keyed.sort((a, b) => a.margin.cmp(b.margin) || (a.row.end_user_id < b.row.end_user_id ? -1 : a.row.end_user_id > b.row.end_user_id ? 1 : 0));
+  endUsers.splice(0, endUsers.length, ...keyed.map((k) => k.row));
 
   return { end_users: endUsers, org_total: orgTotalOf(input, recognized), warnings: warningsOf(input, recognized) };
 }
@@ -196,6 +199,16 @@ export function marginTrend(input: {
 }): MarginTrend {
   const { window, granularity } = input;
   const costAt = new Map(input.costs.map((c) => [c.bucket.getTime(), c]));
+  // Recognition is linear in the amount, so records sharing a billing period (every monthly
+  // invoice of a month) are summed first and recognized once per bucket.
+  const byPeriod = new Map<string, RecognizableRevenue & { sum: Big }>();
+  for (const rec of input.records) {
+    const key = `${rec.periodStart.getTime()}/${rec.periodEnd.getTime()}`;
+    const g = byPeriod.get(key);
+    if (g) g.sum = g.sum.plus(toBig(rec.amount));
+    else byPeriod.set(key, { amount: '0', periodStart: rec.periodStart, periodEnd: rec.periodEnd, sum: toBig(rec.amount) });
+  }
+  const periods = [...byPeriod.values()].map((g) => ({ ...g, amount: g.sum.toFixed() }));
   const starts = bucketStarts(window, granularity);
   const data_points = [];
   for (const start of starts) {
@@ -205,7 +218,7 @@ export function marginTrend(input: {
     };
     let revenue = new Big(0);
     let hasRevenue = false;
-    for (const rec of input.records) {
+    for (const rec of periods) {
       if (!isRecognizedIn(rec, slice)) continue;
       hasRevenue = true;
       revenue = revenue.plus(recognizeRevenue(rec, slice));

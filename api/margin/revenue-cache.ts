@@ -1,10 +1,11 @@
 // The organization's revenue records as margin reads them, kept per process and re-read only when
 // revenueRecordsVersion changes (a cheap count/max query), so a margin request does not re-parse
-// thousands of records. Bounded: the least recently used organizations are dropped.
+// thousands of records; with them the end users' names (DESIGN.md: the revenue source's customer
+// name, here that of the record whose period ends last). Bounded: least recently used dropped.
 import type { ControlDb } from '../../core/control/db.js';
 import { listRevenueRecords, revenueRecordsVersion, type RevenueSource } from '../../core/control/revenue.js';
 import { endUserIdFor } from '../../core/ids.js';
-import type { MarginRevenueRecord } from './margin.js';
+import type { EndUserIdentity, MarginRevenueRecord } from './margin.js';
 
 export interface CachedRevenueRecord extends MarginRevenueRecord {
   source: RevenueSource;
@@ -12,16 +13,21 @@ export interface CachedRevenueRecord extends MarginRevenueRecord {
 
 const MAX_ORGANIZATIONS = 64;
 
-interface Entry {
-  version: string;
+export interface CachedRevenue {
   records: CachedRevenueRecord[];
+  /** By internal end-user id: the customer name of its latest-ending named record. */
+  names: Map<string, EndUserIdentity>;
+}
+
+interface Entry extends CachedRevenue {
+  version: string;
 }
 
 // Per control plane (tests run several in one process), then per organization in LRU order.
 const caches = new WeakMap<ControlDb, Map<string, Entry>>();
 
-/** Every revenue record of the organization (all sources), with end users resolved. */
-export async function cachedRevenueRecords(db: ControlDb, organizationId: string): Promise<CachedRevenueRecord[]> {
+/** Every revenue record of the organization (all sources), with end users resolved, and their names. */
+export async function cachedRevenue(db: ControlDb, organizationId: string): Promise<CachedRevenue> {
   let byOrg = caches.get(db);
   if (!byOrg) caches.set(db, (byOrg = new Map()));
   const version = await revenueRecordsVersion(db, organizationId);
@@ -29,7 +35,7 @@ export async function cachedRevenueRecords(db: ControlDb, organizationId: string
   if (hit && hit.version === version) {
     byOrg.delete(organizationId);
     byOrg.set(organizationId, hit);
-    return hit.records;
+    return hit;
   }
   const records = (await listRevenueRecords(db, organizationId)).map((r) => ({
     source: r.source,
@@ -40,8 +46,18 @@ export async function cachedRevenueRecords(db: ControlDb, organizationId: string
     periodStart: r.periodStart,
     periodEnd: r.periodEnd,
   }));
+  const names = new Map<string, EndUserIdentity>();
+  const namedUntil = new Map<string, number>();
+  for (const r of records) {
+    if (r.endUserId === null || !r.customerName) continue;
+    const end = r.periodEnd.getTime();
+    if ((namedUntil.get(r.endUserId) ?? -Infinity) >= end) continue;
+    namedUntil.set(r.endUserId, end);
+    names.set(r.endUserId, { externalId: r.externalUserId!, name: r.customerName });
+  }
+  const entry = { version, records, names };
   byOrg.delete(organizationId);
-  byOrg.set(organizationId, { version, records });
+  byOrg.set(organizationId, entry);
   while (byOrg.size > MAX_ORGANIZATIONS) byOrg.delete(byOrg.keys().next().value!);
-  return records;
+  return entry;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { leastProfitableFirst, marginFigures } from '../../../../api/margin/profitability.js';
+import { leastProfitableFirst, marginFigures, marginPercent } from '../../../../api/margin/profitability.js';
+import { Big } from '../../../../core/money.js';
 
 describe('marginFigures and the profitability rule', () => {
   const cases: [string, string, string, number | null, string][] = [
@@ -45,5 +46,20 @@ describe('leastProfitableFirst', () => {
       { end_user_id: 'e', margin_amount: '-12.5' },
     ];
     expect(rows.sort(leastProfitableFirst).map((r) => r.end_user_id)).toEqual(['e', 'a', 'b', 'd', 'c']);
+  });
+});
+
+describe('marginPercent rounding at the half boundary', () => {
+  it.each([
+    // revenue, cost → percent: (r − c)/r × 100 exactly, then half-up (away from zero) to 2 decimals
+    ['3', '2.99985', 0.01], // 0.005 exactly → 0.01
+    ['3', '2.9998500003', 0], // 0.00499999… → 0
+    ['7', '5.6', 20], // 20 exactly
+    ['7', '5.59965', 20.01], // 20.005 exactly
+    ['7', '5.5996500007', 20], // 20.004999990 → 20
+    ['3', '3.00015', -0.01], // −0.005 exactly → −0.01
+    ['1', '0.666666666667', 33.33], // 33.3333333333
+  ])('revenue %s, cost %s → %s', (rev, cost, pct) => {
+    expect(marginPercent(new Big(rev), new Big(cost))).toBe(pct);
   });
 });
