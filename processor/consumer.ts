@@ -7,6 +7,7 @@
 // committed, so their next owner starts exactly where the lake ends.
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import { USAGE_EVENTS_TOPIC } from '../core/kafka/client.js';
+import type { Queryable } from '../core/control/db.js';
 import type { Logger } from '../core/logger.js';
 import type { PricingRates } from '../core/pricing/price-event.js';
 import type { RateBook } from '../core/pricing/rate-book.js';
@@ -24,6 +25,8 @@ export interface ProcessorOptions {
   kafka: Kafka;
   codec: UsageEventCodec;
   rateBook: RateBook;
+  /** The control plane the RateBook reads (re-pricing polls rates versions from it). */
+  db: Queryable;
   lake: LakeWriter;
   dlq: DeadLetterQueue;
   logger: Logger;
@@ -32,7 +35,7 @@ export interface ProcessorOptions {
   topic?: string;
   /** Flush a partition at this many buffered rows. Default 10,000. */
   flushMaxRows?: number;
-  /** Flush a partition once its oldest unflushed record waited this long. Default 500 ms. */
+  /** Flush a partition once its oldest unflushed record waited this long. Default 250 ms. */
   flushMaxDelayMs?: number;
   /** Compact a partition's small files at most this often. Default 15 s. */
   compactEveryMs?: number;
@@ -87,13 +90,14 @@ export class Processor {
     private readonly consumer: Consumer,
   ) {
     this.flushMaxRows = opts.flushMaxRows ?? 10_000;
-    this.flushMaxDelayMs = opts.flushMaxDelayMs ?? 500;
+    this.flushMaxDelayMs = opts.flushMaxDelayMs ?? 250;
     this.compactEveryMs = opts.compactEveryMs ?? 15_000;
     this.clock = opts.clock ?? (() => new Date());
     this.topic = opts.topic ?? USAGE_EVENTS_TOPIC;
     this.repricer = new Repricer({
       lake: opts.lake,
       rateBook: opts.rateBook,
+      db: opts.db,
       logger: opts.logger,
       clock: this.clock,
       intervalMs: opts.repricingIntervalMs ?? 1_000,

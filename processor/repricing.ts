@@ -9,6 +9,8 @@
 // partition's buffer, with the RateBook already at the new version. So every row priced with the
 // old rates is in the lake before the rewrite reads it, and every row priced after uses the new
 // rates; none can slip between the two as a stale pending row.
+import type { Queryable } from '../core/control/db.js';
+import { listRatesVersions } from '../core/control/rate-cards.js';
 import type { Logger } from '../core/logger.js';
 import { priceEvent, type PricingRates } from '../core/pricing/price-event.js';
 import type { RateBook } from '../core/pricing/rate-book.js';
@@ -21,6 +23,8 @@ import type { LakeEventRow } from '../core/lake/events-schema.js';
 export interface RepricerDeps {
   lake: LakeWriter;
   rateBook: RateBook;
+  /** The control plane, for every organization's rates_version in one query per tick. */
+  db: Queryable;
   logger: Logger;
   clock: () => Date;
   intervalMs: number;
@@ -77,18 +81,27 @@ export class Repricer {
     await this.running;
   }
 
-  /** One look at every owned partition; re-prices where an organization's rates moved on. */
+  /**
+   * One look at every owned partition; re-prices where an organization with pending rows has
+   * rates newer than its last pass (every organization once per assignment, then on change).
+   */
   async tick(): Promise<void> {
-    for (const w of this.deps.workers()) {
+    const workers = this.deps.workers().filter((w) => !w.revoked && w.loaded);
+    if (workers.length === 0) return;
+    const versions = await listRatesVersions(this.deps.db);
+    for (const w of workers) {
       if (this.stopped) return;
-      if (w.revoked || !w.loaded) continue;
       const generation = w.generation;
       const view = await this.deps.lake.readManifest(w.partition).catch(() => null);
       if (!view) continue;
       for (const org of organizationsWithPendingRows(view)) {
         if (this.stopped || w.revoked || w.generation !== generation) break;
+        const wanted = versions.get(org) ?? 0;
+        if ((w.repricedVersions.get(org) ?? -1) >= wanted) continue;
+        // The RateBook re-reads an organization's version at most once a second; until it has
+        // caught up with the control plane, wait for a later tick.
         const version = await this.deps.rateBook.versionFor(org);
-        if ((w.repricedVersions.get(org) ?? -1) >= version) continue;
+        if (version < wanted) continue;
         const rates = await this.deps.rateBook.ratesFor(org);
         await this.reprice(w, org, rates, version);
       }

@@ -30,6 +30,7 @@ export const startProcessor: StartService = async (ctx, infra) => {
       kafka,
       codec,
       rateBook: new RateBook(ctx.db),
+      db: ctx.db,
       lake,
       dlq,
       logger,

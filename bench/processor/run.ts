@@ -139,7 +139,7 @@ async function main() {
   const mainThreadBefore = procCpuSeconds(process.pid, `/proc/self/task/${process.pid}/stat`)!;
   const brokerCpuBefore = procCpuSeconds(brokerPid);
   const drainStart = performance.now();
-  const processor = await Processor.start({ kafka, codec, rateBook: new RateBook(db), lake, dlq, logger });
+  const processor = await Processor.start({ kafka, codec, rateBook: new RateBook(db), db, lake, dlq, logger });
   const reader = await LakeReader.open(lakeDir, { refreshIntervalMs: 0 });
   let firstRowsAt: number | null = null;
   let assignedAt: number | null = null;
@@ -215,45 +215,69 @@ async function main() {
     server.once('exit', (code) => reject(new Error(`all-in-one server exited with ${code}`)));
   });
   const serverUrl = `http://127.0.0.1:${port}`;
-  const serverCpuBefore = procCpuSeconds(server.pid!)!;
-  const serverMainBefore = procCpuSeconds(server.pid!, `/proc/${server.pid}/task/${server.pid}/stat`)!;
+
   log(`all-in-one server (scripts/start.ts, pid ${server.pid}) at ${serverUrl}; sending ${RATE} events/s for ${SECONDS} s`);
 
   const visible = new Map<string, number>();
   const poller = startVisibilityPoller(lakeDir, orgs[0]!, visible);
   await sleep(3_000); // the processor joins the group and loads its partitions
   const outFile = path.join(tmp, 'paced-load.json');
-  const pacing: PacedLoadConfig = {
-    url: serverUrl,
-    apiKey: key.apiKey,
-    signingSecret: key.signingSecret,
-    rate: RATE,
-    seconds: SECONDS,
-    prefix: 'fresh-',
-    out: outFile,
-  };
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', fromRoot('bench', 'processor', 'paced-load.ts'), JSON.stringify(pacing)], {
-      cwd: fromRoot(),
-      stdio: 'inherit',
+  const runLoad = (rate: number, seconds: number, prefix: string) =>
+    new Promise<PacedLoadResult>((resolve, reject) => {
+      const pacing: PacedLoadConfig = { url: serverUrl, apiKey: key.apiKey, signingSecret: key.signingSecret, rate, seconds, prefix, out: outFile };
+      const child = spawn(process.execPath, ['--import', 'tsx', fromRoot('bench', 'processor', 'paced-load.ts'), JSON.stringify(pacing)], {
+        cwd: fromRoot(),
+        stdio: 'inherit',
+      });
+      child.once('exit', (code) =>
+        code === 0 ? resolve(JSON.parse(fs.readFileSync(outFile, 'utf8')) as PacedLoadResult) : reject(new Error(`load generator exited with ${code}`)),
+      );
     });
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`load generator exited with ${code}`))));
-  });
-  const load = JSON.parse(fs.readFileSync(outFile, 'utf8')) as PacedLoadResult;
+  // Warm-up, not measured: the processor has joined the group and loaded its partitions, and the
+  // server's code paths are compiled, once these events are visible.
+  const warm = await runLoad(100, 3, 'warm-');
+  const warmDeadline = performance.now() + 60_000;
+  while (warm.acks.some(([k]) => !visible.has(k)) && performance.now() < warmDeadline) await sleep(100);
+  log(`warm-up: ${warm.acks.length} events visible`);
+  const serverCpuBefore = procCpuSeconds(server.pid!)!;
+  const serverMainBefore = procCpuSeconds(server.pid!, `/proc/${server.pid}/task/${server.pid}/stat`)!;
+  const metricsBefore = await scrapeFlushMetrics(serverUrl);
+  const load = await runLoad(RATE, SECONDS, 'fresh-');
   const acked = new Map(load.acks);
   log(`sent ${load.sent} events in ${load.seconds.toFixed(1)} s (${Math.round(load.sent / load.seconds)}/s); statuses ${JSON.stringify(load.statuses)}`);
   const deadline = performance.now() + 60_000;
-  while (visible.size < acked.size && performance.now() < deadline) await sleep(100);
+  while ([...acked.keys()].some((k) => !visible.has(k)) && performance.now() < deadline) await sleep(200);
   await poller.stop();
 
+  const metricsAfter = await scrapeFlushMetrics(serverUrl);
+  const serverMetrics = {
+    flushes: metricsAfter.flushes - metricsBefore.flushes,
+    flushSeconds: metricsAfter.flushSeconds - metricsBefore.flushSeconds,
+    compactions: metricsAfter.compactions - metricsBefore.compactions,
+    compactionSeconds: metricsAfter.compactionSeconds - metricsBefore.compactionSeconds,
+  };
+  log(
+    `server flushes ${serverMetrics.flushes} (mean ${((serverMetrics.flushSeconds / Math.max(1, serverMetrics.flushes)) * 1000).toFixed(0)} ms), ` +
+      `compactions ${serverMetrics.compactions} (${serverMetrics.compactionSeconds.toFixed(1)} s in all)`,
+  );
   const serverCpu = procCpuSeconds(server.pid!)! - serverCpuBefore;
   const serverMain = procCpuSeconds(server.pid!, `/proc/${server.pid}/task/${server.pid}/stat`)! - serverMainBefore;
   log(`server CPU during the load: ${serverCpu.toFixed(1)} s (JS thread ${serverMain.toFixed(1)} s) over ${load.seconds.toFixed(0)} s; load average ${loadAverage()}`);
   const latencies: number[] = [];
+  // p95 per 5 s of sending, to tell steady latency from spikes (compaction, GC, other load).
+  const firstAck = Math.min(...acked.values());
+  const windows = new Map<number, number[]>();
   for (const [k, at] of acked) {
     const seen = visible.get(k);
-    if (seen !== undefined) latencies.push(Math.max(0, seen - at));
+    if (seen === undefined) continue;
+    latencies.push(Math.max(0, seen - at));
+    const w = Math.floor((at - firstAck) / 5_000);
+    windows.set(w, [...(windows.get(w) ?? []), Math.max(0, seen - at)]);
   }
+  const p95ByWindow = [...windows.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([, v]) => Math.round(percentile(v.sort((a, b) => a - b), 95)));
+  log(`p95 per 5 s window: ${p95ByWindow.join(' ')} ms`);
   latencies.sort((a, b) => a - b);
   const fresh = {
     p50: Math.round(percentile(latencies, 50)),
@@ -269,7 +293,7 @@ async function main() {
     machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, node: process.version, loadAverageAtEnd: os.loadavg() },
     notes:
       'One 2-core VM runs the Kafka broker (JVM), the dev schema registry and the Node process; other engineers\' builds shared the machine. ' +
-      'Throughput: processor alone (flushMaxRows 10000, flushMaxDelayMs 500, compaction every 15 s) draining a pre-filled topic. ' +
+      'Throughput: processor alone (flushMaxRows 10000, flushMaxDelayMs 250, compaction every 15 s) draining a pre-filled topic. ' +
       'Freshness: the all-in-one start (scripts/start.ts: ingest + processor + api in one process, PGlite) in its own process; a separate load process sends single signed POSTs paced at the rate; this process polls LakeReader every 50 ms and reads the newly listed files; latency = first seen - 202 received (wall clock).',
     throughput: {
       events: totalRecords,
@@ -300,9 +324,14 @@ async function main() {
       accepted: acked.size,
       seen: latencies.length,
       latencyMs: fresh,
+      p95ByFiveSecondWindowMs: p95ByWindow,
       serverCpuSeconds: Number(serverCpu.toFixed(1)),
       serverJsThreadCpuSeconds: Number(serverMain.toFixed(1)),
       loadAverageAtEnd: os.loadavg()[0],
+      serverFlushes: serverMetrics.flushes,
+      serverMeanFlushMs: Math.round((serverMetrics.flushSeconds / Math.max(1, serverMetrics.flushes)) * 1000),
+      serverCompactions: serverMetrics.compactions,
+      serverCompactionSecondsTotal: Number(serverMetrics.compactionSeconds.toFixed(1)),
       targetP95Ms: 2_000,
     },
   };
@@ -351,6 +380,18 @@ function benchEvent(org: string, n: number, now: number): UsageEvent {
     feature: n % 2 ? 'chat' : 'search',
     metadata: `{"team":"t${n % 5}"}`,
     flag_reason: null,
+  };
+}
+
+/** The same sums read from a running server's /metrics (Prometheus text). */
+async function scrapeFlushMetrics(url: string): Promise<{ flushes: number; flushSeconds: number; compactions: number; compactionSeconds: number }> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  return {
+    flushes: value('marginal_processor_flush_duration_seconds_count'),
+    flushSeconds: value('marginal_processor_flush_duration_seconds_sum'),
+    compactions: value('marginal_processor_compaction_duration_seconds_count'),
+    compactionSeconds: value('marginal_processor_compaction_duration_seconds_sum'),
   };
 }
 
@@ -425,7 +466,7 @@ function startVisibilityPoller(dir: string, org: string, visible: Map<string, nu
           const seenAt = Date.now(); // epoch ms, comparable with the load process's 202 times
           const list = files.map(sqlStringLiteral).join(', ');
           const rows = (
-            await conn.runAndReadAll(`SELECT idempotency_key FROM read_parquet([${list}]) WHERE idempotency_key LIKE 'fresh-%'`)
+            await conn.runAndReadAll(`SELECT idempotency_key FROM read_parquet([${list}]) WHERE idempotency_key NOT LIKE 'bench-%'`)
           ).getRows();
           for (const [k] of rows) if (!visible.has(k as string)) visible.set(k as string, seenAt);
           for (const f of files) read.add(f);

@@ -142,6 +142,7 @@ export async function startInProcessProcessor(opts: {
     kafka,
     codec,
     rateBook: new RateBook(opts.db, 200),
+    db: opts.db,
     lake,
     dlq,
     logger,
