@@ -1,5 +1,5 @@
-// Scaling by partitions: two processors in one consumer group split usage-events' partitions
-// between them; when one stops mid-stream the other takes its partitions over (and a third
+// Scaling by partitions: two processors in one consumer group split the partitions of a topic
+// shaped like usage-events (private to this test) between them; when one stops mid-stream the other takes its partitions over (and a third
 // joining later splits them again), and the lake still holds every event exactly once with the
 // exact expected cost. The processors run in this process, each with its own Kafka client, lake
 // writer and DuckDB, over one lake directory — as separate machines would over shared storage.
