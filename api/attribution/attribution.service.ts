@@ -4,7 +4,7 @@
 import { ValidationError } from '../../core/errors.js';
 import { DAILY_COSTS } from '../../core/lake/rollups.js';
 import { parseDateRange } from '../../core/time.js';
-import { columnKey, dimensionKey, jsonPointer, queryCostGroups, type CostFilter, type CostGroupKey } from '../costs/costs.queries.js';
+import { columnKey, jsonPointer, queryCostGroups, type CostFilter, type CostGroupKey } from '../costs/costs.queries.js';
 import type { Derivation } from '../lake/lake-query.js';
 import type { ReadContext } from '../lake/read-context.js';
 import { capDistinctValues, cappedBreakdown, DISTINCT_VALUES_CAP } from './attribution.js';
@@ -13,35 +13,37 @@ import type { AttributionBreakdown, AttributionDimensionBreakdown, DimensionValu
 
 /**
  * The attribution fields are typed event columns (ingest fills them from the top-level field or
- * metadata, top-level winning), so they are read from the column; any other key from metadata.
+ * metadata, top-level winning), so they are read from the column (the daily_costs rollup); any
+ * other key from metadata.
  */
 const TYPED_KEYS = ['agent_id', 'workflow_id', 'feature'] as const;
 type TypedKey = (typeof TYPED_KEYS)[number];
 const isTyped = (key: string): key is TypedKey => (TYPED_KEYS as readonly string[]).includes(key);
 
 export function attributionKey(key: string): CostGroupKey {
-  return isTyped(key) ? columnKey(key) : dimensionKey(key);
+  return isTyped(key) ? columnKey(key) : { expr: 'c.dim_value', derived: attributionDerivation(key, null) };
 }
 
 /**
- * A breakdown by one key filtered by another, when either is a metadata key: both values and the
- * cost measures per (day, end user, status), derived once per lake file like any metadata key.
+ * Cost measures per (day, status, value of `dimension` [, value of `filterKey`]) from events, for
+ * attribution by a metadata key (or by one key filtered by another when either is a metadata
+ * key). Derived once per lake day like any metadata key, without end users, so the rows stay few.
  */
-export function keyPairDerivation(dimension: string, filterKey: string): Derivation {
+export function attributionDerivation(dimension: string, filterKey: string | null): Derivation {
   const params: Record<string, string> = {};
   const valueOf = (key: string, param: string): string => {
     if (isTyped(key)) return `"${key}"`;
     params[param] = jsonPointer(key);
     return `json_extract_string(metadata, $${param})`;
   };
+  const filterValue = filterKey === null ? '' : `, ${valueOf(filterKey, 'filter_path')} AS filter_value`;
   const measures = DAILY_COSTS.measures.map((m) => `${m.fromEvents} AS "${m.column.name}"`).join(', ');
   return {
-    id: `attribution-pair:${dimension}\u0000${filterKey}`,
+    id: `attribution:${dimension}${filterKey === null ? '' : `\u0000${filterKey}`}`,
     source: 'events',
     params,
-    perDay: `SELECT filename, organization_id, event_date, end_user_id, status,
-                     ${valueOf(dimension, 'dim_path')} AS dim_value, ${valueOf(filterKey, 'filter_path')} AS filter_value, ${measures}
-                FROM {{src}} GROUP BY ALL`,
+    perDay: `SELECT filename, organization_id, event_date, status, ${valueOf(dimension, 'dim_path')} AS dim_value${filterValue}, ${measures}
+               FROM {{src}} GROUP BY ALL`,
   };
 }
 
@@ -51,7 +53,7 @@ function groupAndFilter(dimension: string, filter: { key: string; value: string 
   if (isTyped(dimension) && isTyped(filter.key)) {
     return { group: columnKey(dimension), filter: { dimension: { key: columnKey(filter.key), value: filter.value } } };
   }
-  const derived = keyPairDerivation(dimension, filter.key);
+  const derived = attributionDerivation(dimension, filter.key);
   return {
     group: { expr: 'c.dim_value', derived },
     filter: { dimension: { key: { expr: 'c.filter_value', derived }, value: filter.value } },

@@ -5,8 +5,8 @@ import type { DateRange } from '../../core/time.js';
 import { Big, toBig } from '../../core/money.js';
 
 export interface RecognizableRevenue {
-  /** USD decimal string; negative for a refund. */
-  amount: string;
+  /** USD (a decimal string, or already parsed); negative for a refund. */
+  amount: string | Big;
   periodStart: Date;
   /** Exclusive; later than periodStart. */
   periodEnd: Date;

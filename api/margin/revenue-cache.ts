@@ -5,6 +5,7 @@
 import type { ControlDb } from '../../core/control/db.js';
 import { listRevenueRecords, revenueRecordsVersion, type RevenueSource } from '../../core/control/revenue.js';
 import { endUserIdFor } from '../../core/ids.js';
+import { Big } from '../../core/money.js';
 import type { EndUserIdentity, MarginRevenueRecord } from './margin.js';
 
 export interface CachedRevenueRecord extends MarginRevenueRecord {
@@ -42,7 +43,7 @@ export async function cachedRevenue(db: ControlDb, organizationId: string): Prom
     endUserId: r.userId === null ? null : endUserIdFor(organizationId, r.userId),
     externalUserId: r.userId,
     customerName: r.customerName,
-    amount: r.amount,
+    amount: new Big(r.amount), // parsed once, not per request
     periodStart: r.periodStart,
     periodEnd: r.periodEnd,
   }));
