@@ -22,8 +22,16 @@ export function isDecimalString(value: string): boolean {
   return /^-?\d+(\.\d+)?$/.test(value);
 }
 
+// A canonical decimal string with at most 12 fractional digits (what DuckDB prints for
+// DECIMAL(38,12)) needs no rounding, only its trailing zeros trimmed.
+const CANONICAL_DECIMAL = /^-?(0|[1-9]\d*)(\.\d{1,12})?$/;
+
 /** "12.5", "0", "-3.000000000001": at most 12 fractional digits, trailing zeros trimmed. */
 export function formatMoney(value: string | number | Big): string {
+  if (typeof value === 'string' && CANONICAL_DECIMAL.test(value)) {
+    const s = value.includes('.') ? value.replace(/\.?0+$/, '') : value;
+    return s === '-0' ? '0' : s;
+  }
   const rounded = toBig(value).round(MONEY_SCALE, Big.roundHalfUp);
   const s = rounded.toFixed(MONEY_SCALE).replace(/\.?0+$/, '');
   return s === '-0' || s === '' ? '0' : s;
@@ -35,9 +43,15 @@ export function sumMoney(values: Iterable<string | number | Big>): Big {
   return total;
 }
 
-/** part / total * 100 rounded to 2 decimals, as a JSON number; 0 when total is 0. */
+// Big's div rounds its quotient correctly at DP places, so a constructor with DP = 2 gives the
+// percentage directly; dividing to 40 places first made each call ~30× slower.
+const PercentBig = Big();
+PercentBig.DP = 2;
+PercentBig.RM = Big.roundHalfUp;
+
+/** part / total * 100 rounded half-up to 2 decimals, as a JSON number; 0 when total is 0. */
 export function percentOf(part: string | Big, total: string | Big): number {
-  const t = toBig(total);
+  const t = new PercentBig(total);
   if (t.eq(0)) return 0;
-  return Number(toBig(part).times(100).div(t).round(2, Big.roundHalfUp).toFixed(2));
+  return Number(new PercentBig(part).times(100).div(t).toFixed(2));
 }

@@ -65,11 +65,15 @@ export function breakdownItems(rows: Array<CostGroupRow & { group_value: string 
     const prev = merged.get(value);
     merged.set(value, prev ? addRows(prev, r) : r);
   }
-  const measured = [...merged].map(([value, r]) => ({ attribution_value: value, ...costMeasures(r) }));
-  const total = sumCosts(measured.map((m) => m.total_cost));
+  // Each cost parsed once: sorting re-reads it about log2(n) times per item.
+  const measured = [...merged].map(([value, r]) => {
+    const m = { attribution_value: value, ...costMeasures(r) };
+    return { m, cost: toBig(m.total_cost) };
+  });
+  const total = measured.reduce((t, x) => t.plus(x.cost), new Big(0));
   const items = measured
-    .sort(byCostDescending((m) => m.total_cost, (m) => m.attribution_value))
-    .map((m) => ({ ...m, percent_of_total: shareOf(m.total_cost, total) }));
+    .sort((a, b) => b.cost.cmp(a.cost) || (a.m.attribution_value < b.m.attribution_value ? -1 : a.m.attribution_value > b.m.attribution_value ? 1 : 0))
+    .map(({ m, cost }) => ({ ...m, percent_of_total: percentOf(cost, total) }));
   return { items, total };
 }
 

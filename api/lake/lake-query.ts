@@ -257,6 +257,12 @@ export class LakeQuery {
       const rel = await this.cache.relation(d, org, files);
       return rel && `(SELECT * FROM ${rel}${dayFilter})`;
     }
+    // Without the cache: rollup rows are read as they are (a query merges them anyway); other
+    // derivations are computed per file on every query.
+    if (d.source !== 'events') {
+      const rows = await this.reader.relation(d.source, org, days ? { from: days.start, to: days.end } : {});
+      return `(SELECT * FROM ${rows}${dayFilter})`;
+    }
     const src = `(SELECT * FROM read_parquet([${files.map((f) => `'${f.replaceAll("'", "''")}'`).join(', ')}], filename = true, union_by_name = true, hive_partitioning = false) WHERE "organization_id" = $org)`;
     return `(SELECT * EXCLUDE (filename) FROM (${d.perDay.replaceAll('{{src}}', src)})${dayFilter})`;
   }
