@@ -4,6 +4,7 @@
 // arrays, jsonb as objects, bytea as Buffer.
 import path from 'node:path';
 import fs from 'node:fs';
+import { openPgliteThread } from './pglite-thread.js';
 
 export interface Queryable {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
@@ -24,10 +25,13 @@ export interface ControlDbOptions {
   pgliteDir: string | null;
   /** Pool size for PostgreSQL (default 10). */
   maxConnections?: number;
+  /** PGlite on a worker thread (default), or false: on the calling thread. */
+  pgliteThread?: boolean;
 }
 
 export async function openControlDb(opts: ControlDbOptions): Promise<ControlDb> {
-  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.maxConnections ?? 10) : openPglite(opts.pgliteDir);
+  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.maxConnections ?? 10);
+  return opts.pgliteThread === false ? openPglite(opts.pgliteDir) : openPgliteThread(opts.pgliteDir);
 }
 
 // PostgreSQL type oids whose PGlite defaults differ from pg's.

@@ -1,0 +1,169 @@
+// PGlite on a worker thread. PGlite is PostgreSQL compiled to WASM: every statement runs
+// synchronously on the thread that calls it, so in-process it took a third of the event loop of a
+// busy ingest (measured: 11,700 → 18,700 batch events/s when moved here). Same contract as the
+// in-process database: one connection; a transaction holds it and other queries wait; NUMERIC and
+// INT8 come back as strings, bytea as Buffer, timestamptz as Date.
+// The worker's code is plain JavaScript evaluated from a string, so it loads the same way from
+// source (tsx, vitest) and from dist/.
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { ControlDb, Queryable } from './db.js';
+
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { PGlite } = require(workerData.pglitePath);
+// PostgreSQL type oids whose PGlite defaults differ from pg's: NUMERIC, INT8 stay exact strings;
+// text-format bytea is "\\\\x" + hex.
+const parsers = {
+  1700: (v) => v,
+  20: (v) => v,
+  17: (v) => Buffer.from(v.slice(2), 'hex'),
+};
+const db = workerData.dir ? new PGlite(workerData.dir, { parsers }) : new PGlite({ parsers });
+function errorFields(e) {
+  const out = { message: e && e.message ? String(e.message) : String(e) };
+  if (e && typeof e === 'object') {
+    for (const k of Object.keys(e)) {
+      const v = e[k];
+      if (v === null || ['string', 'number', 'boolean'].includes(typeof v)) out[k] = v;
+    }
+  }
+  return out;
+}
+let queue = Promise.resolve();
+parentPort.on('message', (m) => {
+  queue = queue.then(async () => {
+    try {
+      let rows = [];
+      if (m.op === 'query') rows = (await db.query(m.sql, m.params)).rows;
+      else if (m.op === 'exec') await db.exec(m.sql);
+      else if (m.op === 'close') await db.close();
+      parentPort.postMessage({ id: m.id, rows });
+    } catch (e) {
+      parentPort.postMessage({ id: m.id, error: errorFields(e) });
+    }
+  });
+});
+db.waitReady.then(
+  () => parentPort.postMessage({ ready: true }),
+  (e) => parentPort.postMessage({ fatal: errorFields(e) }),
+);
+`;
+
+interface Reply {
+  id?: number;
+  rows?: Array<Record<string, unknown>>;
+  error?: Record<string, unknown> & { message: string };
+  ready?: boolean;
+  fatal?: { message: string };
+}
+
+function toError(fields: Record<string, unknown> & { message: string }): Error {
+  const { message, ...rest } = fields;
+  return Object.assign(new Error(message), rest);
+}
+
+/** Structured cloning turns Buffers into plain Uint8Arrays; give callers Buffers back. */
+function withBuffers<T>(rows: Array<Record<string, unknown>>): T[] {
+  for (const row of rows) {
+    for (const k of Object.keys(row)) {
+      const v = row[k];
+      if (v instanceof Uint8Array && !Buffer.isBuffer(v)) row[k] = Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+    }
+  }
+  return rows as T[];
+}
+
+/** Opens PGlite in `dir` (null: in memory) on its own thread. */
+export async function openPgliteThread(dir: string | null): Promise<ControlDb> {
+  if (dir) fs.mkdirSync(path.dirname(dir), { recursive: true });
+  const pglitePath = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { dir, pglitePath } });
+  const pending = new Map<number, { resolve: (rows: Array<Record<string, unknown>>) => void; reject: (e: Error) => void }>();
+  let nextId = 1;
+  let failure: Error | null = null;
+
+  const ready = new Promise<void>((resolve, reject) => {
+    worker.on('message', (m: Reply) => {
+      if (m.ready) return resolve();
+      if (m.fatal) return reject(toError(m.fatal));
+      const p = pending.get(m.id!);
+      if (!p) return;
+      pending.delete(m.id!);
+      if (m.error) p.reject(toError(m.error));
+      else p.resolve(m.rows ?? []);
+    });
+    const fail = (err: Error) => {
+      failure = err;
+      reject(err);
+      for (const p of pending.values()) p.reject(err);
+      pending.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`the PGlite thread exited (code ${code})`)));
+  });
+  try {
+    await ready;
+  } catch (err) {
+    await worker.terminate();
+    throw err;
+  }
+
+  const send = (msg: { op: 'query' | 'exec' | 'close'; sql?: string; params?: unknown[] }) =>
+    new Promise<Array<Record<string, unknown>>>((resolve, reject) => {
+      if (failure) return reject(failure);
+      const id = nextId++;
+      pending.set(id, { resolve, reject });
+      worker.postMessage({ ...msg, id });
+    });
+
+  // One connection: a transaction holds it until it ends; everything else queues behind it.
+  let held: Promise<void> = Promise.resolve();
+  const exclusive = async <T>(fn: () => Promise<T>): Promise<T> => {
+    const before = held;
+    let release!: () => void;
+    held = new Promise<void>((r) => (release = r));
+    await before;
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  };
+  const inside: Queryable = {
+    async query<T>(sql: string, params?: unknown[]) {
+      return withBuffers<T>(await send({ op: 'query', sql, params }));
+    },
+    async exec(sql: string) {
+      await send({ op: 'exec', sql });
+    },
+  };
+
+  return {
+    kind: 'pglite',
+    query: (sql, params) => exclusive(() => inside.query(sql, params)),
+    exec: (sql) => exclusive(() => inside.exec(sql)),
+    transaction: (fn) =>
+      exclusive(async () => {
+        await inside.exec('BEGIN');
+        try {
+          const result = await fn(inside);
+          await inside.exec('COMMIT');
+          return result;
+        } catch (err) {
+          await inside.exec('ROLLBACK').catch(() => undefined);
+          throw err;
+        }
+      }),
+    async close() {
+      try {
+        await exclusive(() => send({ op: 'close' }));
+      } finally {
+        worker.removeAllListeners('exit');
+        await worker.terminate();
+      }
+    },
+  };
+}
