@@ -4,7 +4,14 @@
 import { ValidationError } from '../../core/errors.js';
 import { DAILY_COSTS } from '../../core/lake/rollups.js';
 import { parseDateRange } from '../../core/time.js';
-import { columnKey, jsonPointer, queryCostGroups, type CostFilter, type CostGroupKey } from '../costs/costs.queries.js';
+import {
+  columnKey,
+  isTypedAttributionKey,
+  jsonPointer,
+  queryCostGroups,
+  type CostFilter,
+  type CostGroupKey,
+} from '../costs/costs.queries.js';
 import type { Derivation } from '../lake/lake-query.js';
 import type { ReadContext } from '../lake/read-context.js';
 import { capDistinctValues, cappedBreakdown, DISTINCT_VALUES_CAP } from './attribution.js';
@@ -16,9 +23,7 @@ import type { AttributionBreakdown, AttributionDimensionBreakdown, DimensionValu
  * metadata, top-level winning), so they are read from the column (the daily_costs rollup); any
  * other key from metadata.
  */
-const TYPED_KEYS = ['agent_id', 'workflow_id', 'feature'] as const;
-type TypedKey = (typeof TYPED_KEYS)[number];
-const isTyped = (key: string): key is TypedKey => (TYPED_KEYS as readonly string[]).includes(key);
+const isTyped = isTypedAttributionKey;
 
 export function attributionKey(key: string): CostGroupKey {
   return isTyped(key) ? columnKey(key) : { expr: 'c.dim_value', derived: attributionDerivation(key, null) };

@@ -42,12 +42,23 @@ export function jsonPointer(key: string): string {
 }
 
 /**
- * A metadata key as a grouping value: `feature` reads the typed event field (which ingest fills
- * from the top-level field or metadata.feature), every other key reads metadata. Non-string
- * JSON values group by their JSON text; a missing key or JSON null is NULL (→ Unassigned).
+ * Attribution keys that ingest lifts into typed event columns (top-level field, else the same
+ * metadata key; top-level wins — DESIGN.md). Reading the column sees both places, so every
+ * endpoint that groups by one of these keys agrees.
+ */
+export const TYPED_ATTRIBUTION_KEYS = ['agent_id', 'workflow_id', 'feature'] as const;
+export type TypedAttributionKey = (typeof TYPED_ATTRIBUTION_KEYS)[number];
+export function isTypedAttributionKey(key: string): key is TypedAttributionKey {
+  return (TYPED_ATTRIBUTION_KEYS as readonly string[]).includes(key);
+}
+
+/**
+ * A metadata key as a grouping value: the typed attribution keys read their event column, every
+ * other key reads metadata. Non-string JSON values group by their JSON text; a missing key or
+ * JSON null is NULL (→ Unassigned).
  */
 export function dimensionKey(key: string): CostGroupKey {
-  if (key === 'feature') return columnKey('feature');
+  if (isTypedAttributionKey(key)) return columnKey(key);
   return { expr: 'c.dim_value', derived: dimensionCostsDerivation(key) };
 }
 

@@ -72,8 +72,9 @@ export class EndUserCostsController extends Controller {
   }
 
   /**
-   * The end user's cost grouped by a metadata key. Only `feature` reads the typed event field;
-   * every other key is read from metadata. Events missing the key are under `Unassigned`; a key no
+   * The end user's cost grouped by a metadata key. `feature`, `agent_id` and `workflow_id` read
+   * the event's attribution field (top-level, else the metadata key); every other key is read
+   * from metadata. Events missing the key are under `Unassigned`; a key no
    * event carries gives one `Unassigned` row with the full cost.
    * @param externalId The `user_id` sent on events.
    * @param dimension Metadata key to group by.

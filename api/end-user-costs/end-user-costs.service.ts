@@ -43,7 +43,7 @@ export const endUserByModel = (rc: ReadContext, externalId: string, startDate: s
 export const endUserByProvider = (rc: ReadContext, externalId: string, startDate: string, endDate: string) =>
   breakdown(rc, externalId, startDate, endDate, columnKey('provider'));
 
-/** Any metadata key (only `feature` reads the typed field); a key no event carries gives one Unassigned row. */
+/** Any metadata key (feature, agent_id, workflow_id read their typed field); a key no event carries gives one Unassigned row. */
 export function endUserByDimension(rc: ReadContext, externalId: string, dimension: string, startDate: string, endDate: string) {
   if (dimension === '') throw new ValidationError('dimension', 'must not be empty');
   return breakdown(rc, externalId, startDate, endDate, dimensionKey(dimension));

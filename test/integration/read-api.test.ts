@@ -592,6 +592,10 @@ describe('GET /v1/end-user-costs/{externalId}/…', () => {
     const feature = await get(A.readKey, '/end-user-costs/alice/by-dimension', { ...OCT, dimension: 'feature' });
     expect(feature.body).toEqual({ end_user_id: aliceId(), ...breakdown(alice(), featureOf) });
     expect(feature.body.items.map((i: any) => i.attribution_value)).toContain('summarize');
+    // agent_id was sent top-level only: the attribution field answers, as on /attribution-data.
+    const agent = await get(A.readKey, '/end-user-costs/alice/by-dimension', { ...OCT, dimension: 'agent_id' });
+    expect(agent.body).toEqual({ end_user_id: aliceId(), ...breakdown(alice(), (e) => e.agent) });
+    expect(agent.body.items.map((i: any) => i.attribution_value)).toContain('planner');
     const none = await get(A.readKey, '/end-user-costs/alice/by-dimension', { ...OCT, dimension: 'no_such_key' });
     expect(none.body.items).toEqual([{ attribution_value: 'Unassigned', ...measures(alice()), percent_of_total: 100 }]);
     expectValidation(await get(A.readKey, '/end-user-costs/alice/by-dimension', OCT), 'dimension');
