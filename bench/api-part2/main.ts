@@ -11,44 +11,26 @@
 //                                   [--no-write]
 import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { apiService } from '../../api/service.js';
 import { issueApiKey } from '../../core/control/api-keys.js';
 import { upsertEndUsers } from '../../core/control/end-users.js';
 import { createOrganization } from '../../core/control/organizations.js';
 import { importRevenueRecords, type RevenueRecordInput } from '../../core/control/revenue.js';
-import { loadConfig } from '../../core/config.js';
 import { endUserIdFor } from '../../core/ids.js';
-import { loadInstanceSecrets } from '../../core/instance-secrets.js';
 import type { LakeEventRow } from '../../core/lake/events-schema.js';
-import { createLogger } from '../../core/logger.js';
 import { fromRoot } from '../../core/paths.js';
-import { hostServices } from '../../core/process-host.js';
 import { LakeWriter } from '../../processor/lake/lake-writer.js';
 import { lakeEvent } from '../../test/support/lake-event-builder.js';
+import { log, readBenchOptions, startSyntheticLakeHost } from '../api/synthetic-lake-host.js';
 import { PARTITIONS, writeSyntheticLake } from '../api/synthetic-lake.js';
 
-const { values } = parseArgs({
-  options: {
-    events: { type: 'string', default: '5000000' },
-    days: { type: 'string', default: '365' },
-    iterations: { type: 'string', default: '15' },
-    'data-dir': { type: 'string' },
-    'no-write': { type: 'boolean', default: false },
-  },
-});
-const EVENTS = Number(values.events);
-const DAYS = Number(values.days);
-const ITERATIONS = Number(values.iterations);
+const options = readBenchOptions(365);
+const { events: EVENTS, days: DAYS, iterations: ITERATIONS } = options;
 const FIRST_DAY = new Date('2025-01-01T00:00:00.000Z');
 const END_USERS = 1000;
 const BIG_SESSION = 'bench-session-500';
 const SMALL_SESSIONS = 300;
 /** Sessions go to a partition of their own, beside the synthetic lake's. */
 const SESSION_PARTITION = PARTITIONS;
-
-const log = (msg: string) => console.log(`[bench] ${msg}`);
 
 interface Meta {
   organizationId: string;
@@ -136,24 +118,11 @@ function revenueRecords(): RevenueRecordInput[] {
   return out;
 }
 
-const dataDir = values['data-dir'] ? path.resolve(values['data-dir']) : fs.mkdtempSync(path.join(os.tmpdir(), 'marginal-bench-api2-'));
-fs.mkdirSync(dataDir, { recursive: true });
-const metaPath = path.join(dataDir, 'bench-part2-meta.json');
-const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', RATE_LIMIT_READ_PER_15_MINUTES: '1000000000' });
-const host = await hostServices({
-  config,
-  secrets: loadInstanceSecrets(config),
-  logger: createLogger('warn', 'bench-api-part2'),
-  infra: { kafkaBrokers: null, schemaRegistryUrl: null },
-  services: [apiService({ revenue: { checkIntervalMs: 0 } })],
-});
+const bench = await startSyntheticLakeHost({ label: 'bench-api-part2', dataDir: options.dataDir, api: { revenue: { checkIntervalMs: 0 } } });
+const { host, config } = bench;
 const db = host.ctx.db;
 
-let meta: Meta;
-if (fs.existsSync(metaPath)) {
-  meta = JSON.parse(fs.readFileSync(metaPath, 'utf8')) as Meta;
-  log(`reusing the lake in ${dataDir}: ${meta.events} events over ${meta.days} days`);
-} else {
+const meta: Meta = await bench.dataOnce('bench-part2-meta.json', async () => {
   const org = await createOrganization(db, { name: 'bench-part2' });
   const key = await issueApiKey(db, host.ctx.masterKey, org.id, { scopes: ['costs:read', 'revenue:read'] });
   await upsertEndUsers(db, org.id, Array.from({ length: END_USERS }, (_, i) => `user-${i}`));
@@ -168,18 +137,18 @@ if (fs.existsSync(metaPath)) {
   await writer.close();
   const records = revenueRecords();
   await importRevenueRecords(db, org.id, records);
-  meta = {
+  const writtenMs = Math.round(performance.now() - t);
+  log(`lake and revenue written in ${(writtenMs / 1000).toFixed(0)} s (${sessions.length} session events, ${records.length} revenue records)`);
+  return {
     organizationId: org.id,
     apiKey: key.apiKey,
     events: EVENTS,
     days: DAYS,
     sessionEvents: sessions.length,
     revenueRecords: records.length,
-    writtenMs: Math.round(performance.now() - t),
+    writtenMs,
   };
-  fs.writeFileSync(metaPath, JSON.stringify(meta, null, 2));
-  log(`lake and revenue written in ${(meta.writtenMs / 1000).toFixed(0)} s (${sessions.length} session events, ${records.length} revenue records)`);
-}
+});
 
 interface Timing {
   name: string;
@@ -254,10 +223,10 @@ const results: Timing[] = [];
 try {
   for (const [name, q, target, headers] of CASES) results.push(await measure(name, q, target, headers));
 } finally {
-  await host.stop();
+  await bench.stop();
 }
 
-if (!values['no-write']) {
+if (options.write) {
   const env = { cpus: os.cpus().length, node: process.version, loadavg_at_end: os.loadavg().map((l) => +l.toFixed(1)) };
   fs.mkdirSync(fromRoot('bench/results'), { recursive: true });
   fs.writeFileSync(fromRoot('bench/results/api-part2.json'), `${JSON.stringify({ meta: { ...meta, apiKey: undefined }, env, iterations: ITERATIONS, http: results }, null, 2)}\n`);
@@ -281,4 +250,3 @@ if (!values['no-write']) {
   fs.writeFileSync(fromRoot('bench/results/api-part2.md'), md.join('\n'));
   log('wrote bench/results/api-part2.json and api-part2.md');
 }
-if (!values['data-dir']) fs.rmSync(dataDir, { recursive: true, force: true });

@@ -10,38 +10,23 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { costByEndUser, costSummary } from '../../api/cost-data/cost-data.service.js';
 import { dimensionCostBreakdown, dimensionCostTrend } from '../../api/dimension-data/dimension-data.service.js';
 import { endUserByModel, endUserSummary, endUserTrend } from '../../api/end-user-costs/end-user-costs.service.js';
 import { LakeQuery } from '../../api/lake/lake-query.js';
 import type { ReadContext } from '../../api/lake/read-context.js';
-import { apiService } from '../../api/service.js';
 import { issueApiKey } from '../../core/control/api-keys.js';
 import { createDimension } from '../../core/control/dimensions.js';
 import { upsertEndUsers } from '../../core/control/end-users.js';
 import { createOrganization } from '../../core/control/organizations.js';
 import { SCOPES } from '../../core/auth/scopes.js';
-import { loadConfig } from '../../core/config.js';
-import { loadInstanceSecrets } from '../../core/instance-secrets.js';
-import { createLogger } from '../../core/logger.js';
 import { fromRoot } from '../../core/paths.js';
 import { RateBook } from '../../core/pricing/rate-book.js';
-import { hostServices } from '../../core/process-host.js';
+import { log, readBenchOptions, startSyntheticLakeHost } from './synthetic-lake-host.js';
 import { writeSyntheticLake, type OrgPlan } from './synthetic-lake.js';
 
-const { values } = parseArgs({
-  options: {
-    events: { type: 'string', default: '5000000' },
-    days: { type: 'string', default: '90' },
-    iterations: { type: 'string', default: '15' },
-    'data-dir': { type: 'string' },
-    'no-write': { type: 'boolean', default: false },
-  },
-});
-const EVENTS = Number(values.events);
-const DAYS = Number(values.days);
-const ITERATIONS = Number(values.iterations);
+const options = readBenchOptions(90);
+const { events: EVENTS, days: DAYS, iterations: ITERATIONS } = options;
 const FIRST_DAY = new Date('2026-07-01T00:00:00.000Z');
 const LAST_DAY_END = new Date(FIRST_DAY.getTime() + DAYS * 86_400_000);
 /** The api's clock: late on the last day of data, so "current-period" and "last-90-days" hold data. */
@@ -49,8 +34,6 @@ const NOW = new Date(LAST_DAY_END.getTime() - 6 * 3_600_000);
 const OTHER_ORGS = 5;
 const OTHER_EVENTS = 100_000;
 const END_USERS = 1000;
-
-const log = (msg: string) => console.log(`[bench] ${msg}`);
 
 interface Meta {
   organizationId: string;
@@ -62,30 +45,11 @@ interface Meta {
   rows: Record<string, number>;
 }
 
-const dataDir = values['data-dir'] ? path.resolve(values['data-dir']) : fs.mkdtempSync(path.join(os.tmpdir(), 'marginal-bench-api-'));
-fs.mkdirSync(dataDir, { recursive: true });
-const metaPath = path.join(dataDir, 'bench-meta.json');
-const config = loadConfig({
-  DATA_DIR: dataDir,
-  PORT: '0',
-  LOG_LEVEL: 'warn',
-  RATE_LIMIT_READ_PER_15_MINUTES: '1000000000',
-});
-const logger = createLogger('warn', 'bench-api');
-const host = await hostServices({
-  config,
-  secrets: loadInstanceSecrets(config),
-  logger,
-  infra: { kafkaBrokers: null, schemaRegistryUrl: null },
-  services: [apiService({ now: () => NOW })],
-});
+const bench = await startSyntheticLakeHost({ label: 'bench-api', dataDir: options.dataDir, api: { now: () => NOW } });
+const { host, config } = bench;
 const db = host.ctx.db;
 
-let meta: Meta;
-if (fs.existsSync(metaPath)) {
-  meta = JSON.parse(fs.readFileSync(metaPath, 'utf8')) as Meta;
-  log(`reusing the lake in ${dataDir}: ${meta.events} events over ${meta.days} days`);
-} else {
+const meta: Meta = await bench.dataOnce('bench-meta.json', async () => {
   const org = await createOrganization(db, { name: 'bench-large' });
   const others = [];
   for (let i = 0; i < OTHER_ORGS; i++) others.push(await createOrganization(db, { name: `bench-other-${i}` }));
@@ -101,18 +65,18 @@ if (fs.existsSync(metaPath)) {
   log(`writing ${EVENTS} events for ${org.id} and ${OTHER_ORGS} × ${OTHER_EVENTS} for other organizations over ${DAYS} days into ${config.lakeDir}`);
   const t = performance.now();
   const rows = await writeSyntheticLake({ lakeDir: config.lakeDir, orgs: plans, days: DAYS, firstDay: FIRST_DAY, onProgress: log });
-  meta = {
+  const writtenMs = Math.round(performance.now() - t);
+  log(`lake written in ${(writtenMs / 1000).toFixed(0)} s`);
+  return {
     organizationId: org.id,
     otherOrganizations: others.map((o) => o.id),
     apiKey: key.apiKey,
     events: EVENTS,
     days: DAYS,
-    writtenMs: Math.round(performance.now() - t),
+    writtenMs,
     rows: Object.fromEntries(rows),
   };
-  fs.writeFileSync(metaPath, JSON.stringify(meta, null, 2));
-  log(`lake written in ${(meta.writtenMs / 1000).toFixed(0)} s`);
-}
+});
 
 // ---------------------------------------------------------------------------------------------
 
@@ -321,12 +285,11 @@ const result = {
   derived_cache_rows_after_run: cacheRows,
   rss_mb_at_end: Math.round(process.memoryUsage().rss / 1048576),
 };
-if (!values['no-write']) {
+if (options.write) {
   const out = fromRoot('bench', 'results', 'api.json');
   fs.writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
   log(`wrote ${out}`);
 }
 const over = http.filter((h) => h.p50_ms > 200).map((h) => h.name);
 log(over.length === 0 ? 'every endpoint p50 ≤ 200 ms' : `p50 over 200 ms: ${over.join('; ')}`);
-await host.stop();
-if (!values['data-dir']) fs.rmSync(dataDir, { recursive: true, force: true });
+await bench.stop();

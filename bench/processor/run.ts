@@ -24,7 +24,7 @@ import { grantCredits } from '../../core/control/credits.js';
 import { openControlDb } from '../../core/control/db.js';
 import { migrate } from '../../core/control/migrate.js';
 import { createOrganization } from '../../core/control/organizations.js';
-import { endUserIdFor, eventIdFor } from '../../core/ids.js';
+import { endUserIdFor } from '../../core/ids.js';
 import { USAGE_EVENTS_TOPIC, createKafka, ensureTopics, partitionCounts } from '../../core/kafka/client.js';
 import { LakeReader } from '../../core/lake/lake-reader.js';
 import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
@@ -40,6 +40,7 @@ import type { UsageEvent } from '../../schemas/usage-event.js';
 import type { PacedLoadConfig, PacedLoadResult } from './paced-load.js';
 import { findFreePort, startBroker } from '../../scripts/kafka/broker.js';
 import { startSchemaRegistry } from '../../scripts/schema-registry/server.js';
+import { usageEvent } from '../../test/support/usage-event-builder.js';
 
 const { values } = parseArgs({
   options: {
@@ -346,41 +347,23 @@ async function main() {
 function benchEvent(org: string, n: number, now: number): UsageEvent {
   const ts = new Date(now - (n % 3_600_000));
   const user = `user-${n % 500}`;
-  return {
-    event_id: eventIdFor(org, `bench-${n}`),
+  return usageEvent({
     organization_id: org,
     idempotency_key: `bench-${n}`,
     api_key_id: 'bench-key',
-    owner_user_id: null,
-    subscription_id: null,
-    received_at: ts,
     timestamp: ts,
-    timestamp_provided: true,
     user_id: user,
     end_user_id: endUserIdFor(org, user),
     model: MODELS[n % MODELS.length]!,
-    provider: null,
-    metric: null,
-    unit: null,
-    quantity: null,
     input_tokens: 500 + (n % 1500),
     output_tokens: 50 + (n % 400),
-    cache_creation_input_tokens: null,
     cache_read_input_tokens: n % 4 === 0 ? 100 : null,
-    reasoning_tokens: null,
-    cost_override: null,
     session_id: n % 3 === 0 ? `sess-${Math.floor(n / 30)}` : null,
     span_id: n % 3 === 0 ? `span-${n % 10}` : null,
-    parent_span_id: null,
-    span_name: null,
-    span_kind: null,
-    started_at: null,
     agent_id: `agent-${n % 7}`,
-    workflow_id: null,
     feature: n % 2 ? 'chat' : 'search',
     metadata: `{"team":"t${n % 5}"}`,
-    flag_reason: null,
-  };
+  });
 }
 
 /** The same sums read from a running server's /metrics (Prometheus text). */

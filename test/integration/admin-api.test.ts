@@ -23,6 +23,14 @@ function expectRecentIso(value: unknown): void {
   expect(Math.abs(Date.now() - Date.parse(value as string))).toBeLessThan(60_000);
 }
 
+/** A 201 whose `idField` is a fresh UUID, whose created_at is now, and whose other fields are exactly `fields`. */
+function expectCreated(res: { status: number; body: any }, idField: string, fields: Record<string, unknown>): void {
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  expect(res.body[idField]).toMatch(UUID);
+  expectRecentIso(res.body.created_at);
+  expect({ ...res.body, [idField]: 'ID', created_at: 'T' }).toEqual({ [idField]: 'ID', ...fields, created_at: 'T' });
+}
+
 function expectValidationError(res: { status: number; body: any }, field: string): void {
   expect(res.status, JSON.stringify(res.body)).toBe(400);
   expect(res.body.success).toBe(false);
@@ -204,11 +212,7 @@ describeEachHost('admin API', ({ host }) => {
         cache_read_cost_per_million: 1.25,
         cache_creation_cost_per_million: null,
       });
-      expect(res.status).toBe(201);
-      expect(res.body.rate_card_id).toMatch(UUID);
-      expectRecentIso(res.body.created_at);
-      expect({ ...res.body, rate_card_id: 'ID', created_at: 'T' }).toEqual({
-        rate_card_id: 'ID',
+      expectCreated(res, 'rate_card_id', {
         organization_id: orgId,
         model_slug: 'gpt-4o',
         input_cost_per_million: '2.5',
@@ -217,7 +221,6 @@ describeEachHost('admin API', ({ host }) => {
         cache_read_cost_per_million: '1.25',
         reasoning_cost_per_million: null,
         effective_from: EPOCH,
-        created_at: 'T',
       });
     });
 
@@ -274,11 +277,7 @@ describeEachHost('admin API', ({ host }) => {
         cost_per_unit: '0.040',
         effective_from: '2025-01-01',
       });
-      expect(byModel.status).toBe(201);
-      expect(byModel.body.unit_rate_id).toMatch(UUID);
-      expectRecentIso(byModel.body.created_at);
-      expect({ ...byModel.body, unit_rate_id: 'ID', created_at: 'T' }).toEqual({
-        unit_rate_id: 'ID',
+      expectCreated(byModel, 'unit_rate_id', {
         organization_id: orgId,
         model: 'dall-e-3',
         provider: null,
@@ -286,7 +285,6 @@ describeEachHost('admin API', ({ host }) => {
         unit: 'Image',
         cost_per_unit: '0.04',
         effective_from: '2025-01-01T00:00:00.000Z',
-        created_at: 'T',
       });
       const byProvider = await admin(h, 'POST', org('/unit-rates'), {
         provider: 'Deepgram',
@@ -312,18 +310,13 @@ describeEachHost('admin API', ({ host }) => {
         is_required: true,
         description: 'Owning team',
       });
-      expect(res.status).toBe(201);
-      expect(res.body.id).toMatch(UUID);
-      expectRecentIso(res.body.created_at);
-      expect({ ...res.body, id: 'ID', created_at: 'T' }).toEqual({
-        id: 'ID',
+      expectCreated(res, 'id', {
         organization_id: orgId,
         name: 'Team',
         key: 'team',
         description: 'Owning team',
         value_type: 'string',
         is_required: true,
-        created_at: 'T',
       });
       const plain = await admin(h, 'POST', org('/dimensions'), { key: 'batch_size', name: 'Batch size', value_type: 'number' });
       expect(plain.status).toBe(201);

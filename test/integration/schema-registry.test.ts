@@ -12,6 +12,7 @@ import { createRegistryClient } from '../../core/registry/registry-client.js';
 import { createUsageEventCodec, UndecodableEventError } from '../../core/registry/usage-event-codec.js';
 import { USAGE_EVENT_SUBJECT, usageEventSchemaText, type UsageEvent } from '../../schemas/usage-event.js';
 import { startSchemaRegistry, type RunningSchemaRegistry } from '../../scripts/schema-registry/server.js';
+import { usageEvent } from '../support/usage-event-builder.js';
 
 const registryUrl = inject('schemaRegistryUrl');
 
@@ -71,42 +72,17 @@ function fullEvent(): UsageEvent {
   };
 }
 
+/** Only the schema's required fields set; every nullable field null. */
 function eventWithNulls(): UsageEvent {
-  return {
+  return usageEvent({
     event_id: '1c2d3e4f-0000-5000-8000-000000000002',
     organization_id: 'org_acme',
     idempotency_key: 'req-2024-0002',
     api_key_id: 'key_01',
-    owner_user_id: null,
-    subscription_id: null,
     received_at: new Date('2024-05-01T00:00:00.000Z'),
     timestamp: new Date('2024-05-01T00:00:00.000Z'),
     timestamp_provided: false,
-    user_id: null,
-    end_user_id: null,
-    model: null,
-    provider: null,
-    metric: null,
-    unit: null,
-    quantity: null,
-    input_tokens: null,
-    output_tokens: null,
-    cache_creation_input_tokens: null,
-    cache_read_input_tokens: null,
-    reasoning_tokens: null,
-    cost_override: null,
-    session_id: null,
-    span_id: null,
-    parent_span_id: null,
-    span_name: null,
-    span_kind: null,
-    started_at: null,
-    agent_id: null,
-    workflow_id: null,
-    feature: null,
-    metadata: '{}',
-    flag_reason: null,
-  };
+  });
 }
 
 // ---- registries of our own -------------------------------------------------------------------

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { Kafka, Producer } from 'kafkajs';
-import { eventIdFor, endUserIdFor } from '../../core/ids.js';
+import { endUserIdFor } from '../../core/ids.js';
 import { USAGE_EVENTS_TOPIC, createIdempotentProducer, createKafka, ensureTopics } from '../../core/kafka/client.js';
 import { LakeReader } from '../../core/lake/lake-reader.js';
 import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
@@ -20,47 +20,22 @@ import { Processor, type ProcessorOptions } from '../../processor/consumer.js';
 import { DeadLetterQueue } from '../../processor/dlq.js';
 import { LakeWriter } from '../../processor/lake/lake-writer.js';
 import type { UsageEvent } from '../../schemas/usage-event.js';
+import { usageEvent as buildUsageEvent } from './usage-event-builder.js';
 
-/** A valid usage event of `organizationId`; `fields` states what matters to the test. */
+/** A valid gpt-4o token event of `organizationId` by `user-1`; `fields` states what matters to the test. */
 export function usageEvent(organizationId: string, idempotencyKey: string, fields: Partial<UsageEvent> = {}): UsageEvent {
-  const timestamp = fields.timestamp ?? new Date('2025-06-02T10:00:00.000Z');
   const userId = fields.user_id === undefined ? 'user-1' : fields.user_id;
-  return {
-    event_id: eventIdFor(organizationId, idempotencyKey),
+  return buildUsageEvent({
     organization_id: organizationId,
     idempotency_key: idempotencyKey,
-    api_key_id: 'key-test',
-    owner_user_id: null,
-    subscription_id: null,
-    received_at: fields.received_at ?? timestamp,
-    timestamp,
-    timestamp_provided: true,
     user_id: userId,
     end_user_id: userId === null ? null : endUserIdFor(organizationId, userId),
     model: 'gpt-4o',
     provider: 'openai',
-    metric: null,
-    unit: null,
-    quantity: null,
     input_tokens: 100,
     output_tokens: 10,
-    cache_creation_input_tokens: null,
-    cache_read_input_tokens: null,
-    reasoning_tokens: null,
-    cost_override: null,
-    session_id: null,
-    span_id: null,
-    parent_span_id: null,
-    span_name: null,
-    span_kind: null,
-    started_at: null,
-    agent_id: null,
-    workflow_id: null,
-    feature: null,
-    metadata: '{}',
-    flag_reason: null,
     ...fields,
-  };
+  });
 }
 
 /**

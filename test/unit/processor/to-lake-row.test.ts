@@ -16,6 +16,7 @@ import {
   unstorableFields,
 } from '../../../processor/to-lake-row.js';
 import type { UsageEvent } from '../../../schemas/usage-event.js';
+import { usageEvent } from '../../support/usage-event-builder.js';
 
 const ORG = '3f1c9a52-8e47-4d0b-9a6e-2c5d7b1e4f80';
 const T = new Date('2025-06-02T10:00:00.000Z');
@@ -24,8 +25,9 @@ const PRICED = new Date('2025-06-02T10:00:02.000Z');
 const RECORD_TS = new Date('2025-06-02T10:00:01.600Z');
 const AT = { partition: 3, offset: 42, pricedAt: PRICED };
 
+/** An event with most fields set, so the mapping is seen to carry each of them. */
 function event(fields: Partial<UsageEvent> = {}): UsageEvent {
-  return {
+  return usageEvent({
     event_id: 'e0000000-0000-5000-8000-000000000001',
     organization_id: ORG,
     idempotency_key: 'req-1',
@@ -34,23 +36,16 @@ function event(fields: Partial<UsageEvent> = {}): UsageEvent {
     subscription_id: 'sub-1',
     received_at: RECEIVED,
     timestamp: T,
-    timestamp_provided: true,
     user_id: 'cust-9',
     end_user_id: 'e0000000-0000-5000-8000-0000000000ff',
     model: 'gpt-4o-2024-08-06',
     provider: 'openai',
-    metric: null,
-    unit: null,
-    quantity: null,
     input_tokens: 1200,
     output_tokens: 300,
-    cache_creation_input_tokens: null,
     cache_read_input_tokens: 100,
     reasoning_tokens: 0,
-    cost_override: null,
     session_id: 'sess-1',
     span_id: 'span-1',
-    parent_span_id: null,
     span_name: 'plan',
     span_kind: 'agent',
     started_at: new Date('2025-06-02T09:59:59.000Z'),
@@ -58,9 +53,8 @@ function event(fields: Partial<UsageEvent> = {}): UsageEvent {
     workflow_id: 'wf-1',
     feature: 'search',
     metadata: '{"team":"core"}',
-    flag_reason: null,
     ...fields,
-  };
+  });
 }
 
 const COMPLETED: PricedCost = {
@@ -89,27 +83,12 @@ const PENDING: PricedCost = {
   pending_reason: 'no rate card for model "zeta" at 2025-06-02T10:00:00.000Z',
 };
 
+// The lake row of event() priced COMPLETED at AT: every event field as sent (timestamp under
+// its lake name event_timestamp), then the costs, the status and the Kafka position.
+const { timestamp: _timestamp, ...carriedFields } = event();
 const EXPECTED_ROW: LakeEventRow = {
-  event_id: 'e0000000-0000-5000-8000-000000000001',
-  organization_id: ORG,
-  idempotency_key: 'req-1',
-  api_key_id: 'key-1',
-  owner_user_id: 'owner-1',
-  subscription_id: 'sub-1',
-  received_at: RECEIVED,
+  ...carriedFields,
   event_timestamp: T,
-  user_id: 'cust-9',
-  end_user_id: 'e0000000-0000-5000-8000-0000000000ff',
-  model: 'gpt-4o-2024-08-06',
-  provider: 'openai',
-  metric: null,
-  unit: null,
-  quantity: null,
-  input_tokens: 1200,
-  output_tokens: 300,
-  cache_creation_input_tokens: null,
-  cache_read_input_tokens: 100,
-  reasoning_tokens: 0,
   input_cost: '0.003',
   output_cost: '0.003',
   cache_creation_cost: null,
@@ -117,22 +96,9 @@ const EXPECTED_ROW: LakeEventRow = {
   reasoning_cost: '0',
   unit_cost: null,
   total_cost: '0.006125',
-  cost_override: null,
   status: 'completed',
   status_reason: null,
   rate_card_slug: 'gpt-4o',
-  session_id: 'sess-1',
-  span_id: 'span-1',
-  parent_span_id: null,
-  span_name: 'plan',
-  span_kind: 'agent',
-  started_at: new Date('2025-06-02T09:59:59.000Z'),
-  timestamp_provided: true,
-  agent_id: 'agent-a',
-  workflow_id: 'wf-1',
-  feature: 'search',
-  metadata: '{"team":"core"}',
-  flag_reason: null,
   kafka_partition: 3,
   kafka_offset: 42,
   priced_at: PRICED,

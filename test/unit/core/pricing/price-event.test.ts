@@ -12,6 +12,7 @@ import {
   type PricingRates,
 } from '../../../../core/pricing/price-event.js';
 import type { UsageEvent } from '../../../../schemas/usage-event.js';
+import { usageEvent } from '../../../support/usage-event-builder.js';
 
 function card(slug: string, from: string, rates: Partial<TokenRateCard>): TokenRateCard {
   return {
@@ -61,44 +62,8 @@ const unitRates: UnitRate[] = [
 
 const rates: PricingRates = { tokenCards: buildTokenRateIndex(tokenCards), unitRates: buildUnitRateIndex(unitRates) };
 
-function event(overrides: Partial<UsageEvent>): UsageEvent {
-  return {
-    event_id: '00000000-0000-5000-8000-000000000001',
-    organization_id: '00000000-0000-5000-8000-0000000000aa',
-    idempotency_key: 'k1',
-    api_key_id: 'key1',
-    owner_user_id: null,
-    subscription_id: null,
-    received_at: new Date('2026-03-01T12:00:00Z'),
-    timestamp: new Date('2026-03-01T12:00:00Z'),
-    timestamp_provided: true,
-    user_id: null,
-    end_user_id: null,
-    model: null,
-    provider: null,
-    metric: null,
-    unit: null,
-    quantity: null,
-    input_tokens: null,
-    output_tokens: null,
-    cache_creation_input_tokens: null,
-    cache_read_input_tokens: null,
-    reasoning_tokens: null,
-    cost_override: null,
-    session_id: null,
-    span_id: null,
-    parent_span_id: null,
-    span_name: null,
-    span_kind: null,
-    started_at: null,
-    agent_id: null,
-    workflow_id: null,
-    feature: null,
-    metadata: '{}',
-    flag_reason: null,
-    ...overrides,
-  };
-}
+// Events happen at 2026-03-01T12:00Z (the pending reasons below name it) unless a test says otherwise.
+const event = (overrides: Partial<UsageEvent>): UsageEvent => usageEvent({ timestamp: new Date('2026-03-01T12:00:00Z'), ...overrides });
 
 describe('priceEvent: token events', () => {
   it('prices input and output at their own rates', () => {

@@ -1,0 +1,90 @@
+// The setup the read-API benchmarks (bench/api, bench/api-part2) share: their command line, a data
+// directory (temporary, or --data-dir reused with the lake and control plane an earlier run wrote
+// there) and the api hosted on it in this process (PGlite control plane, no Kafka, read rate limit
+// out of the way). Each benchmark builds its own data and measures its own endpoints.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { apiService, type ApiServiceOptions } from '../../api/service.js';
+import { loadConfig, type Config } from '../../core/config.js';
+import { loadInstanceSecrets } from '../../core/instance-secrets.js';
+import { createLogger } from '../../core/logger.js';
+import { hostServices, type Host } from '../../core/process-host.js';
+
+export const log = (msg: string) => console.log(`[bench] ${msg}`);
+
+export interface ReadBenchOptions {
+  events: number;
+  days: number;
+  iterations: number;
+  /** --data-dir: kept after the run and reused by the next. */
+  dataDir: string | undefined;
+  write: boolean;
+}
+
+/** [--events 5000000] [--days defaultDays] [--iterations 15] [--data-dir DIR] [--no-write] */
+export function readBenchOptions(defaultDays: number): ReadBenchOptions {
+  const { values } = parseArgs({
+    options: {
+      events: { type: 'string', default: '5000000' },
+      days: { type: 'string', default: String(defaultDays) },
+      iterations: { type: 'string', default: '15' },
+      'data-dir': { type: 'string' },
+      'no-write': { type: 'boolean', default: false },
+    },
+  });
+  return {
+    events: Number(values.events),
+    days: Number(values.days),
+    iterations: Number(values.iterations),
+    dataDir: values['data-dir'] ? path.resolve(values['data-dir']) : undefined,
+    write: !values['no-write'],
+  };
+}
+
+export interface SyntheticLakeHost {
+  host: Host;
+  config: Config;
+  dataDir: string;
+  /**
+   * What the data directory holds: the meta `metaFile` saved by an earlier run, or else what
+   * `build` writes (lake and control plane) and returns, saved for the next run.
+   */
+  dataOnce<Meta extends { events: number; days: number }>(metaFile: string, build: () => Promise<Meta>): Promise<Meta>;
+  /** Stops the api and removes the data directory unless it was given. */
+  stop(): Promise<void>;
+}
+
+export async function startSyntheticLakeHost(opts: { label: string; dataDir: string | undefined; api: ApiServiceOptions }): Promise<SyntheticLakeHost> {
+  const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), `marginal-${opts.label}-`));
+  fs.mkdirSync(dataDir, { recursive: true });
+  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', RATE_LIMIT_READ_PER_15_MINUTES: '1000000000' });
+  const host = await hostServices({
+    config,
+    secrets: loadInstanceSecrets(config),
+    logger: createLogger('warn', opts.label),
+    infra: { kafkaBrokers: null, schemaRegistryUrl: null },
+    services: [apiService(opts.api)],
+  });
+  return {
+    host,
+    config,
+    dataDir,
+    async dataOnce(metaFile, build) {
+      const metaPath = path.join(dataDir, metaFile);
+      if (fs.existsSync(metaPath)) {
+        const meta = JSON.parse(fs.readFileSync(metaPath, 'utf8'));
+        log(`reusing the lake in ${dataDir}: ${meta.events} events over ${meta.days} days`);
+        return meta;
+      }
+      const meta = await build();
+      fs.writeFileSync(metaPath, JSON.stringify(meta, null, 2));
+      return meta;
+    },
+    async stop() {
+      await host.stop();
+      if (opts.dataDir === undefined) fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
