@@ -7,7 +7,7 @@
 //   npx tsx bench/ingest/run.ts [--seconds 25] [--clients 64] [--batch-clients 4] [--batch-size 1000]
 //                               [--batch-seconds 20] [--services all|ingest] [--only single|batch]
 //                               [--database-url postgres://…] [--no-perf] [--no-write]
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -232,7 +232,8 @@ async function main(): Promise<void> {
       memoryGiB: Math.round(os.totalmem() / 1024 ** 3),
       node: process.version,
       kafka: kafkaVersion(),
-      java: execFileSync('java', ['-version'], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] }).split('\n')[0] || 'java',
+      // `java -version` writes to stderr.
+      java: spawnSync('java', ['-version'], { encoding: 'utf8' }).stderr?.split('\n')[0] || 'java',
       loadAverageAtStart: loadAtStart,
       loadAverageAtEnd: loadAverage(),
       note: 'The 2 cores are shared by the server process (ingest, api, PGlite), the Kafka JVM, the load generator process and other work on the machine.',
