@@ -3,8 +3,8 @@
 // flight over keep-alive connections for `seconds` (after `warmupSeconds` not counted) and
 // print one JSON line with the counts and latency percentiles.
 //   node --import tsx bench/ingest/load.ts '<json LoadConfig>'
-import crypto from 'node:crypto';
 import http from 'node:http';
+import { signedIngestHeaders } from '../signed-ingest-headers.js';
 
 export interface LoadConfig {
   url: string;
@@ -74,21 +74,9 @@ async function runLoad(cfg: LoadConfig): Promise<LoadResult> {
 
   const send = (body: string): Promise<{ status: number; text: string }> =>
     new Promise((resolve, reject) => {
-      const ts = String(Math.floor(Date.now() / 1000));
-      const sig = crypto.createHmac('sha256', cfg.signingSecret).update(`${ts}.${body}`).digest('hex');
       const req = http.request(
         target,
-        {
-          method: 'POST',
-          agent,
-          headers: {
-            authorization: `Bearer ${cfg.apiKey}`,
-            'content-type': 'application/json',
-            'content-length': Buffer.byteLength(body),
-            'x-timestamp': ts,
-            'x-signature': `v1=${sig}`,
-          },
-        },
+        { method: 'POST', agent, headers: signedIngestHeaders(cfg.apiKey, cfg.signingSecret, body) },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));

@@ -3,9 +3,9 @@
 // connections, each event's idempotency key and the wall-clock time (epoch ms) its 202 arrived
 // written to a JSON file for bench/processor/run.ts to match against lake visibility.
 //   node --import tsx bench/processor/paced-load.ts '<json PacedLoadConfig>'
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
+import { signedIngestHeaders } from '../signed-ingest-headers.js';
 
 export interface PacedLoadConfig {
   url: string;
@@ -43,21 +43,9 @@ async function run(cfg: PacedLoadConfig): Promise<PacedLoadResult> {
         input_tokens: 500 + (n % 1000),
         output_tokens: 50 + (n % 200),
       });
-      const ts = String(Math.floor(Date.now() / 1000));
-      const signature = crypto.createHmac('sha256', cfg.signingSecret).update(`${ts}.${body}`).digest('hex');
       const req = http.request(
         target,
-        {
-          method: 'POST',
-          agent,
-          headers: {
-            authorization: `Bearer ${cfg.apiKey}`,
-            'content-type': 'application/json',
-            'content-length': Buffer.byteLength(body),
-            'x-timestamp': ts,
-            'x-signature': `v1=${signature}`,
-          },
-        },
+        { method: 'POST', agent, headers: signedIngestHeaders(cfg.apiKey, cfg.signingSecret, body) },
         (res) => {
           res.resume();
           res.on('end', () => {
