@@ -49,9 +49,20 @@ export function eventIdFor(organizationId: string, idempotencyKey: string): stri
   return uuidV5(idempotencyKey, organizationId);
 }
 
+/** Recent end-user ids: an organization's events name the same few users over and over. */
+const endUsers = new Map<string, string>();
+const END_USERS_MAX = 100_000;
+
 /** Internal end-user id = UUIDv5(namespace = organization id, name = "end-user:" + external id). */
 export function endUserIdFor(organizationId: string, externalId: string): string {
-  return uuidV5(`end-user:${externalId}`, organizationId);
+  const key = `${organizationId}\u0000${externalId}`;
+  let id = endUsers.get(key);
+  if (id === undefined) {
+    id = uuidV5(`end-user:${externalId}`, organizationId);
+    if (endUsers.size >= END_USERS_MAX) endUsers.clear();
+    endUsers.set(key, id);
+  }
+  return id;
 }
 
 export function isUuid(value: string): boolean {

@@ -31,5 +31,10 @@ describe('uuidV5', () => {
     const org = '0b0e7a0c-7a6e-4c55-9a2a-2b8f0d1f3c44';
     expect(eventIdFor(org, 'req-1')).toBe(v5('req-1', org));
     expect(endUserIdFor(org, 'user_1')).toBe(v5('end-user:user_1', org));
+    // Remembered ids stay per organization and per user.
+    expect(endUserIdFor(org, 'user_1')).toBe(v5('end-user:user_1', org));
+    expect(endUserIdFor(org, 'user_2')).toBe(v5('end-user:user_2', org));
+    const other = '5d8f4a4e-0c1b-4f7e-8a53-7f3f0f6a9b21';
+    expect(endUserIdFor(other, 'user_1')).toBe(v5('end-user:user_1', other));
   });
 });
