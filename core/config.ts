@@ -28,6 +28,11 @@ export interface Config {
   processorFlushMaxDelayMs: number;
   /** Kafka session timeout of the processor's group membership (how soon a dead member's partitions move). */
   processorSessionTimeoutMs: number;
+  /**
+   * Nice value (-20..19) of the processor's worker thread in the all-in-one mode (Linux). Above 0
+   * the HTTP path gets the CPU first under a burst while the processor catches up from Kafka.
+   */
+  processorThreadNice: number;
   logLevel: string;
 }
 
@@ -38,6 +43,15 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): n
   if (raw === undefined || raw === '') return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < min) {
     throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function intBetween(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^-?\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   }
   return Number(raw);
 }
@@ -68,6 +82,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     processorFlushMaxRows: int(env, 'PROCESSOR_FLUSH_MAX_ROWS', 10_000),
     processorFlushMaxDelayMs: int(env, 'PROCESSOR_FLUSH_MAX_DELAY_MS', 250),
     processorSessionTimeoutMs: int(env, 'PROCESSOR_SESSION_TIMEOUT_MS', 30_000, 6_000),
+    processorThreadNice: intBetween(env, 'PROCESSOR_THREAD_NICE', 0, -20, 19),
     logLevel: str(env, 'LOG_LEVEL') ?? 'info',
   };
 }

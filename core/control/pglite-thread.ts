@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { ControlDb, Queryable } from './db.js';
+import { toError, withBuffers, type ErrorFields } from './thread-values.js';
 
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -57,25 +58,9 @@ db.waitReady.then(
 interface Reply {
   id?: number;
   rows?: Array<Record<string, unknown>>;
-  error?: Record<string, unknown> & { message: string };
+  error?: ErrorFields;
   ready?: boolean;
   fatal?: { message: string };
-}
-
-function toError(fields: Record<string, unknown> & { message: string }): Error {
-  const { message, ...rest } = fields;
-  return Object.assign(new Error(message), rest);
-}
-
-/** Structured cloning turns Buffers into plain Uint8Arrays; give callers Buffers back. */
-function withBuffers<T>(rows: Array<Record<string, unknown>>): T[] {
-  for (const row of rows) {
-    for (const k of Object.keys(row)) {
-      const v = row[k];
-      if (v instanceof Uint8Array && !Buffer.isBuffer(v)) row[k] = Buffer.from(v.buffer, v.byteOffset, v.byteLength);
-    }
-  }
-  return rows as T[];
 }
 
 /** Opens PGlite in `dir` (null: in memory) on its own thread. */

@@ -6,7 +6,7 @@ import express, { type Express, type Request, type Router } from 'express';
 import swaggerUi from 'swagger-ui-express';
 import type { AppContext } from '../app-context.js';
 import { NotFoundError } from '../errors.js';
-import { httpDuration, httpRequests, registry } from '../metrics.js';
+import { httpDuration, httpRequests, metricsText, registry } from '../metrics.js';
 import { fromRoot } from '../paths.js';
 import { errorHandler } from './error-handler.js';
 import { requestContext } from './request-context.js';
@@ -55,7 +55,7 @@ export function createHttpApp(ctx: AppContext, routeSets: RegisterRoutes[]): Exp
   app.use('/docs', swaggerUi.serve, swaggerUi.setup(openapi, { customSiteTitle: 'Marginal API' }));
   app.get('/metrics', async (_req, res) => {
     res.setHeader('Content-Type', registry.contentType);
-    res.send(await registry.metrics());
+    res.send(await metricsText());
   });
   app.get('/healthz', (_req, res) => res.json({ ok: true }));
 

@@ -1,0 +1,74 @@
+// The processor's worker thread (all-in-one mode; started by processor/thread-host.ts). First it
+// sets its own OS thread's nice value when PROCESSOR_THREAD_NICE asks; then it runs the processor
+// with the host's config and infra, its control plane being the host's connection behind the
+// transferred port. It answers the host's 'metrics' requests with its registry and stops cleanly
+// on 'stop'. The nice value covers this thread's work (consuming, decoding, pricing, appending rows
+// to DuckDB) and any thread started from it; node-api runs DuckDB's asynchronous calls, opening the
+// database included, on libuv's process-wide pool, so DuckDB's own threads keep the process's value.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parentPort, workerData } from 'node:worker_threads';
+import { queryableOverPort } from '../core/control/db-port.js';
+import { errorFields } from '../core/control/thread-values.js';
+import { createLogger, type Logger } from '../core/logger.js';
+import { threadOwnMetrics } from '../core/metrics.js';
+import type { RunningProcessor } from './service.js';
+import type { HostMessage, ProcessorThreadData, ThreadMessage } from './thread-host.js';
+
+if (!parentPort) throw new Error('processor/thread.ts runs only as a worker thread');
+const port = parentPort;
+const data = workerData as ProcessorThreadData;
+const post = (m: ThreadMessage) => port.postMessage(m);
+const logger = createLogger(data.logLevel).child({ service: 'processor' });
+
+/** Linux: this thread's id is the last segment of /proc/thread-self ("<pid>/task/<tid>"). */
+function setThreadNice(nice: number, log: Logger): void {
+  if (nice === 0) return;
+  try {
+    const tid = Number(path.basename(fs.readlinkSync('/proc/thread-self')));
+    os.setPriority(tid, nice);
+    log.info({ nice, tid }, 'processor thread nice value set');
+  } catch (err) {
+    // No /proc (not Linux), or EACCES for a negative value without privilege: run at the default.
+    log.warn({ err, nice }, 'could not set the processor thread nice value');
+  }
+}
+
+setThreadNice(data.config.processorThreadNice, logger);
+
+const db = queryableOverPort(data.dbPort);
+// Imported only now, so nothing of the processor runs before the nice value is set.
+const started: Promise<RunningProcessor | null> = import('./service.js')
+  .then(({ runProcessor }) => runProcessor({ config: data.config, db, logger }, data.infra))
+  .then(
+    (running) => {
+      post({ type: 'ready' });
+      return running;
+    },
+    (err: unknown) => {
+      logger.error({ err }, 'processor failed to start');
+      post({ type: 'failed', error: errorFields(err) });
+      return null;
+    },
+  );
+
+port.on('message', (m: HostMessage) => {
+  if (m.type === 'metrics') {
+    threadOwnMetrics().then(
+      (text) => post({ type: 'metrics', id: m.id, text }),
+      () => post({ type: 'metrics', id: m.id, text: '' }),
+    );
+  } else if (m.type === 'stop') {
+    void (async () => {
+      try {
+        await (await started)?.stop();
+        post({ type: 'stopped' });
+      } catch (err) {
+        post({ type: 'stopped', error: errorFields(err) });
+      } finally {
+        db.close();
+      }
+    })();
+  }
+});
