@@ -10,11 +10,14 @@
 // Writes bench/results/processor.json.
 //   npx tsx bench/processor/run.ts [--events 1000000] [--orgs 8] [--partitions 4]
 //                                  [--rate 1000] [--seconds 30] [--no-write] [--throughput-only]
+//                                  [--profile DIR]
+// --profile writes a V8 CPU profile of the drain alone (not the pre-fill) to DIR/drain.cpuprofile.
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { Partitioners } from 'kafkajs';
@@ -51,6 +54,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '30' },
     'no-write': { type: 'boolean', default: false },
     'throughput-only': { type: 'boolean', default: false },
+    profile: { type: 'string' },
   },
 });
 const EVENTS = Number(values.events);
@@ -136,6 +140,7 @@ async function main() {
   const logger = createLogger('warn', 'bench-processor');
   const lake = await LakeWriter.open(lakeDir);
   const dlq = await DeadLetterQueue.open(kafka);
+  const profiler = values.profile ? await startProfiler() : null;
   const cpuBefore = process.cpuUsage();
   const mainThreadBefore = procCpuSeconds(process.pid, `/proc/self/task/${process.pid}/stat`)!;
   const brokerCpuBefore = procCpuSeconds(brokerPid);
@@ -154,6 +159,12 @@ async function main() {
     await sleep(assignedAt === null ? 10 : 100);
   }
   const drainSeconds = (performance.now() - drainStart) / 1000;
+  if (profiler) {
+    const file = path.join(values.profile!, 'drain.cpuprofile');
+    fs.mkdirSync(values.profile!, { recursive: true });
+    fs.writeFileSync(file, JSON.stringify(await profiler.stop()));
+    log(`wrote ${file}`);
+  }
   const drainLoad = os.loadavg()[0];
   const cpu = process.cpuUsage(cpuBefore);
   const nodeCpu = (cpu.user + cpu.system) / 1e6;
@@ -172,6 +183,10 @@ async function main() {
       `${eventsPerSecond} priced events/s after the join; lake holds ${lakeRows} rows; CPU: Node ${nodeCpu.toFixed(1)} s (JS thread ${mainThreadCpu.toFixed(1)} s), broker ${brokerCpu?.toFixed(1) ?? '?'} s ` +
       `(${cpuBoundRate ?? '?'} events/s if those two had both cores to themselves); load average ${loadAverage()}`,
   );
+  // Per event, what the processor costs: the other threads run DuckDB's queries (node-api runs
+  // them on libuv's pool) and V8's parallel GC.
+  const perEvent = (seconds: number) => ((seconds / totalRecords) * 1e6).toFixed(1);
+  log(`CPU per event: ${perEvent(nodeCpu)} µs (JS thread ${perEvent(mainThreadCpu)} µs, other threads ${perEvent(nodeCpu - mainThreadCpu)} µs)`);
   const phases = await metricSums();
   log(
     `flushes ${phases.flushes} (${phases.flushSeconds.toFixed(1)} s in all, mean ${((phases.flushSeconds / Math.max(1, phases.flushes)) * 1000).toFixed(0)} ms), ` +
@@ -307,6 +322,8 @@ async function main() {
       lakeRows,
       nodeCpuSeconds: Number(nodeCpu.toFixed(1)),
       jsThreadCpuSeconds: Number(mainThreadCpu.toFixed(1)),
+      nodeCpuMicrosecondsPerEvent: Number(perEvent(nodeCpu)),
+      jsThreadCpuMicrosecondsPerEvent: Number(perEvent(mainThreadCpu)),
       brokerCpuSeconds: brokerCpu === null ? null : Number(brokerCpu.toFixed(1)),
       eventsPerSecondAtTwoIdleCores: cpuBoundRate,
       loadAverageDuringDrain: drainLoad,
@@ -364,6 +381,21 @@ function benchEvent(org: string, n: number, now: number): UsageEvent {
     feature: n % 2 ? 'chat' : 'search',
     metadata: `{"team":"t${n % 5}"}`,
   });
+}
+
+/** A V8 CPU profiler on this process's JavaScript thread. */
+async function startProfiler(): Promise<{ stop(): Promise<unknown> }> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return {
+    async stop() {
+      const { profile } = await session.post('Profiler.stop');
+      session.disconnect();
+      return profile;
+    },
+  };
 }
 
 /** The same sums read from a running server's /metrics (Prometheus text). */
