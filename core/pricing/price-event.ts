@@ -186,29 +186,114 @@ export function priceEvent(event: PriceableEvent, rates: PricingRates): PricedCo
         pending_reason: null,
       };
     }
-    case 'token': {
-      const costs = {} as Pick<PricedCost, CostField>;
-      let total = new Big(0);
-      for (const cls of TOKEN_CLASSES) {
-        const tokens = tokensOf(event, cls.tokens);
-        if (tokens === null) {
-          costs[cls.cost] = null;
-          continue;
-        }
-        const rate = cls.rate(resolution.card);
-        // rate is null only with zero tokens here (resolveRate rejected tokens > 0).
-        const cost = rate === null ? new Big(0) : roundCost(toBig(tokens).times(rate).times(PER_TOKEN));
-        costs[cls.cost] = formatMoney(cost);
-        total = total.plus(cost);
-      }
-      return {
-        status: 'completed',
-        ...costs,
-        unit_cost: null,
-        total_cost: formatMoney(total),
-        rate_card_slug: resolution.card.slug,
-        pending_reason: null,
-      };
-    }
+    case 'token':
+      return exactTokenCost(event, resolution.card) ?? tokenCost(event, resolution.card);
   }
+}
+
+/** Token pricing through big.js: any rate, any token count. */
+function tokenCost(event: PriceableEvent, card: IndexedTokenCard): PricedCost {
+  const costs = {} as Pick<PricedCost, CostField>;
+  let total = new Big(0);
+  for (const cls of TOKEN_CLASSES) {
+    const tokens = tokensOf(event, cls.tokens);
+    if (tokens === null) {
+      costs[cls.cost] = null;
+      continue;
+    }
+    const rate = cls.rate(card);
+    // rate is null only with zero tokens here (resolveRate rejected tokens > 0).
+    const cost = rate === null ? new Big(0) : roundCost(toBig(tokens).times(rate).times(PER_TOKEN));
+    costs[cls.cost] = formatMoney(cost);
+    total = total.plus(cost);
+  }
+  return {
+    status: 'completed',
+    ...costs,
+    unit_cost: null,
+    total_cost: formatMoney(total),
+    rate_card_slug: card.slug,
+    pending_reason: null,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The same token pricing in integers, for the common case. A rate per million with at most 6
+// fractional digits is a whole number R of 10^-12 USD per token, so a class costs tokens × R
+// units exactly — no rounding — and the total is their sum. While those products and the sum stay
+// below 2^53 they are exact in a double, and the strings are the ones big.js would give;
+// otherwise (finer rates, huge counts) pricing takes tokenCost.
+
+const UNITS_PER_USD = 1e12;
+const NOT_EXACT = -1;
+
+/** Per card, each class's rate as 10^-12 USD per token (NOT_EXACT when it has no such form). */
+const unitRates = new WeakMap<IndexedTokenCard, readonly number[]>();
+
+function unitRatesOf(card: IndexedTokenCard): readonly number[] {
+  let rates = unitRates.get(card);
+  if (!rates) {
+    rates = TOKEN_CLASSES.map((cls) => {
+      const rate = cls.rate(card);
+      if (rate === null) return 0; // only ever priced with zero tokens
+      const perToken = rate.times(1_000_000); // rate / 10^6 USD per token, in 10^-12 USD
+      const whole = perToken.round(0, Big.roundDown);
+      return whole.eq(perToken) && whole.gte(0) && whole.lte(Number.MAX_SAFE_INTEGER) ? Number(whole.toFixed(0)) : NOT_EXACT;
+    });
+    unitRates.set(card, rates);
+  }
+  return rates;
+}
+
+/** formatMoney of a whole number of 10^-12 USD (non-negative, below 2^53). */
+function formatUnits(units: number): string {
+  const whole = Math.floor(units / UNITS_PER_USD);
+  let fraction = units - whole * UNITS_PER_USD;
+  if (fraction === 0) return String(whole);
+  let digits = 12;
+  while (fraction % 10 === 0) {
+    fraction /= 10;
+    digits--;
+  }
+  return `${whole}.${String(fraction).padStart(digits, '0')}`;
+}
+
+/** One class's cost in units, also added to `sum.units`; null when integers cannot price it exactly. */
+function classUnits(tokens: number | null, rate: number, sum: { units: number }): number | null {
+  if (tokens === null || tokens === 0) return 0;
+  if (rate === NOT_EXACT || !Number.isSafeInteger(tokens) || tokens < 0) return null;
+  const units = tokens * rate;
+  if (!(units <= Number.MAX_SAFE_INTEGER)) return null;
+  sum.units += units;
+  return units;
+}
+
+function exactTokenCost(event: PriceableEvent, card: IndexedTokenCard): PricedCost | null {
+  const rates = unitRatesOf(card); // in TOKEN_CLASSES order
+  // Fields read directly (not through tokensOf): this runs for nearly every event.
+  const inputTokens = event.input_tokens ?? null;
+  const outputTokens = event.output_tokens ?? null;
+  const cacheCreationTokens = event.cache_creation_input_tokens ?? null;
+  const cacheReadTokens = event.cache_read_input_tokens ?? null;
+  const reasoningTokens = event.reasoning_tokens ?? null;
+  const sum = { units: 0 };
+  const input = classUnits(inputTokens, rates[0]!, sum);
+  const output = classUnits(outputTokens, rates[1]!, sum);
+  const cacheCreation = classUnits(cacheCreationTokens, rates[2]!, sum);
+  const cacheRead = classUnits(cacheReadTokens, rates[3]!, sum);
+  const reasoning = classUnits(reasoningTokens, rates[4]!, sum);
+  if (input === null || output === null || cacheCreation === null || cacheRead === null || reasoning === null) return null;
+  if (!(sum.units <= Number.MAX_SAFE_INTEGER)) return null;
+  return {
+    status: 'completed',
+    input_cost: inputTokens === null ? null : formatUnits(input),
+    output_cost: outputTokens === null ? null : formatUnits(output),
+    cache_creation_cost: cacheCreationTokens === null ? null : formatUnits(cacheCreation),
+    cache_read_cost: cacheReadTokens === null ? null : formatUnits(cacheRead),
+    reasoning_cost: reasoningTokens === null ? null : formatUnits(reasoning),
+    unit_cost: null,
+    total_cost: formatUnits(sum.units),
+    rate_card_slug: card.slug,
+    pending_reason: null,
+  };
 }

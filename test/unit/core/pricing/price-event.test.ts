@@ -136,6 +136,15 @@ describe('priceEvent: token events', () => {
     expect(priced).toMatchObject({ input_cost: '308.6419725', output_cost: '9876.54321', total_cost: '10185.1851825' });
   });
 
+  it('stays exact when the costs pass 2^53 units of 10^-12 USD', () => {
+    // input 900000000 × 2.5 / 1e6 = 2250 (2.25e15 units); output 3000000000 × 10 / 1e6 = 30000
+    // (3e16 units, past 2^53 ≈ 9.007e15); total 32250
+    const priced = priceEvent(event({ model: 'gpt-4o', input_tokens: 900_000_000, output_tokens: 3_000_000_000 }), rates);
+    expect(priced).toMatchObject({ input_cost: '2250', output_cost: '30000', total_cost: '32250' });
+    // 9007199254740992 (2^53, itself no longer a safe integer) × 0.15 / 1e6 = 1351079888.2111488
+    expect(priceEvent(event({ model: 'gpt-4o-mini', input_tokens: 2 ** 53 }), rates)).toMatchObject({ input_cost: '1351079888.2111488' });
+  });
+
   it('has no binary-float error', () => {
     // 7 × 0.30 / 1e6 = 0.0000021 exactly (in floats 7 * 0.3 / 1e6 is 0.0000021000000000000002)
     expect(priceEvent(event({ model: 'claude-test', cache_read_input_tokens: 7 }), rates)).toMatchObject({
