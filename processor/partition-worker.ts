@@ -7,7 +7,7 @@
 // only tell the group where to fetch; they are never trusted over it.
 import type { LakeEventRow } from '../core/lake/events-schema.js';
 import type { Logger } from '../core/logger.js';
-import { LakeFencedError, type LakeWriter } from './lake/lake-writer.js';
+import { EventBatch, LakeFencedError, type LakeWriter } from './lake/lake-writer.js';
 import { compactionDuration, consumerLag, duplicateRows, flushDuration, flushedRows, partitionResets } from './metrics.js';
 
 /** Runs critical sections one at a time, in call order. */
@@ -55,7 +55,8 @@ export class PartitionWorker {
   /** Organization → rates_version its pending rows were last re-priced at (this assignment). */
   readonly repricedVersions = new Map<string, number>();
 
-  private buffer: LakeEventRow[] = [];
+  /** Rows consumed since the last flush began, staged for the lake as they arrive. */
+  private buffer = new EventBatch();
   private bufferSince: number | null = null;
   private inflight: Promise<void> | null = null;
   private lastCompaction = performance.now();
@@ -72,7 +73,7 @@ export class PartitionWorker {
   }
 
   get bufferedRows(): number {
-    return this.buffer.length;
+    return this.buffer.size;
   }
 
   get flushing(): boolean {
@@ -86,12 +87,12 @@ export class PartitionWorker {
 
   /** Whether consumed records are waiting for a flush (rows, or offsets of records without rows). */
   get hasUnflushed(): boolean {
-    return this.position > this.durable || this.buffer.length > 0;
+    return this.position > this.durable || this.buffer.size > 0;
   }
 
   /** Takes a consumed record: its row (if any) joins the buffer and position moves past it. */
   accept(row: LakeEventRow | null, offset: number): void {
-    if (row) this.buffer.push(row);
+    if (row) this.buffer.add(row);
     this.position = offset + 1;
     this.bufferSince ??= performance.now();
   }
@@ -117,7 +118,7 @@ export class PartitionWorker {
     const rows = this.buffer;
     const nextOffset = this.position;
     const generation = this.generation;
-    this.buffer = [];
+    this.buffer = new EventBatch();
     this.bufferSince = null;
     const run = this.flush(rows, nextOffset, generation).finally(() => {
       if (this.inflight === run) this.inflight = null;
@@ -132,7 +133,7 @@ export class PartitionWorker {
     await this.startFlush();
   }
 
-  private async flush(rows: LakeEventRow[], nextOffset: number, generation: number): Promise<void> {
+  private async flush(rows: EventBatch, nextOffset: number, generation: number): Promise<void> {
     const started = performance.now();
     try {
       const result = await this.deps.lake.flush(this.partition, rows, nextOffset);
@@ -182,7 +183,7 @@ export class PartitionWorker {
     else this.deps.logger.error({ err: cause, partition: this.partition, retryInMs: delay }, 'lake write failed; reloading the partition from its manifest');
     this.generation++;
     this.loaded = false;
-    this.buffer = [];
+    this.buffer = new EventBatch();
     this.bufferSince = null;
     const previous = this.inflight;
     const generation = this.generation;
@@ -239,7 +240,7 @@ export class PartitionWorker {
     this.revoked = true;
     this.loaded = false;
     this.generation++;
-    this.buffer = [];
+    this.buffer = new EventBatch();
     this.bufferSince = null;
     consumerLag.remove({ partition: String(this.partition) });
     await this.inflight?.catch(() => undefined);

@@ -77,6 +77,10 @@ interface Column {
 
 const TYPES = EVENTS_COLUMNS.map((c) => DUCKDB_TYPE[c.kind]);
 
+// Column buffers (~0.5 MB a set) are only needed while a chunk fills, and a filled chunk owns a
+// copy in DuckDB, so sets are reused rather than allocated per batch: one per batch filling now.
+const spareColumns: Column[][] = [];
+
 function newColumns(): Column[] {
   return EVENTS_COLUMNS.map((c) => {
     const buffer = new ArrayBuffer(CHUNK_ROWS * WIDTH[LAYOUT[c.kind]]!);
@@ -200,7 +204,7 @@ function writeOtherMoney(u32: Uint32Array, at: number, s: string): boolean {
  * naming the row and column for one the lake cannot hold.
  */
 export class EventChunks {
-  private readonly columns = newColumns();
+  private columns: Column[] = [];
   private readonly done: DuckDBDataChunk[] = [];
   private chunk: DuckDBDataChunk | null = null;
   private vectors: duckdb.Vector[] = [];
@@ -215,7 +219,8 @@ export class EventChunks {
   add(row: LakeEventRow): void {
     if (this.chunk === null) {
       this.chunk = DuckDBDataChunk.create(TYPES);
-      this.vectors = this.columns.map((_, i) => duckdb.data_chunk_get_vector(this.chunk!.chunk, i));
+      this.vectors = TYPES.map((_, i) => duckdb.data_chunk_get_vector(this.chunk!.chunk, i));
+      this.columns = spareColumns.pop() ?? newColumns();
     }
     try {
       this.write(row);
@@ -308,6 +313,8 @@ export class EventChunks {
     this.chunk = null;
     this.vectors = [];
     this.rows = 0;
+    spareColumns.push(this.columns);
+    this.columns = [];
   }
 }
 

@@ -4,13 +4,14 @@
 // written by an earlier flush and are skipped; event ids seen in the de-duplication window are
 // dropped; files written before a crash but never named by a manifest are invisible and swept.
 import type { LakeEventRow } from '../../core/lake/events-schema.js';
-import { absolutePath, assertSafeOrganizationId, type LakeTable } from '../../core/lake/layout.js';
+import { absolutePath, type LakeTable } from '../../core/lake/layout.js';
 import type { ManifestFile } from '../../core/lake/manifest.js';
 import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 import { DAILY_COSTS, SESSION_SPANS, rollupFromEventsSql } from '../../core/lake/rollups.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { persist } from './durability.js';
-import { stageEvents } from './event-staging.js';
+import { EventBatch } from './event-batch.js';
+import { stageChunks } from './event-staging.js';
 import {
   copyPartitioned,
   directoriesOf,
@@ -41,47 +42,57 @@ export interface FlushResult {
 export async function flushBatch(
   state: PartitionState,
   ctx: LakeContext,
-  rows: readonly LakeEventRow[],
+  rows: readonly LakeEventRow[] | EventBatch,
   nextOffset: number,
 ): Promise<FlushResult> {
   const manifest = state.manifest;
   if (!Number.isSafeInteger(nextOffset) || nextOffset < manifest.next_offset) {
     throw new RangeError(`partition ${state.partition}: next offset ${nextOffset} is behind the manifest's ${manifest.next_offset}`);
   }
-  const fresh: LakeEventRow[] = [];
+  const batch = rows instanceof EventBatch ? rows : EventBatch.of(rows);
+  const { eventIds, offsets, partitions } = batch;
+  // Rows of the batch that must not be written (positions in the batch), normally none.
+  const skipped: number[] = [];
   const inBatch = new Set<string>();
   let duplicates = 0;
   let alreadyFlushed = 0;
-  for (const row of rows) {
-    if (row.kafka_partition !== state.partition) {
-      throw new RangeError(`event ${row.event_id} is from partition ${row.kafka_partition}, not ${state.partition}`);
+  for (let i = 0; i < batch.size; i++) {
+    const eventId = eventIds[i]!;
+    if (partitions[i] !== state.partition) {
+      throw new RangeError(`event ${eventId} is from partition ${partitions[i]}, not ${state.partition}`);
     }
-    if (row.kafka_offset >= nextOffset) {
-      throw new RangeError(`event ${row.event_id} has offset ${row.kafka_offset}, not below next offset ${nextOffset}`);
+    if (offsets[i]! >= nextOffset) {
+      throw new RangeError(`event ${eventId} has offset ${offsets[i]}, not below next offset ${nextOffset}`);
     }
-    if (row.kafka_offset < manifest.next_offset) {
+    if (offsets[i]! < manifest.next_offset) {
       alreadyFlushed++;
+      skipped.push(i);
       continue;
     }
-    if (state.dedup.has(row.event_id) || inBatch.has(row.event_id)) {
+    if (state.dedup.has(eventId) || inBatch.has(eventId)) {
       duplicates++;
+      skipped.push(i);
       continue;
     }
-    assertSafeOrganizationId(row.organization_id);
-    inBatch.add(row.event_id);
-    fresh.push(row);
+    inBatch.add(eventId);
   }
+  const written = batch.size - skipped.length;
   const timings = { stage: 0, write: 0, sync: 0, manifest: 0 };
-  if (fresh.length === 0 && nextOffset === manifest.next_offset) {
+  if (written === 0 && nextOffset === manifest.next_offset) {
     return { written: 0, duplicates, alreadyFlushed, files: 0, nextOffset, timings };
   }
-  const entries = fresh.length > 0 ? await writeBatchFiles(state.conn, ctx, state.partition, fresh, timings) : [];
+  const entries = written > 0 ? await writeBatchFiles(state.conn, ctx, state.partition, batch, skipped, timings) : [];
   const t = performance.now();
   await state.commit(ctx, { next_offset: nextOffset, files: [...manifest.files, ...entries], garbage: manifest.garbage });
   timings.manifest = performance.now() - t;
-  for (const row of fresh) state.dedup.add(row.event_id, row.received_at.getTime());
+  const receivedMs = batch.receivedMs;
+  let next = 0; // skipped is in ascending order
+  for (let i = 0; i < batch.size; i++) {
+    if (skipped[next] === i) next++;
+    else state.dedup.add(eventIds[i]!, receivedMs[i]!);
+  }
   state.dedup.evict();
-  return { written: fresh.length, duplicates, alreadyFlushed, files: entries.length, nextOffset, timings };
+  return { written, duplicates, alreadyFlushed, files: entries.length, nextOffset, timings };
 }
 
 const BATCH = 'lake_batch';
@@ -91,7 +102,8 @@ async function writeBatchFiles(
   conn: DuckDBConnection,
   ctx: LakeContext,
   partition: number,
-  rows: LakeEventRow[],
+  batch: EventBatch,
+  skipped: readonly number[],
   timings: FlushResult['timings'],
 ): Promise<ManifestFile[]> {
   let t = performance.now();
@@ -100,8 +112,10 @@ async function writeBatchFiles(
     timings[phase] += now - t;
     t = now;
   };
-  await stageEvents(conn, BATCH, rows);
+  await stageChunks(conn, BATCH, batch.chunks);
   try {
+    // A fresh table's rowids are its rows' positions in append order, i.e. in the batch.
+    if (skipped.length > 0) await conn.run(`DELETE FROM ${BATCH} WHERE rowid IN (${skipped.join(', ')})`);
     for (const def of [DAILY_COSTS, SESSION_SPANS]) {
       await conn.run(`CREATE OR REPLACE TEMP TABLE ${SOURCES[def.table]} AS ${rollupFromEventsSql(def, BATCH)}`);
     }

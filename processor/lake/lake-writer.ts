@@ -14,6 +14,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import fs from 'node:fs/promises';
 import type { LakeEventRow } from '../../core/lake/events-schema.js';
 import type { ManifestFile } from '../../core/lake/manifest.js';
+import type { EventBatch } from './event-batch.js';
 import { compact, type CompactionOptions, type CompactionResult } from './compaction.js';
 import type { DedupWindowOptions } from './dedup-window.js';
 import { flushBatch, type FlushResult } from './flush.js';
@@ -22,6 +23,7 @@ import { PartitionState, type LakeContext } from './partition-state.js';
 import { rewrite, type RewriteOptions, type RewriteResult, type RewriteSelector, type RowTransform } from './rewrite.js';
 
 export { LakeFencedError } from './partition-state.js';
+export { EventBatch } from './event-batch.js';
 export type { FlushResult, CompactionOptions, CompactionResult, GarbageOptions, GarbageResult, RewriteSelector, RowTransform, RewriteOptions, RewriteResult };
 
 export interface LakeWriterOptions {
@@ -75,8 +77,11 @@ export class LakeWriter {
     return s.exclusive(async () => ({ nextOffset: s.manifest.next_offset, version: s.manifest.version, files: s.manifest.files }));
   }
 
-  /** Write one batch; `nextOffset` is the offset to resume from once this batch is durable. */
-  async flush(partition: number, rows: readonly LakeEventRow[], nextOffset: number): Promise<FlushResult> {
+  /**
+   * Write one batch (rows, or an EventBatch the caller filled as it went); `nextOffset` is the
+   * offset to resume from once this batch is durable.
+   */
+  async flush(partition: number, rows: readonly LakeEventRow[] | EventBatch, nextOffset: number): Promise<FlushResult> {
     const s = await this.state(partition);
     return s.exclusive(() => flushBatch(s, this.ctx, rows, nextOffset));
   }

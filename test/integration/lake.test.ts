@@ -349,6 +349,24 @@ describe('duplicates', () => {
     expect(got).toEqual({ n: '13', ids: '13' });
   });
 
+  it('drops exactly the duplicate rows of a batch that spans several DuckDB chunks (2,048 rows each)', async () => {
+    const writer = await openWriter(week);
+    const first = variedRows(0, 3);
+    await writer.flush(0, first, 3);
+    // 5,000 rows at offsets 3..5002; those at batch positions 0, 2047, 2048 and 4999 repeat an id.
+    const rows = variedRows(3, 5000);
+    const repeats = new Map([[0, first[0]!], [2047, first[1]!], [2048, rows[5]!], [4999, first[2]!]]);
+    const batch = rows.map((r, i) => (repeats.has(i) ? { ...repeats.get(i)!, kafka_offset: r.kafka_offset } : r));
+    expect(await writer.flush(0, batch, 5003)).toMatchObject({ written: 4996, duplicates: 4 });
+    const [a, b] = await Promise.all([relation('events', ORG_A), relation('events', ORG_B)]);
+    const [got] = await query(
+      `SELECT count(*) AS n, count(DISTINCT event_id) AS ids, sum(kafka_offset) AS offsets FROM (SELECT * FROM ${a} UNION ALL SELECT * FROM ${b})`,
+    );
+    // Offsets 0..5002 less those of the four repeats (3, 2050, 2051, 5002).
+    const expectedOffsets = (5002 * 5003) / 2 - (3 + 2050 + 2051 + 5002);
+    expect(got).toEqual({ n: '4999', ids: '4999', offsets: String(expectedOffsets) });
+  });
+
   it('skips rows below the manifest offset (a redelivered batch)', async () => {
     const writer = await openWriter();
     const rows = variedRows(0, 10);
