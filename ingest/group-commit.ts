@@ -1,24 +1,26 @@
 // Group commit (DESIGN.md "Ingest") as a three-stage pipeline, each stage running one operation
 // at a time over everything that queued up for it while the previous one ran:
-//   reserve — ONE control-plane transaction: ledger rows (with payloads) + credits + new end users;
+//   reserve — ONE control-plane transaction: one ledger row per key + ONE group row holding all
+//             their records + credits + new end users;
 //   publish — ONE Kafka send (acks=all, idempotent producer) of every reserved event;
-//   mark    — ONE update setting the published rows' state.
+//   mark    — ONE update marking the published groups (and so all their rows) published.
 // So a busy ingest makes few, large transactions and sends, and the database and Kafka work
 // overlap. An event's promise settles only once its fate is durable: 202 after Kafka acknowledged
 // it, 402 after its reservation was rolled back, 503 after it was released (credit refunded).
-// Within one process a key is handled by one request at a time, until its row is marked
+// Within one process a key is handled by one request at a time, until its group is marked
 // published: concurrent requests for it wait for that one's outcome, so concurrent retries spend
-// one credit and publish one record.
+// one credit and publish one record. The sweeper leaves the groups in flight here alone.
 import type { ControlDb, Queryable } from '../core/control/db.js';
 import { spendAvailableCredits, spendCredits } from '../core/control/credits.js';
 import { upsertEndUsers } from '../core/control/end-users.js';
 import {
+  beginIngestGroup,
   discardReservations,
-  getLedgerDetails,
-  markPublished,
+  markGroupsPublished,
   releaseReservations,
   reserveEvents,
-  type LedgerKey,
+  writeIngestGroup,
+  type IngestGroup,
 } from '../core/control/ingest-ledger.js';
 import { InsufficientCreditsError, ServiceUnavailableError, type AppError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
@@ -74,6 +76,8 @@ interface Reserved {
   isNew: boolean;
   eventId: string;
   flagReason: string | null;
+  /** The ingest group whose row now holds it (written by the same transaction). */
+  groupId: string;
 }
 
 function keyOf(organizationId: string, idempotencyKey: string): string {
@@ -97,11 +101,13 @@ function groupBy<T>(items: T[], org: (t: T) => string): Array<[string, T[]]> {
 }
 
 export class GroupCommitter {
-  /** Keys being handled, until their row is marked published or their request failed. */
+  /** Keys being handled, until their group is marked published or their request failed. */
   private readonly inFlight = new Map<string, Promise<EventOutcome>>();
+  /** Groups reserved here and not yet marked or released: not stranded, whatever their age. */
+  private readonly groupsInFlight = new Set<string>();
   private readonly toReserve: Entry[] = [];
   private readonly toPublish: Reserved[] = [];
-  private readonly toMark: Entry[] = [];
+  private readonly toMark: Reserved[] = [];
   private readonly busy = { reserve: false, publish: false, mark: false };
   private scheduled = false;
   private closed = false;
@@ -120,9 +126,9 @@ export class GroupCommitter {
     return Promise.all(events.map((e) => this.submitOne(e)));
   }
 
-  /** True while this process handles the key (the sweeper leaves it alone). */
-  isInFlight(organizationId: string, idempotencyKey: string): boolean {
-    return this.inFlight.has(keyOf(organizationId, idempotencyKey));
+  /** Ids of the groups this process reserved and has not yet marked or released (the sweeper skips them). */
+  inFlightGroups(): string[] {
+    return [...this.groupsInFlight];
   }
 
   /** Stops taking events and waits until every queued one is settled and marked. */
@@ -172,6 +178,7 @@ export class GroupCommitter {
     if (!this.busy.reserve && this.toReserve.length > 0) {
       this.run('reserve', () => this.reserve(this.toReserve.splice(0, this.opts.maxGroupEvents)));
     }
+    // All of it: a group's events go to Kafka in one send, so its one mark (or release) covers them all.
     if (!this.busy.publish && this.toPublish.length > 0) this.run('publish', () => this.publish(this.toPublish.splice(0)));
     if (!this.busy.mark && this.toMark.length > 0) this.run('mark', () => this.mark(this.toMark.splice(0)));
     if (this.isIdle()) for (const resolve of this.idle.splice(0)) resolve();
@@ -191,22 +198,31 @@ export class GroupCommitter {
 
   private async reserve(group: Entry[]): Promise<void> {
     groupSize.observe(group.length);
-    let outcome: { reserved: Reserved[]; answered: Array<[Entry, EventOutcome]>; newUsers: Array<[string, string]> };
+    let outcome: {
+      reserved: Reserved[];
+      answered: Array<[Entry, EventOutcome]>;
+      newUsers: Array<[string, string]>;
+      groupId: string | null;
+    };
     try {
       outcome = await this.db.transaction(async (tx) => {
+        const ingestGroup = await beginIngestGroup(tx);
         const reserved: Reserved[] = [];
         const answered: Array<[Entry, EventOutcome]> = [];
         const newUsers: Array<[string, string]> = [];
         for (const [org, entries] of groupBy(group, (e) => e.event.organizationId)) {
-          await this.reserveForOrganization(tx, org, entries, reserved, answered, newUsers);
+          await this.reserveForOrganization(tx, ingestGroup, org, entries, reserved, answered, newUsers);
         }
-        return { reserved, answered, newUsers };
+        // Written when some row references it (all duplicates or all unpaid: nothing to hold).
+        const written = await writeIngestGroup(tx, ingestGroup);
+        return { reserved, answered, newUsers, groupId: written ? ingestGroup.id : null };
       });
     } catch (err) {
       this.logger.error({ err, events: group.length }, 'ingest reservation failed');
       for (const e of group) this.finish(e, { ok: false, error: unavailable('The control plane is unavailable') });
       return;
     }
+    if (outcome.groupId !== null) this.groupsInFlight.add(outcome.groupId);
     this.rememberEndUsers(outcome.newUsers);
     for (const [e, o] of outcome.answered) this.finish(e, o);
     this.toPublish.push(...outcome.reserved);
@@ -214,6 +230,7 @@ export class GroupCommitter {
 
   private async reserveForOrganization(
     tx: Queryable,
+    group: IngestGroup,
     org: string,
     entries: Entry[],
     reserved: Reserved[],
@@ -222,6 +239,7 @@ export class GroupCommitter {
   ): Promise<void> {
     const reservations = await reserveEvents(
       tx,
+      group,
       org,
       entries.map((e) => ({
         idempotencyKey: e.event.idempotencyKey,
@@ -235,27 +253,27 @@ export class GroupCommitter {
     if (fresh.length > 0 && !(await spendCredits(tx, org, fresh.length)).ok) {
       // Fewer credits than new keys: the first `paid` in arrival order go, the rest answer 402.
       paid = (await spendAvailableCredits(tx, org, fresh.length)).spent;
-      await discardReservations(tx, org, fresh.slice(paid).map((e) => e.event.idempotencyKey));
+      await discardReservations(tx, group, org, fresh.slice(paid).map((e) => e.event.idempotencyKey));
     }
     fresh.forEach((e, i) => {
-      if (i < paid) reserved.push({ entry: e, value: e.event.payload, isNew: true, eventId: e.event.eventId, flagReason: e.event.flagReason });
-      else answered.push([e, { ok: false, error: new InsufficientCreditsError() }]);
+      if (i < paid) {
+        reserved.push({ entry: e, value: e.event.payload, isNew: true, eventId: e.event.eventId, flagReason: e.event.flagReason, groupId: group.id });
+      } else {
+        answered.push([e, { ok: false, error: new InsufficientCreditsError() }]);
+      }
     });
 
-    const known = entries.filter((_, i) => !reservations[i]!.isNew);
-    if (known.length > 0) {
-      const details = await getLedgerDetails(tx, org, known.map((e) => e.event.idempotencyKey));
-      for (const e of known) {
-        const d = details.get(e.event.idempotencyKey);
-        if (!d) throw new Error('ledger row vanished during reservation');
-        if (d.state === 'published' || d.payload === null) {
-          answered.push([e, { ok: true, eventId: d.eventId, flagReason: d.flagReason, duplicate: true }]);
-        } else {
-          // Reserved by another process (or one that died): publish its stored record with ours.
-          reserved.push({ entry: e, value: d.payload, isNew: false, eventId: d.eventId, flagReason: d.flagReason });
-        }
+    entries.forEach((e, i) => {
+      const r = reservations[i]!;
+      if (r.isNew) return;
+      if (r.state === 'published' || r.payload === null) {
+        answered.push([e, { ok: true, eventId: r.eventId, flagReason: r.flagReason, duplicate: true }]);
+      } else {
+        // Reserved by another process (or one that died), now moved into our group: publish its
+        // stored record with ours; our mark covers it.
+        reserved.push({ entry: e, value: r.payload, isNew: false, eventId: r.eventId, flagReason: r.flagReason, groupId: group.id });
       }
-    }
+    });
 
     const users = new Set<string>();
     for (const e of fresh.slice(0, paid)) {
@@ -283,45 +301,54 @@ export class GroupCommitter {
       endTimer();
     } catch (err) {
       this.logger.error({ err, events: batch.length }, 'Kafka publish failed; releasing the reservations');
-      await this.release(batch.filter((r) => r.isNew).map((r) => r.entry));
+      const byGroup = new Map<string, Reserved[]>();
+      for (const r of batch) {
+        const list = byGroup.get(r.groupId);
+        if (list) list.push(r);
+        else byGroup.set(r.groupId, [r]);
+      }
+      for (const [groupId, list] of byGroup) await this.release(groupId, list);
       for (const r of batch) this.finish(r.entry, { ok: false, error: unavailable('Kafka cannot take events right now') });
       return;
     }
-    // Durable in Kafka: answer now; the key stays in flight (retries answer from memory and the
-    // sweeper keeps off it) until the mark stage has recorded it.
+    // Durable in Kafka: answer now; the key and its group stay in flight (retries answer from
+    // memory and the sweeper keeps off the group) until the mark stage has recorded it.
     for (const r of batch) {
       r.entry.settle({ ok: true, eventId: r.eventId, flagReason: r.flagReason, duplicate: !r.isNew });
-      this.toMark.push(r.entry);
+      this.toMark.push(r);
     }
   }
 
-  /** Deletes the unpublished reservations and refunds their credits (the 503 path). */
-  private async release(entries: Entry[]): Promise<void> {
-    if (entries.length === 0) return;
+  /**
+   * The 503 path for one group: deletes the rows this process inserted and refunds their credits,
+   * and the group row with them unless it also holds rows moved in from another group (those
+   * stay reserved, as they were, for the sweeper). One transaction per group, so locks are taken
+   * in the order reservations take them.
+   */
+  private async release(groupId: string, list: Reserved[]): Promise<void> {
+    const mine = list.filter((r) => r.isNew).map((r) => ({ organizationId: r.entry.event.organizationId, idempotencyKey: r.entry.event.idempotencyKey }));
     try {
-      await this.db.transaction(async (tx) => {
-        for (const [org, list] of groupBy(entries, (e) => e.event.organizationId)) {
-          await releaseReservations(tx, org, list.map((e) => e.event.idempotencyKey));
-        }
-      });
+      await this.db.transaction((tx) => releaseReservations(tx, groupId, mine, { keepGroup: mine.length < list.length }));
     } catch (err) {
       // Left reserved, they keep their credit and the sweeper publishes them once Kafka is back;
       // a retry of the key then answers 202.
-      this.logger.error({ err, events: entries.length }, 'releasing reservations failed; the sweeper will publish them');
+      this.logger.error({ err, events: list.length }, 'releasing reservations failed; the sweeper will publish them');
     }
+    this.groupsInFlight.delete(groupId);
   }
 
-  // ---- stage 3: one update marks everything published since the last one ----------------------
+  // ---- stage 3: one update marks every group published since the last one ---------------------
 
-  private async mark(entries: Entry[]): Promise<void> {
-    const keys: LedgerKey[] = entries.map((e) => ({ organizationId: e.event.organizationId, idempotencyKey: e.event.idempotencyKey }));
+  private async mark(batch: Reserved[]): Promise<void> {
+    const groupIds = [...new Set(batch.map((r) => r.groupId))];
     try {
-      await markPublished(this.db, keys);
+      await markGroupsPublished(this.db, groupIds);
     } catch (err) {
-      // The events are in Kafka; the rows stay `reserved` and the sweeper re-publishes them
+      // The events are in Kafka; the groups stay unpublished and the sweeper re-publishes them
       // (the processor drops the repeat by event_id).
-      this.logger.warn({ err, events: keys.length }, 'marking published failed; the sweeper will finish it');
+      this.logger.warn({ err, events: batch.length }, 'marking published failed; the sweeper will finish it');
     }
-    for (const e of entries) this.inFlight.delete(e.key);
+    for (const id of groupIds) this.groupsInFlight.delete(id);
+    for (const r of batch) this.inFlight.delete(r.entry.key);
   }
 }

@@ -46,7 +46,7 @@ export function createIngest(opts: IngestOptions = {}): StartService {
     await producer.connect();
     const publisher = new KafkaEventPublisher(producer);
     const committer = new GroupCommitter(ctx.db, publisher, logger, { ...DEFAULT_GROUP_COMMIT, ...opts.groupCommit });
-    const sweeper = new Sweeper(ctx.db, publisher, (org, key) => committer.isInFlight(org, key), logger, {
+    const sweeper = new Sweeper(ctx.db, publisher, () => committer.inFlightGroups(), logger, {
       ...DEFAULT_SWEEPER,
       ...opts.sweeper,
     });

@@ -1,9 +1,11 @@
-// The sweeper: re-publishes ledger rows left `reserved` (their publish failed after the 503 path
-// could not release them, or their process died between reservation and publish) from the payload
-// they hold, then marks them published. A row may already be in Kafka; the processor drops the
-// repeat by event_id, so re-publishing is always safe and a 202 is never lost.
+// The sweeper: re-publishes ingest groups left unpublished (their publish failed after the 503
+// path could not release them, their mark failed, or their process died between reservation and
+// publish) from the records their blob holds, then marks them published. Only rows still naming
+// the group are sent: rows released, discarded or moved into another group are not. A record may
+// already be in Kafka; the processor drops the repeat by event_id, so re-publishing is always safe
+// and a 202 is never lost.
 import type { ControlDb } from '../core/control/db.js';
-import { listStrandedReservations, markPublished } from '../core/control/ingest-ledger.js';
+import { listGroupRecords, listStrandedGroups, markGroupsPublished, type StrandedReservation } from '../core/control/ingest-ledger.js';
 import type { Logger } from '../core/logger.js';
 import type { EventPublisher } from './event-publisher.js';
 import { sweptEvents } from './ingest-metrics.js';
@@ -11,9 +13,9 @@ import { sweptEvents } from './ingest-metrics.js';
 export interface SweeperOptions {
   /** How often to look. */
   intervalMs: number;
-  /** Rows reserved longer ago than this are stranded (a live publish takes milliseconds). */
+  /** Groups reserved longer ago than this are stranded (a live publish takes milliseconds). */
   strandedAfterMs: number;
-  /** Most rows per pass. */
+  /** Most records per Kafka send (and groups per look). */
   batchSize: number;
 }
 
@@ -26,8 +28,8 @@ export class Sweeper {
   constructor(
     private readonly db: ControlDb,
     private readonly publisher: EventPublisher,
-    /** Keys a request of this process is still handling: not stranded, whatever their age. */
-    private readonly isInFlight: (organizationId: string, idempotencyKey: string) => boolean,
+    /** Groups a request of this process is still handling: not stranded, whatever their age. */
+    private readonly inFlightGroups: () => Iterable<string>,
     private readonly logger: Logger,
     private readonly opts: SweeperOptions = DEFAULT_SWEEPER,
   ) {}
@@ -52,23 +54,42 @@ export class Sweeper {
     await this.current;
   }
 
-  /** One pass; returns how many rows it published. */
+  /** One pass; returns how many records it published. */
   async sweepOnce(): Promise<number> {
+    const { batchSize } = this.opts;
     let total = 0;
     for (;;) {
-      const rows = (await listStrandedReservations(this.db, new Date(Date.now() - this.opts.strandedAfterMs), this.opts.batchSize)).filter(
-        (r) => !this.isInFlight(r.organizationId, r.idempotencyKey),
-      );
-      if (rows.length === 0) return total;
-      await this.publisher.publish(rows.map((r) => ({ key: r.organizationId, value: r.payload })));
-      await markPublished(
-        this.db,
-        rows.map((r) => ({ organizationId: r.organizationId, idempotencyKey: r.idempotencyKey })),
-      );
-      sweptEvents.inc(rows.length);
-      total += rows.length;
-      this.logger.info({ events: rows.length, oldest: rows[0]!.createdAt }, 'sweeper re-published stranded reservations');
-      if (rows.length < this.opts.batchSize) return total;
+      const cutoff = new Date(Date.now() - this.opts.strandedAfterMs);
+      const groups = await listStrandedGroups(this.db, cutoff, batchSize, this.inFlightGroups());
+      if (groups.length === 0) return total;
+      // Groups are published whole (a group is marked once all its records are sent); small ones
+      // share a send until it holds batchSize records.
+      let records: StrandedReservation[] = [];
+      let ids: string[] = [];
+      for (const g of groups) {
+        records.push(...(await listGroupRecords(this.db, [g.id])));
+        ids.push(g.id);
+        if (records.length >= batchSize) {
+          total += await this.publishAndMark(ids, records);
+          records = [];
+          ids = [];
+        }
+      }
+      if (ids.length > 0) total += await this.publishAndMark(ids, records);
+      if (groups.length < batchSize) return total;
     }
+  }
+
+  private async publishAndMark(groupIds: string[], records: StrandedReservation[]): Promise<number> {
+    for (let i = 0; i < records.length; i += this.opts.batchSize) {
+      const chunk = records.slice(i, i + this.opts.batchSize);
+      await this.publisher.publish(chunk.map((r) => ({ key: r.organizationId, value: r.payload })));
+    }
+    await markGroupsPublished(this.db, groupIds);
+    sweptEvents.inc(records.length);
+    if (records.length > 0) {
+      this.logger.info({ events: records.length, groups: groupIds.length, oldest: records[0]!.createdAt }, 'sweeper re-published stranded reservations');
+    }
+    return records.length;
   }
 }

@@ -197,7 +197,7 @@ async function main(): Promise<void> {
   const balance = (await getCreditBalance(host.ctx.db, org.id))!;
   const [ledger] = await host.ctx.db.query<{ published: string; reserved: string }>(
     `SELECT count(*) FILTER (WHERE state = 'published') AS published, count(*) FILTER (WHERE state = 'reserved') AS reserved
-       FROM ingest_ledger WHERE organization_id = $1`,
+       FROM ingest_ledger_states WHERE organization_id = $1`,
     [org.id],
   );
   const check = {

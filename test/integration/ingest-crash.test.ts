@@ -23,7 +23,16 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 const llm = (key: string) => ({ idempotency_key: key, model: 'gpt-4o-mini', input_tokens: 10, output_tokens: 5 });
 
 async function ledgerRows(db: ControlDb, org: string): Promise<Array<{ idempotency_key: string; state: string }>> {
-  return db.query('SELECT idempotency_key, state FROM ingest_ledger WHERE organization_id = $1 ORDER BY idempotency_key', [org]);
+  return db.query('SELECT idempotency_key, state FROM ingest_ledger_states WHERE organization_id = $1 ORDER BY idempotency_key', [org]);
+}
+
+/** Ingest groups (one per reservation transaction) by state. */
+async function groupCounts(db: ControlDb): Promise<{ published: string; unpublished: string }> {
+  const [row] = await db.query<{ published: string; unpublished: string }>(
+    `SELECT count(*) FILTER (WHERE published_at IS NOT NULL) AS published, count(*) FILTER (WHERE published_at IS NULL) AS unpublished
+       FROM ingest_groups`,
+  );
+  return row!;
 }
 
 async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
@@ -79,6 +88,8 @@ describe('Kafka unavailable', () => {
     });
     expect(await balance()).toBe(2);
     expect(await ledgerRows(host.db, t.organizationId)).toEqual([{ idempotency_key: 'before', state: 'published' }]);
+    // The released group is gone with its row: nothing is left for a sweeper to send.
+    expect(await groupCounts(host.db)).toEqual({ published: '1', unpublished: '0' });
 
     const batch = await signedPost(host.url, t, '/v1/usage-events/batch', { events: [llm('during'), llm('before')] });
     expect(batch.status).toBe(200);
@@ -101,6 +112,46 @@ describe('Kafka unavailable', () => {
       { idempotency_key: 'before', state: 'published' },
       { idempotency_key: 'during', state: 'published' },
     ]);
+  });
+});
+
+describe('a publish slower than the stranded age', () => {
+  let host: TestHost;
+  let reader: UsageEventTopicReader;
+
+  beforeAll(async () => {
+    reader = await UsageEventTopicReader.start(brokers, registryUrl);
+    // Every publish waits 2 s while the sweeper, every 200 ms, takes groups older than 300 ms.
+    host = await startTestHost({
+      services: [
+        createIngest({
+          groupCommit: { beforePublish: () => sleep(2_000) },
+          sweeper: { intervalMs: 200, strandedAfterMs: 300 },
+        }),
+      ],
+      infra: { kafkaBrokers: brokers, schemaRegistryUrl: registryUrl },
+    });
+  });
+
+  afterAll(async () => {
+    await reader?.stop();
+    await host?.stop();
+  });
+
+  it('is not swept by its own process: the group is in flight, so each event is sent once', async () => {
+    const t = await createTestTenant(host.db, { credits: 5 });
+    const res = await signedPost(host.url, t, '/v1/usage-events/batch', { events: [llm('slow-1'), llm('slow-2')] });
+    expect(res.status).toBe(200);
+    expect(res.body.results.map((r: { status: string }) => r.status)).toEqual(['accepted', 'accepted']);
+    expect(await ledgerRows(host.db, t.organizationId)).toEqual([
+      { idempotency_key: 'slow-1', state: 'published' },
+      { idempotency_key: 'slow-2', state: 'published' },
+    ]);
+    expect(await groupCounts(host.db)).toEqual({ published: '1', unpublished: '0' });
+    await sleep(600); // three more sweeper passes
+    await reader.catchUp();
+    expect(reader.recordsOf(t.organizationId).map((r) => r.event.idempotency_key).sort()).toEqual(['slow-1', 'slow-2']);
+    expect(await getCreditBalance(host.db, t.organizationId)).toBe(3);
   });
 });
 

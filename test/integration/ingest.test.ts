@@ -41,7 +41,7 @@ async function balance(t: TestTenant): Promise<number> {
 
 async function ledger(t: TestTenant): Promise<Array<{ idempotency_key: string; state: string; event_id: string }>> {
   return host.db.query(
-    'SELECT idempotency_key, state, event_id FROM ingest_ledger WHERE organization_id = $1 ORDER BY idempotency_key',
+    'SELECT idempotency_key, state, event_id FROM ingest_ledger_states WHERE organization_id = $1 ORDER BY idempotency_key',
     [t.organizationId],
   );
 }
@@ -531,6 +531,12 @@ describe('POST /v1/usage-events/batch', () => {
     });
     expect(await balance(t)).toBe(0);
     expect((await topicRecords(t)).map((r) => r.event.idempotency_key).sort()).toEqual(['b-1', 'b-3', 'b-seen']);
+    // b-5 could not be paid: no ledger row.
+    expect((await ledger(t)).map((l) => [l.idempotency_key, l.state])).toEqual([
+      ['b-1', 'published'],
+      ['b-3', 'published'],
+      ['b-seen', 'published'],
+    ]);
   });
 
   it('1000 events in one request, each once on the topic', async () => {
@@ -547,6 +553,14 @@ describe('POST /v1/usage-events/batch', () => {
     expect(new Set(records.map((r) => r.event.idempotency_key)).size).toBe(1000);
     const [users] = await host.db.query<{ n: string }>('SELECT count(*) AS n FROM end_users WHERE organization_id = $1', [t.organizationId]);
     expect(users!.n).toBe('10');
+    // One reservation transaction: one group, marked published once, its blob and members dropped.
+    const groups = await host.db.query<{ rows: string; published: boolean; payloads: Buffer | null; members: string | null }>(
+      `SELECT count(*) AS rows, g.published_at IS NOT NULL AS published, g.payloads, g.members
+         FROM ingest_ledger l JOIN ingest_groups g ON g.id = l.group_id
+        WHERE l.organization_id = $1 GROUP BY g.id`,
+      [t.organizationId],
+    );
+    expect(groups).toEqual([{ rows: '1000', published: true, payloads: null, members: null }]);
   });
 
   it('envelope errors are request-level 400s', async () => {
