@@ -18,10 +18,9 @@ import {
   eventsGroupStats,
   fileSizes,
   groupKey,
-  groupRowCounts,
   manifestEntry,
+  type CopiedFile,
   type EventsGroupStats,
-  type WrittenFile,
 } from './lake-files.js';
 import type { LakeContext, PartitionState } from './partition-state.js';
 
@@ -96,8 +95,11 @@ export async function flushBatch(
 }
 
 const BATCH = 'lake_batch';
-const SOURCES: Record<LakeTable, string> = { events: BATCH, daily_costs: `${BATCH}_daily_costs`, session_spans: `${BATCH}_session_spans` };
 
+// Per flush: stage the batch, one COPY per table (rollups straight from their GROUP BY over the
+// staged rows), drop the staging table. Row counts come back from the COPYs and the events'
+// group statistics from the batch itself, so no query runs just to describe the files: at the
+// all-in-one's small flushes DuckDB's per-statement cost (1-2 ms each) outweighed the rows.
 async function writeBatchFiles(
   conn: DuckDBConnection,
   ctx: LakeContext,
@@ -112,25 +114,20 @@ async function writeBatchFiles(
     timings[phase] += now - t;
     t = now;
   };
+  const stats = batch.groupStats(skipped);
   await stageChunks(conn, BATCH, batch.chunks);
   try {
     // A fresh table's rowids are its rows' positions in append order, i.e. in the batch.
     if (skipped.length > 0) await conn.run(`DELETE FROM ${BATCH} WHERE rowid IN (${skipped.join(', ')})`);
-    for (const def of [DAILY_COSTS, SESSION_SPANS]) {
-      await conn.run(`CREATE OR REPLACE TEMP TABLE ${SOURCES[def.table]} AS ${rollupFromEventsSql(def, BATCH)}`);
-    }
-    const stats = await eventsGroupStats(conn, BATCH);
-    const rollupRows: Record<string, Map<string, number>> = {
-      daily_costs: await groupRowCounts(conn, SOURCES.daily_costs),
-      session_spans: await groupRowCounts(conn, SOURCES.session_spans),
-    };
     lap('stage');
-    const written: WrittenFile[] = [];
-    for (const table of ['events', 'daily_costs', 'session_spans'] as const) {
-      if (table !== 'events' && rollupRows[table]!.size === 0) continue;
-      written.push(...(await copyPartitioned(conn, ctx.lakeDir, table, partition, 'flush', `SELECT * FROM ${SOURCES[table]}`)));
-    }
-    const perFile = await statsOfSplitGroups(conn, ctx.lakeDir, written);
+    const sources: [LakeTable, string][] = [
+      ['events', `SELECT * FROM ${BATCH}`],
+      ['daily_costs', rollupFromEventsSql(DAILY_COSTS, BATCH)],
+      ['session_spans', rollupFromEventsSql(SESSION_SPANS, BATCH)],
+    ];
+    const written: CopiedFile[] = [];
+    for (const [table, select] of sources) written.push(...(await copyPartitioned(conn, ctx.lakeDir, table, partition, 'flush', select)));
+    const split = await eventsStatsOfSplitGroups(conn, ctx.lakeDir, written);
     const sizes = await fileSizes(ctx.lakeDir, written);
     lap('write');
     await persist(ctx.lakeDir, written.map((f) => absolutePath(ctx.lakeDir, f.path)), directoriesOf(ctx.lakeDir, written));
@@ -139,37 +136,27 @@ async function writeBatchFiles(
     return written.map((f, i) => {
       const group = stats.get(groupKey(f.organization_id, f.date));
       if (!group) throw new Error(`partitioned COPY wrote ${f.path} for a group not in the batch`);
-      const split = perFile.get(f.path);
-      const rowCount = split?.rows ?? (f.table === 'events' ? group.rows : rollupRows[f.table]!.get(groupKey(f.organization_id, f.date))!);
-      return manifestEntry(f, rowCount, sizes[i]!, split?.events ?? group, now);
+      return manifestEntry(f, f.rows, sizes[i]!, split.get(f.path) ?? group, now);
     });
   } finally {
-    for (const source of Object.values(SOURCES)) await conn.run(`DROP TABLE IF EXISTS ${source}`);
+    await conn.run(`DROP TABLE IF EXISTS ${BATCH}`);
   }
 }
 
 /**
- * DuckDB normally writes one file per group; should it split a group over several files, read
- * those files back so each manifest entry describes its own file exactly.
+ * DuckDB normally writes one file per group; should it split a group's events over several
+ * files, read those back so each manifest entry describes its own file exactly (rollup entries
+ * carry the group's event statistics, as their rows are computed from all of them).
  */
-async function statsOfSplitGroups(
-  conn: DuckDBConnection,
-  lakeDir: string,
-  written: WrittenFile[],
-): Promise<Map<string, { rows: number; events?: EventsGroupStats }>> {
-  const keyOf = (f: WrittenFile) => `${f.table}/${groupKey(f.organization_id, f.date)}`;
+async function eventsStatsOfSplitGroups(conn: DuckDBConnection, lakeDir: string, written: readonly CopiedFile[]): Promise<Map<string, EventsGroupStats>> {
+  const events = written.filter((f) => f.table === 'events');
   const count = new Map<string, number>();
-  for (const f of written) count.set(keyOf(f), (count.get(keyOf(f)) ?? 0) + 1);
-  const out = new Map<string, { rows: number; events?: EventsGroupStats }>();
-  for (const f of written.filter((w) => count.get(keyOf(w))! > 1)) {
+  for (const f of events) count.set(groupKey(f.organization_id, f.date), (count.get(groupKey(f.organization_id, f.date)) ?? 0) + 1);
+  const out = new Map<string, EventsGroupStats>();
+  for (const f of events.filter((w) => count.get(groupKey(w.organization_id, w.date))! > 1)) {
     const src = `read_parquet(${sqlStringLiteral(absolutePath(lakeDir, f.path))}, hive_partitioning = false)`;
-    if (f.table === 'events') {
-      const [events] = (await eventsGroupStats(conn, src)).values();
-      out.set(f.path, { rows: events?.rows ?? 0, events });
-    } else {
-      const reader = await conn.runAndReadAll(`SELECT CAST(count(*) AS DOUBLE) FROM ${src}`);
-      out.set(f.path, { rows: reader.getRowsJS()[0]![0] as number });
-    }
+    const [stats] = (await eventsGroupStats(conn, src)).values();
+    if (stats) out.set(f.path, stats);
   }
   return out;
 }

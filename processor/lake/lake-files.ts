@@ -69,16 +69,6 @@ export async function eventsGroupStats(conn: DuckDBConnection, events: string): 
   return out;
 }
 
-/** Rows per (organization, date) of a rollup relation. */
-export async function groupRowCounts(conn: DuckDBConnection, relation: string): Promise<Map<string, number>> {
-  const reader = await conn.runAndReadAll(
-    `SELECT organization_id, CAST(event_date AS VARCHAR) AS date, CAST(count(*) AS DOUBLE) AS n FROM ${relation} GROUP BY organization_id, event_date`,
-  );
-  const out = new Map<string, number>();
-  for (const r of reader.getRowObjects()) out.set(groupKey(r.organization_id as string, r.date as string), r.n as number);
-  return out;
-}
-
 export interface WrittenFile {
   table: LakeTable;
   /** Relative posix path. */
@@ -87,9 +77,15 @@ export interface WrittenFile {
   date: string;
 }
 
+/** A file a partitioned COPY wrote, with its row count. */
+export interface CopiedFile extends WrittenFile {
+  rows: number;
+}
+
 /**
  * Write `select` (which must have organization_id and event_date columns) as one new file per
- * (organization, date) under `table`, in a single partitioned COPY. Returns the files written.
+ * (organization, date) under `table`, in a single partitioned COPY. Returns the files written and
+ * their row counts (from the COPY itself, so no query has to count them).
  */
 export async function copyPartitioned(
   conn: DuckDBConnection,
@@ -99,7 +95,7 @@ export async function copyPartitioned(
   origin: FileOrigin,
   select: string,
   compression: Compression = 'snappy',
-): Promise<WrittenFile[]> {
+): Promise<CopiedFile[]> {
   const tableDir = path.join(lakeDir, table);
   await fs.mkdir(tableDir, { recursive: true });
   // The hive directory names come from the aliases org and date; PARTITION_BY leaves those two
@@ -107,15 +103,18 @@ export async function copyPartitioned(
   const reader = await conn.runAndReadAll(
     `COPY (SELECT *, organization_id AS org, CAST(event_date AS VARCHAR) AS date FROM (${select}))
      TO ${sqlStringLiteral(tableDir)}
-     (${parquetOptions(compression)}, PARTITION_BY (org, date), FILENAME_PATTERN ${sqlStringLiteral(dataFilePattern(partition, origin))}, APPEND, RETURN_FILES)`,
+     (${parquetOptions(compression)}, PARTITION_BY (org, date), FILENAME_PATTERN ${sqlStringLiteral(dataFilePattern(partition, origin))}, APPEND, RETURN_STATS)`,
   );
-  const files = (reader.getRowObjectsJS()[0]?.Files ?? []) as string[];
-  return files.map((abs) => {
-    const rel = relativePath(lakeDir, abs);
+  // One row per file: filename, count, then per-column statistics (not read: they would all be
+  // converted to JS values).
+  const files: CopiedFile[] = [];
+  for (let r = 0; r < reader.currentRowCount; r++) {
+    const rel = relativePath(lakeDir, String(reader.value(0, r)));
     const m = /^[^/]+\/org=([^/]+)\/date=(\d{4}-\d{2}-\d{2})\/[^/]+\.parquet$/.exec(rel);
     if (!m) throw new Error(`unexpected file written by partitioned COPY: ${rel}`);
-    return { table, path: rel, organization_id: m[1]!, date: m[2]! };
-  });
+    files.push({ table, path: rel, organization_id: m[1]!, date: m[2]!, rows: Number(reader.value(1, r)) });
+  }
+  return files;
 }
 
 /** Write `select` to one new file of the (table, organization, date) group; returns its rows. */

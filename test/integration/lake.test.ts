@@ -126,6 +126,36 @@ describe('flush and read', () => {
     }
   });
 
+  it('describes each new file in the manifest by its group: rows, offsets, newest receipt, statuses', async () => {
+    const writer = await openWriter();
+    const at = (iso: string) => new Date(iso); // lakeEvent receives each event 1 s after its timestamp
+    const o0 = lakeEvent({ kafka_offset: 0, event_timestamp: at('2025-03-10T10:00:00.000Z') });
+    const o1 = lakeEvent({ kafka_offset: 1, organization_id: ORG_B, event_timestamp: at('2025-03-10T11:00:00.000Z') });
+    await writer.flush(0, [o0, o1], 2);
+    const before = new Set((await readManifest(lakeDir, 0)).files.map((f) => f.path));
+    const batch = [
+      o1, // below the manifest's next offset
+      lakeEvent({ kafka_offset: 2, event_timestamp: at('2025-03-10T23:59:59.999Z'), status: 'pending_rate_card' }),
+      { ...o0, kafka_offset: 3 }, // o0's event id again
+      lakeEvent({ kafka_offset: 4, event_timestamp: at('2025-03-11T00:00:00.000Z'), status: 'failed', session_id: 's1' }),
+      lakeEvent({ kafka_offset: 5, event_timestamp: at('2025-03-10T12:00:00.000Z') }),
+    ];
+    expect(await writer.flush(0, batch, 6)).toMatchObject({ written: 3, duplicates: 1, alreadyFlushed: 1, files: 5 });
+    const added = (await readManifest(lakeDir, 0)).files.filter((f) => !before.has(f.path));
+    const describe = (f: (typeof added)[number]) =>
+      `${f.table} ${f.organization_id === ORG_A ? 'A' : 'B'} ${f.date}: ${f.rows} rows, offsets ${f.min_offset}-${f.max_offset}, received ${f.max_received_at}` +
+      (f.status_counts ? `, ${f.status_counts.completed}/${f.status_counts.pending_rate_card}/${f.status_counts.failed}` : '');
+    expect(added.map(describe).sort()).toEqual([
+      // offsets 2 (pending) and 5 (completed) differ only in status: two daily_costs rows
+      'daily_costs A 2025-03-10: 2 rows, offsets 2-5, received 2025-03-11T00:00:00.999Z',
+      'daily_costs A 2025-03-11: 1 rows, offsets 4-4, received 2025-03-11T00:00:01.000Z',
+      'events A 2025-03-10: 2 rows, offsets 2-5, received 2025-03-11T00:00:00.999Z, 1/1/0',
+      'events A 2025-03-11: 1 rows, offsets 4-4, received 2025-03-11T00:00:01.000Z, 0/0/1',
+      'session_spans A 2025-03-11: 1 rows, offsets 4-4, received 2025-03-11T00:00:01.000Z',
+    ]);
+    for (const f of added) expect(f.bytes).toBe(fs.statSync(absolutePath(lakeDir, f.path)).size);
+  });
+
   it('keeps token sums NULL where no event reported the class, and sums them where some did', async () => {
     const writer = await openWriter();
     const rows = variedRows(0, 30);
