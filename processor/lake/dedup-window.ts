@@ -42,6 +42,24 @@ export class DedupWindow {
     if (receivedAtMs > this.newest) this.newest = receivedAtMs;
   }
 
+  /** Adds the id unless the window has it; false means a duplicate. */
+  addNew(eventId: string, receivedAtMs: number): boolean {
+    if (this.ids.has(eventId)) return false;
+    this.add(eventId, receivedAtMs);
+    return true;
+  }
+
+  /** The newest received_at seen, to hand back to forget(). */
+  get newestReceivedMs(): number {
+    return this.newest;
+  }
+
+  /** Undoes addNew() of ids whose write failed; `newest` is newestReceivedMs from before them. */
+  forget(eventIds: Iterable<string>, newest: number): void {
+    for (const id of eventIds) this.ids.delete(id);
+    this.newest = newest;
+  }
+
   /** Drop ids that fell out of the window; call after a batch of adds. */
   evict(): void {
     const cutoff = this.newest - this.retentionMs;

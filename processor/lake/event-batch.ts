@@ -31,6 +31,8 @@ export class EventBatch {
   private readonly groupList: Group[] = [];
   /** organization → day → index in groupList. */
   private readonly groupIndex = new Map<string, Map<number, number>>();
+  /** Whether any row belongs to a session (else the flush has no session_spans to write). */
+  hasSessions = false;
 
   /** The batch of these rows (tests and re-pricing hand the lake plain rows). */
   static of(rows: readonly LakeEventRow[]): EventBatch {
@@ -53,6 +55,7 @@ export class EventBatch {
     this.receivedMs.push(row.received_at.getTime());
     this.groups.push(this.groupOf(row.organization_id, Math.floor(row.event_timestamp.getTime() / MS_PER_DAY)));
     this.statuses.push(STATUS_INDEX.get(row.status) ?? -1);
+    if (row.session_id !== null) this.hasSessions = true;
   }
 
   private groupOf(organizationId: string, day: number): number {

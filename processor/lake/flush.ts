@@ -49,49 +49,65 @@ export async function flushBatch(
     throw new RangeError(`partition ${state.partition}: next offset ${nextOffset} is behind the manifest's ${manifest.next_offset}`);
   }
   const batch = rows instanceof EventBatch ? rows : EventBatch.of(rows);
-  const { eventIds, offsets, partitions } = batch;
-  // Rows of the batch that must not be written (positions in the batch), normally none.
+  const { eventIds, offsets, partitions, receivedMs } = batch;
+  // Rows of the batch that must not be written (positions in the batch, ascending), normally none.
   const skipped: number[] = [];
-  const inBatch = new Set<string>();
   let duplicates = 0;
   let alreadyFlushed = 0;
-  for (let i = 0; i < batch.size; i++) {
-    const eventId = eventIds[i]!;
-    if (partitions[i] !== state.partition) {
-      throw new RangeError(`event ${eventId} is from partition ${partitions[i]}, not ${state.partition}`);
+  // New ids join the window as they are checked (so a repeat later in the batch is caught by the
+  // same lookup); if the flush then fails they are taken out again.
+  const newestBefore = state.dedup.newestReceivedMs;
+  let checked = 0; // rows [0, checked) have been through the loop below
+  const forgetAdded = () => state.dedup.forget(eventIdsOf(batch, checked, skipped), newestBefore);
+  let entries: ManifestFile[];
+  const timings = { stage: 0, write: 0, sync: 0, manifest: 0 };
+  try {
+    for (let i = 0; i < batch.size; i++, checked++) {
+      const eventId = eventIds[i]!;
+      if (partitions[i] !== state.partition) {
+        throw new RangeError(`event ${eventId} is from partition ${partitions[i]}, not ${state.partition}`);
+      }
+      if (offsets[i]! >= nextOffset) {
+        throw new RangeError(`event ${eventId} has offset ${offsets[i]}, not below next offset ${nextOffset}`);
+      }
+      if (offsets[i]! < manifest.next_offset) {
+        alreadyFlushed++;
+        skipped.push(i);
+        continue;
+      }
+      if (!state.dedup.addNew(eventId, receivedMs[i]!)) {
+        duplicates++;
+        skipped.push(i);
+      }
     }
-    if (offsets[i]! >= nextOffset) {
-      throw new RangeError(`event ${eventId} has offset ${offsets[i]}, not below next offset ${nextOffset}`);
-    }
-    if (offsets[i]! < manifest.next_offset) {
-      alreadyFlushed++;
-      skipped.push(i);
-      continue;
-    }
-    if (state.dedup.has(eventId) || inBatch.has(eventId)) {
-      duplicates++;
-      skipped.push(i);
-      continue;
-    }
-    inBatch.add(eventId);
+  } catch (e) {
+    forgetAdded();
+    throw e;
   }
   const written = batch.size - skipped.length;
-  const timings = { stage: 0, write: 0, sync: 0, manifest: 0 };
   if (written === 0 && nextOffset === manifest.next_offset) {
     return { written: 0, duplicates, alreadyFlushed, files: 0, nextOffset, timings };
   }
-  const entries = written > 0 ? await writeBatchFiles(state.conn, ctx, state.partition, batch, skipped, timings) : [];
-  const t = performance.now();
-  await state.commit(ctx, { next_offset: nextOffset, files: [...manifest.files, ...entries], garbage: manifest.garbage });
-  timings.manifest = performance.now() - t;
-  const receivedMs = batch.receivedMs;
-  let next = 0; // skipped is in ascending order
-  for (let i = 0; i < batch.size; i++) {
-    if (skipped[next] === i) next++;
-    else state.dedup.add(eventIds[i]!, receivedMs[i]!);
+  try {
+    entries = written > 0 ? await writeBatchFiles(state.conn, ctx, state.partition, batch, skipped, timings) : [];
+    const t = performance.now();
+    await state.commit(ctx, { next_offset: nextOffset, files: [...manifest.files, ...entries], garbage: manifest.garbage });
+    timings.manifest = performance.now() - t;
+  } catch (e) {
+    forgetAdded();
+    throw e;
   }
   state.dedup.evict();
   return { written, duplicates, alreadyFlushed, files: entries.length, nextOffset, timings };
+}
+
+/** Event ids of the first `end` rows of `batch`, less those in `skipped` (ascending positions). */
+function* eventIdsOf(batch: EventBatch, end: number, skipped: readonly number[]): Generator<string> {
+  let next = 0;
+  for (let i = 0; i < end; i++) {
+    if (skipped[next] === i) next++;
+    else yield batch.eventIds[i]!;
+  }
 }
 
 const BATCH = 'lake_batch';
@@ -123,8 +139,9 @@ async function writeBatchFiles(
     const sources: [LakeTable, string][] = [
       ['events', `SELECT * FROM ${BATCH}`],
       ['daily_costs', rollupFromEventsSql(DAILY_COSTS, BATCH)],
-      ['session_spans', rollupFromEventsSql(SESSION_SPANS, BATCH)],
     ];
+    // An empty session_spans COPY still costs a statement; most flushes of untraced traffic skip it.
+    if (batch.hasSessions) sources.push(['session_spans', rollupFromEventsSql(SESSION_SPANS, BATCH)]);
     const written: CopiedFile[] = [];
     for (const [table, select] of sources) written.push(...(await copyPartitioned(conn, ctx.lakeDir, table, partition, 'flush', select)));
     const split = await eventsStatsOfSplitGroups(conn, ctx.lakeDir, written);

@@ -397,6 +397,19 @@ describe('duplicates', () => {
     expect(got).toEqual({ n: '4999', ids: '4999', offsets: String(expectedOffsets) });
   });
 
+  it('forgets the ids of a flush that failed, so the same rows can be flushed again', async () => {
+    const writer = await openWriter(week);
+    const rows = variedRows(0, 10);
+    // A write that cannot create the events directory fails after the ids were checked.
+    fs.writeFileSync(path.join(lakeDir, 'events'), 'not a directory');
+    await expect(writer.flush(0, rows, 10)).rejects.toThrow();
+    fs.rmSync(path.join(lakeDir, 'events'));
+    // A batch refused part-way (a row from another partition) must not keep the ids before it.
+    await expect(writer.flush(0, [...rows.slice(0, 4), { ...rows[4]!, kafka_partition: 1 }], 10)).rejects.toThrow(RangeError);
+    expect(await writer.flush(0, rows, 10)).toMatchObject({ written: 10, duplicates: 0 });
+    expect(await writer.flush(0, [{ ...rows[2]!, kafka_offset: 10 }], 11)).toMatchObject({ written: 0, duplicates: 1 });
+  });
+
   it('skips rows below the manifest offset (a redelivered batch)', async () => {
     const writer = await openWriter();
     const rows = variedRows(0, 10);
