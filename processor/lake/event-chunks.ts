@@ -57,8 +57,8 @@ const DUCKDB_TYPE: Record<LakeValueKind, DuckDBType> = {
   decimal: DECIMAL(38, 12),
 };
 
-/** Bytes per value of a layout (VARCHAR values live in DuckDB, not in a JS buffer). */
-const WIDTH = [0, 1, 8, 4, 8, 8, 4, 16];
+/** Bytes per value of a layout (VARCHAR: DuckDB's 16-byte string_t, see writeInlineString). */
+const WIDTH = [16, 1, 8, 4, 8, 8, 4, 16];
 
 interface Column {
   readonly name: keyof LakeEventRow;
@@ -73,6 +73,8 @@ interface Column {
   /** Validity bitmap of the chunk being filled (bit set = not null). */
   readonly validity: Uint8Array;
   nulls: number;
+  /** VARCHAR only: rows whose string DuckDB holds (assigned natively, not inlined here). */
+  readonly assigned: number[];
 }
 
 const TYPES = EVENTS_COLUMNS.map((c) => DUCKDB_TYPE[c.kind]);
@@ -97,8 +99,39 @@ function newColumns(): Column[] {
       f64: new Float64Array(buffer),
       validity,
       nulls: 0,
+      assigned: [],
     };
   });
+}
+
+// DuckDB's string_t (duckdb_string_t in the C API) is 16 bytes: a uint32 length, then for strings
+// of at most 12 bytes the bytes themselves, zero-padded ("inlined"); longer strings point into the
+// vector's own heap and must be assigned through DuckDB. Short ASCII strings (statuses, slugs,
+// short ids) are written here, straight into the column buffer copied at seal, which saves a
+// native call per value; anything else takes vector_assign_string_element.
+const INLINE_MAX = 12;
+
+/** Writes `s` as an inlined string_t at row r; false when it is longer than 12 or not ASCII. */
+function writeInlineString(bytes: Uint8Array, u32: Uint32Array, r: number, s: string): boolean {
+  const n = s.length;
+  if (n > INLINE_MAX) return false;
+  const at = r * 16 + 4;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 0x7f) return false;
+    bytes[at + i] = c;
+  }
+  for (let i = n; i < INLINE_MAX; i++) bytes[at + i] = 0;
+  u32[r * 4] = n;
+  return true;
+}
+
+/** A null VARCHAR slot: zeroed, so no stale bytes look like a string. */
+function clearString(u32: Uint32Array, r: number): void {
+  u32[r * 4] = 0;
+  u32[r * 4 + 1] = 0;
+  u32[r * 4 + 2] = 0;
+  u32[r * 4 + 3] = 0;
 }
 
 /** Two's complement little-endian int64 of a safe integer into u32[at], u32[at + 1]. */
@@ -227,7 +260,10 @@ export class EventChunks {
     } catch (e) {
       // Leave the slot as if the row never came: the next row overwrites its values.
       const r = this.rows;
-      for (const col of this.columns) col.validity[r >> 3]! |= 1 << (r & 7);
+      for (const col of this.columns) {
+        col.validity[r >> 3]! |= 1 << (r & 7);
+        if (col.assigned[col.assigned.length - 1] === r) col.assigned.pop();
+      }
       throw e;
     }
     this.rows++;
@@ -245,12 +281,16 @@ export class EventChunks {
         if (!col.nullable) throw invalid(row, col, v);
         col.validity[r >> 3]! &= ~(1 << (r & 7));
         col.nulls++;
+        if (col.layout === VARCHAR_) clearString(col.u32, r);
         continue;
       }
       switch (col.layout) {
         case VARCHAR_:
           if (typeof v !== 'string') throw invalid(row, col, v);
-          duckdb.vector_assign_string_element(this.vectors[ci]!, r, v);
+          if (!writeInlineString(col.bytes, col.u32, r, v)) {
+            duckdb.vector_assign_string_element(this.vectors[ci]!, r, v);
+            col.assigned.push(r);
+          }
           break;
         case BOOLEAN_:
           if (typeof v !== 'boolean') throw invalid(row, col, v);
@@ -300,7 +340,18 @@ export class EventChunks {
     for (let ci = 0; ci < this.columns.length; ci++) {
       const col = this.columns[ci]!;
       const vector = this.vectors[ci]!;
-      if (col.layout !== VARCHAR_) duckdb.copy_data_to_vector(vector, 0, col.bytes.buffer as ArrayBuffer, 0, n * WIDTH[col.layout]!);
+      if (col.layout === VARCHAR_ && col.assigned.length > 0) {
+        if (col.assigned.length === n) {
+          col.assigned.length = 0;
+          continue; // every string is DuckDB's already
+        }
+        // Take the string_t of the natively assigned rows from DuckDB into the buffer, so copying
+        // the whole buffer back leaves them as they are.
+        const held = duckdb.vector_get_data(vector, n * 16);
+        for (const r of col.assigned) col.bytes.set(held.subarray(r * 16, r * 16 + 16), r * 16);
+        col.assigned.length = 0;
+      }
+      duckdb.copy_data_to_vector(vector, 0, col.bytes.buffer as ArrayBuffer, 0, n * WIDTH[col.layout]!);
       if (col.nulls > 0) {
         duckdb.vector_ensure_validity_writable(vector);
         duckdb.copy_data_to_vector_validity(vector, 0, col.validity.buffer as ArrayBuffer, 0, Math.ceil(n / 64) * 8);

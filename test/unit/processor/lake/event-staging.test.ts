@@ -122,6 +122,23 @@ describe('stageEvents', () => {
     expect(got).toEqual({ n: '5000', sessions: '1667', cache: '715', offsets: String((4999 * 5000) / 2), sessions_in_place: 'true', cache_in_place: 'true' });
   });
 
+  it('keeps every string exactly, short or long, ASCII or not, next to nulls in the same chunk', async () => {
+    // Lengths 0..40 around DuckDB's 12-byte inline limit, some with non-ASCII or NUL characters.
+    const text = (i: number): string | null => {
+      if (i % 11 === 0) return null;
+      const base = 'x'.repeat(i % 41);
+      if (i % 5 === 0) return `${base}é`;
+      if (i % 7 === 0) return `${base}\u0000`;
+      return base;
+    };
+    const rows = Array.from({ length: 4500 }, (_, i) => lakeEvent({ kafka_offset: i, span_name: text(i), model: text(i + 3) ?? 'm' }));
+    await stageEvents(conn, 'strings', rows);
+    const got = (await conn.runAndReadAll(`SELECT span_name, model FROM strings ORDER BY kafka_offset`)).getRows();
+    const mismatches = got.filter((r, i) => r[0] !== text(i) || r[1] !== (text(i + 3) ?? 'm'));
+    expect(got).toHaveLength(4500);
+    expect(mismatches).toEqual([]);
+  });
+
   it('refuses a value the lake cannot hold, naming the row and column', async () => {
     const bad = [
       lakeEvent({ kafka_offset: 1, total_cost: '12 dollars' }),
