@@ -14,6 +14,7 @@ const Encoder = require('kafkajs/src/protocol/encoder.js') as {
   sizeOfVarLong(v: unknown): number;
 };
 const Long = require('kafkajs/src/utils/long.js') as { fromNumber(n: number): unknown };
+const crc32C = require('kafkajs/src/protocol/recordBatch/crc32C/index.js') as (b: Buffer) => number;
 const groupMessagesPerPartition = require('kafkajs/src/producer/groupMessagesPerPartition.js') as (args: unknown) => Record<string, Array<{ key: string }>>;
 
 const meta = (n: number) => Array.from({ length: n }, (_, i) => ({ partitionId: i, leader: 1, partitionErrorCode: 0, replicas: [1], isr: [1] }));
@@ -61,6 +62,24 @@ describe('patched kafkajs encoder', () => {
       const slow = new Encoder().writeVarLong(Long.fromNumber(v)).buffer;
       expect(fast.equals(slow)).toBe(true);
       expect(Encoder.sizeOfVarLong(v)).toBe(slow.length);
+    }
+  });
+
+  it('computes CRC-32C like a bit-at-a-time reference (slice-by-8 patch)', () => {
+    // Reflected Castagnoli polynomial, one bit at a time: slow and obviously right.
+    const reference = (b: Buffer) => {
+      let crc = 0xffffffff;
+      for (const byte of b) {
+        crc ^= byte;
+        for (let k = 0; k < 8; k++) crc = crc & 1 ? (crc >>> 1) ^ 0x82f63b78 : crc >>> 1;
+      }
+      return (crc ^ 0xffffffff) >>> 0;
+    };
+    expect(crc32C(Buffer.from('123456789'))).toBe(0xe3069283); // the published check value
+    for (const length of [0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 1000, 4099]) {
+      const b = Buffer.alloc(length);
+      for (let i = 0; i < length; i++) b[i] = (i * 131 + length * 7) & 0xff;
+      expect(crc32C(b)).toBe(reference(b));
     }
   });
 
