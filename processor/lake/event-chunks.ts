@@ -217,6 +217,75 @@ export function writeMoney(u32: Uint32Array, at: number, s: string): boolean {
   return true;
 }
 
+/** Writes one row's values into slot r of the chunk being filled (see rowWriterSource). */
+type RowWriter = (row: LakeEventRow, r: number, columns: Column[], vectors: duckdb.Vector[]) => void;
+
+// What the generated writer calls; passed in rather than closed over (it is built by new Function).
+const WRITER_HELPERS = {
+  invalid,
+  assign: (vector: duckdb.Vector, r: number, s: string) => duckdb.vector_assign_string_element(vector, r, s),
+  writeInlineString,
+  clearString,
+  writeInt64,
+  writeBigInt,
+  writeMoney: (u32: Uint32Array, at: number, s: string) => writeMoney(u32, at, s) || writeOtherMoney(u32, at, s),
+};
+
+/**
+ * The body of the row writer: one straight block per column, in EVENTS_COLUMNS order, reading
+ * its field by name. A loop over the columns reading row[column.name] made every read a
+ * megamorphic keyed load and every value go through a switch on the layout (the processor's
+ * hottest JavaScript: 3.0 -> 2.25 us per row written), where these named reads stay monomorphic
+ * (rows share one shape). Each block does what the layout needs: validate, then write the value or
+ * mark it null.
+ */
+function rowWriterSource(): string {
+  const lines = ['let v, c;'];
+  EVENTS_COLUMNS.forEach((column, ci) => {
+    const layout = LAYOUT[column.kind];
+    const field = column.name === 'event_date' ? 'event_timestamp' : column.name;
+    lines.push(`v = row[${JSON.stringify(field)}]; c = columns[${ci}];`);
+    lines.push(
+      column.nullable
+        ? `if (v === null || v === undefined) { c.validity[r >> 3] &= ~(1 << (r & 7)); c.nulls++;${layout === VARCHAR_ ? ' h.clearString(c.u32, r);' : ''} } else {`
+        : `if (v === null || v === undefined) throw h.invalid(row, c, v); else {`,
+    );
+    const bad = (test: string) => `if (${test}) throw h.invalid(row, c, v);`;
+    switch (layout) {
+      case VARCHAR_:
+        lines.push(bad(`typeof v !== 'string'`), `if (!h.writeInlineString(c.bytes, c.u32, r, v)) { h.assign(vectors[${ci}], r, v); c.assigned.push(r); }`);
+        break;
+      case BOOLEAN_:
+        lines.push(bad(`typeof v !== 'boolean'`), 'c.bytes[r] = v ? 1 : 0;');
+        break;
+      case DOUBLE_:
+        lines.push(bad(`typeof v !== 'number' || !Number.isFinite(v)`), 'c.f64[r] = v;');
+        break;
+      case INT32:
+        lines.push(bad('!Number.isSafeInteger(v) || v < -2147483648 || v > 2147483647'), 'c.i32[r] = v;');
+        break;
+      case INT64:
+        lines.push(bad('!Number.isSafeInteger(v)'), 'h.writeInt64(c.u32, 2 * r, v);');
+        break;
+      case TIMESTAMP_:
+        lines.push(
+          'const ms = v instanceof Date ? v.getTime() : NaN;',
+          bad('!Number.isFinite(ms)'),
+          'const micros = ms * 1000;',
+          'if (Number.isSafeInteger(micros)) h.writeInt64(c.u32, 2 * r, micros); else h.writeBigInt(c.u32, 2 * r, BigInt(ms) * 1000n, 2);',
+        );
+        break;
+      case DATE_:
+        lines.push('const ms = v instanceof Date ? v.getTime() : NaN;', bad('!Number.isFinite(ms)'), `c.i32[r] = Math.floor(ms / ${MS_PER_DAY});`);
+        break;
+      default:
+        lines.push(bad(`typeof v !== 'string' || !h.writeMoney(c.u32, 4 * r, v)`));
+    }
+    lines.push('}');
+  });
+  return lines.join('\n');
+}
+
 /**
  * Other spellings DuckDB's cast also took ("1e5", ".5"): pricing never writes them, but a row that
  * holds one is read through big.js into plain notation rather than refused.
@@ -272,60 +341,7 @@ export class EventChunks {
   }
 
   private write(row: LakeEventRow): void {
-    const r = this.rows;
-    const columns = this.columns;
-    for (let ci = 0; ci < columns.length; ci++) {
-      const col = columns[ci]!;
-      const v = row[col.name];
-      if (v === null || v === undefined) {
-        if (!col.nullable) throw invalid(row, col, v);
-        col.validity[r >> 3]! &= ~(1 << (r & 7));
-        col.nulls++;
-        if (col.layout === VARCHAR_) clearString(col.u32, r);
-        continue;
-      }
-      switch (col.layout) {
-        case VARCHAR_:
-          if (typeof v !== 'string') throw invalid(row, col, v);
-          if (!writeInlineString(col.bytes, col.u32, r, v)) {
-            duckdb.vector_assign_string_element(this.vectors[ci]!, r, v);
-            col.assigned.push(r);
-          }
-          break;
-        case BOOLEAN_:
-          if (typeof v !== 'boolean') throw invalid(row, col, v);
-          col.bytes[r] = v ? 1 : 0;
-          break;
-        case DOUBLE_:
-          if (typeof v !== 'number' || !Number.isFinite(v)) throw invalid(row, col, v);
-          col.f64[r] = v;
-          break;
-        case INT32:
-          if (!Number.isSafeInteger(v) || (v as number) < -2147483648 || (v as number) > 2147483647) throw invalid(row, col, v);
-          col.i32[r] = v as number;
-          break;
-        case INT64:
-          if (!Number.isSafeInteger(v)) throw invalid(row, col, v);
-          writeInt64(col.u32, 2 * r, v as number);
-          break;
-        case TIMESTAMP_: {
-          const ms = v instanceof Date ? v.getTime() : NaN;
-          if (!Number.isFinite(ms)) throw invalid(row, col, v);
-          const micros = ms * 1000;
-          if (Number.isSafeInteger(micros)) writeInt64(col.u32, 2 * r, micros);
-          else writeBigInt(col.u32, 2 * r, BigInt(ms) * 1000n, 2);
-          break;
-        }
-        case DATE_: {
-          const ms = v instanceof Date ? v.getTime() : NaN;
-          if (!Number.isFinite(ms)) throw invalid(row, col, v);
-          col.i32[r] = Math.floor(ms / MS_PER_DAY);
-          break;
-        }
-        default:
-          if (typeof v !== 'string' || !(writeMoney(col.u32, 4 * r, v) || writeOtherMoney(col.u32, 4 * r, v))) throw invalid(row, col, v);
-      }
-    }
+    writeRow(row, this.rows, this.columns, this.vectors);
   }
 
   /** The filled chunks; the builder is spent afterwards. */
@@ -373,3 +389,8 @@ function invalid(row: LakeEventRow, col: Column, v: unknown): TypeError {
   const name = col.kind === 'date' ? 'event_timestamp' : col.name;
   return new TypeError(`lake row ${String(row.event_id)}: ${name} = ${String(v)} is not a valid ${col.kind}`);
 }
+
+const writeRow: RowWriter = (() => {
+  const build = new Function('h', `return function writeRow(row, r, columns, vectors) {\n${rowWriterSource()}\n};`);
+  return build(WRITER_HELPERS) as RowWriter;
+})();
