@@ -152,6 +152,8 @@ async function main(): Promise<void> {
     MARGINAL_ADMIN_TOKEN: `mk_admin_${crypto.randomBytes(12).toString('hex')}`,
     MARGINAL_MASTER_KEY: crypto.randomBytes(32).toString('hex'),
     RATE_LIMIT_INGEST_PER_MINUTE: RATE_LIMIT,
+    // The processor's settings (PROCESSOR_THREAD_NICE, flush sizes) as the caller set them.
+    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('PROCESSOR_'))),
     ...(values['database-url'] ? { DATABASE_URL: values['database-url'] } : {}),
   });
   const logger = createLogger('warn', 'bench');
@@ -167,7 +169,7 @@ async function main(): Promise<void> {
 
   const org = await createOrganization(host.ctx.db, { name: 'Bench' });
   await grantCredits(host.ctx.db, org.id, CREDITS);
-  const key = await issueApiKey(host.ctx.db, host.ctx.masterKey, org.id, { scopes: ['usage:write'] });
+  const key = await issueApiKey(host.ctx.db, host.ctx.masterKey, org.id, { scopes: ['usage:write', 'costs:read'] });
   const base = { url: host.url, apiKey: key.apiKey, signingSecret: key.signingSecret, batchSize: BATCH_SIZE };
 
   const skipped = { skipped: true } as const;
@@ -191,6 +193,22 @@ async function main(): Promise<void> {
     );
     batch = { ...run, groups: groupShape(before, await groupStats(host.url)) };
     log(`batch: ${JSON.stringify(batch)}`);
+  }
+
+  // With the processor in this process: how long after the last batch the lake held every
+  // accepted event (status_counts.pending 0), i.e. how far pricing lagged behind the burst.
+  let lakeCatchUp: { seconds: number | null; pendingAtEnd: number } | null = null;
+  if (SERVICES === allInOneServices) {
+    const t0 = Date.now();
+    let pending = -1;
+    while (Date.now() - t0 < 120_000) {
+      const res = await fetch(`${host.url}/v1/cost-data/summary`, { headers: { authorization: `Bearer ${key.apiKey}` } });
+      pending = ((await res.json()) as { status_counts: { pending: number } }).status_counts.pending;
+      if (pending === 0) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    lakeCatchUp = { seconds: pending === 0 ? Math.round((Date.now() - t0) / 100) / 10 : null, pendingAtEnd: pending };
+    log(`lake caught up: ${JSON.stringify(lakeCatchUp)}`);
   }
 
   // Every accepted event spent one credit and has one published ledger row.
@@ -255,6 +273,8 @@ async function main(): Promise<void> {
         : { ...batch.result, batchSize: BATCH_SIZE, serverPeakRssMiB: batch.peakRssMiB, serverCpuSecondsWholeRun: batch.serverCpuSeconds, serverEventLoopUtilization: batch.eventLoopUtilization, groupCommit: batch.groups, target: { eventsPerSecond: 20000 } },
     peakRssMiB: { server: serverPeakRss, kafkaBroker: brokerPeakRss },
     consistency: check,
+    lakeCatchUp,
+    processorSettings: Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('PROCESSOR_'))),
     kafkaProducerPerformance: perf,
   };
   console.log(JSON.stringify(results, null, 2));
@@ -306,7 +326,11 @@ function markdown(runs: Record<string, any>): string {
         b.skipped ? '' : `≥ 20,000/s: ${met(b.eventsPerSecond >= 20000)}`,
       ),
       '',
-      `Peak RSS over the whole run (VmHWM): server process ${r.peakRssMiB.server} MiB, Kafka broker JVM ${r.peakRssMiB.kafkaBroker} MiB. After the runs: ${r.consistency.creditsSpent} credits spent, ${r.consistency.ledgerPublished} ledger rows published, ${r.consistency.ledgerReserved} left reserved.`,
+      `Peak RSS over the whole run (VmHWM): server process ${r.peakRssMiB.server} MiB, Kafka broker JVM ${r.peakRssMiB.kafkaBroker} MiB. After the runs: ${r.consistency.creditsSpent} credits spent, ${r.consistency.ledgerPublished} ledger rows published, ${r.consistency.ledgerReserved} left reserved.${
+        r.lakeCatchUp
+          ? ` The processor (same process${Object.keys(r.processorSettings ?? {}).length ? `, ${Object.entries(r.processorSettings).map(([k, v]) => `${k}=${v}`).join(', ')}` : ''}) had every accepted event in the lake ${r.lakeCatchUp.seconds === null ? `**not within 120 s** (${r.lakeCatchUp.pendingAtEnd} pending)` : `${r.lakeCatchUp.seconds} s after the last response`}.`
+          : ''
+      }`,
       '',
       r.kafkaProducerPerformance
         ? `Bare broker ceiling, Kafka's own ProducerPerformance from the same jars against the same broker with the services stopped: **${r.kafkaProducerPerformance.recordsPerSec} records/s** (\`${r.kafkaProducerPerformance.command}\`).\n\n> ${r.kafkaProducerPerformance.summary}`
