@@ -30,7 +30,8 @@ export interface Config {
   processorSessionTimeoutMs: number;
   /**
    * Nice value (-20..19) of the processor's worker thread in the all-in-one mode (Linux). Above 0
-   * the HTTP path gets the CPU first under a burst while the processor catches up from Kafka.
+   * the HTTP path gets the CPU first under a burst while the processor catches up from Kafka;
+   * default 10 (docs/decisions.md).
    */
   processorThreadNice: number;
   logLevel: string;
@@ -82,7 +83,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     processorFlushMaxRows: int(env, 'PROCESSOR_FLUSH_MAX_ROWS', 10_000),
     processorFlushMaxDelayMs: int(env, 'PROCESSOR_FLUSH_MAX_DELAY_MS', 250),
     processorSessionTimeoutMs: int(env, 'PROCESSOR_SESSION_TIMEOUT_MS', 30_000, 6_000),
-    processorThreadNice: intBetween(env, 'PROCESSOR_THREAD_NICE', 0, -20, 19),
+    processorThreadNice: intBetween(env, 'PROCESSOR_THREAD_NICE', 10, -20, 19),
     logLevel: str(env, 'LOG_LEVEL') ?? 'info',
   };
 }
