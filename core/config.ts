@@ -81,7 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitReadPer15Minutes: int(env, 'RATE_LIMIT_READ_PER_15_MINUTES', 100),
     topicPartitions: int(env, 'KAFKA_TOPIC_PARTITIONS', 4),
     processorFlushMaxRows: int(env, 'PROCESSOR_FLUSH_MAX_ROWS', 10_000),
-    processorFlushMaxDelayMs: int(env, 'PROCESSOR_FLUSH_MAX_DELAY_MS', 250),
+    processorFlushMaxDelayMs: int(env, 'PROCESSOR_FLUSH_MAX_DELAY_MS', 500),
     processorSessionTimeoutMs: int(env, 'PROCESSOR_SESSION_TIMEOUT_MS', 30_000, 6_000),
     processorThreadNice: intBetween(env, 'PROCESSOR_THREAD_NICE', 10, -20, 19),
     logLevel: str(env, 'LOG_LEVEL') ?? 'info',

@@ -4,7 +4,9 @@
 // process: single events from 64 concurrent clients, then 1000-event batches. Prints and records
 // events/s, p50/p99 latency and peak memory, and Kafka's own ProducerPerformance ceiling against
 // the same broker for comparison. Writes bench/results/ingest.json and ingest.md.
-//   npx tsx bench/ingest/run.ts [--seconds 25] [--clients 64] [--batch-clients 4] [--batch-size 1000]
+// Run it as `npm run bench:ingest -- [options]`: that generates the routes (build output) and runs
+// node with the V8 flag `npm start` uses (--max-semi-space-size=32), so it measures the same server.
+//   npm run bench:ingest -- [--seconds 25] [--clients 64] [--batch-clients 4] [--batch-size 1000]
 //                               [--batch-seconds 20] [--services all|ingest] [--only single|batch]
 //                               [--database-url postgres://…] [--no-perf] [--no-write]
 import { spawn, spawnSync } from 'node:child_process';
@@ -243,7 +245,8 @@ async function main(): Promise<void> {
 
   const results = {
     date: startedAt.toISOString(),
-    command: `npx tsx bench/ingest/run.ts ${process.argv.slice(2).join(' ')}`.trim(),
+    command: `npm run bench:ingest -- ${process.argv.slice(2).join(' ')}`.trim(),
+    nodeFlags: process.execArgv.filter((a) => a.startsWith('--max-')),
     machine: {
       cpus: os.cpus().length,
       cpuModel: cpuModel(),
@@ -300,7 +303,7 @@ function row(name: string, x: any, target: string): string {
 }
 
 function markdown(runs: Record<string, any>): string {
-  const out = ['# Ingest benchmark', '', 'Written by `npx tsx bench/ingest/run.ts` (see the file header for options); the same data is in `ingest.json`.', ''];
+  const out = ['# Ingest benchmark', '', 'Written by `npm run bench:ingest` (see bench/ingest/run.ts for options); the same data is in `ingest.json`.', ''];
   for (const [label, r] of Object.entries(runs)) {
     const s = r.single;
     const b = r.batch;
@@ -311,7 +314,7 @@ function markdown(runs: Record<string, any>): string {
       '',
       `Machine: ${r.machine.cpus} cores (${r.machine.cpuModel}), ${r.machine.memoryGiB} GiB, Node ${r.machine.node}, Kafka ${r.machine.kafka}, ${r.machine.java}. Load average (1/5/15 min) ${r.machine.loadAverageAtStart} at start, ${r.machine.loadAverageAtEnd} at end. ${r.machine.note}`,
       '',
-      `Setup: ${r.setup.services} in one process on 127.0.0.1; control plane ${r.setup.controlPlane}; local single-node Kafka (acks=all, idempotent producer); dev schema registry. ${r.setup.rateLimitNote} Load generator: ${r.setup.loadGenerator}.`,
+      `Setup: ${r.setup.services} in one process on 127.0.0.1; control plane ${r.setup.controlPlane}; local single-node Kafka (acks=all, idempotent producer); dev schema registry. ${r.setup.rateLimitNote} Load generator: ${r.setup.loadGenerator}. Server node flags: ${(r.nodeFlags ?? []).join(' ') || 'none'}.`,
       '',
       '| Run | Events/s | Requests/s | p50 ms | p99 ms | max ms | Rejected | Server peak RSS MiB | Server event-loop busy | Events per group commit | Load generator CPU s | Target |',
       '|---|---|---|---|---|---|---|---|---|---|---|---|',
