@@ -35,7 +35,7 @@ export interface ProcessorOptions {
   topic?: string;
   /** Flush a partition at this many buffered rows. Default 10,000. */
   flushMaxRows?: number;
-  /** Flush a partition once its oldest unflushed record waited this long. Default 250 ms. */
+  /** Flush a partition once its oldest unflushed record waited this long. Default 250 ms; the services pass PROCESSOR_FLUSH_MAX_DELAY_MS (500 ms). */
   flushMaxDelayMs?: number;
   /** Compact a partition's small files at most this often. Default 15 s. */
   compactEveryMs?: number;
