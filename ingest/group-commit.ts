@@ -88,15 +88,15 @@ function unavailable(what: string): ServiceUnavailableError {
   return new ServiceUnavailableError(`${what}. Retry with the same idempotency_key: it is never counted or charged twice.`);
 }
 
-function groupBy<T>(items: T[], org: (t: T) => string): Array<[string, T[]]> {
+function groupBy<T>(items: T[], by: (t: T) => string): Array<[string, T[]]> {
   const m = new Map<string, T[]>();
   for (const it of items) {
-    const k = org(it);
+    const k = by(it);
     const list = m.get(k);
     if (list) list.push(it);
     else m.set(k, [it]);
   }
-  // Organizations in one order, so concurrent groups (other replicas) lock in one order.
+  // Keys (organizations, groups) in one order, so concurrent transactions lock in one order.
   return [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
@@ -301,13 +301,7 @@ export class GroupCommitter {
       endTimer();
     } catch (err) {
       this.logger.error({ err, events: batch.length }, 'Kafka publish failed; releasing the reservations');
-      const byGroup = new Map<string, Reserved[]>();
-      for (const r of batch) {
-        const list = byGroup.get(r.groupId);
-        if (list) list.push(r);
-        else byGroup.set(r.groupId, [r]);
-      }
-      for (const [groupId, list] of byGroup) await this.release(groupId, list);
+      for (const [groupId, list] of groupBy(batch, (r) => r.groupId)) await this.release(groupId, list);
       for (const r of batch) this.finish(r.entry, { ok: false, error: unavailable('Kafka cannot take events right now') });
       return;
     }

@@ -115,6 +115,9 @@ export async function writeIngestGroup(tx: Queryable, group: IngestGroup): Promi
   return true;
 }
 
+/** A ledger row as the state view shows it (payload cut from its group's blob while reserved). */
+const LEDGER_ROW = `idempotency_key, event_id, flag_reason, group_id::text AS group_id, payload_offset, payload_length, state, payload`;
+
 interface ExistingRow {
   idempotency_key: string;
   event_id: string;
@@ -173,7 +176,7 @@ export async function reserveEvents(
     // before this call. A separate statement: its snapshot includes rows committed while the
     // INSERT waited.
     const found = await tx.query<ExistingRow>(
-      `SELECT idempotency_key, event_id, flag_reason, group_id::text AS group_id, payload_offset, payload_length, state, payload
+      `SELECT ${LEDGER_ROW}
          FROM ingest_ledger_states
         WHERE organization_id = $1 AND idempotency_key = ANY($2::text[])
           AND (group_id IS DISTINCT FROM $3::bigint OR payload_offset < $4)`,
@@ -226,7 +229,7 @@ async function adoptExisting(
     // Released meanwhile (deleted, credit refunded): see the vanished case in reserveEvents.
     if (locked.length < elsewhere.length) throw new Error('ledger row for an idempotency key vanished during reservation; retry');
     const again = await tx.query<ExistingRow>(
-      `SELECT idempotency_key, event_id, flag_reason, group_id::text AS group_id, payload_offset, payload_length, state, payload
+      `SELECT ${LEDGER_ROW}
          FROM ingest_ledger_states
         WHERE organization_id = $1 AND idempotency_key = ANY($2::text[])`,
       [organizationId, elsewhere],

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { ControlDb, Queryable } from './db.js';
-import { toError, withBuffers, type ErrorFields } from './thread-values.js';
+import { PendingStatements, toError, type StatementReply } from './thread-values.js';
 
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -55,38 +55,25 @@ db.waitReady.then(
 );
 `;
 
-interface Reply {
-  id?: number;
-  rows?: Array<Record<string, unknown>>;
-  error?: ErrorFields;
-  ready?: boolean;
-  fatal?: { message: string };
-}
+/** A statement's reply, or the thread's start-up outcome. */
+type Reply = StatementReply | { ready: true } | { fatal: { message: string } };
 
 /** Opens PGlite in `dir` (null: in memory) on its own thread. */
 export async function openPgliteThread(dir: string | null): Promise<ControlDb> {
   if (dir) fs.mkdirSync(path.dirname(dir), { recursive: true });
   const pglitePath = createRequire(import.meta.url).resolve('@electric-sql/pglite');
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { dir, pglitePath } });
-  const pending = new Map<number, { resolve: (rows: Array<Record<string, unknown>>) => void; reject: (e: Error) => void }>();
-  let nextId = 1;
-  let failure: Error | null = null;
+  const statements = new PendingStatements((m) => worker.postMessage(m));
 
   const ready = new Promise<void>((resolve, reject) => {
     worker.on('message', (m: Reply) => {
-      if (m.ready) return resolve();
-      if (m.fatal) return reject(toError(m.fatal));
-      const p = pending.get(m.id!);
-      if (!p) return;
-      pending.delete(m.id!);
-      if (m.error) p.reject(toError(m.error));
-      else p.resolve(m.rows ?? []);
+      if ('ready' in m) return resolve();
+      if ('fatal' in m) return reject(toError(m.fatal));
+      statements.settle(m);
     });
     const fail = (err: Error) => {
-      failure = err;
       reject(err);
-      for (const p of pending.values()) p.reject(err);
-      pending.clear();
+      statements.failAll(err);
     };
     worker.on('error', fail);
     worker.on('exit', (code) => fail(new Error(`the PGlite thread exited (code ${code})`)));
@@ -98,13 +85,7 @@ export async function openPgliteThread(dir: string | null): Promise<ControlDb> {
     throw err;
   }
 
-  const send = (msg: { op: 'query' | 'exec' | 'close'; sql?: string; params?: unknown[]; begin?: boolean }) =>
-    new Promise<Array<Record<string, unknown>>>((resolve, reject) => {
-      if (failure) return reject(failure);
-      const id = nextId++;
-      pending.set(id, { resolve, reject });
-      worker.postMessage({ ...msg, id });
-    });
+  const send = (msg: { op: 'query' | 'exec' | 'close'; sql?: string; params?: unknown[]; begin?: boolean }) => statements.send(msg);
 
   // One connection: a transaction holds it until it ends; everything else queues behind it.
   let held: Promise<void> = Promise.resolve();
@@ -124,7 +105,7 @@ export async function openPgliteThread(dir: string | null): Promise<ControlDb> {
     async query<T>(sql: string, params?: unknown[]) {
       const begin = tx.pending;
       tx.pending = false;
-      return withBuffers<T>(await send({ op: 'query', sql, params, begin }));
+      return (await send({ op: 'query', sql, params, begin })) as T[];
     },
     async exec(sql: string) {
       const begin = tx.pending;

@@ -36,3 +36,49 @@ export function withBuffers<T>(rows: Array<Record<string, unknown>>): T[] {
 export function paramsWithBuffers(params: unknown[] | undefined): unknown[] | undefined {
   return params?.map(asBuffer);
 }
+
+/** A statement's answer coming back across the boundary: its rows, or its error's fields. */
+export interface StatementReply {
+  id: number;
+  rows?: Array<Record<string, unknown>>;
+  error?: ErrorFields;
+}
+
+/**
+ * The asking side of statements sent across a thread boundary: numbers each request, settles it
+ * when its reply arrives, and fails every waiting one (and all later ones) once the other side is
+ * gone. Used by the PGlite thread's client and by the control-plane port.
+ */
+export class PendingStatements {
+  private readonly pending = new Map<number, { resolve: (rows: Array<Record<string, unknown>>) => void; reject: (e: Error) => void }>();
+  private nextId = 1;
+  private failure: Error | null = null;
+
+  constructor(private readonly post: (message: { id: number }) => void) {}
+
+  /** Posts `message` with a fresh id; resolves with the rows of its reply (bytea as Buffers). */
+  send<M extends object>(message: M): Promise<Array<Record<string, unknown>>> {
+    return new Promise((resolve, reject) => {
+      if (this.failure) return reject(this.failure);
+      const id = this.nextId++;
+      this.pending.set(id, { resolve, reject });
+      this.post({ ...message, id });
+    });
+  }
+
+  /** Settles the request a reply answers (replies to unknown ids are ignored). */
+  settle(reply: StatementReply): void {
+    const p = this.pending.get(reply.id);
+    if (!p) return;
+    this.pending.delete(reply.id);
+    if (reply.error) p.reject(toError(reply.error));
+    else p.resolve(withBuffers(reply.rows ?? []));
+  }
+
+  /** The other side is gone: every waiting and later request fails with the first such error. */
+  failAll(err: Error): void {
+    this.failure ??= err;
+    for (const p of this.pending.values()) p.reject(err);
+    this.pending.clear();
+  }
+}
