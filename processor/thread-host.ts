@@ -21,7 +21,11 @@ export interface ProcessorThreadData {
 }
 
 /** Host → worker. */
-export type HostMessage = { type: 'stop' } | { type: 'metrics'; id: number };
+export type HostMessage =
+  | { type: 'stop' }
+  | { type: 'metrics'; id: number }
+  /** Tests: the worker throws an uncaught error, as a bug would, to exercise the restart. */
+  | { type: 'crash' };
 
 /** Worker → host. */
 export type ThreadMessage =

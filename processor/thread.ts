@@ -53,8 +53,30 @@ const started: Promise<RunningProcessor | null> = import('./service.js')
     },
   );
 
+// A bug that escapes (an uncaught exception or rejection) ends this thread, and the host starts a
+// new one. The processor is stopped first, DuckDB closed with it: a thread torn down while
+// node-api DuckDB work is in flight aborts the whole process ("terminate called after throwing
+// Napi::Error"). The lake's exactly-once rule makes the replacement safe either way.
+let dying = false;
+function die(err: unknown): void {
+  if (dying) return;
+  dying = true;
+  logger.error({ err }, 'processor thread failed; stopping the processor before the thread exits');
+  const giveUp = new Promise<void>((resolve) => setTimeout(resolve, 10_000));
+  void Promise.race([started.then((running) => running?.stop()).catch(() => undefined), giveUp]).finally(() => {
+    db.close();
+    process.exit(1);
+  });
+}
+process.on('uncaughtException', die);
+process.on('unhandledRejection', die);
+
 port.on('message', (m: HostMessage) => {
-  if (m.type === 'metrics') {
+  if (m.type === 'crash') {
+    setImmediate(() => {
+      throw new Error('processor thread crash requested by the host (tests)');
+    });
+  } else if (m.type === 'metrics') {
     threadOwnMetrics().then(
       (text) => post({ type: 'metrics', id: m.id, text }),
       () => post({ type: 'metrics', id: m.id, text: '' }),
