@@ -16,6 +16,6 @@ COPY package.json ./
 COPY schemas ./schemas
 COPY openapi ./openapi
 COPY core/control/migrations ./core/control/migrations
-COPY core/ratecards/standard-rate-cards.json ./core/ratecards/standard-rate-cards.json
+COPY pricing/standard-rate-cards.json ./pricing/standard-rate-cards.json
 USER node
 CMD ["node", "dist/api/main.js"]

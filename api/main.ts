@@ -1,18 +1,18 @@
-// Distributed mode: the api service alone (DATABASE_URL, LAKE_DIR).
+// Distributed mode: the api component alone in its own process (DATABASE_URL, LAKE_DIR).
 import { loadConfig } from '../core/config.js';
 import { loadInstanceSecrets } from '../core/instance-secrets.js';
 import { createLogger } from '../core/logger.js';
-import { hostServices, stopOnSignals } from '../core/process-host.js';
-import { startApi } from './service.js';
+import { hostComponents, stopOnSignals } from '../core/process-host.js';
+import { startApi } from './component.js';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel, 'api');
-const host = await hostServices({
+const host = await hostComponents({
   config,
   secrets: loadInstanceSecrets(config),
   logger,
   infra: { kafkaBrokers: config.kafkaBrokers, schemaRegistryUrl: config.schemaRegistryUrl },
-  services: [startApi],
+  components: [startApi],
 });
 stopOnSignals(host, logger);
 logger.info({ url: host.url }, 'api listening');

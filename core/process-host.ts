@@ -1,5 +1,5 @@
-// Runs one or more services in this process on one HTTP port: opens the AppContext, starts each
-// service (which may add routes and background work), serves, and on SIGINT/SIGTERM stops
+// Runs one or more components (ingest, processor, api) in this process on one HTTP port: opens the AppContext, starts each
+// component (which may add routes and background work), serves, and on SIGINT/SIGTERM stops
 // everything in reverse order so no child process (broker, JVM) or open file is left behind.
 import type { Server } from 'node:http';
 import type { AppContext } from './app-context.js';
@@ -9,19 +9,19 @@ import { createHttpApp, type RegisterRoutes } from './http/app.js';
 import type { InstanceSecrets } from './instance-secrets.js';
 import type { Logger } from './logger.js';
 
-/** Addresses of the shared infrastructure a service may need. */
+/** Addresses of the shared infrastructure a component may need. */
 export interface Infra {
   kafkaBrokers: string[] | null;
   schemaRegistryUrl: string | null;
 }
 
-export interface RunningService {
+export interface RunningComponent {
   name: string;
   routes?: RegisterRoutes;
   stop(): Promise<void>;
 }
 
-export type StartService = (ctx: AppContext, infra: Infra) => Promise<RunningService>;
+export type StartComponent = (ctx: AppContext, infra: Infra) => Promise<RunningComponent>;
 
 export interface Host {
   ctx: AppContext;
@@ -30,25 +30,25 @@ export interface Host {
   stop(): Promise<void>;
 }
 
-export async function hostServices(opts: {
+export async function hostComponents(opts: {
   config: Config;
   secrets: InstanceSecrets;
   logger: Logger;
   infra: Infra;
-  services: StartService[];
-  /** Extra cleanups run after the services stop (e.g. the embedded broker). */
+  components: StartComponent[];
+  /** Extra cleanups run after the components stop (e.g. the embedded broker). */
   onStop?: Array<() => Promise<void>>;
 }): Promise<Host> {
   const { config, logger } = opts;
   const ctx = await openAppContext(config, opts.secrets, logger);
-  const running: RunningService[] = [];
+  const running: RunningComponent[] = [];
   const stopAll = async () => {
     for (const s of running.reverse()) await s.stop().catch((err) => logger.error({ err, service: s.name }, 'stop failed'));
     await ctx.db.close().catch(() => undefined);
     for (const f of opts.onStop ?? []) await f().catch((err) => logger.error({ err }, 'cleanup failed'));
   };
   try {
-    for (const start of opts.services) running.push(await start(ctx, opts.infra));
+    for (const start of opts.components) running.push(await start(ctx, opts.infra));
   } catch (err) {
     await stopAll();
     throw err;

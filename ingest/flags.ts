@@ -1,7 +1,7 @@
 // Why an accepted event needs attention (spec "States and transitions": accepted_flagged). Pure:
 // the event, the time it was received and the organization's rates in; the flag reason, or null.
-// Rate matching is core/pricing's, so ingest flags exactly what the processor cannot price.
-import { missingRateReason, type PricingRates, type RateQuery } from '../core/pricing/price-event.js';
+// Rate matching is pricing/'s, so ingest flags exactly what the processor cannot price.
+import { missingRateReason, type PricingRates, type RateQuery } from '../pricing/price-event.js';
 
 export const MAX_AGE_MS = 24 * 60 * 60 * 1000;
 export const MAX_FUTURE_MS = 60 * 1000;

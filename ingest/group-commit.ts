@@ -21,7 +21,7 @@ import {
   reserveEvents,
   writeIngestGroup,
   type IngestGroup,
-} from '../core/control/ingest-ledger.js';
+} from './ingest-ledger.store.js';
 import { InsufficientCreditsError, ServiceUnavailableError, type AppError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { EventPublisher } from './event-publisher.js';

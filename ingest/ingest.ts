@@ -4,7 +4,7 @@
 import type { AuthContext } from '../core/auth/scopes.js';
 import { SubscriptionInactiveError } from '../core/errors.js';
 import { endUserIdFor, eventIdFor } from '../core/ids.js';
-import type { RateBook } from '../core/pricing/rate-book.js';
+import type { RateBook } from '../pricing/rate-book.js';
 import type { UsageEventCodec } from '../core/registry/usage-event-codec.js';
 import type { UsageEvent } from '../schemas/usage-event.js';
 import { flagReasonFor } from './flags.js';

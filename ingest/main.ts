@@ -1,21 +1,21 @@
-// Distributed mode: the ingest service alone (KAFKA_BROKERS, SCHEMA_REGISTRY_URL, DATABASE_URL).
+// Distributed mode: the ingest component alone in its own process (KAFKA_BROKERS, SCHEMA_REGISTRY_URL, DATABASE_URL).
 // MARGINAL_INGEST_PUBLISH_DELAY_MS (tests only) pauses every group between its reservation and
 // its publish, so a crash test can kill the process in that window.
 import { loadConfig } from '../core/config.js';
 import { loadInstanceSecrets } from '../core/instance-secrets.js';
 import { createLogger } from '../core/logger.js';
-import { hostServices, stopOnSignals } from '../core/process-host.js';
-import { createIngest } from './service.js';
+import { hostComponents, stopOnSignals } from '../core/process-host.js';
+import { createIngest } from './component.js';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel, 'ingest');
 const publishDelayMs = Number(process.env.MARGINAL_INGEST_PUBLISH_DELAY_MS ?? 0);
-const host = await hostServices({
+const host = await hostComponents({
   config,
   secrets: loadInstanceSecrets(config),
   logger,
   infra: { kafkaBrokers: config.kafkaBrokers, schemaRegistryUrl: config.schemaRegistryUrl },
-  services: [
+  components: [
     createIngest(
       publishDelayMs > 0 ? { groupCommit: { beforePublish: () => new Promise((r) => setTimeout(r, publishDelayMs)) } } : {},
     ),

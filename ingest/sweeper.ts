@@ -5,7 +5,7 @@
 // already be in Kafka; the processor drops the repeat by event_id, so re-publishing is always safe
 // and a 202 is never lost.
 import type { ControlDb } from '../core/control/db.js';
-import { listGroupRecords, listStrandedGroups, markGroupsPublished, type StrandedReservation } from '../core/control/ingest-ledger.js';
+import { listGroupRecords, listStrandedGroups, markGroupsPublished, type StrandedReservation } from './ingest-ledger.store.js';
 import type { Logger } from '../core/logger.js';
 import type { EventPublisher } from './event-publisher.js';
 import { sweptEvents } from './ingest-metrics.js';

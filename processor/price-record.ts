@@ -5,7 +5,7 @@
 // retry can cure (the registry or the control plane unreachable) are thrown.
 import { isUuid } from '../core/ids.js';
 import type { LakeEventRow } from '../core/lake/events-schema.js';
-import { priceEvent, type PricingRates } from '../core/pricing/price-event.js';
+import { priceEvent, type PricingRates } from '../pricing/price-event.js';
 import { UndecodableEventError, type UsageEventCodec } from '../core/registry/usage-event-codec.js';
 import type { DeadLetter } from './dlq.js';
 import { costFits, failedLakeRow, toLakeRow, undecodableLakeRow, unstorableFields, type RecordPosition } from './to-lake-row.js';

@@ -10,10 +10,10 @@
 // old rates is in the lake before the rewrite reads it, and every row priced after uses the new
 // rates; none can slip between the two as a stale pending row.
 import type { Queryable } from '../core/control/db.js';
-import { listRatesVersions } from '../core/control/rate-cards.js';
+import { listRatesVersions } from '../pricing/rate-cards.store.js';
 import type { Logger } from '../core/logger.js';
-import { priceEvent, type PricingRates } from '../core/pricing/price-event.js';
-import type { RateBook } from '../core/pricing/rate-book.js';
+import { priceEvent, type PricingRates } from '../pricing/price-event.js';
+import type { RateBook } from '../pricing/rate-book.js';
 import { LakeFencedError, type LakeWriter, type PartitionManifestView } from './lake/lake-writer.js';
 import { repricedEvents, repricingDuration } from './metrics.js';
 import type { PartitionWorker } from './partition-worker.js';

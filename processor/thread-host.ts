@@ -10,7 +10,7 @@ import { serveQueryable } from '../core/control/db-port.js';
 import { toError, type ErrorFields } from '../core/control/thread-values.js';
 import type { Logger } from '../core/logger.js';
 import { addMetricsSource } from '../core/metrics.js';
-import type { Infra, RunningService, StartService } from '../core/process-host.js';
+import type { Infra, RunningComponent, StartComponent } from '../core/process-host.js';
 
 /** What the worker receives at start (dbPort is transferred). */
 export interface ProcessorThreadData {
@@ -43,7 +43,7 @@ export interface ProcessorThreadOptions {
   metricsTimeoutMs?: number;
 }
 
-export interface ProcessorThreadService extends RunningService {
+export interface ProcessorThreadComponent extends RunningComponent {
   /** The current worker, null between a death and its replacement (tests kill it through this). */
   worker(): Worker | null;
   /** Workers started so far (1 + restarts). */
@@ -66,12 +66,12 @@ function spawnWorker(workerData: ProcessorThreadData, transferList: MessagePort[
   return new Worker(source, { eval: true, workerData, transferList });
 }
 
-export function processorThread(opts: ProcessorThreadOptions = {}): StartService {
+export function processorThread(opts: ProcessorThreadOptions = {}): StartComponent {
   const stopTimeoutMs = opts.stopTimeoutMs ?? 60_000;
   const firstRestartDelayMs = opts.restartDelayMs ?? 1_000;
   const metricsTimeoutMs = opts.metricsTimeoutMs ?? 5_000;
 
-  return async (ctx, infra): Promise<ProcessorThreadService> => {
+  return async (ctx, infra): Promise<ProcessorThreadComponent> => {
     const logger: Logger = ctx.logger.child({ service: 'processor' });
     let current: Worker | null = null;
     let starts = 0;
@@ -203,4 +203,4 @@ export function processorThread(opts: ProcessorThreadOptions = {}): StartService
 }
 
 /** The all-in-one processor: on a worker thread, with the host's control plane. */
-export const startProcessorThread: StartService = processorThread();
+export const startProcessorThread: StartComponent = processorThread();

@@ -13,7 +13,7 @@ import { queryableOverPort } from '../core/control/db-port.js';
 import { errorFields } from '../core/control/thread-values.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import { threadOwnMetrics } from '../core/metrics.js';
-import type { RunningProcessor } from './service.js';
+import type { RunningProcessor } from './component.js';
 import type { HostMessage, ProcessorThreadData, ThreadMessage } from './thread-host.js';
 
 if (!parentPort) throw new Error('processor/thread.ts runs only as a worker thread');
@@ -39,7 +39,7 @@ setThreadNice(data.config.processorThreadNice, logger);
 
 const db = queryableOverPort(data.dbPort);
 // Imported only now, so nothing of the processor runs before the nice value is set.
-const started: Promise<RunningProcessor | null> = import('./service.js')
+const started: Promise<RunningProcessor | null> = import('./component.js')
   .then(({ runProcessor }) => runProcessor({ config: data.config, db, logger }, data.infra))
   .then(
     (running) => {

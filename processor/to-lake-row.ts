@@ -6,7 +6,7 @@
 import { eventIdFor } from '../core/ids.js';
 import type { EventStatus, LakeEventRow } from '../core/lake/events-schema.js';
 import { isDecimalString } from '../core/money.js';
-import type { PriceableEvent, PricedCost } from '../core/pricing/price-event.js';
+import type { PriceableEvent, PricedCost } from '../pricing/price-event.js';
 import type { UsageEvent } from '../schemas/usage-event.js';
 
 /** Where a record sat in Kafka and when the processor priced it. */

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { loadConfig } from '../core/config.js';
 import { loadInstanceSecrets } from '../core/instance-secrets.js';
 import { createLogger } from '../core/logger.js';
-import { hostServices, stopOnSignals } from '../core/process-host.js';
-import { allInOneServices } from './all-in-one-services.js';
+import { hostComponents, stopOnSignals } from '../core/process-host.js';
+import { allInOneComponents } from './all-in-one-components.js';
 import { startBroker } from './kafka/broker.js';
 import { startSchemaRegistry } from './schema-registry/server.js';
 
@@ -37,12 +37,12 @@ try {
     cleanups.push(registry.stop);
     schemaRegistryUrl = registry.url;
   }
-  const host = await hostServices({
+  const host = await hostComponents({
     config,
     secrets,
     logger,
     infra: { kafkaBrokers, schemaRegistryUrl },
-    services: allInOneServices,
+    components: allInOneComponents,
     onStop: cleanups,
   });
   stopOnSignals(host, logger);

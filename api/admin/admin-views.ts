@@ -6,7 +6,7 @@ import type { ApiKeyRecord, IssuedApiKey } from '../../core/control/api-keys.js'
 import type { CreditGrant } from '../../core/control/credits.js';
 import type { DimensionDefinition } from '../../core/control/dimensions.js';
 import type { Organization } from '../../core/control/organizations.js';
-import type { RateCard, UnitRate } from '../../core/control/rate-cards.js';
+import type { RateCard, UnitRate } from '../../pricing/rate-cards.store.js';
 import type { Subscription, SubscriptionStatus } from '../../core/control/subscriptions.js';
 import { Big } from '../../core/money.js';
 

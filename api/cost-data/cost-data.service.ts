@@ -1,5 +1,5 @@
 // /cost-data: reads the lake and the control plane for one organization and applies the rules.
-import { countLedgerEvents } from '../../core/control/ingest-ledger-counts.js';
+import { countLedgerEvents } from '../../ingest/ingest-ledger-counts.store.js';
 import { listEndUsers } from '../../core/control/end-users.js';
 import { ValidationError } from '../../core/errors.js';
 import { formatMoney } from '../../core/money.js';

@@ -6,7 +6,7 @@ import type { Request } from 'express';
 import { appContext, service } from '../../core/app-context.js';
 import type { ControlDb } from '../../core/control/db.js';
 import { authOf } from '../../core/http/authentication.js';
-import type { RateBook } from '../../core/pricing/rate-book.js';
+import type { RateBook } from '../../pricing/rate-book.js';
 import type { LakeQuery } from './lake-query.js';
 
 export interface ReadContext {

@@ -1,15 +1,15 @@
 // /margin-data: revenue records of active connections (control plane) and completed costs (lake)
 // for one organization, handed to the margin rules. Ranges are capped at 12 months (422).
 import { isUuid } from '../../core/ids.js';
-import { listRevenueConnections } from '../../core/control/revenue.js';
+import { listRevenueConnections } from '../../revenue/revenue.store.js';
 import { ValidationError } from '../../core/errors.js';
 import { adaptiveGranularity, assertMaxMonths, parseDateRange, type DateRange } from '../../core/time.js';
 import { columnKey, queryCostBuckets, queryCostGroups } from '../costs/costs.queries.js';
 import type { ReadContext } from '../lake/read-context.js';
 import { marginByEndUser, marginOrgTotal, marginTrend, type EndUserCost, type EndUserIdentity, type MarginCosts, type MarginRevenueRecord } from './margin.js';
 import type { MarginByEndUser, MarginSummary, MarginTrend } from './margin.types.js';
-import { isRecognizedIn } from './recognize-revenue.js';
-import { cachedRevenue } from './revenue-cache.js';
+import { isRecognizedIn } from '../../revenue/recognize-revenue.js';
+import { cachedRevenue } from '../../revenue/revenue-cache.js';
 
 /** The spec's margin date range: both dates, start before end, at most 12 months. */
 function marginRange(startDate: string, endDate: string): DateRange {

@@ -4,7 +4,7 @@
 import { Big, formatMoney, toBig } from '../../core/money.js';
 import { bucketStarts, nextBucket, type DateRange, type Granularity } from '../../core/time.js';
 import { marginFigures } from './profitability.js';
-import { isRecognizedIn, recognizeRevenue, type RecognizableRevenue } from './recognize-revenue.js';
+import { isRecognizedIn, recognizeRevenue, type RecognizableRevenue } from '../../revenue/recognize-revenue.js';
 import type { EndUserMarginRow, MarginByEndUser, MarginOrgTotal, MarginTrend, MarginWarning } from './margin.types.js';
 
 /** A revenue record of an active source, with its end user resolved. */

@@ -14,7 +14,7 @@ import os from 'node:os';
 import { issueApiKey } from '../../core/control/api-keys.js';
 import { upsertEndUsers } from '../../core/control/end-users.js';
 import { createOrganization } from '../../core/control/organizations.js';
-import { importRevenueRecords, type RevenueRecordInput } from '../../core/control/revenue.js';
+import { importRevenueRecords, type RevenueRecordInput } from '../../revenue/revenue.store.js';
 import { endUserIdFor } from '../../core/ids.js';
 import type { LakeEventRow } from '../../core/lake/events-schema.js';
 import { fromRoot } from '../../core/paths.js';

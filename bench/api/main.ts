@@ -21,7 +21,7 @@ import { upsertEndUsers } from '../../core/control/end-users.js';
 import { createOrganization } from '../../core/control/organizations.js';
 import { SCOPES } from '../../core/auth/scopes.js';
 import { fromRoot } from '../../core/paths.js';
-import { RateBook } from '../../core/pricing/rate-book.js';
+import { RateBook } from '../../pricing/rate-book.js';
 import { log, readBenchOptions, startSyntheticLakeHost } from './synthetic-lake-host.js';
 import { writeSyntheticLake, type OrgPlan } from './synthetic-lake.js';
 

@@ -6,11 +6,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { apiService, type ApiServiceOptions } from '../../api/service.js';
+import { apiComponent, type ApiComponentOptions } from '../../api/component.js';
 import { loadConfig, type Config } from '../../core/config.js';
 import { loadInstanceSecrets } from '../../core/instance-secrets.js';
 import { createLogger } from '../../core/logger.js';
-import { hostServices, type Host } from '../../core/process-host.js';
+import { hostComponents, type Host } from '../../core/process-host.js';
 
 export const log = (msg: string) => console.log(`[bench] ${msg}`);
 
@@ -56,16 +56,16 @@ export interface SyntheticLakeHost {
   stop(): Promise<void>;
 }
 
-export async function startSyntheticLakeHost(opts: { label: string; dataDir: string | undefined; api: ApiServiceOptions }): Promise<SyntheticLakeHost> {
+export async function startSyntheticLakeHost(opts: { label: string; dataDir: string | undefined; api: ApiComponentOptions }): Promise<SyntheticLakeHost> {
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), `marginal-${opts.label}-`));
   fs.mkdirSync(dataDir, { recursive: true });
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', RATE_LIMIT_READ_PER_15_MINUTES: '1000000000' });
-  const host = await hostServices({
+  const host = await hostComponents({
     config,
     secrets: loadInstanceSecrets(config),
     logger: createLogger('warn', opts.label),
     infra: { kafkaBrokers: null, schemaRegistryUrl: null },
-    services: [apiService(opts.api)],
+    components: [apiComponent(opts.api)],
   });
   return {
     host,

@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { startApi } from '../../api/service.js';
+import { startApi } from '../../api/component.js';
 import { issueApiKey } from '../../core/control/api-keys.js';
 import { getCreditBalance, grantCredits } from '../../core/control/credits.js';
 import { createOrganization } from '../../core/control/organizations.js';
@@ -23,9 +23,9 @@ import { loadConfig } from '../../core/config.js';
 import { loadInstanceSecrets } from '../../core/instance-secrets.js';
 import { createLogger } from '../../core/logger.js';
 import { fromRoot, projectRoot } from '../../core/paths.js';
-import { hostServices, type Host } from '../../core/process-host.js';
-import { startIngest } from '../../ingest/service.js';
-import { allInOneServices } from '../../scripts/all-in-one-services.js';
+import { hostComponents, type Host } from '../../core/process-host.js';
+import { startIngest } from '../../ingest/component.js';
+import { allInOneComponents } from '../../scripts/all-in-one-components.js';
 import { findFreePort, kafkaVersion, startBroker } from '../../scripts/kafka/broker.js';
 import { runProducerPerf } from '../../scripts/kafka/perf.js';
 import { startSchemaRegistry } from '../../scripts/schema-registry/server.js';
@@ -50,8 +50,8 @@ const CLIENTS = Number(values.clients);
 const BATCH_CLIENTS = Number(values['batch-clients']);
 const BATCH_SIZE = Number(values['batch-size']);
 const BATCH_SECONDS = Number(values['batch-seconds']);
-const SERVICES = values.services === 'ingest' ? [startIngest, startApi] : allInOneServices;
-const SERVICE_NAMES = values.services === 'ingest' ? 'ingest + api' : 'all-in-one (scripts/all-in-one-services.ts)';
+const SERVICES = values.services === 'ingest' ? [startIngest, startApi] : allInOneComponents;
+const SERVICE_NAMES = values.services === 'ingest' ? 'ingest + api' : 'all-in-one (scripts/all-in-one-components.ts)';
 // The bench measures throughput, not the per-key limit (100/min by default).
 const RATE_LIMIT = '1000000000';
 const CREDITS = 50_000_000;
@@ -159,12 +159,12 @@ async function main(): Promise<void> {
     ...(values['database-url'] ? { DATABASE_URL: values['database-url'] } : {}),
   });
   const logger = createLogger('warn', 'bench');
-  const host: Host = await hostServices({
+  const host: Host = await hostComponents({
     config,
     secrets: loadInstanceSecrets(config),
     logger,
     infra: { kafkaBrokers: broker.brokers, schemaRegistryUrl: registry.url },
-    services: SERVICES,
+    components: SERVICES,
   });
   cleanups.unshift(host.stop);
   log(`services (${SERVICE_NAMES}) at ${host.url}; broker ${broker.brokers.join(',')}`);
@@ -200,7 +200,7 @@ async function main(): Promise<void> {
   // With the processor in this process: how long after the last batch the lake held every
   // accepted event (status_counts.pending 0), i.e. how far pricing lagged behind the burst.
   let lakeCatchUp: { seconds: number | null; pendingAtEnd: number } | null = null;
-  if (SERVICES === allInOneServices) {
+  if (SERVICES === allInOneComponents) {
     const t0 = Date.now();
     let pending = -1;
     while (Date.now() - t0 < 120_000) {

@@ -36,7 +36,7 @@ import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 import { createLogger } from '../../core/logger.js';
 import { registry as metricsRegistry } from '../../core/metrics.js';
 import { fromRoot } from '../../core/paths.js';
-import { RateBook } from '../../core/pricing/rate-book.js';
+import { RateBook } from '../../pricing/rate-book.js';
 import { createUsageEventCodec } from '../../core/registry/usage-event-codec.js';
 import { Processor } from '../../processor/consumer.js';
 import { DeadLetterQueue } from '../../processor/dlq.js';

@@ -29,7 +29,7 @@ import {
   type IngestGroup,
   type Reservation,
   type ReservationInput,
-} from '../../core/control/ingest-ledger.js';
+} from '../../ingest/ingest-ledger.store.js';
 import { loadMigrations, migrate } from '../../core/control/migrate.js';
 import { createOrganization, getOrganization } from '../../core/control/organizations.js';
 import {
@@ -39,14 +39,14 @@ import {
   listRateCards,
   listRatesVersions,
   listUnitRates,
-} from '../../core/control/rate-cards.js';
+} from '../../pricing/rate-cards.store.js';
 import {
   getRevenueConnection,
   hasActiveRevenueConnection,
   importRevenueRecords,
   listRevenueRecords,
   upsertRevenueConnection,
-} from '../../core/control/revenue.js';
+} from '../../revenue/revenue.store.js';
 import {
   createSubscription,
   getActiveSubscription,

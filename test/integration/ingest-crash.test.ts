@@ -7,11 +7,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { v5 as uuidv5 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startApi } from '../../api/service.js';
+import { startApi } from '../../api/component.js';
 import { getCreditBalance } from '../../core/control/credits.js';
 import type { ControlDb } from '../../core/control/db.js';
 import { projectRoot } from '../../core/paths.js';
-import { createIngest } from '../../ingest/service.js';
+import { createIngest } from '../../ingest/component.js';
 import { findFreePort, startBroker, type RunningBroker } from '../../scripts/kafka/broker.js';
 import { createTestTenant, openFreshControlDb, TEST_MASTER_KEY, testPostgresUrl, type FreshControlDb } from '../support/control-db.js';
 import { startTestHost, type TestHost } from '../support/http.js';
@@ -54,7 +54,7 @@ describe('Kafka unavailable', () => {
     port = await findFreePort();
     broker = await startBroker({ port, dataDir: path.join(dataDir, 'kafka') });
     host = await startTestHost({
-      services: [createIngest(), startApi],
+      components: [createIngest(), startApi],
       infra: { kafkaBrokers: broker.brokers, schemaRegistryUrl: registryUrl },
     });
   });
@@ -123,7 +123,7 @@ describe('a publish slower than the stranded age', () => {
     reader = await UsageEventTopicReader.start(brokers, registryUrl);
     // Every publish waits 2 s while the sweeper, every 200 ms, takes groups older than 300 ms.
     host = await startTestHost({
-      services: [
+      components: [
         createIngest({
           groupCommit: { beforePublish: () => sleep(2_000) },
           sweeper: { intervalMs: 200, strandedAfterMs: 300 },
@@ -237,7 +237,7 @@ describe.skipIf(!testPostgresUrl())('ingest killed between reservation and publi
 
     host = await startTestHost({
       databaseUrl: database.url,
-      services: [createIngest({ sweeper: { intervalMs: 200, strandedAfterMs: 1_000 } })],
+      components: [createIngest({ sweeper: { intervalMs: 200, strandedAfterMs: 1_000 } })],
       infra: { kafkaBrokers: brokers, schemaRegistryUrl: registryUrl },
     });
     await waitFor('the sweeper', async () => (await ledgerRows(database.db, t.organizationId))[0]?.state === 'published');

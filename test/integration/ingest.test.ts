@@ -3,12 +3,12 @@
 // key must appear exactly once on the usage-events topic, decoded through the registry.
 import { v5 as uuidv5 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startApi } from '../../api/service.js';
+import { startApi } from '../../api/component.js';
 import { getCreditBalance, grantCredits } from '../../core/control/credits.js';
 import { createDimension } from '../../core/control/dimensions.js';
-import { createRateCard } from '../../core/control/rate-cards.js';
+import { createRateCard } from '../../pricing/rate-cards.store.js';
 import { createSubscription, listSubscriptions, setSubscriptionStatus } from '../../core/control/subscriptions.js';
-import { createIngest } from '../../ingest/service.js';
+import { createIngest } from '../../ingest/component.js';
 import { createTestTenant, type TestTenant } from '../support/control-db.js';
 import { http, startTestHost, type TestHost } from '../support/http.js';
 import { signedPost, UsageEventTopicReader } from '../support/ingest-harness.js';
@@ -59,7 +59,7 @@ function expectRateLimitHeaders(headers: Headers, limit: string): void {
 
 beforeAll(async () => {
   host = await startTestHost({
-    services: [createIngest({ settingsTtlMs: 100, sweeper: { intervalMs: 60_000 } }), startApi],
+    components: [createIngest({ settingsTtlMs: 100, sweeper: { intervalMs: 60_000 } }), startApi],
     infra: { kafkaBrokers: brokers, schemaRegistryUrl: registryUrl },
     env: { RATE_LIMIT_INGEST_PER_MINUTE: '10000' },
   });
@@ -449,7 +449,7 @@ describe('rate limit', () => {
   let small: TestHost;
   beforeAll(async () => {
     small = await startTestHost({
-      services: [createIngest(), startApi],
+      components: [createIngest(), startApi],
       infra: { kafkaBrokers: brokers, schemaRegistryUrl: registryUrl },
       env: { RATE_LIMIT_INGEST_PER_MINUTE: '3' },
     });

@@ -8,10 +8,10 @@
 // it), real DuckDB/Parquet in a temp lake.
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createRateCard } from '../../core/control/rate-cards.js';
+import { createRateCard } from '../../pricing/rate-cards.store.js';
 import { eventIdFor } from '../../core/ids.js';
 import { Big } from '../../core/money.js';
-import { startIngest } from '../../ingest/service.js';
+import { startIngest } from '../../ingest/component.js';
 import { TEST_MASTER_KEY, createTestTenant, openFreshControlDb, testPostgresUrl, type FreshControlDb, type TestTenant } from '../support/control-db.js';
 import { startTestHost, type TestHost } from '../support/http.js';
 import { signedPost } from '../support/ingest-harness.js';
@@ -87,7 +87,7 @@ describe.skipIf(!testPostgresUrl())('processor killed with SIGKILL and restarted
     control = await openFreshControlDb('postgres');
     ingest = await startTestHost({
       databaseUrl: control.url,
-      services: [startIngest],
+      components: [startIngest],
       infra: { kafkaBrokers: brokers.split(','), schemaRegistryUrl: registryUrl },
       env: { RATE_LIMIT_INGEST_PER_MINUTE: '1000000' },
     });

@@ -11,7 +11,7 @@ import { createKafka } from '../../core/kafka/client.js';
 import { openControlDb, type ControlDb } from '../../core/control/db.js';
 import { migrate } from '../../core/control/migrate.js';
 import { createOrganization } from '../../core/control/organizations.js';
-import { createRateCard } from '../../core/control/rate-cards.js';
+import { createRateCard } from '../../pricing/rate-cards.store.js';
 import { Big } from '../../core/money.js';
 import type { UsageEvent } from '../../schemas/usage-event.js';
 import {

@@ -9,9 +9,9 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LakeReader } from '../../core/lake/lake-reader.js';
 import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
-import type { RunningService, StartService } from '../../core/process-host.js';
-import { processorThread, startProcessorThread, type HostMessage, type ProcessorThreadService } from '../../processor/thread-host.js';
-import { allInOneServices } from '../../scripts/all-in-one-services.js';
+import type { RunningComponent, StartComponent } from '../../core/process-host.js';
+import { processorThread, startProcessorThread, type HostMessage, type ProcessorThreadComponent } from '../../processor/thread-host.js';
+import { allInOneComponents } from '../../scripts/all-in-one-components.js';
 import { startTestHost } from '../support/http.js';
 import { createTenant, ingest, llmEvent, metricEvent, waitForLake, type Pipeline, type Tenant } from '../support/pipeline.js';
 
@@ -79,20 +79,20 @@ function seriesValue(text: string, name: string): number {
 describe('the all-in-one processor on a worker thread', () => {
   let pipeline: Pipeline;
   let tenant: Tenant;
-  let processor: ProcessorThreadService;
+  let processor: ProcessorThreadComponent;
   let niceBefore: number;
 
   beforeAll(async () => {
     niceBefore = threadsAtNice();
     // The all-in-one list, its processor entry swapped for the same thread host with a short
     // restart delay, kept so the test can reach the worker.
-    expect(allInOneServices).toContain(startProcessorThread);
-    const capture: StartService = async (ctx, inf) => {
-      processor = (await processorThread({ restartDelayMs: 200 })(ctx, inf)) as ProcessorThreadService;
-      return processor satisfies RunningService;
+    expect(allInOneComponents).toContain(startProcessorThread);
+    const capture: StartComponent = async (ctx, inf) => {
+      processor = (await processorThread({ restartDelayMs: 200 })(ctx, inf)) as ProcessorThreadComponent;
+      return processor satisfies RunningComponent;
     };
     const host = await startTestHost({
-      services: allInOneServices.map((s) => (s === startProcessorThread ? capture : s)),
+      components: allInOneComponents.map((s) => (s === startProcessorThread ? capture : s)),
       infra,
       env: {
         RATE_LIMIT_INGEST_PER_MINUTE: '100000',
@@ -189,7 +189,7 @@ describe('a processor thread that cannot start', () => {
     expect(threadsAtNice(marker)).toBe(0);
     // No Kafka configured: the processor in the worker refuses to start.
     const started = startTestHost({
-      services: [startProcessorThread],
+      components: [startProcessorThread],
       infra: { kafkaBrokers: null, schemaRegistryUrl: null },
       env: { PROCESSOR_THREAD_NICE: String(marker) },
     });

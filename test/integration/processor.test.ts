@@ -15,7 +15,7 @@ import { DLQ_TOPIC, createKafka } from '../../core/kafka/client.js';
 import { openControlDb, type ControlDb } from '../../core/control/db.js';
 import { migrate } from '../../core/control/migrate.js';
 import { createOrganization } from '../../core/control/organizations.js';
-import { createRateCard, createUnitRate } from '../../core/control/rate-cards.js';
+import { createRateCard, createUnitRate } from '../../pricing/rate-cards.store.js';
 import { LakeReader } from '../../core/lake/lake-reader.js';
 import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 import { registry } from '../../core/metrics.js';

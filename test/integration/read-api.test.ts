@@ -11,7 +11,7 @@ import { costByEndUser, costSummary } from '../../api/cost-data/cost-data.servic
 import { dimensionCostTrend } from '../../api/dimension-data/dimension-data.service.js';
 import { LakeQuery } from '../../api/lake/lake-query.js';
 import type { ReadContext } from '../../api/lake/read-context.js';
-import { RateBook } from '../../core/pricing/rate-book.js';
+import { RateBook } from '../../pricing/rate-book.js';
 import {
   apiGet,
   createTenant,

@@ -4,12 +4,12 @@
 // full sync replacing stale ones, disconnect). stripe-mock answers fixed fixtures; the expected
 // records are worked out in the test from the fixtures it serves.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiService } from '../../api/service.js';
+import { apiComponent } from '../../api/component.js';
 import { unsealSecret } from '../../core/auth/secrets.js';
-import { getRevenueConnection, listRevenueRecords, upsertRevenueRecords } from '../../core/control/revenue.js';
+import { getRevenueConnection, listRevenueRecords, upsertRevenueRecords } from '../../revenue/revenue.store.js';
 import { createLogger } from '../../core/logger.js';
-import type { StartService } from '../../core/process-host.js';
-import { RevenueSync } from '../../core/revenue/stripe-sync.js';
+import type { StartComponent } from '../../core/process-host.js';
+import { RevenueSync } from '../../revenue/stripe-sync.js';
 import { TEST_MASTER_KEY } from '../support/control-db.js';
 import { admin, describeEachHost, http, type TestHost } from '../support/http.js';
 import { startStripeMock, type StripeMock } from '../support/stripe-mock.js';
@@ -24,8 +24,8 @@ afterAll(async () => {
 
 // The api service with its Stripe client pointed at stripe-mock (resolved when the host starts,
 // after the mock is up); the periodic job is off here and tested on its own below.
-const apiWithMock: StartService = (ctx, infra) =>
-  apiService({ revenue: { stripeApi: { host: mock.host, port: mock.port, protocol: 'http' }, checkIntervalMs: 0 } })(ctx, infra);
+const apiWithMock: StartComponent = (ctx, infra) =>
+  apiComponent({ revenue: { stripeApi: { host: mock.host, port: mock.port, protocol: 'http' }, checkIntervalMs: 0 } })(ctx, infra);
 
 const TEST_KEY = 'sk_test_marginal0123456789';
 
@@ -206,7 +206,7 @@ describeEachHost(
       });
     });
   },
-  { services: [apiWithMock] },
+  { components: [apiWithMock] },
 );
 
 describeEachHost(
@@ -246,5 +246,5 @@ describeEachHost(
     });
   },
   // Port 9 (discard) on loopback: nothing listens, so the client fails fast.
-  { services: [apiService({ revenue: { stripeApi: { host: '127.0.0.1', port: 9, protocol: 'http' }, checkIntervalMs: 0 } })] },
+  { components: [apiComponent({ revenue: { stripeApi: { host: '127.0.0.1', port: 9, protocol: 'http' }, checkIntervalMs: 0 } })] },
 );

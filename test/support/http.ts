@@ -1,4 +1,4 @@
-// A live HTTP host for integration tests: hostServices on 127.0.0.1:0 with a temp DATA_DIR and a
+// A live HTTP host for integration tests: hostComponents on 127.0.0.1:0 with a temp DATA_DIR and a
 // fresh control plane (PGlite under DATA_DIR, or a new database on the injected PostgreSQL), the
 // admin token and master key fixed by the test, plus small fetch helpers that return status,
 // headers and the parsed JSON body.
@@ -7,12 +7,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe } from 'vitest';
-import { startApi } from '../../api/service.js';
+import { startApi } from '../../api/component.js';
 import { loadConfig } from '../../core/config.js';
 import type { ControlDb } from '../../core/control/db.js';
 import { loadInstanceSecrets } from '../../core/instance-secrets.js';
 import { createLogger } from '../../core/logger.js';
-import { hostServices, type Host, type Infra, type StartService } from '../../core/process-host.js';
+import { hostComponents, type Host, type Infra, type StartComponent } from '../../core/process-host.js';
 import { CONTROL_DB_KINDS, openFreshControlDb, TEST_MASTER_KEY, testPostgresUrl, type ControlDbKind, type FreshControlDb } from './control-db.js';
 
 export interface TestHost {
@@ -31,7 +31,7 @@ export interface TestHostOptions {
   databaseUrl?: string | null;
   /** Extra environment for loadConfig (e.g. RATE_LIMIT_READ_PER_15_MINUTES). */
   env?: Record<string, string>;
-  services?: StartService[];
+  components?: StartComponent[];
   /** Kafka brokers and schema registry for services that need them (ingest); default none. */
   infra?: Infra;
 }
@@ -52,12 +52,12 @@ export async function startTestHost(opts: TestHostOptions = {}): Promise<TestHos
   const logger = createLogger('silent');
   let host: Host;
   try {
-    host = await hostServices({
+    host = await hostComponents({
       config,
       secrets: loadInstanceSecrets(config),
       logger,
       infra: opts.infra ?? { kafkaBrokers: null, schemaRegistryUrl: null },
-      services: opts.services ?? [startApi],
+      components: opts.components ?? [startApi],
     });
   } catch (err) {
     fs.rmSync(dataDir, { recursive: true, force: true });

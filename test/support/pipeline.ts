@@ -4,11 +4,11 @@
 // HTTP ingest (batch endpoint) and tests wait until the lake holds them. Builders keep each test
 // to what matters: llmEvent/metricEvent fill valid defaults, TenantSpec names rates and dimensions.
 import { inject } from 'vitest';
-import { apiService, type ApiServiceOptions } from '../../api/service.js';
+import { apiComponent, type ApiComponentOptions } from '../../api/component.js';
 import { LakeReader } from '../../core/lake/lake-reader.js';
-import type { StartService } from '../../core/process-host.js';
-import { createIngest } from '../../ingest/service.js';
-import { startProcessor } from '../../processor/service.js';
+import type { StartComponent } from '../../core/process-host.js';
+import { createIngest } from '../../ingest/component.js';
+import { startProcessor } from '../../processor/component.js';
 import { admin, http, startTestHost, type HttpResult, type TestHost } from './http.js';
 import { signedPost, type Signer } from './ingest-harness.js';
 
@@ -21,7 +21,7 @@ export interface PipelineOptions {
   ingest?: boolean;
   /** Extra environment (rate limits, flush timing). */
   env?: Record<string, string>;
-  api?: Omit<ApiServiceOptions, 'now'>;
+  api?: Omit<ApiComponentOptions, 'now'>;
 }
 
 export interface Pipeline {
@@ -32,12 +32,12 @@ export interface Pipeline {
 }
 
 export async function startPipeline(opts: PipelineOptions = {}): Promise<Pipeline> {
-  const services: StartService[] = [];
-  if (opts.ingest !== false) services.push(createIngest({ settingsTtlMs: 100, sweeper: { intervalMs: 60_000 } }));
-  if (opts.processor !== false) services.push(startProcessor);
-  services.push(apiService({ ...opts.api, now: opts.now }));
+  const components: StartComponent[] = [];
+  if (opts.ingest !== false) components.push(createIngest({ settingsTtlMs: 100, sweeper: { intervalMs: 60_000 } }));
+  if (opts.processor !== false) components.push(startProcessor);
+  components.push(apiComponent({ ...opts.api, now: opts.now }));
   const host = await startTestHost({
-    services,
+    components,
     infra: { kafkaBrokers: inject('kafkaBrokers').split(','), schemaRegistryUrl: inject('schemaRegistryUrl') },
     env: {
       // Read tests make hundreds of GETs with one key; the rate-limit test sets its own limit.

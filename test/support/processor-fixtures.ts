@@ -14,7 +14,7 @@ import { LakeReader } from '../../core/lake/lake-reader.js';
 import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 import type { ControlDb } from '../../core/control/db.js';
 import { createLogger } from '../../core/logger.js';
-import { RateBook } from '../../core/pricing/rate-book.js';
+import { RateBook } from '../../pricing/rate-book.js';
 import { createUsageEventCodec, type UsageEventCodec } from '../../core/registry/usage-event-codec.js';
 import { Processor, type ProcessorOptions } from '../../processor/consumer.js';
 import { DeadLetterQueue } from '../../processor/dlq.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildTokenRateIndex, buildUnitRateIndex } from '../../../core/ratecards/match.js';
-import type { PricingRates } from '../../../core/pricing/price-event.js';
+import { buildTokenRateIndex, buildUnitRateIndex } from '../../../pricing/rate-card-match.js';
+import type { PricingRates } from '../../../pricing/price-event.js';
 import { flagReasonFor, type FlaggableEvent } from '../../../ingest/flags.js';
 
 const rates: PricingRates = {

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { eventIdFor } from '../../../core/ids.js';
 import type { LakeEventRow } from '../../../core/lake/events-schema.js';
 import type { ManifestFile } from '../../../core/lake/manifest.js';
-import type { PricedCost } from '../../../core/pricing/price-event.js';
-import { buildTokenRateIndex, buildUnitRateIndex } from '../../../core/ratecards/match.js';
+import type { PricedCost } from '../../../pricing/price-event.js';
+import { buildTokenRateIndex, buildUnitRateIndex } from '../../../pricing/rate-card-match.js';
 import { organizationsWithPendingRows, repriceTransform } from '../../../processor/repricing.js';
 import {
   failedLakeRow,

@@ -1,0 +1,64 @@
+// The organization's revenue records as margin reads them, kept per process and re-read only when
+// revenueRecordsVersion changes (a cheap count/max query), so a margin request does not re-parse
+// thousands of records; with them the end users' names (DESIGN.md: the revenue source's customer
+// name, here that of the record whose period ends last). Bounded: least recently used dropped.
+import type { ControlDb } from '../core/control/db.js';
+import { listRevenueRecords, revenueRecordsVersion, type RevenueSource } from './revenue.store.js';
+import { endUserIdFor } from '../core/ids.js';
+import { Big } from '../core/money.js';
+import type { EndUserIdentity, MarginRevenueRecord } from '../api/margin/margin.js';
+
+export interface CachedRevenueRecord extends MarginRevenueRecord {
+  source: RevenueSource;
+}
+
+const MAX_ORGANIZATIONS = 64;
+
+export interface CachedRevenue {
+  records: CachedRevenueRecord[];
+  /** By internal end-user id: the customer name of its latest-ending named record. */
+  names: Map<string, EndUserIdentity>;
+}
+
+interface Entry extends CachedRevenue {
+  version: string;
+}
+
+// Per control plane (tests run several in one process), then per organization in LRU order.
+const caches = new WeakMap<ControlDb, Map<string, Entry>>();
+
+/** Every revenue record of the organization (all sources), with end users resolved, and their names. */
+export async function cachedRevenue(db: ControlDb, organizationId: string): Promise<CachedRevenue> {
+  let byOrg = caches.get(db);
+  if (!byOrg) caches.set(db, (byOrg = new Map()));
+  const version = await revenueRecordsVersion(db, organizationId);
+  const hit = byOrg.get(organizationId);
+  if (hit && hit.version === version) {
+    byOrg.delete(organizationId);
+    byOrg.set(organizationId, hit);
+    return hit;
+  }
+  const records = (await listRevenueRecords(db, organizationId)).map((r) => ({
+    source: r.source,
+    endUserId: r.userId === null ? null : endUserIdFor(organizationId, r.userId),
+    externalUserId: r.userId,
+    customerName: r.customerName,
+    amount: new Big(r.amount), // parsed once, not per request
+    periodStart: r.periodStart,
+    periodEnd: r.periodEnd,
+  }));
+  const names = new Map<string, EndUserIdentity>();
+  const namedUntil = new Map<string, number>();
+  for (const r of records) {
+    if (r.endUserId === null || !r.customerName) continue;
+    const end = r.periodEnd.getTime();
+    if ((namedUntil.get(r.endUserId) ?? -Infinity) >= end) continue;
+    namedUntil.set(r.endUserId, end);
+    names.set(r.endUserId, { externalId: r.externalUserId!, name: r.customerName });
+  }
+  const entry = { version, records, names };
+  byOrg.delete(organizationId);
+  byOrg.set(organizationId, entry);
+  while (byOrg.size > MAX_ORGANIZATIONS) byOrg.delete(byOrg.keys().next().value!);
+  return entry;
+}
