@@ -62,6 +62,13 @@ function str(env: NodeJS.ProcessEnv, name: string): string | null {
   return v === undefined || v === '' ? null : v;
 }
 
+/**
+ * When the processor writes a partition's buffer to the lake: at this many rows, or once the
+ * oldest row waited this long (freshness against file count and the fixed CPU of each flush; see
+ * docs/decisions.md). The one default, for the environment and for a Processor built directly.
+ */
+export const PROCESSOR_FLUSH_DEFAULTS = { maxRows: 10_000, maxDelayMs: 500 } as const;
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = path.resolve(str(env, 'DATA_DIR') ?? './data');
   const brokers = str(env, 'KAFKA_BROKERS');
@@ -80,8 +87,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitIngestPerMinute: int(env, 'RATE_LIMIT_INGEST_PER_MINUTE', 100),
     rateLimitReadPer15Minutes: int(env, 'RATE_LIMIT_READ_PER_15_MINUTES', 100),
     topicPartitions: int(env, 'KAFKA_TOPIC_PARTITIONS', 4),
-    processorFlushMaxRows: int(env, 'PROCESSOR_FLUSH_MAX_ROWS', 10_000),
-    processorFlushMaxDelayMs: int(env, 'PROCESSOR_FLUSH_MAX_DELAY_MS', 500),
+    processorFlushMaxRows: int(env, 'PROCESSOR_FLUSH_MAX_ROWS', PROCESSOR_FLUSH_DEFAULTS.maxRows),
+    processorFlushMaxDelayMs: int(env, 'PROCESSOR_FLUSH_MAX_DELAY_MS', PROCESSOR_FLUSH_DEFAULTS.maxDelayMs),
     processorSessionTimeoutMs: int(env, 'PROCESSOR_SESSION_TIMEOUT_MS', 30_000, 6_000),
     processorThreadNice: intBetween(env, 'PROCESSOR_THREAD_NICE', 10, -20, 19),
     logLevel: str(env, 'LOG_LEVEL') ?? 'info',

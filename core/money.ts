@@ -18,8 +18,24 @@ export function toBig(value: string | number | Big): Big {
   return new Big(value);
 }
 
+// The one decimal-string pattern of every money or rate input: optional minus, digits, optional
+// fraction ("3", "-0.075"). No exponent, no "+", no spaces, no bare "." — what exact decimal
+// columns (NUMERIC, DECIMAL(38,12)) and big.js all read the same way.
+const DECIMAL_STRING = /^-?\d+(\.\d+)?$/;
+
 export function isDecimalString(value: string): boolean {
-  return /^-?\d+(\.\d+)?$/.test(value);
+  return DECIMAL_STRING.test(value);
+}
+
+/** A decimal string (as above) that does not start with a minus. */
+export function isUnsignedDecimalString(value: string): boolean {
+  return !value.startsWith('-') && DECIMAL_STRING.test(value);
+}
+
+/** Digits after the point of a decimal string ("1.250" → 3). */
+export function fractionDigits(value: string): number {
+  const dot = value.indexOf('.');
+  return dot < 0 ? 0 : value.length - dot - 1;
 }
 
 // A canonical decimal string with at most 12 fractional digits (what DuckDB prints for
@@ -37,6 +53,7 @@ export function formatMoney(value: string | number | Big): string {
   return s === '-0' || s === '' ? '0' : s;
 }
 
+/** Exact sum of decimal strings (or Bigs): the one money sum. */
 export function sumMoney(values: Iterable<string | number | Big>): Big {
   let total = new Big(0);
   for (const v of values) total = total.plus(toBig(v));
@@ -49,9 +66,13 @@ const PercentBig = Big();
 PercentBig.DP = 2;
 PercentBig.RM = Big.roundHalfUp;
 
-/** part / total * 100 rounded half-up to 2 decimals, as a JSON number; 0 when total is 0. */
-export function percentOf(part: string | Big, total: string | Big): number {
-  const t = new PercentBig(total);
-  if (t.eq(0)) return 0;
-  return Number(new PercentBig(part).times(100).div(t).toFixed(2));
+/**
+ * The one percent rule (shares of a total, period changes, margins): part / whole × 100 rounded
+ * half-up (ties away from zero) to 2 decimals, as a JSON number; 0 when whole is 0 (a share of
+ * nothing). Where the spec wants null for a zero base (change and margin percents) the caller says so.
+ */
+export function percentOf(part: string | Big, whole: string | Big): number {
+  const w = new PercentBig(whole);
+  if (w.eq(0)) return 0;
+  return Number(new PercentBig(part).times(100).div(w).toFixed(2));
 }

@@ -26,6 +26,7 @@ import { InsufficientCreditsError, ServiceUnavailableError, type AppError } from
 import type { Logger } from '../core/logger.js';
 import type { EventPublisher } from './event-publisher.js';
 import { groupSize, publishDuration } from './ingest-metrics.js';
+import { compareCodePoints } from '../core/compare.js';
 
 /** One event ready to queue: validated, flagged, encoded. */
 export interface PendingEvent {
@@ -97,7 +98,7 @@ function groupBy<T>(items: T[], by: (t: T) => string): Array<[string, T[]]> {
     else m.set(k, [it]);
   }
   // Keys (organizations, groups) in one order, so concurrent transactions lock in one order.
-  return [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return [...m.entries()].sort(([a], [b]) => compareCodePoints(a, b));
 }
 
 export class GroupCommitter {

@@ -7,6 +7,7 @@
 // order, organizations in order, so concurrent batches cannot deadlock.
 import type { Queryable } from '../core/control/db.js';
 import { refundCredits } from '../core/control/credits.js';
+import { compareCodePoints } from '../core/compare.js';
 
 export type LedgerState = 'reserved' | 'published';
 
@@ -75,9 +76,6 @@ function toBuffer(b: Uint8Array): Buffer {
   return Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 }
 
-function byKey(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
 
 function addMembers(group: IngestGroup, organizationId: string, keys: Iterable<string>): void {
   let set = group.members.get(organizationId);
@@ -147,7 +145,7 @@ export async function reserveEvents(
   if (rows.length === 0) return [];
   const first = new Map<string, ReservationInput>();
   for (const r of rows) if (!first.has(r.idempotencyKey)) first.set(r.idempotencyKey, r);
-  const unique = [...first.values()].sort((a, b) => byKey(a.idempotencyKey, b.idempotencyKey));
+  const unique = [...first.values()].sort((a, b) => compareCodePoints(a.idempotencyKey, b.idempotencyKey));
 
   // Every record goes into the blob before the insert knows which keys are new; a key that turns
   // out to exist leaves its bytes unreferenced. json (not jsonb), no bytea in the rows and a count
@@ -224,7 +222,7 @@ async function adoptExisting(
       `SELECT idempotency_key FROM ingest_ledger
         WHERE organization_id = $1 AND idempotency_key = ANY($2::text[])
         ORDER BY idempotency_key FOR UPDATE`,
-      [organizationId, elsewhere.sort(byKey)],
+      [organizationId, elsewhere.sort(compareCodePoints)],
     );
     // Released meanwhile (deleted, credit refunded): see the vanished case in reserveEvents.
     if (locked.length < elsewhere.length) throw new Error('ledger row for an idempotency key vanished during reservation; retry');
@@ -332,7 +330,7 @@ export async function discardReservations(
     `DELETE FROM ingest_ledger
       WHERE organization_id = $1 AND idempotency_key = ANY($2::text[]) AND group_id = $3::bigint
       RETURNING idempotency_key`,
-    [organizationId, [...new Set(idempotencyKeys)].sort(byKey), group.id],
+    [organizationId, [...new Set(idempotencyKeys)].sort(compareCodePoints), group.id],
   );
   const members = group.members.get(organizationId);
   for (const d of deleted) members?.delete(d.idempotency_key);
@@ -430,7 +428,7 @@ export async function releaseReservations(
     byOrg.set(k.organizationId, set);
   }
   let released = 0;
-  for (const organizationId of [...byOrg.keys()].sort(byKey)) {
+  for (const organizationId of [...byOrg.keys()].sort(compareCodePoints)) {
     const deleted = await tx.query<{ idempotency_key: string }>(
       `WITH locked AS (
          SELECT idempotency_key FROM ingest_ledger
@@ -440,7 +438,7 @@ export async function releaseReservations(
        DELETE FROM ingest_ledger l USING locked
         WHERE l.organization_id = $1 AND l.idempotency_key = locked.idempotency_key
         RETURNING l.idempotency_key`,
-      [organizationId, [...byOrg.get(organizationId)!].sort(byKey), groupId],
+      [organizationId, [...byOrg.get(organizationId)!].sort(compareCodePoints), groupId],
     );
     if (deleted.length > 0) await refundCredits(tx, organizationId, deleted.length);
     released += deleted.length;

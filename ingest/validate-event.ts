@@ -3,7 +3,7 @@
 // a normalized event out, or a ValidationError naming the first failing field (dotted path for
 // metadata keys). JSON types are taken as sent: "5" is not a token count.
 import { ValidationError } from '../core/errors.js';
-import { formatMoney, toBig } from '../core/money.js';
+import { formatMoney, isDecimalString, isUnsignedDecimalString, toBig } from '../core/money.js';
 import type { DimensionValueType } from '../core/control/dimensions.js';
 import type { SpanKind } from './ingest.types.js';
 
@@ -146,8 +146,8 @@ function costOverride(body: Body): string | null {
     if (!Number.isFinite(v)) throw new ValidationError('cost_override', 'must be a finite number');
     if (v < 0) throw new ValidationError('cost_override', 'must be at least 0');
   } else if (typeof v === 'string') {
-    if (!/^\d+(\.\d+)?$/.test(v)) {
-      throw new ValidationError('cost_override', /^-\d/.test(v) ? 'must be at least 0' : 'must be a decimal string such as "0.0125"');
+    if (!isUnsignedDecimalString(v)) {
+      throw new ValidationError('cost_override', isDecimalString(v) ? 'must be at least 0' : 'must be a decimal string such as "0.0125"');
     }
   } else {
     throw new ValidationError('cost_override', 'must be a decimal string or a number');

@@ -17,6 +17,7 @@ export type {
   TokenRateCard,
   UnitRate,
 } from './pricing.types.js';
+import { compareCodePoints } from '../core/compare.js';
 export { loadStandardRateCards } from './standard-rate-cards.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -184,7 +185,7 @@ function rateString(rate: Big): string {
 
 /**
  * The spec's rate estimation table at `at`: one item per slug (the card in effect then; slugs
- * whose first card starts later are left out), sorted by model_slug in code-unit order.
+ * whose first card starts later are left out), sorted by model_slug in code-point order.
  */
 export function rateEstimationTable(
   cards: readonly TokenRateCard[] | TokenRateIndex,
@@ -205,7 +206,7 @@ export function rateEstimationTable(
       reasoning_cost_per_million: card.reasoning && rateString(card.reasoning),
     });
   }
-  items.sort((a, b) => (a.model_slug < b.model_slug ? -1 : a.model_slug > b.model_slug ? 1 : 0));
+  items.sort((a, b) => compareCodePoints(a.model_slug, b.model_slug));
   return { items };
 }
 

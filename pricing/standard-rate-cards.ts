@@ -2,7 +2,7 @@
 // entry per model slug and price period, each with its source and date). The file is validated
 // whole on first load: a malformed entry stops the service at start, never mid-stream.
 import fs from 'node:fs';
-import { isDecimalString } from '../core/money.js';
+import { isUnsignedDecimalString } from '../core/money.js';
 import { fromRoot } from '../core/paths.js';
 import type { StandardRateCardEntry, StandardRateCardFile, TokenRateCard } from './pricing.types.js';
 
@@ -37,7 +37,7 @@ export function parseStandardRateCardEntry(entry: StandardRateCardEntry, index: 
   for (const field of RATE_FIELDS) {
     const value: unknown = entry[field];
     if (value === null && NULLABLE_RATE_FIELDS.has(field)) continue;
-    if (typeof value !== 'string' || !isDecimalString(value) || value.startsWith('-')) {
+    if (typeof value !== 'string' || !isUnsignedDecimalString(value)) {
       throw invalid(index, slug, `${field} must be a non-negative decimal string${NULLABLE_RATE_FIELDS.has(field) ? ' or null' : ''}`);
     }
   }

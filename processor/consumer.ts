@@ -6,6 +6,7 @@
 // rebalance, partitions that went elsewhere drop their buffers: nothing past the manifest was
 // committed, so their next owner starts exactly where the lake ends.
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
+import { PROCESSOR_FLUSH_DEFAULTS } from '../core/config.js';
 import { USAGE_EVENTS_TOPIC } from '../core/kafka/client.js';
 import type { Queryable } from '../core/control/db.js';
 import type { Logger } from '../core/logger.js';
@@ -33,9 +34,9 @@ export interface ProcessorOptions {
   groupId?: string;
   /** The topic to consume; default usage-events (tests use private topics). */
   topic?: string;
-  /** Flush a partition at this many buffered rows. Default 10,000. */
+  /** Flush a partition at this many buffered rows. Default PROCESSOR_FLUSH_DEFAULTS. */
   flushMaxRows?: number;
-  /** Flush a partition once its oldest unflushed record waited this long. Default 250 ms; the services pass PROCESSOR_FLUSH_MAX_DELAY_MS (500 ms). */
+  /** Flush a partition once its oldest unflushed record waited this long. Default PROCESSOR_FLUSH_DEFAULTS. */
   flushMaxDelayMs?: number;
   /** Compact a partition's small files at most this often. Default 15 s. */
   compactEveryMs?: number;
@@ -89,8 +90,8 @@ export class Processor {
     private readonly opts: ProcessorOptions,
     private readonly consumer: Consumer,
   ) {
-    this.flushMaxRows = opts.flushMaxRows ?? 10_000;
-    this.flushMaxDelayMs = opts.flushMaxDelayMs ?? 250;
+    this.flushMaxRows = opts.flushMaxRows ?? PROCESSOR_FLUSH_DEFAULTS.maxRows;
+    this.flushMaxDelayMs = opts.flushMaxDelayMs ?? PROCESSOR_FLUSH_DEFAULTS.maxDelayMs;
     this.compactEveryMs = opts.compactEveryMs ?? 15_000;
     this.clock = opts.clock ?? (() => new Date());
     this.topic = opts.topic ?? USAGE_EVENTS_TOPIC;

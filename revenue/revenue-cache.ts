@@ -3,6 +3,7 @@
 // thousands of records; with them the end users' names (DESIGN.md: the revenue source's customer
 // name, here that of the record whose period ends last). Bounded: least recently used dropped.
 import type { ControlDb } from '../core/control/db.js';
+import { latestNamedRecords } from './customer-names.js';
 import { listRevenueRecords, revenueRecordsVersion, type RevenueSource } from './revenue.store.js';
 import { endUserIdFor } from '../core/ids.js';
 import { Big } from '../core/money.js';
@@ -48,14 +49,7 @@ export async function cachedRevenue(db: ControlDb, organizationId: string): Prom
     periodEnd: r.periodEnd,
   }));
   const names = new Map<string, EndUserIdentity>();
-  const namedUntil = new Map<string, number>();
-  for (const r of records) {
-    if (r.endUserId === null || !r.customerName) continue;
-    const end = r.periodEnd.getTime();
-    if ((namedUntil.get(r.endUserId) ?? -Infinity) >= end) continue;
-    namedUntil.set(r.endUserId, end);
-    names.set(r.endUserId, { externalId: r.externalUserId!, name: r.customerName });
-  }
+  for (const [id, r] of latestNamedRecords(records, (x) => x.endUserId)) names.set(id, { externalId: r.externalUserId!, name: r.customerName });
   const entry = { version, records, names };
   byOrg.delete(organizationId);
   byOrg.set(organizationId, entry);

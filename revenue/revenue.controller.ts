@@ -17,7 +17,7 @@ import {
 } from './revenue.store.js';
 import { NotFoundError, ValidationError } from '../core/errors.js';
 import type { ErrorEnvelope } from '../core/http/error-envelope.js';
-import { Big } from '../core/money.js';
+import { Big, fractionDigits, isDecimalString, MONEY_SCALE } from '../core/money.js';
 import type { StripeSyncReport } from './stripe-sync.js';
 import type { UnmatchedCustomers } from './stripe-records.js';
 import { parseDateParam } from '../core/time.js';
@@ -109,7 +109,6 @@ export interface StripeSyncResult {
 }
 
 const MAX_RECORDS = 10_000;
-const AMOUNT = /^-?\d+(\.\d{1,12})?$/;
 const AMOUNT_LIMIT = new Big('1e18');
 
 @Route('admin/organizations')
@@ -238,7 +237,7 @@ function parseRecords(records: RevenueRecordBody[]): RevenueRecordInput[] {
     const id = requireText(f('id'), r.id, 255);
     const userId = r.user_id === undefined || r.user_id === null ? null : requireText(f('user_id'), r.user_id, 255);
     const customerName = r.customer_name === undefined || r.customer_name === null ? null : requireText(f('customer_name'), r.customer_name, 500);
-    if (typeof r.amount !== 'string' || !AMOUNT.test(r.amount)) {
+    if (typeof r.amount !== 'string' || !isDecimalString(r.amount) || fractionDigits(r.amount) > MONEY_SCALE) {
       throw new ValidationError(f('amount'), 'must be a USD decimal string with at most 12 fractional digits, such as "49.99" or "-10"');
     }
     if (new Big(r.amount).abs().gte(AMOUNT_LIMIT)) throw new ValidationError(f('amount'), 'must be below 1e18 in magnitude');

@@ -5,6 +5,8 @@ import { NotFoundError } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
 import type { ControlDb, Queryable } from '../core/control/db.js';
 import { FOREIGN_KEY_VIOLATION, sqlState } from '../core/control/sql-errors.js';
+import { compareCodePoints } from '../core/compare.js';
+import { latestNamedRecords } from './customer-names.js';
 
 export type RevenueSource = 'import' | 'stripe';
 export type RevenueConnectionStatus = 'active' | 'inactive';
@@ -193,16 +195,10 @@ export async function upsertRevenueRecords(
 ): Promise<number> {
   const byId = new Map(records.map((r) => [r.id, r]));
   // Sorted, so concurrent writers lock rows in one order.
-  const list = [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const list = [...byId.values()].sort((a, b) => compareCodePoints(a.id, b.id));
   if (list.length === 0) return 0;
   if (!isUuid(organizationId)) throw new NotFoundError('organization', organizationId);
-  // Per end user, the name on the record whose period ends last.
-  const names = new Map<string, RevenueRecordInput>();
-  for (const r of list) {
-    if (r.userId === null || !r.customerName) continue;
-    const seen = names.get(r.userId);
-    if (!seen || r.periodEnd > seen.periodEnd) names.set(r.userId, r);
-  }
+  const names = latestNamedRecords(list, (r) => r.userId);
   try {
     await db.query(
       `INSERT INTO revenue_records (organization_id, source, id, external_customer_id, user_id, customer_name,

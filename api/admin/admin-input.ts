@@ -1,14 +1,13 @@
 // Admin input rules that tsoa's type checks cannot express: exact decimal rates, non-blank text,
 // UUIDs, "exactly one of". Each throws ValidationError naming the field as the client sent it.
 // (Timestamps are core/time.ts's parseDateParam, the rule every endpoint shares.)
-import { Big } from '../../core/money.js';
+import { Big, isUnsignedDecimalString } from '../../core/money.js';
 import { ValidationError } from '../../core/errors.js';
 import { isUuid } from '../../core/ids.js';
 
 /** Rates are stored as NUMERIC below 1e15 with at most 12 fractional digits. */
 const MAX_RATE = new Big('1e15');
 const MAX_RATE_FRACTION_DIGITS = 12;
-const PLAIN_DECIMAL = /^\d+(\.\d+)?$/;
 
 /**
  * A non-negative USD rate as a plain decimal string ("3", "0.075"). Strings must be plain decimals;
@@ -21,7 +20,7 @@ export function parseRate(field: string, value: string | number): string {
     if (!Number.isFinite(value)) throw new ValidationError(field, 'must be a finite number');
     rate = new Big(String(value));
   } else {
-    if (!PLAIN_DECIMAL.test(value)) {
+    if (!isUnsignedDecimalString(value)) {
       throw new ValidationError(field, 'must be a non-negative decimal string such as "3" or "0.075"');
     }
     rate = new Big(value);

@@ -1,7 +1,7 @@
 // Attribution rules over plain data: the breakdown's 1000-group cap (keeps the costliest, on the
 // order api/costs/cost-breakdown.ts defines), percentages that sum to exactly 100 over the groups
 // returned, the distinct-values cap, and the CSV form of a breakdown. Pure.
-import { Big, formatMoney, toBig } from '../../core/money.js';
+import { Big, formatMoney, sumMoney, toBig } from '../../core/money.js';
 import { breakdownItems } from '../costs/cost-breakdown.js';
 import type { KeyedCostGroupRow } from '../costs/costs.queries.js';
 import type { CostBreakdownItem } from '../costs/costs.types.js';
@@ -31,7 +31,7 @@ export function capGroups<T>(costliestFirst: readonly T[], cap = GROUP_CAP): Cap
  * earlier entry). All zeros when the costs sum to zero.
  */
 export function percentsSummingTo100(costs: readonly string[]): number[] {
-  const total = costs.reduce((s, c) => s.plus(toBig(c)), new Big(0));
+  const total = sumMoney(costs);
   if (total.eq(0)) return costs.map(() => 0);
   const exact = costs.map((c) => toBig(c).times(10_000).div(total));
   const units = exact.map((e) => Number(e.round(0, Big.roundDown).toFixed()));

@@ -1,6 +1,6 @@
 // Rules of /cost-data: the period comparison, the pending count, and the end-user breakdown
 // (names and the `unassigned` bucket). Pure.
-import type { EndUser } from '../../core/control/end-users.js';
+import { endUserName, type EndUser } from '../../core/control/end-users.js';
 import type { EventStatus } from '../../core/lake/events-schema.js';
 import { formatMoney, percentOf, toBig } from '../../core/money.js';
 import { breakdownItems, UNASSIGNED } from '../costs/cost-breakdown.js';
@@ -11,7 +11,7 @@ export function costChange(current: string, previous: string): { change_amount: 
   const diff = toBig(current).minus(toBig(previous));
   return {
     change_amount: formatMoney(diff),
-    change_percent: toBig(previous).eq(0) ? null : percentOf(diff, toBig(previous)),
+    change_percent: toBig(previous).eq(0) ? null : percentOf(diff, previous),
   };
 }
 
@@ -47,7 +47,7 @@ export function endUserBreakdown(rows: KeyedCostGroupRow[], endUsers: ReadonlyMa
       const known = endUsers.get(attribution_value);
       return {
         end_user_id: unassigned ? UNASSIGNED_END_USER_ID : attribution_value,
-        end_user_name: unassigned ? UNASSIGNED : (known?.name ?? known?.externalId ?? external.get(attribution_value) ?? attribution_value),
+        end_user_name: unassigned ? UNASSIGNED : endUserName({ name: known?.name, externalId: known?.externalId ?? external.get(attribution_value) }, attribution_value),
         ...m,
       };
     }),

@@ -1,8 +1,9 @@
 // Rules of cost breakdowns: how summed token classes become the spec's nullable fields, how items
 // are ordered, and each item's share of the total. Pure.
-import { Big, formatMoney, percentOf, toBig } from '../../core/money.js';
+import { Big, formatMoney, percentOf, sumMoney, toBig } from '../../core/money.js';
 import type { CostGroupRow } from './costs.queries.js';
 import type { CostMeasures } from './costs.types.js';
+import { compareCodePoints } from '../../core/compare.js';
 
 export const UNASSIGNED = 'Unassigned';
 
@@ -28,27 +29,13 @@ export function costMeasures(row: CostGroupRow): CostMeasures {
   };
 }
 
-/** Sum of decimal strings, exact. */
-export function sumCosts(values: Iterable<string>): Big {
-  let total = new Big(0);
-  for (const v of values) total = total.plus(toBig(v));
-  return total;
-}
-
 /** Costliest first; ties by the label, so the order is deterministic. */
 export function byCostDescending<T>(cost: (t: T) => string, label: (t: T) => string): (a: T, b: T) => number {
   return (a, b) => {
     const c = toBig(cost(b)).cmp(toBig(cost(a)));
     if (c !== 0) return c;
-    const la = label(a);
-    const lb = label(b);
-    return la < lb ? -1 : la > lb ? 1 : 0;
+    return compareCodePoints(label(a), label(b));
   };
-}
-
-/** part's share of total, percent rounded to 2 decimals (0 when the total is 0). */
-export function shareOf(part: string, total: Big): number {
-  return percentOf(part, total);
 }
 
 /**
@@ -70,9 +57,9 @@ export function breakdownItems(rows: Array<CostGroupRow & { group_value: string 
     const m = { attribution_value: value, ...costMeasures(r) };
     return { m, cost: toBig(m.total_cost) };
   });
-  const total = measured.reduce((t, x) => t.plus(x.cost), new Big(0));
+  const total = sumMoney(measured.map((x) => x.cost));
   const items = measured
-    .sort((a, b) => b.cost.cmp(a.cost) || (a.m.attribution_value < b.m.attribution_value ? -1 : a.m.attribution_value > b.m.attribution_value ? 1 : 0))
+    .sort((a, b) => b.cost.cmp(a.cost) || compareCodePoints(a.m.attribution_value, b.m.attribution_value))
     .map(({ m, cost }) => ({ ...m, percent_of_total: percentOf(cost, total) }));
   return { items, total };
 }

@@ -8,6 +8,10 @@ import { DAILY_COSTS } from '../../core/lake/rollups.js';
 import type { Derivation, LakeQuery, LakeScope } from '../lake/lake-query.js';
 import type { Granularity } from '../../core/time.js';
 import { truncUnit } from '../../core/time.js';
+import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
+import { UNASSIGNED } from './cost-breakdown.js';
+
+const UNASSIGNED_SQL = sqlStringLiteral(UNASSIGNED);
 
 /** A grouping key: a SQL expression over the row `c` of {{costs}}, or of `derived` when given. */
 export interface CostGroupKey {
@@ -78,7 +82,7 @@ function filterSql(filter: CostFilter): { sql: string; params: Record<string, st
     params.end_user_id = filter.endUserId;
   }
   if (filter.dimension) {
-    sql += ` AND coalesce(${filter.dimension.key.expr}, 'Unassigned') = $dim_value`;
+    sql += ` AND coalesce(${filter.dimension.key.expr}, ${UNASSIGNED_SQL}) = $dim_value`;
     params.dim_value = filter.dimension.value;
   }
   return { sql, params };
@@ -196,7 +200,7 @@ export async function queryCostBuckets(
   const source = sourceOf(scope, group, filter);
   const f = filterSql(filter);
   // event_date is the UTC date of the event, so day/ISO-week/month buckets of it are exact.
-  const groupSelect = group ? `, coalesce(${group.expr}, 'Unassigned') AS group_value` : '';
+  const groupSelect = group ? `, coalesce(${group.expr}, ${UNASSIGNED_SQL}) AS group_value` : '';
   return lake.rows<CostBucketRow>(
     source.scope,
     `SELECT CAST(date_trunc($unit, c.event_date) AS DATE) AS bucket${groupSelect},

@@ -5,7 +5,7 @@ import { NotFoundError, ValidationError } from '../../core/errors.js';
 import { formatMoney } from '../../core/money.js';
 import { adaptiveGranularity, parseDateRange } from '../../core/time.js';
 import { dimensionView } from '../admin/admin-views.js';
-import { breakdownItems } from '../costs/cost-breakdown.js';
+import { breakdownItems, UNASSIGNED } from '../costs/cost-breakdown.js';
 import { seriesPoints, topValueSeries } from '../costs/cost-series.js';
 import { dimensionKey, queryCostBuckets, queryCostGroups } from '../costs/costs.queries.js';
 import type { ReadContext } from '../lake/read-context.js';
@@ -58,7 +58,7 @@ export async function dimensionCostTrend(
     return { series: [{ key: q.dimension_value, label: q.dimension_value, data_points: seriesPoints(rows) }], granularity };
   }
   const rows = await queryCostBuckets(rc.lake, scope, granularity, key);
-  return { series: topValueSeries(rows.map((r) => ({ ...r, group_value: r.group_value ?? 'Unassigned' }))), granularity };
+  return { series: topValueSeries(rows.map((r) => ({ ...r, group_value: r.group_value ?? UNASSIGNED }))), granularity };
 }
 
 export async function dimensionNumericTrend(

@@ -1,6 +1,6 @@
 // /end-user-costs/{externalId}: resolves the external id to the organization's end user (404 when
 // no event ever named it), then reads that end user's completed costs.
-import { getEndUserByExternalId, type EndUser } from '../../core/control/end-users.js';
+import { endUserName, getEndUserByExternalId, type EndUser } from '../../core/control/end-users.js';
 import { NotFoundError, ValidationError } from '../../core/errors.js';
 import { adaptiveGranularity, parseDateRange, type DateRange } from '../../core/time.js';
 import { breakdownItems, costMeasures } from '../costs/cost-breakdown.js';
@@ -23,7 +23,7 @@ export async function endUserSummary(rc: ReadContext, externalId: string, startD
   return {
     end_user_id: user.id,
     external_id: user.externalId,
-    end_user_name: user.name ?? user.externalId,
+    end_user_name: endUserName(user, user.id),
     period_start: range.start.toISOString(),
     period_end: range.end.toISOString(),
     ...costMeasures(totals),

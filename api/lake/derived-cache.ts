@@ -8,7 +8,7 @@
 // days they need. Built lazily, many days per statement; evicted least-recently-used past a row
 // budget.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
+import { readParquetSql, sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 import type { LakeTable } from '../../core/lake/layout.js';
 
 /**
@@ -141,7 +141,7 @@ export class DerivedCache {
         // `filename` carries the day's id, so perDay's GROUP BY filename merges the day's files.
         const eventDate = d.hourly ? `, date_trunc('hour', r.event_timestamp) AS event_date` : '';
         const src = `(SELECT r.* EXCLUDE (filename${d.hourly ? ', event_date' : ''})${eventDate}, m.day_id AS filename
-                        FROM read_parquet([${paths.map(sqlStringLiteral).join(', ')}], filename = true, union_by_name = true, hive_partitioning = false) r
+                        FROM ${readParquetSql(paths, { filename: true })} r
                         JOIN ${map} ON r.filename = m.path
                        WHERE r.organization_id = $org)`;
         const select = `SELECT d.filename AS _day, d.* EXCLUDE (filename) FROM (${d.perDay.replaceAll('{{src}}', src)}) d`;

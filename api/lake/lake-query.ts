@@ -31,6 +31,7 @@ import { DerivedCache, type Derivation } from './derived-cache.js';
 import { LakeReader } from '../../core/lake/lake-reader.js';
 import type { LakeTable } from '../../core/lake/layout.js';
 import { DAILY_COSTS, rollupFromEventsSql } from '../../core/lake/rollups.js';
+import { readParquetSql } from '../../core/lake/parquet-sql.js';
 
 export type LakeValue = string | number | boolean | Date | null;
 export type LakeRow = Record<string, LakeValue>;
@@ -263,7 +264,7 @@ export class LakeQuery {
       const rows = await this.reader.relation(d.source, org, days ? { from: days.start, to: days.end } : {});
       return `(SELECT * FROM ${rows}${dayFilter})`;
     }
-    const src = `(SELECT * FROM read_parquet([${files.map((f) => `'${f.replaceAll("'", "''")}'`).join(', ')}], filename = true, union_by_name = true, hive_partitioning = false) WHERE "organization_id" = $org)`;
+    const src = `(SELECT * FROM ${readParquetSql(files, { filename: true })} WHERE "organization_id" = $org)`;
     return `(SELECT * EXCLUDE (filename) FROM (${d.perDay.replaceAll('{{src}}', src)})${dayFilter})`;
   }
 

@@ -1,9 +1,11 @@
 // Margin rules over plain data: per-end-user rows (least profitable first), the org_total, the
 // warnings and the trend buckets. Revenue is recognized on an accrual basis (recognize-revenue.ts);
 // cost belongs to the instant of its event. The caller reads records and costs; nothing here does I/O.
-import { Big, formatMoney, toBig } from '../../core/money.js';
+import { Big, formatMoney, sumMoney, toBig } from '../../core/money.js';
 import { bucketStarts, nextBucket, type DateRange, type Granularity } from '../../core/time.js';
-import { marginFigures } from './profitability.js';
+import { endUserName } from '../../core/control/end-users.js';
+import { latestNamedRecords } from '../../revenue/customer-names.js';
+import { marginFigures, sortLeastProfitableFirst } from './profitability.js';
 import { isRecognizedIn, recognizeRevenue, type RecognizableRevenue } from '../../revenue/recognize-revenue.js';
 import type { EndUserMarginRow, MarginByEndUser, MarginOrgTotal, MarginTrend, MarginWarning } from './margin.types.js';
 
@@ -50,8 +52,6 @@ interface RowAccumulator {
   revenue: Big;
   cost: Big;
   externalId: string | null;
-  /** Customer name of the record whose period ends last. */
-  recordName: { name: string; periodEnd: number } | null;
 }
 
 /** A record's share of the window, computed once per request. */
@@ -72,7 +72,7 @@ export function marginByEndUser(input: MarginInput): MarginByEndUser {
   const rows = new Map<string, RowAccumulator>();
   const rowOf = (id: string): RowAccumulator => {
     let r = rows.get(id);
-    if (!r) rows.set(id, (r = { revenue: new Big(0), cost: new Big(0), externalId: null, recordName: null }));
+    if (!r) rows.set(id, (r = { revenue: new Big(0), cost: new Big(0), externalId: null }));
     return r;
   };
 
@@ -81,8 +81,6 @@ export function marginByEndUser(input: MarginInput): MarginByEndUser {
     const r = rowOf(rec.endUserId);
     r.revenue = r.revenue.plus(amount);
     r.externalId ??= rec.externalUserId;
-    const end = rec.periodEnd.getTime();
-    if (rec.customerName && (!r.recordName || end > r.recordName.periodEnd)) r.recordName = { name: rec.customerName, periodEnd: end };
   }
   for (const c of input.costs.byEndUser) {
     const r = rowOf(c.endUserId);
@@ -90,20 +88,21 @@ export function marginByEndUser(input: MarginInput): MarginByEndUser {
     if (c.externalId !== null) r.externalId = c.externalId;
   }
 
+  // An end user the caller does not know by name may still be named by a record in the window.
+  const recordNames = latestNamedRecords(
+    recognized.map((x) => x.rec),
+    (rec) => rec.endUserId,
+  );
   const endUsers: EndUserMarginRow[] = [...rows].map(([id, r]) => {
     const known = input.endUsers.get(id);
+    const name = known?.name ?? recordNames.get(id)?.customerName;
     return {
       end_user_id: id,
-      end_user_name: known?.name ?? r.recordName?.name ?? known?.externalId ?? r.externalId ?? id,
+      end_user_name: endUserName({ name, externalId: known?.externalId ?? r.externalId }, id),
       ...marginFigures(r.revenue, r.cost),
     };
   });
-  // Least profitable first (leastProfitableFirst's order), each margin parsed once.
-  const keyed = endUsers.map((row) => ({ row, margin: new Big(row.margin_amount) }));
-  keyed.sort((a, b) => a.margin.cmp(b.margin) || (a.row.end_user_id < b.row.end_user_id ? -1 : a.row.end_user_id > b.row.end_user_id ? 1 : 0));
-  endUsers.splice(0, endUsers.length, ...keyed.map((k) => k.row));
-
-  return { end_users: endUsers, org_total: orgTotalOf(input, recognized), warnings: warningsOf(input, recognized) };
+  return { end_users: sortLeastProfitableFirst(endUsers), org_total: orgTotalOf(input, recognized), warnings: warningsOf(input, recognized) };
 }
 
 /** Every recognized record and every event of the window, attributed or not. */
@@ -155,7 +154,7 @@ function warningsOf(input: Omit<MarginInput, 'endUsers'>, recognized: readonly R
   const warnings: MarginWarning[] = [];
   const unattributed = recognized.filter((r) => r.rec.endUserId === null);
   if (unattributed.length > 0) {
-    const amount = formatMoney(unattributed.reduce((s, r) => s.plus(r.amount), new Big(0)));
+    const amount = formatMoney(sumMoney(unattributed.map((r) => r.amount)));
     warnings.push({
       type: 'unattributed_revenue',
       count: unattributed.length,

@@ -1,7 +1,8 @@
 // Margin figures of one row (an end user, a bucket or the whole organization) and the spec's
 // profitability rule. Revenue is rounded to the wire's 12 digits first, so margin_amount and
 // margin_percent agree exactly with the revenue and cost strings the client sees.
-import { Big, formatMoney, toBig } from '../../core/money.js';
+import { compareCodePoints } from '../../core/compare.js';
+import { Big, formatMoney, percentOf, toBig } from '../../core/money.js';
 
 export type ProfitabilityCategory = 'profitable' | 'break-even' | 'unprofitable';
 
@@ -13,18 +14,9 @@ export interface MarginFigures {
   profitability_category: ProfitabilityCategory;
 }
 
-// Percent division needs only enough digits to round to 2 decimals: truncating toward zero at 6
-// decimals keeps every comparison with a x.xx5 boundary exact, so the half-up rounding to 2
-// decimals equals that of the exact quotient (and is ~10× cheaper than big.js's 40 digits).
-const PercentBig = Big();
-PercentBig.DP = 6;
-PercentBig.RM = Big.roundDown;
-
 /** (revenue - cost) / revenue × 100 rounded half-up to 2 decimals; null when revenue is zero. */
 export function marginPercent(revenue: Big, cost: Big): number | null {
-  if (revenue.eq(0)) return null;
-  const quotient = new PercentBig(revenue.minus(cost).times(100)).div(revenue);
-  return Number(quotient.round(2, Big.roundHalfUp).toFixed(2));
+  return revenue.eq(0) ? null : percentOf(revenue.minus(cost), revenue);
 }
 
 /**
@@ -55,7 +47,24 @@ export function marginFigures(revenue: Big | string, cost: Big | string): Margin
   };
 }
 
+interface MarginRow {
+  margin_amount: string;
+  end_user_id: string;
+}
+
+function byMarginThenId(a: { margin: Big; id: string }, b: { margin: Big; id: string }): number {
+  return a.margin.cmp(b.margin) || compareCodePoints(a.id, b.id);
+}
+
 /** Least profitable first (DESIGN.md): margin_amount ascending, ties by end_user_id. */
-export function leastProfitableFirst(a: { margin_amount: string; end_user_id: string }, b: { margin_amount: string; end_user_id: string }): number {
-  return new Big(a.margin_amount).cmp(b.margin_amount) || (a.end_user_id < b.end_user_id ? -1 : a.end_user_id > b.end_user_id ? 1 : 0);
+export function leastProfitableFirst(a: MarginRow, b: MarginRow): number {
+  return byMarginThenId({ margin: new Big(a.margin_amount), id: a.end_user_id }, { margin: new Big(b.margin_amount), id: b.end_user_id });
+}
+
+/** The rows in leastProfitableFirst's order, each margin parsed once rather than per comparison. */
+export function sortLeastProfitableFirst<T extends MarginRow>(rows: readonly T[]): T[] {
+  return rows
+    .map((row) => ({ row, margin: new Big(row.margin_amount), id: row.end_user_id }))
+    .sort(byMarginThenId)
+    .map((k) => k.row);
 }

@@ -4,7 +4,7 @@
 // and a tree then reads only the files that may hold its session. Per file the index keeps sorted
 // 32-bit hashes of its session ids (4 bytes each); a collision only costs reading one more file.
 import type { LakeQuery } from '../lake/lake-query.js';
-import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
+import { readParquetSql } from '../../core/lake/parquet-sql.js';
 
 const MAX_ORGANIZATIONS = 256;
 /** Files indexed per DuckDB query (bounds the SQL text). */
@@ -72,11 +72,10 @@ export async function sessionFiles(lake: LakeQuery, organizationId: string, sess
 }
 
 async function indexFiles(lake: LakeQuery, organizationId: string, idx: OrgIndex, files: string[]): Promise<void> {
-  const list = files.map(sqlStringLiteral).join(', ');
   const rows = await lake.rows<{ file: string; session_id: string }>(
     { organizationId },
     `SELECT DISTINCT filename AS file, session_id
-       FROM read_parquet([${list}], union_by_name = true, hive_partitioning = false, filename = true)
+       FROM ${readParquetSql(files, { filename: true })}
       WHERE organization_id = $org`,
   );
   const hashes = new Map<string, number[]>(files.map((f) => [f, []]));

@@ -4,6 +4,7 @@
 // Never recursive over parent pointers, so hostile data cannot loop or blow the stack.
 import { Big, formatMoney, toBig } from '../../core/money.js';
 import type { SessionTree, SessionTreeNode } from './sessions.types.js';
+import { compareCodePoints } from '../../core/compare.js';
 
 /** DESIGN.md: 500 spans per response. */
 export const SESSION_NODE_LIMIT = 500;
@@ -56,7 +57,7 @@ interface WorkNode {
 
 /** Start order: timed spans by their start, untimed by their first event; then span id. */
 function byStart(a: WorkNode, b: WorkNode): number {
-  return a.startKey - b.startKey || compareText(a.span.spanId, b.span.spanId);
+  return a.startKey - b.startKey || compareCodePoints(a.span.spanId, b.span.spanId);
 }
 
 /** Siblings and roots: costliest subtree first, then start order (deterministic tie-break). */
@@ -64,9 +65,6 @@ function bySubtreeCost(a: WorkNode, b: WorkNode): number {
   return b.subtree.cmp(a.subtree) || byStart(a, b);
 }
 
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
 
 export function buildSessionTree(input: SessionInput, options: SessionTreeOptions = {}): SessionTree {
   const nodeLimit = options.nodeLimit ?? SESSION_NODE_LIMIT;

@@ -32,7 +32,7 @@ import { createOrganization } from '../../core/control/organizations.js';
 import { endUserIdFor } from '../../core/ids.js';
 import { USAGE_EVENTS_TOPIC, createKafka, ensureTopics, partitionCounts } from '../../core/kafka/client.js';
 import { LakeReader } from '../../core/lake/lake-reader.js';
-import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
+import { readParquetSql, sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 import { createLogger } from '../../core/logger.js';
 import { registry as metricsRegistry } from '../../core/metrics.js';
 import { fromRoot } from '../../core/paths.js';
@@ -482,9 +482,8 @@ function startVisibilityPoller(dir: string, org: string, visible: Map<string, nu
         const files = (await reader.files('events', org)).filter((f) => !read.has(f));
         if (files.length > 0) {
           const seenAt = Date.now(); // epoch ms, comparable with the load process's 202 times
-          const list = files.map(sqlStringLiteral).join(', ');
           const rows = (
-            await conn.runAndReadAll(`SELECT idempotency_key FROM read_parquet([${list}]) WHERE idempotency_key NOT LIKE 'bench-%'`)
+            await conn.runAndReadAll(`SELECT idempotency_key FROM ${readParquetSql(files)} WHERE idempotency_key NOT LIKE 'bench-%'`)
           ).getRows();
           for (const [k] of rows) if (!visible.has(k as string)) visible.set(k as string, seenAt);
           for (const f of files) read.add(f);

@@ -23,6 +23,16 @@ interface EndUserRow {
   created_at: Date;
 }
 
+/**
+ * DESIGN.md "End-user name", the one display rule: the revenue source's customer name when known,
+ * else the external id (the `user_id` events carry), else the internal id for an end user known by
+ * neither. Where the name comes from is the caller's: the end_users row (kept from the latest
+ * named revenue record, see revenue/customer-names.ts) or the revenue records at hand.
+ */
+export function endUserName(user: { name?: string | null; externalId?: string | null } | undefined, id: string): string {
+  return user?.name ?? user?.externalId ?? id;
+}
+
 const COLUMNS = 'id, organization_id, external_id, name, created_at';
 
 function toEndUser(r: EndUserRow): EndUser {

@@ -5,7 +5,7 @@
 import fs from 'node:fs/promises';
 import { utcDate } from './events-schema.js';
 import { absolutePath, manifestDir, partitionOfManifestName, tableColumns, type LakeTable } from './layout.js';
-import { decodeManifest, type Manifest, type ManifestFile } from './manifest.js';
+import { decodeManifest, manifestStatKey, type Manifest, type ManifestFile } from './manifest.js';
 import { parquetRelationSql } from './parquet-sql.js';
 
 /** Instants: `from` inclusive, `to` exclusive. Files are chosen by UTC date, so the query must
@@ -114,14 +114,8 @@ export class LakeReader {
         const partition = partitionOfManifestName(name);
         if (partition === null) return;
         const file = `${dir}/${name}`;
-        let statKey: string;
-        try {
-          const st = await fs.stat(file, { bigint: true });
-          statKey = `${st.ino}:${st.size}:${st.mtimeNs}`;
-        } catch (e) {
-          if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
-          throw e;
-        }
+        const statKey = await manifestStatKey(file);
+        if (statKey === null) return;
         seen.add(partition);
         if (this.cache.get(partition)?.statKey === statKey) return;
         const manifest = decodeManifest(await fs.readFile(file, 'utf8'), partition);

@@ -185,3 +185,18 @@ export async function writeManifest(lakeDir: string, manifest: Manifest): Promis
   }
   await fsyncPath(dir);
 }
+
+/**
+ * One version of a manifest file, as a string that changes whenever the file is replaced (write +
+ * rename gives a new inode; size and mtime catch the rest): readers and the owning processor
+ * compare it to know whether a manifest changed without reading it. Null when the file is absent.
+ */
+export async function manifestStatKey(file: string): Promise<string | null> {
+  try {
+    const st = await fs.stat(file, { bigint: true });
+    return `${st.ino}:${st.size}:${st.mtimeNs}`;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+}

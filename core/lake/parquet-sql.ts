@@ -7,14 +7,20 @@ export function sqlStringLiteral(value: string): string {
 }
 
 /**
- * A parenthesized relation over the given Parquet files, or an empty relation with the table's
- * columns when there are none. hive_partitioning is off: the org=/date= directories must not add
- * columns (organization_id and event_date are stored in every file).
+ * `read_parquet([...])` over lake files, the one place that writes it: each path quoted as a SQL
+ * string literal, hive_partitioning off (the org=/date= directories must not add columns:
+ * organization_id and event_date are stored in every file), union_by_name so files written
+ * before a column was added still read, and optionally the `filename` column.
  */
+export function readParquetSql(absolutePaths: readonly string[], opts: { filename?: boolean } = {}): string {
+  const list = absolutePaths.map(sqlStringLiteral).join(', ');
+  return `read_parquet([${list}], ${opts.filename ? 'filename = true, ' : ''}union_by_name = true, hive_partitioning = false)`;
+}
+
+/** A parenthesized relation over the given Parquet files, or an empty relation with the table's columns when there are none. */
 export function parquetRelationSql(absolutePaths: readonly string[], columns: readonly LakeColumn[]): string {
   if (absolutePaths.length === 0) return emptyRelationSql(columns);
-  const list = absolutePaths.map(sqlStringLiteral).join(', ');
-  return `(SELECT * FROM read_parquet([${list}], union_by_name = true, hive_partitioning = false))`;
+  return `(SELECT * FROM ${readParquetSql(absolutePaths)})`;
 }
 
 export function emptyRelationSql(columns: readonly LakeColumn[]): string {

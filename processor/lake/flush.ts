@@ -6,7 +6,7 @@
 import type { LakeEventRow } from '../../core/lake/events-schema.js';
 import { absolutePath, type LakeTable } from '../../core/lake/layout.js';
 import type { ManifestFile } from '../../core/lake/manifest.js';
-import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
+import { readParquetSql } from '../../core/lake/parquet-sql.js';
 import { DAILY_COSTS, SESSION_SPANS, rollupFromEventsSql } from '../../core/lake/rollups.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { persist } from './durability.js';
@@ -171,7 +171,7 @@ async function eventsStatsOfSplitGroups(conn: DuckDBConnection, lakeDir: string,
   for (const f of events) count.set(groupKey(f.organization_id, f.date), (count.get(groupKey(f.organization_id, f.date)) ?? 0) + 1);
   const out = new Map<string, EventsGroupStats>();
   for (const f of events.filter((w) => count.get(groupKey(w.organization_id, w.date))! > 1)) {
-    const src = `read_parquet(${sqlStringLiteral(absolutePath(lakeDir, f.path))}, hive_partitioning = false)`;
+    const src = readParquetSql([absolutePath(lakeDir, f.path)]);
     const [stats] = (await eventsGroupStats(conn, src)).values();
     if (stats) out.set(f.path, stats);
   }

@@ -6,7 +6,7 @@
 import fs from 'node:fs/promises';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { manifestPath } from '../../core/lake/layout.js';
-import { readManifest, writeManifest, type Manifest } from '../../core/lake/manifest.js';
+import { manifestStatKey, readManifest, writeManifest, type Manifest } from '../../core/lake/manifest.js';
 import { DedupWindow, type DedupWindowOptions } from './dedup-window.js';
 
 export interface LakeContext {
@@ -19,13 +19,7 @@ export interface LakeContext {
 export class LakeFencedError extends Error {}
 
 async function statKeyOf(file: string): Promise<string> {
-  try {
-    const st = await fs.stat(file, { bigint: true });
-    return `${st.ino}:${st.size}:${st.mtimeNs}`;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 'absent';
-    throw e;
-  }
+  return (await manifestStatKey(file)) ?? 'absent';
 }
 
 export class PartitionState {

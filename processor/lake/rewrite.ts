@@ -21,6 +21,7 @@ import {
   type WrittenFile,
 } from './lake-files.js';
 import type { LakeContext, PartitionState } from './partition-state.js';
+import { compareCodePoints } from '../../core/compare.js';
 
 export interface RewriteSelector {
   organizationId: string;
@@ -82,7 +83,7 @@ export async function rewrite(
   const written: WrittenFile[] = [];
   const added: { file: WrittenFile; rows: number; events: EventsGroupStats }[] = [];
   const replaced = new Set<string>();
-  for (const [date, files] of [...byDate].sort(([a], [b]) => a.localeCompare(b))) {
+  for (const [date, files] of [...byDate].sort(([a], [b]) => compareCodePoints(a, b))) {
     // status_counts lets a pending-only rewrite skip groups without reading them.
     if (statuses && files.every((f) => f.status_counts && statuses.every((s) => f.status_counts![s] === 0))) continue;
     const relation = parquetRelationSql(files.map((f) => absolutePath(ctx.lakeDir, f.path)), EVENTS_COLUMNS);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatMoney, percentOf, sumMoney } from '../../../core/money.js';
+import { formatMoney, fractionDigits, isDecimalString, isUnsignedDecimalString, percentOf, sumMoney } from '../../../core/money.js';
 
 describe('money', () => {
   it.each([
@@ -29,5 +29,33 @@ describe('money', () => {
     expect(percentOf('1', '3')).toBe(33.33);
     expect(percentOf('2', '3')).toBe(66.67);
     expect(percentOf('5', '0')).toBe(0);
+  });
+});
+
+describe('the decimal-string pattern', () => {
+  it('accepts plain decimals only', () => {
+    for (const ok of ['0', '3', '0.075', '-2.5', '0012.50']) expect(isDecimalString(ok), ok).toBe(true);
+    for (const bad of ['', '.5', '5.', '+1', '1e3', ' 1', '1 ', '0x10', 'NaN', '1,5', '--1', '１']) expect(isDecimalString(bad), bad).toBe(false);
+  });
+  it('unsigned: no minus sign, even on zero', () => {
+    expect(isUnsignedDecimalString('12.5')).toBe(true);
+    expect(isUnsignedDecimalString('-12.5')).toBe(false);
+    expect(isUnsignedDecimalString('-0')).toBe(false);
+  });
+  it('counts fractional digits as written', () => {
+    expect(fractionDigits('3')).toBe(0);
+    expect(fractionDigits('1.250')).toBe(3);
+    expect(fractionDigits('-0.000000000001')).toBe(12);
+  });
+});
+
+describe('percentOf, the one percent rule', () => {
+  it('rounds the exact quotient half away from zero, for negative parts too', () => {
+    expect(percentOf('1', '8')).toBe(12.5);
+    expect(percentOf('1', '1600')).toBe(0.06); // 0.0625 → 0.06
+    expect(percentOf('1', '800')).toBe(0.13); // 0.125 → 0.13
+    expect(percentOf('-1', '800')).toBe(-0.13);
+    expect(percentOf('-20.005', '100')).toBe(-20.01);
+    expect(percentOf('19.99499999', '100')).toBe(19.99);
   });
 });

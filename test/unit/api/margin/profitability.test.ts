@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { leastProfitableFirst, marginFigures, marginPercent } from '../../../../api/margin/profitability.js';
+import { leastProfitableFirst, marginFigures, marginPercent, sortLeastProfitableFirst } from '../../../../api/margin/profitability.js';
 import { Big } from '../../../../core/money.js';
 
 describe('marginFigures and the profitability rule', () => {
@@ -46,6 +46,22 @@ describe('leastProfitableFirst', () => {
       { end_user_id: 'e', margin_amount: '-12.5' },
     ];
     expect(rows.sort(leastProfitableFirst).map((r) => r.end_user_id)).toEqual(['e', 'a', 'b', 'd', 'c']);
+  });
+
+  it('sortLeastProfitableFirst (what margin uses) gives the same order and leaves its input alone', () => {
+    const rows = [
+      { end_user_id: 'c', margin_amount: '10' },
+      { end_user_id: 'b', margin_amount: '-5' },
+      { end_user_id: 'd', margin_amount: '9.5' },
+      { end_user_id: 'a', margin_amount: '-5' },
+      { end_user_id: 'e', margin_amount: '-12.5' },
+      { end_user_id: 'f', margin_amount: '100000000000000000.000000000001' },
+      { end_user_id: 'g', margin_amount: '100000000000000000' },
+    ];
+    const sorted = sortLeastProfitableFirst(rows);
+    expect(sorted.map((r) => r.end_user_id)).toEqual(['e', 'a', 'b', 'd', 'c', 'g', 'f']);
+    expect(sorted).toEqual([...rows].sort(leastProfitableFirst));
+    expect(rows[0]!.end_user_id).toBe('c');
   });
 });
 

@@ -8,7 +8,7 @@ import {
   tableColumns,
 } from '../../../../core/lake/layout.js';
 import { EVENTS_COLUMNS, EVENTS_INPUT_COLUMNS, utcDate } from '../../../../core/lake/events-schema.js';
-import { emptyRelationSql, parquetRelationSql } from '../../../../core/lake/parquet-sql.js';
+import { emptyRelationSql, parquetRelationSql, readParquetSql } from '../../../../core/lake/parquet-sql.js';
 
 describe('lake layout', () => {
   it('places a group under table/org=/date=', () => {
@@ -68,6 +68,12 @@ describe('parquet relation SQL', () => {
   it('quotes paths and turns hive partition columns off', () => {
     expect(parquetRelationSql(["/lake/it's.parquet"], EVENTS_COLUMNS)).toBe(
       "(SELECT * FROM read_parquet(['/lake/it''s.parquet'], union_by_name = true, hive_partitioning = false))",
+    );
+  });
+
+  it('is the one writer of read_parquet text, with the filename column on request', () => {
+    expect(readParquetSql(['/a.parquet', "/b'c.parquet"], { filename: true })).toBe(
+      "read_parquet(['/a.parquet', '/b''c.parquet'], filename = true, union_by_name = true, hive_partitioning = false)",
     );
   });
 

@@ -7,6 +7,7 @@ import {
   decodeManifest,
   emptyManifest,
   encodeManifest,
+  manifestStatKey,
   readManifest,
   writeManifest,
   type Manifest,
@@ -109,5 +110,21 @@ describe('manifest files', () => {
     fs.mkdirSync(path.join(lakeDir, '_manifests'));
     fs.writeFileSync(manifestPath(lakeDir, 3), '{"format":1');
     await expect(readManifest(lakeDir, 3)).rejects.toThrow(ManifestError);
+  });
+});
+
+describe('manifestStatKey', () => {
+  it('changes when the file is replaced by rename, even with the same size, and is null when absent', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'statkey-'));
+    const file = path.join(dir, 'm.json');
+    expect(await manifestStatKey(file)).toBeNull();
+    fs.writeFileSync(file, '{"a":1}');
+    const first = await manifestStatKey(file);
+    expect(first).not.toBeNull();
+    expect(await manifestStatKey(file)).toBe(first);
+    fs.writeFileSync(`${file}.tmp`, '{"a":2}');
+    fs.renameSync(`${file}.tmp`, file);
+    expect(await manifestStatKey(file)).not.toBe(first);
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 });
