@@ -70,6 +70,7 @@ const MIGRATION_NAMES = [
   '004_dimensions_end_users',
   '005_revenue',
   '006_ingest_groups',
+  '007_ingest_group_member_names',
 ];
 
 const sha256 = (s: string) => crypto.createHash('sha256').update(s).digest('hex');
@@ -100,7 +101,7 @@ for (const kind of CONTROL_DB_KINDS) {
         const rows = await fresh.db.query<{ version: number; name: string; checksum: string }>(
           'SELECT version, name, checksum FROM schema_migrations ORDER BY version',
         );
-        expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6]);
+        expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
         expect(rows[0]!.checksum).toMatch(/^[0-9a-f]{64}$/);
         const tables = await fresh.db.query<{ table_name: string }>(
           `SELECT table_name FROM information_schema.tables
@@ -151,7 +152,8 @@ for (const kind of CONTROL_DB_KINDS) {
              ($1, 'old-res-2', $4, 'reserved', 'two'::bytea, NULL, now() - interval '4 minutes', NULL)`,
           [org, eventIdFor(org, 'old-pub'), eventIdFor(org, 'old-res-1'), eventIdFor(org, 'old-res-2')],
         );
-        expect(await migrate(fresh.db)).toEqual(['006_ingest_groups']);
+        // 007 renames the members' fields of the groups 006 made; the sweeper's reads below go through the new names.
+        expect(await migrate(fresh.db)).toEqual(['006_ingest_groups', '007_ingest_group_member_names']);
 
         const entries = await getLedgerEntries(fresh.db, org, ['old-pub', 'old-res-1', 'old-res-2']);
         expect([...entries].sort()).toEqual([
@@ -215,7 +217,7 @@ for (const kind of CONTROL_DB_KINDS) {
         // Every migration was applied exactly once, by whichever process got there first.
         expect(results.flat().sort()).toEqual(MIGRATION_NAMES);
         const [count] = await fresh.db.query<{ n: string }>('SELECT count(*) AS n FROM schema_migrations');
-        expect(count!.n).toBe('6');
+        expect(count!.n).toBe('7');
       } finally {
         if (fresh.url) for (const o of others) await o.close();
         await fresh.dispose();
@@ -569,7 +571,7 @@ describeEachControlDb('control plane', ({ kind, db }) => {
       expect((await listGroupRecords(db(), [partly.groupId])).map((r) => [r.idempotencyKey, r.payload.toString()])).toEqual([['d1', 'd1']]);
       const row = await groupRow(partly.groupId);
       expect(row!.payloads).toEqual(Buffer.from('d1d2d3'));
-      expect(JSON.parse(row!.members!)).toEqual([{ o: org.id, k: ['d1'] }]);
+      expect(JSON.parse(row!.members!)).toEqual([{ organization_id: org.id, idempotency_keys: ['d1'] }]);
 
       // None paid: nothing references the group, so it is not written.
       const none = await reserveGroup(org.id, [reservation(org.id, 'd4')], async (tx, group) => {
