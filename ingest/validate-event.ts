@@ -7,10 +7,10 @@ import { formatMoney, isDecimalString, isUnsignedDecimalString, toBig } from '..
 import type { DimensionValueType } from '../core/control/dimensions.js';
 import type { SpanKind } from './ingest.types.js';
 
-export const MAX_STRING_LENGTH = 255;
-export const MAX_METADATA_KEYS = 64;
-export const MAX_METADATA_BYTES = 16 * 1024;
-export const SPAN_KINDS: readonly SpanKind[] = ['agent', 'tool', 'llm', 'retrieval', 'task'];
+const MAX_STRING_LENGTH = 255;
+const MAX_METADATA_KEYS = 64;
+const MAX_METADATA_BYTES = 16 * 1024;
+const SPAN_KINDS: readonly SpanKind[] = ['agent', 'tool', 'llm', 'retrieval', 'task'];
 /** DECIMAL(38,12) in the lake leaves 26 integer digits. */
 const MAX_COST_OVERRIDE = toBig('1e26');
 
@@ -30,7 +30,7 @@ const PLAIN_STRING_FIELDS = ['user_id', 'model', 'provider', 'metric', 'unit', '
 type PlainStringField = (typeof PLAIN_STRING_FIELDS)[number];
 
 /** Every accepted top-level field; anything else is a 400 naming it. */
-export const EVENT_FIELDS: ReadonlySet<string> = new Set([
+const EVENT_FIELDS: ReadonlySet<string> = new Set([
   'idempotency_key',
   'timestamp',
   ...PLAIN_STRING_FIELDS,

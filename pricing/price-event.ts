@@ -16,7 +16,7 @@ import {
 } from './rate-card-match.js';
 import type { UsageEvent } from '../schemas/usage-event.js';
 
-export type PricingStatus = 'completed' | 'pending_rate_card';
+type PricingStatus = 'completed' | 'pending_rate_card';
 
 export interface PricedCost {
   status: PricingStatus;

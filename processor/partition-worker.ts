@@ -11,7 +11,7 @@ import { EventBatch, LakeFencedError, type LakeWriter } from './lake/lake-writer
 import { compactionDuration, consumerLag, duplicateRows, flushDuration, flushedRows, partitionResets } from './metrics.js';
 
 /** Runs critical sections one at a time, in call order. */
-export class SerialLock {
+class SerialLock {
   private tail: Promise<unknown> = Promise.resolve();
   private held = 0;
 

@@ -33,7 +33,7 @@ import type { LakeTable } from '../../core/lake/layout.js';
 import { DAILY_COSTS, rollupFromEventsSql } from '../../core/lake/rollups.js';
 import { readParquetSql } from '../../core/lake/parquet-sql.js';
 
-export type LakeValue = string | number | boolean | Date | null;
+type LakeValue = string | number | boolean | Date | null;
 export type LakeRow = Record<string, LakeValue>;
 /** Query parameters; Date binds as TIMESTAMP (UTC), integers as BIGINT. */
 export type LakeParam = string | number | boolean | Date | null | readonly string[];

@@ -35,13 +35,13 @@ export interface SessionTreeNode {
   children: SessionTreeNode[];
 }
 
-export interface CostAndEvents {
+interface CostAndEvents {
   /** USD. */
   total_cost: string;
   event_count: number;
 }
 
-export interface WithheldSpans {
+interface WithheldSpans {
   /** USD. */
   total_cost: string;
   span_count: number;
@@ -67,7 +67,7 @@ export interface SessionTree {
 }
 
 /** One session of the sessions list. */
-export interface SessionSummary {
+interface SessionSummary {
   session_id: string;
   /** USD, every event of the session (traced and untraced). */
   total_cost: string;

@@ -3,11 +3,11 @@
 import { ValidationError } from '../../core/errors.js';
 import type { UsageEventItem } from './usage.types.js';
 
-export const EVENT_TYPE = 'ai.inference';
+const EVENT_TYPE = 'ai.inference';
 export const TOKENS_METRIC = 'tokens';
 export const MAX_EVENTS_RANGE_DAYS = 90;
-export const DEFAULT_LIMIT = 100;
-export const MAX_LIMIT = 1000;
+const DEFAULT_LIMIT = 100;
+const MAX_LIMIT = 1000;
 
 /** The stored columns an item is made of. */
 export interface StoredUsageEvent {

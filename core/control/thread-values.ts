@@ -25,7 +25,7 @@ function asBuffer(v: unknown): unknown {
 }
 
 /** Rows as the database gave them: bytea columns as Buffers again (in place). */
-export function withBuffers<T>(rows: Array<Record<string, unknown>>): T[] {
+function withBuffers<T>(rows: Array<Record<string, unknown>>): T[] {
   for (const row of rows) {
     for (const k of Object.keys(row)) row[k] = asBuffer(row[k]);
   }

@@ -102,7 +102,7 @@ export const EVENTS_COLUMNS = [
   col('priced_at', 'timestamp', false),
 ] as const;
 
-export type EventsColumnName = (typeof EVENTS_COLUMNS)[number]['name'];
+type EventsColumnName = (typeof EVENTS_COLUMNS)[number]['name'];
 
 /** Columns the writer fills from the row (everything but the derived event_date). */
 export const EVENTS_INPUT_COLUMNS: readonly LakeColumn[] = EVENTS_COLUMNS.filter((c) => c.name !== 'event_date');

@@ -18,8 +18,6 @@ import { getEndUserByExternalId, listEndUsers, upsertEndUsers } from '../../core
 import {
   beginIngestGroup,
   discardReservations,
-  getLedgerDetails,
-  getLedgerEntries,
   listGroupRecords,
   listStrandedGroups,
   markGroupsPublished,
@@ -30,6 +28,7 @@ import {
   type Reservation,
   type ReservationInput,
 } from '../../ingest/ingest-ledger.store.js';
+import { getLedgerDetails, getLedgerEntries } from '../support/ledger-reads.js';
 import { loadMigrations, migrate } from '../../core/control/migrate.js';
 import { createOrganization, getOrganization } from '../../core/control/organizations.js';
 import {
