@@ -81,6 +81,16 @@ interface Reserved {
   groupId: string;
 }
 
+/** What one organization's share of a reservation transaction produced. */
+interface OrganizationReservation {
+  /** Committed reservations whose records go to Kafka. */
+  reserved: Reserved[];
+  /** Entries answered without publishing: duplicates of published keys, 402s. */
+  answered: Array<[Entry, EventOutcome]>;
+  /** [organization, external id] of end users this transaction created. */
+  newUsers: Array<[string, string]>;
+}
+
 function keyOf(organizationId: string, idempotencyKey: string): string {
   return `${organizationId}\u0000${idempotencyKey}`;
 }
@@ -199,24 +209,20 @@ export class GroupCommitter {
 
   private async reserve(group: Entry[]): Promise<void> {
     groupSize.observe(group.length);
-    let outcome: {
-      reserved: Reserved[];
-      answered: Array<[Entry, EventOutcome]>;
-      newUsers: Array<[string, string]>;
-      groupId: string | null;
-    };
+    let outcome: OrganizationReservation & { groupId: string | null };
     try {
       outcome = await this.db.transaction(async (tx) => {
         const ingestGroup = await beginIngestGroup(tx);
-        const reserved: Reserved[] = [];
-        const answered: Array<[Entry, EventOutcome]> = [];
-        const newUsers: Array<[string, string]> = [];
+        const all: OrganizationReservation = { reserved: [], answered: [], newUsers: [] };
         for (const [org, entries] of groupBy(group, (e) => e.event.organizationId)) {
-          await this.reserveForOrganization(tx, ingestGroup, org, entries, reserved, answered, newUsers);
+          const one = await this.reserveForOrganization(tx, ingestGroup, org, entries);
+          all.reserved.push(...one.reserved);
+          all.answered.push(...one.answered);
+          all.newUsers.push(...one.newUsers);
         }
         // Written when some row references it (all duplicates or all unpaid: nothing to hold).
         const written = await writeIngestGroup(tx, ingestGroup);
-        return { reserved, answered, newUsers, groupId: written ? ingestGroup.id : null };
+        return { ...all, groupId: written ? ingestGroup.id : null };
       });
     } catch (err) {
       this.logger.error({ err, events: group.length }, 'ingest reservation failed');
@@ -229,15 +235,11 @@ export class GroupCommitter {
     this.toPublish.push(...outcome.reserved);
   }
 
-  private async reserveForOrganization(
-    tx: Queryable,
-    group: IngestGroup,
-    org: string,
-    entries: Entry[],
-    reserved: Reserved[],
-    answered: Array<[Entry, EventOutcome]>,
-    newUsers: Array<[string, string]>,
-  ): Promise<void> {
+  /** One organization's part of a reservation transaction: what to publish, what is answered now, which end users are new. */
+  private async reserveForOrganization(tx: Queryable, group: IngestGroup, org: string, entries: Entry[]): Promise<OrganizationReservation> {
+    const reserved: Reserved[] = [];
+    const answered: Array<[Entry, EventOutcome]> = [];
+    const newUsers: Array<[string, string]> = [];
     const reservations = await reserveEvents(
       tx,
       group,
@@ -285,6 +287,7 @@ export class GroupCommitter {
       await upsertEndUsers(tx, org, [...users]);
       for (const u of users) newUsers.push([org, u]);
     }
+    return { reserved, answered, newUsers };
   }
 
   private rememberEndUsers(users: Array<[string, string]>): void {
