@@ -6,6 +6,7 @@ import { ValidationError } from '../core/errors.js';
 import { formatMoney, isDecimalString, isUnsignedDecimalString, toBig } from '../core/money.js';
 import type { DimensionValueType } from '../core/control/dimensions.js';
 import type { SpanKind } from './ingest.types.js';
+import { TOKEN_FIELDS } from '../schemas/usage-event.js';
 
 const MAX_STRING_LENGTH = 255;
 const MAX_METADATA_KEYS = 64;
@@ -14,13 +15,6 @@ const SPAN_KINDS: readonly SpanKind[] = ['agent', 'tool', 'llm', 'retrieval', 't
 /** DECIMAL(38,12) in the lake leaves 26 integer digits. */
 const MAX_COST_OVERRIDE = toBig('1e26');
 
-const TOKEN_FIELDS = [
-  'input_tokens',
-  'output_tokens',
-  'cache_creation_input_tokens',
-  'cache_read_input_tokens',
-  'reasoning_tokens',
-] as const;
 type TokenField = (typeof TOKEN_FIELDS)[number];
 
 const ATTRIBUTION_FIELDS = ['agent_id', 'workflow_id', 'feature'] as const;
