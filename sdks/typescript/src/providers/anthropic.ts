@@ -1,0 +1,41 @@
+// wrapAnthropic: the same Anthropic client, recording one usage event per messages.create call
+// (stream: true included) and per messages.stream() helper stream, through marginal.track.
+// Token classes: usage-mapping.ts.
+import type { Marginal } from '../client.js';
+import { CapturedCall, captureGuard, interceptProperties, type WrapOptions } from './capture.js';
+import { anthropicStreamCollector, fromAnthropicMessage } from './usage-mapping.js';
+
+type Method = (body: Record<string, unknown>, ...rest: unknown[]) => unknown;
+
+/** Returns `client` with messages.create and messages.stream captured. */
+export function wrapAnthropic<T extends object>(client: T, marginal: Marginal, options: WrapOptions = {}): T {
+  const guard = captureGuard(options);
+  const create = (original: Method) =>
+    function create(this: unknown, body: Record<string, unknown>, ...rest: unknown[]) {
+      const call = new CapturedCall(marginal, options, guard);
+      const result = original(body, ...rest);
+      call.observe(result, (value) => {
+        if (body?.stream === true) call.tapStream(value, anthropicStreamCollector());
+        else call.record(fromAnthropicMessage(value));
+      });
+      return result;
+    };
+  // The helper stream calls the unwrapped create; its 'finalMessage' event holds the accumulated
+  // message (usage from message_start and message_delta), recorded once.
+  const stream = (original: Method) =>
+    function stream(this: unknown, body: Record<string, unknown>, ...rest: unknown[]) {
+      const call = new CapturedCall(marginal, options, guard);
+      const helper = original(body, ...rest) as { on?: (event: string, listener: (message: unknown) => void) => unknown };
+      guard(() => {
+        helper.on?.('finalMessage', (message) => guard(() => call.record(fromAnthropicMessage(message))));
+      });
+      return helper;
+    };
+  return interceptProperties(client, {
+    messages: (m) =>
+      interceptProperties(m as object, {
+        create: (f) => create((f as Method).bind(m)),
+        stream: (f) => stream((f as Method).bind(m)),
+      }),
+  });
+}
