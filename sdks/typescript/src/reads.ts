@@ -59,6 +59,9 @@ export type ReadMethods = {
   [M in keyof Endpoints]: [RequiredKeys<ReadParams<M>>] extends [never]
     ? (params?: ReadParams<M>) => Promise<ReadResult<M>>
     : (params: ReadParams<M>) => Promise<ReadResult<M>>;
+} & {
+  /** GET /attribution-data/by-dimension?format=csv: the breakdown as CSV text. */
+  attributionByDimensionCsv(params: Omit<ReadParams<'attributionByDimension'>, 'format'>): Promise<string>;
 };
 
 /** The read methods bound to one client's configuration. */
@@ -69,18 +72,27 @@ export function createReadMethods(config: ResolvedConfig): ReadMethods {
     fetch: (request: Request) => retryingFetch(config, request),
   });
   const get = client.GET as unknown as (path: string, init: object) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+  const read = async (path: string, params: Record<string, unknown>, parseAs: 'json' | 'text') => {
+    const pathParams: Record<string, unknown> = {};
+    const query: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(params)) (path.includes(`{${k}}`) ? pathParams : query)[k] = v;
+    const { data, error, response } = await get(path, { params: { path: pathParams, query }, parseAs });
+    if (!response.ok) throw errorFromResponse(response.status, parseAs === 'text' ? parseJson(error) : error, response.headers);
+    return data;
+  };
   const methods: Record<string, (params?: Record<string, unknown>) => Promise<unknown>> = {};
-  for (const [name, path] of Object.entries(READ_ENDPOINTS)) {
-    methods[name] = async (params = {}) => {
-      const pathParams: Record<string, unknown> = {};
-      const query: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(params)) (path.includes(`{${k}}`) ? pathParams : query)[k] = v;
-      const { data, error, response } = await get(path, { params: { path: pathParams, query } });
-      if (!response.ok) throw errorFromResponse(response.status, error, response.headers);
-      return data;
-    };
-  }
+  for (const [name, path] of Object.entries(READ_ENDPOINTS)) methods[name] = (params = {}) => read(path, params, 'json');
+  methods.attributionByDimensionCsv = (params = {}) => read(READ_ENDPOINTS.attributionByDimension, { ...params, format: 'csv' }, 'text');
   return methods as unknown as ReadMethods;
+}
+
+function parseJson(v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  try {
+    return JSON.parse(v);
+  } catch {
+    return v;
+  }
 }
 
 /** fetch with the SDK's retries and per-attempt timeout, answering a plain Response. */

@@ -84,6 +84,14 @@ describe('read methods return the API figures', () => {
     expect((await reader.agents(range)).values).toEqual(['planner', 'writer']);
   });
 
+  it('attributionByDimensionCsv: the by-dimension breakdown as CSV text', async () => {
+    const csv = await reader.attributionByDimensionCsv({ dimension: 'agent_id', ...range });
+    const lines = csv.trim().split(/\r?\n/);
+    expect(lines.length).toBe(4); // header + planner, writer, Unassigned
+    const planner = lines.find((l) => l.includes('planner'))!;
+    expect(planner).toContain(costWhere((e) => e.agent_id === 'planner').total.toString());
+  });
+
   it('rates: the organization cards', async () => {
     const rates = await reader.rates();
     const a = rates.items.find((i) => i.model_slug === 'sdk-model-a')!;

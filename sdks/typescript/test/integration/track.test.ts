@@ -1,5 +1,7 @@
 // track/send against the real service: thousands of events arrive exactly once across injected
 // 503s, 429s and dropped connections; 402 and validation errors reach the caller typed.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Marginal } from '../../src/client.js';
 import { InsufficientCreditsError, ValidationError } from '../../src/errors.js';
@@ -136,5 +138,20 @@ describe('refusals reach the caller', () => {
       status: 401,
       code: 'SIGNATURE_INVALID',
     });
+  });
+});
+
+describe('process exit', () => {
+  it('events tracked by a process that just ends are delivered by the beforeExit hook', async () => {
+    const tenant = await createTenant({ credits: 100 });
+    const child = fileURLToPath(new URL('../support/exit-hook-child.ts', import.meta.url));
+    const run = spawnSync(process.execPath, ['--import', 'tsx', child, tenant.url, tenant.apiKey, tenant.signingSecret, '7'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    const outcomes = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { status: string });
+    expect(outcomes.map((o) => o.status)).toEqual(Array(7).fill('accepted'));
+    expect(await creditBalance(tenant)).toBe(93);
   });
 });

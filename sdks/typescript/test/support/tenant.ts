@@ -21,10 +21,18 @@ export interface Tenant {
   readKey: string;
 }
 
-export async function admin<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${inject('marginalUrl')}/v1/admin${path}`, {
+/** Where the service runs: the test run's (injected by globalSetup) unless given. */
+export interface ServiceAddress {
+  url: string;
+  adminToken: string;
+}
+
+const injected = (): ServiceAddress => ({ url: inject('marginalUrl'), adminToken: inject('adminToken') });
+
+export async function admin<T = any>(method: string, path: string, body?: unknown, at: ServiceAddress = injected()): Promise<T> {
+  const res = await fetch(`${at.url}/v1/admin${path}`, {
     method,
-    headers: { Authorization: `Bearer ${inject('adminToken')}`, 'Content-Type': 'application/json' },
+    headers: { Authorization: `Bearer ${at.adminToken}`, 'Content-Type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -32,20 +40,18 @@ export async function admin<T = any>(method: string, path: string, body?: unknow
   return JSON.parse(text) as T;
 }
 
-export async function createTenant(spec: { credits?: number; rateCards?: RateCard[] } = {}): Promise<Tenant> {
-  const org = await admin<{ organization_id: string }>('POST', '/organizations', { name: 'sdk-test' });
+export async function createTenant(spec: { credits?: number; rateCards?: RateCard[] } = {}, at: ServiceAddress = injected()): Promise<Tenant> {
+  const org = await admin<{ organization_id: string }>('POST', '/organizations', { name: 'sdk-test' }, at);
   const base = `/organizations/${org.organization_id}`;
-  const writer = await admin<{ api_key: string; signing_secret: string }>('POST', `${base}/api-keys`, { scopes: ['usage:write'] });
-  const reader = await admin<{ api_key: string }>('POST', `${base}/api-keys`, {
-    scopes: ['usage:read', 'costs:read', 'dimensions:read', 'revenue:read'],
-  });
-  if ((spec.credits ?? 100_000) > 0) await admin('POST', `${base}/credits`, { amount: spec.credits ?? 100_000 });
-  for (const card of spec.rateCards ?? []) await admin('POST', `${base}/rate-cards`, { effective_from: '2020-01-01T00:00:00Z', ...card });
-  return { url: inject('marginalUrl'), organizationId: org.organization_id, apiKey: writer.api_key, signingSecret: writer.signing_secret, readKey: reader.api_key };
+  const writer = await admin<{ api_key: string; signing_secret: string }>('POST', `${base}/api-keys`, { scopes: ['usage:write'] }, at);
+  const reader = await admin<{ api_key: string }>('POST', `${base}/api-keys`, { scopes: ['usage:read', 'costs:read', 'dimensions:read', 'revenue:read'] }, at);
+  if ((spec.credits ?? 100_000) > 0) await admin('POST', `${base}/credits`, { amount: spec.credits ?? 100_000 }, at);
+  for (const card of spec.rateCards ?? []) await admin('POST', `${base}/rate-cards`, { effective_from: '2020-01-01T00:00:00Z', ...card }, at);
+  return { url: at.url, organizationId: org.organization_id, apiKey: writer.api_key, signingSecret: writer.signing_secret, readKey: reader.api_key };
 }
 
-export async function creditBalance(t: Tenant): Promise<number> {
-  const view = await admin<{ balance: number | string }>('GET', `/organizations/${t.organizationId}/credits`);
+export async function creditBalance(t: Tenant, at: ServiceAddress = injected()): Promise<number> {
+  const view = await admin<{ balance: number | string }>('GET', `/organizations/${t.organizationId}/credits`, undefined, at);
   return Number(view.balance);
 }
 
