@@ -157,6 +157,23 @@ describe('wrapper behaviour', () => {
     expect(results[0]!.event).toMatchObject(v.expected_event);
   });
 
+  it('OpenAI stream helpers: chat.completions.stream() (with include_usage) and responses.stream() are recorded', async () => {
+    results.length = 0;
+    provider.enqueue(chatStream);
+    const { stream: _s, ...chatRequest } = chatStream.request as any;
+    const completion = await withContext({ userId: 'helper-chat' }, () => openai.chat.completions.stream(chatRequest).finalChatCompletion());
+    expect(completion.choices[0]!.message.content).toBe('Hello there!');
+    const responsesStream = providerVectors.find((v) => v.api === 'responses' && v.stream)!;
+    provider.enqueue(responsesStream);
+    const { stream: _r, ...responsesRequest } = responsesStream.request as any;
+    const response = await withContext({ userId: 'helper-responses' }, () => openai.responses.stream(responsesRequest).finalResponse());
+    expect(response.usage?.output_tokens).toBe(210);
+    await marginal.flush();
+    const byUser = Object.fromEntries(results.map((r) => [r.event.user_id, r.event]));
+    expect(byUser['helper-chat']).toMatchObject(chatStream.expected_event);
+    expect(byUser['helper-responses']).toMatchObject(responsesStream.expected_event);
+  });
+
   it('defaults, context and nested context merge; metadata merges key by key', async () => {
     results.length = 0;
     const v = providerVectors.find((x) => x.api === 'chat.completions' && !x.stream)!;
