@@ -6,36 +6,44 @@ import { CapturedCall, captureGuard, interceptProperties, type WrapOptions } fro
 import { anthropicStreamCollector, fromAnthropicMessage } from './usage-mapping.js';
 
 type Method = (body: Record<string, unknown>, ...rest: unknown[]) => unknown;
+type Begin = () => CapturedCall;
 
 /** Returns `client` with messages.create and messages.stream captured. */
 export function wrapAnthropic<T extends object>(client: T, marginal: Marginal, options: WrapOptions = {}): T {
   const guard = captureGuard(options);
-  const create = (original: Method) =>
-    function create(this: unknown, body: Record<string, unknown>, ...rest: unknown[]) {
-      const call = new CapturedCall(marginal, options, guard);
-      const result = original(body, ...rest);
-      call.observe(result, (value) => {
-        if (body?.stream === true) call.tapStream(value, anthropicStreamCollector());
-        else call.record(fromAnthropicMessage(value));
-      });
-      return result;
-    };
-  // The helper stream calls the unwrapped create; its 'finalMessage' event holds the accumulated
-  // message (usage from message_start and message_delta), recorded once.
-  const stream = (original: Method) =>
-    function stream(this: unknown, body: Record<string, unknown>, ...rest: unknown[]) {
-      const call = new CapturedCall(marginal, options, guard);
-      const helper = original(body, ...rest) as { on?: (event: string, listener: (message: unknown) => void) => unknown };
-      guard(() => {
-        helper.on?.('finalMessage', (message) => guard(() => call.record(fromAnthropicMessage(message))));
-      });
-      return helper;
-    };
+  const begin: Begin = () => new CapturedCall(marginal, options, guard);
   return interceptProperties(client, {
     messages: (m) =>
       interceptProperties(m as object, {
-        create: (f) => create((f as Method).bind(m)),
-        stream: (f) => stream((f as Method).bind(m)),
+        create: (f) => messagesCreate((f as Method).bind(m), begin),
+        stream: (f) => messagesStream((f as Method).bind(m), begin),
       }),
   });
+}
+
+function messagesCreate(original: Method, begin: Begin): Method {
+  return (body, ...rest) => {
+    const call = begin();
+    const result = original(body, ...rest);
+    call.observe(result, (value) => {
+      if (body?.stream === true) call.tapStream(value, anthropicStreamCollector());
+      else call.record(fromAnthropicMessage(value));
+    });
+    return result;
+  };
+}
+
+/**
+ * The helper stream calls the unwrapped create; its 'finalMessage' event carries the accumulated
+ * message (usage from message_start and message_delta), recorded once.
+ */
+function messagesStream(original: Method, begin: Begin): Method {
+  return (body, ...rest) => {
+    const call = begin();
+    const helper = original(body, ...rest) as { on?: (event: string, listener: (message: unknown) => void) => unknown };
+    call.guard(() => {
+      helper.on?.('finalMessage', (message) => call.guard(() => call.record(fromAnthropicMessage(message))));
+    });
+    return helper;
+  };
 }
