@@ -19,10 +19,7 @@ export class Marginal {
 
   constructor(options: MarginalOptions = {}) {
     this.config = resolveConfig(options);
-    const onResult = this.config.onResult;
-    this.batcher = new EventBatcher(this.config, (events) => this.postSigned('/usage-events/batch', { events }), (result: EventResult) =>
-      onResult?.(result),
-    );
+    this.batcher = new EventBatcher(this.config, (events) => this.postSigned('/usage-events/batch', { events }), reporterOf(this.config.onResult));
     Object.assign(this, createReadMethods(this.config));
     if (this.config.flushOnExit) {
       // beforeExit fires when the event loop is empty; flushing schedules the requests, which keep
@@ -107,4 +104,19 @@ export class Marginal {
       { timeoutMs: this.config.timeoutMs },
     );
   }
+}
+
+/**
+ * Where outcomes go: the caller's onResult; without one, the first event that is not accepted
+ * (of each status) raises a process warning, so drops and refusals are never silent.
+ */
+function reporterOf(onResult: ((result: EventResult) => void) | null): (result: EventResult) => void {
+  if (onResult) return onResult;
+  const warned = new Set<string>();
+  return (result) => {
+    if (!(result.status === 'dropped' || result.status === 'rejected' || result.status === 'failed') || warned.has(result.status)) return;
+    warned.add(result.status);
+    const why = result.status === 'dropped' ? result.reason : result.error.message;
+    process.emitWarning(`Marginal: event ${result.status} (${why}); pass onResult to see every outcome, stats() for counts`, 'MarginalWarning');
+  };
 }
