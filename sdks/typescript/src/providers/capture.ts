@@ -23,11 +23,11 @@ export function interceptProperties<T extends object>(target: T, replacements: R
   return new Proxy(target, {
     get(obj, prop) {
       const value = Reflect.get(obj, prop, obj);
-      if (typeof prop === 'string' && prop in replacements && value !== undefined && value !== null) {
+      if (typeof prop === 'string' && Object.hasOwn(replacements, prop) && value !== undefined && value !== null) {
         if (!cache.has(prop)) cache.set(prop, replacements[prop]!(value));
         return cache.get(prop);
       }
-      return typeof value === 'function' ? (value as AnyFunction).bind(obj) : value;
+      return typeof value === 'function' && prop !== 'constructor' ? (value as AnyFunction).bind(obj) : value;
     },
   });
 }
