@@ -1,0 +1,165 @@
+"""The bounded queue behind track() and its background flusher thread.
+
+track() only copies the event into a deque under a lock (no I/O, no JSON) and returns. One
+daemon thread takes up to `batch_size` events when that many are queued, or when the oldest
+has waited `flush_interval` seconds, or when flush() asks, and hands them to `deliver`, which
+returns one result per event (retries happen inside it). Invariant: every event accepted into
+the queue gets exactly one result, and `settled` counts them, so flush() waits for
+settled ≥ the count queued when it was called. A full queue drops the new event and reports it."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from typing import Any, Callable, Optional, Sequence
+
+from .errors import QueueFullError
+from .events import EventResult
+
+logger = logging.getLogger("marginal")
+
+Deliver = Callable[[Sequence[dict[str, Any]]], list[EventResult]]
+OnResult = Callable[[EventResult], None]
+
+
+class Batcher:
+    def __init__(
+        self,
+        deliver: Deliver,
+        on_result: Optional[OnResult],
+        batch_size: int = 500,
+        flush_interval: float = 1.0,
+        max_queue_size: int = 10_000,
+    ) -> None:
+        if batch_size < 1 or batch_size > 1000:
+            raise ValueError("batch_size must be 1 to 1000 (the service's batch limit)")
+        self._deliver = deliver
+        self._on_result = on_result
+        self.batch_size = batch_size
+        self.flush_interval = flush_interval
+        self.max_queue_size = max_queue_size
+        self._queue: deque[dict[str, Any]] = deque()
+        self._cond = threading.Condition()
+        self._oldest_at = 0.0
+        self._queued_total = 0
+        self._settled = 0
+        self._flush_until = 0  # send partial batches until this many are settled
+        self._stopping = False
+        self._thread: Optional[threading.Thread] = None
+        self.dropped = 0
+        self._last_drop_warning = 0.0
+
+    def enqueue(self, event: dict[str, Any]) -> bool:
+        with self._cond:
+            if self._stopping:
+                raise RuntimeError("the client was shut down")
+            size = len(self._queue)
+            if size >= self.max_queue_size:
+                self.dropped += 1
+                dropped = True
+            else:
+                dropped = False
+                self._queue.append(event)
+                self._queued_total += 1
+                if size == 0:
+                    self._oldest_at = time.monotonic()
+                    self._start_or_wake()
+                elif size + 1 == self.batch_size:
+                    self._cond.notify()
+        if dropped:
+            self._report_drop(event)
+        return not dropped
+
+    def _start_or_wake(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="marginal-flusher", daemon=True)
+            self._thread.start()
+        else:
+            self._cond.notify()
+
+    def _report_drop(self, event: dict[str, Any]) -> None:
+        now = time.monotonic()
+        if now - self._last_drop_warning > 10:
+            self._last_drop_warning = now
+            logger.warning("marginal: queue full (%d events), dropping events; %d dropped so far", self.max_queue_size, self.dropped)
+        error = QueueFullError(f"the queue holds {self.max_queue_size} events; this one was dropped", code="QUEUE_FULL")
+        self._report([EventResult(idempotency_key=event["idempotency_key"], status="dropped", event=event, error=error)])
+
+    def _run(self) -> None:
+        while True:
+            batch = self._next_batch()
+            if batch is None:
+                return
+            try:
+                results = self._deliver(batch)
+            except Exception as err:  # a bug in delivery must not lose the count flush() waits on
+                logger.exception("marginal: delivering a batch failed")
+                from .errors import MarginalError
+
+                error = MarginalError(str(err), code="DELIVERY_FAILED")
+                results = [EventResult(idempotency_key=e["idempotency_key"], status="failed", event=e, error=error) for e in batch]
+            self._report(results)
+            with self._cond:
+                self._settled += len(batch)
+                self._cond.notify_all()
+
+    def _next_batch(self) -> Optional[list[dict[str, Any]]]:
+        """Waits until a batch is due (full, old enough, flush or shutdown asked); None = stop."""
+        with self._cond:
+            while True:
+                size = len(self._queue)
+                if size == 0:
+                    if self._stopping:
+                        return None
+                    self._cond.wait()
+                    continue
+                urgent = self._stopping or self._flush_until > self._settled
+                wait = self._oldest_at + self.flush_interval - time.monotonic()
+                if size >= self.batch_size or urgent or wait <= 0:
+                    take = min(size, self.batch_size)
+                    batch = [self._queue.popleft() for _ in range(take)]
+                    self._oldest_at = time.monotonic()
+                    return batch
+                self._cond.wait(wait)
+
+    def _report(self, results: list[EventResult]) -> None:
+        if self._on_result is None:
+            return
+        for result in results:
+            try:
+                self._on_result(result)
+            except Exception:
+                logger.exception("marginal: on_result raised")
+
+    @property
+    def pending(self) -> int:
+        """Events queued or in flight, not yet answered."""
+        with self._cond:
+            return self._queued_total - self._settled
+
+    def flush(self, timeout: Optional[float] = None) -> bool:
+        """Waits until every event queued before this call has its result; False on timeout."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            target = self._queued_total
+            self._flush_until = max(self._flush_until, target)
+            self._cond.notify_all()
+            while self._settled < target:
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    return False
+                self._cond.wait(remaining)
+            return True
+
+    def shutdown(self, timeout: Optional[float] = None) -> bool:
+        """Flushes, then stops the thread; later enqueue() calls raise."""
+        done = self.flush(timeout)
+        with self._cond:
+            self._stopping = True
+            self._cond.notify_all()
+            thread = self._thread
+        if thread is not None and done:
+            thread.join(timeout)
+        return done
