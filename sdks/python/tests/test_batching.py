@@ -1,0 +1,75 @@
+"""The queue behind track(): bounded, batched by size and time, flush waits for answers."""
+
+import threading
+import time
+
+from marginal.batching import Batcher
+from marginal.events import EventResult
+
+
+def event(i):
+    return {"idempotency_key": f"k{i}"}
+
+
+class Recorder:
+    def __init__(self, gate=None):
+        self.batches = []
+        self.gate = gate
+
+    def __call__(self, batch):
+        if self.gate:
+            self.gate.wait()
+        self.batches.append([e["idempotency_key"] for e in batch])
+        return [EventResult(e["idempotency_key"], "accepted", e) for e in batch]
+
+
+def test_batches_by_size_and_flush_waits_for_every_result():
+    deliver, results = Recorder(), []
+    b = Batcher(deliver, results.append, batch_size=10, flush_interval=60)
+    for i in range(25):
+        assert b.enqueue(event(i))
+    assert b.flush(timeout=5)
+    assert [len(x) for x in deliver.batches] == [10, 10, 5]
+    assert [r.idempotency_key for r in results] == [f"k{i}" for i in range(25)]
+    b.shutdown(5)
+
+
+def test_a_partial_batch_goes_after_the_interval():
+    deliver = Recorder()
+    b = Batcher(deliver, None, batch_size=100, flush_interval=0.2)
+    started = time.monotonic()
+    b.enqueue(event(1))
+    while not deliver.batches and time.monotonic() - started < 3:
+        time.sleep(0.01)
+    assert deliver.batches == [["k1"]]
+    assert 0.15 <= time.monotonic() - started < 2
+    b.shutdown(5)
+
+
+def test_a_full_queue_drops_and_reports():
+    gate = threading.Event()
+    deliver, results = Recorder(gate), []
+    b = Batcher(deliver, results.append, batch_size=2, flush_interval=60, max_queue_size=3)
+    assert all(b.enqueue(event(i)) for i in range(2))  # a batch of 2 leaves for the (blocked) sender
+    time.sleep(0.1)
+    assert all(b.enqueue(event(i)) for i in range(2, 5))
+    assert not b.enqueue(event(5)) and not b.enqueue(event(6))
+    assert b.dropped == 2
+    assert [(r.idempotency_key, r.status) for r in results] == [("k5", "dropped"), ("k6", "dropped")]
+    gate.set()
+    assert b.flush(5)
+    assert sorted(r.idempotency_key for r in results if r.status == "accepted") == [f"k{i}" for i in range(5)]
+    b.shutdown(5)
+
+
+def test_a_raising_callback_does_not_stop_delivery():
+    deliver = Recorder()
+
+    def boom(result):
+        raise RuntimeError("caller bug")
+
+    b = Batcher(deliver, boom, batch_size=1, flush_interval=60)
+    b.enqueue(event(1))
+    b.enqueue(event(2))
+    assert b.flush(5) and deliver.batches == [["k1"], ["k2"]]
+    b.shutdown(5)
