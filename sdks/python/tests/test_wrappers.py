@@ -1,0 +1,140 @@
+"""wrap_openai / wrap_anthropic with the official SDKs pointed at a local server that answers
+with the recorded shapes: one event per call with the vector's token classes, plus the
+attribution; the provider's answer (type and content) unchanged; capture failures swallowed."""
+
+from __future__ import annotations
+
+import anthropic
+import openai
+import pytest
+
+import marginal
+from fake_provider import FakeProvider, call_provider
+from vectors import ids, load
+
+PROVIDERS = load("providers.json")
+
+
+class Tracked:
+    def __init__(self) -> None:
+        self.events: list[dict] = []
+
+    def track(self, event):
+        self.events.append(event)
+        return "key"
+
+
+@pytest.fixture(scope="module")
+def provider():
+    server = FakeProvider()
+    yield server
+    server.close()
+
+
+def clients(origin: str, is_async: bool):
+    if is_async:
+        return openai.AsyncOpenAI(api_key="sk-test", base_url=origin + "/v1", max_retries=0), anthropic.AsyncAnthropic(
+            api_key="sk-ant-test", base_url=origin, max_retries=0)
+    return openai.OpenAI(api_key="sk-test", base_url=origin + "/v1", max_retries=0), anthropic.Anthropic(
+        api_key="sk-ant-test", base_url=origin, max_retries=0)
+
+
+def wrapped(vector, origin, tracker, is_async):
+    oa, an = clients(origin, is_async)
+    if vector["provider"] == "openai":
+        return marginal.wrap_openai(oa, tracker, feature="search", metadata={"team": "core"})
+    return marginal.wrap_anthropic(an, tracker, feature="search", metadata={"team": "core"})
+
+
+def check_event(tracker: Tracked, vector) -> None:
+    assert len(tracker.events) == 1
+    event = dict(tracker.events[0])
+    assert event.pop("timestamp").endswith("Z") and event.pop("started_at").endswith("Z")
+    assert event == {**vector["expected_event"], "feature": "search", "user_id": "customer_42",
+                     "metadata": {"team": "core", "plan": "pro"}}
+
+
+@pytest.mark.parametrize("vector", PROVIDERS, ids=ids(PROVIDERS))
+def test_sync_call_records_the_vector_event(provider, vector):
+    provider.play(vector)
+    tracker = Tracked()
+    client = wrapped(vector, provider.origin, tracker, is_async=False)
+    with marginal.context(user_id="customer_42", metadata={"plan": "pro"}):
+        answer = call_provider(client, vector)
+    if vector["stream"]:
+        assert tracker.events == []  # recorded when the stream ends, not before
+        items = list(answer)
+        assert type(answer).__name__ == "Stream"
+        assert len(items) == len([e for e in vector["sse"] if e["data"] != "[DONE]" and e.get("event") != "ping"])
+    else:
+        assert answer.model == vector["response"]["model"]
+        assert answer.id == vector["response"]["id"]
+    check_event(tracker, vector)
+    assert provider.requests[-1] == vector["request"]  # the request went out as the caller wrote it
+
+
+@pytest.mark.parametrize("vector", PROVIDERS, ids=ids(PROVIDERS))
+async def test_async_call_records_the_vector_event(provider, vector):
+    provider.play(vector)
+    tracker = Tracked()
+    client = wrapped(vector, provider.origin, tracker, is_async=True)
+    with marginal.context(user_id="customer_42", metadata={"plan": "pro"}):
+        answer = await call_provider(client, vector)
+    if vector["stream"]:
+        assert type(answer).__name__ == "AsyncStream"
+        items = [item async for item in answer]
+        assert items
+    else:
+        assert answer.model == vector["response"]["model"]
+    check_event(tracker, vector)
+
+
+def test_attribution_is_read_at_call_start(provider):
+    vector = next(v for v in PROVIDERS if v["provider"] == "anthropic" and v["stream"])
+    provider.play(vector)
+    tracker = Tracked()
+    client = wrapped(vector, provider.origin, tracker, is_async=False)
+    with marginal.context(user_id="customer_42", metadata={"plan": "pro"}):
+        stream = call_provider(client, vector)
+    with marginal.context(user_id="someone_else"):
+        list(stream)
+    check_event(tracker, vector)
+
+
+def test_a_capture_failure_never_breaks_the_call(provider):
+    class Broken:
+        def track(self, event):
+            raise RuntimeError("queue exploded")
+
+    for vector in (PROVIDERS[0], next(v for v in PROVIDERS if v["stream"])):
+        provider.play(vector)
+        client = wrapped(vector, provider.origin, Broken(), is_async=False)
+        answer = call_provider(client, vector)
+        if vector["stream"]:
+            assert len(list(answer)) > 0
+        else:
+            assert answer.id == vector["response"]["id"]
+
+
+def test_provider_errors_reach_the_caller_unchanged(provider):
+    provider.play(None)
+    tracker = Tracked()
+    client = marginal.wrap_openai(clients(provider.origin, False)[0], tracker)
+    with pytest.raises(openai.NotFoundError):
+        client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "x"}])
+    assert tracker.events == []
+
+
+def test_wrapping_twice_records_once(provider):
+    vector = PROVIDERS[0]
+    provider.play(vector)
+    tracker = Tracked()
+    client = clients(provider.origin, False)[0]
+    marginal.wrap_openai(marginal.wrap_openai(client, tracker), tracker)
+    client.chat.completions.create(**vector["request"])
+    assert len(tracker.events) == 1
+
+
+def test_unknown_attribution_fields_are_refused():
+    with pytest.raises(TypeError):
+        marginal.wrap_openai(object(), Tracked(), userid="typo")
