@@ -1,7 +1,8 @@
 """The bounded queue behind track() and its background flusher thread.
 
-track() only copies the event into a deque under a lock (no I/O, no JSON) and returns. One
-daemon thread takes up to `batch_size` events when that many are queued, or when the oldest
+track() only copies the event into a deque under a lock (no I/O, no JSON) and returns.
+`max_in_flight` daemon threads (default 2: one batch is encoded and sent while the service
+answers another) each take up to `batch_size` events when that many are queued, or when the oldest
 has waited `flush_interval` seconds, or when flush() asks, and hands them to `deliver`, which
 returns one result per event (retries happen inside it). Invariant: every event accepted into
 the queue gets exactly one result, and `settled` counts them, so flush() waits for
@@ -32,7 +33,10 @@ class Batcher:
         batch_size: int = 500,
         flush_interval: float = 1.0,
         max_queue_size: int = 10_000,
+        max_in_flight: int = 2,
     ) -> None:
+        if max_in_flight < 1:
+            raise ValueError("max_in_flight must be at least 1")
         if batch_size < 1 or batch_size > 1000:
             raise ValueError("batch_size must be 1 to 1000 (the service's batch limit)")
         self._deliver = deliver
@@ -47,7 +51,8 @@ class Batcher:
         self._settled = 0
         self._flush_until = 0  # send partial batches until this many are settled
         self._stopping = False
-        self._thread: Optional[threading.Thread] = None
+        self.max_in_flight = max_in_flight
+        self._threads: list[threading.Thread] = []
         self.dropped = 0
         self._last_drop_warning = 0.0
 
@@ -73,9 +78,11 @@ class Batcher:
         return not dropped
 
     def _start_or_wake(self) -> None:
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="marginal-flusher", daemon=True)
-            self._thread.start()
+        if not self._threads:
+            for n in range(self.max_in_flight):
+                thread = threading.Thread(target=self._run, name=f"marginal-flusher-{n}", daemon=True)
+                thread.start()
+                self._threads.append(thread)
         else:
             self._cond.notify()
 
@@ -159,7 +166,8 @@ class Batcher:
         with self._cond:
             self._stopping = True
             self._cond.notify_all()
-            thread = self._thread
-        if thread is not None and done:
-            thread.join(timeout)
+            threads = list(self._threads)
+        if done:
+            for thread in threads:
+                thread.join(timeout)
         return done

@@ -42,9 +42,9 @@ class _Tracking:
         batch_size: int,
         flush_interval: float,
         max_queue_size: int,
-        delivery_transport: Optional[SyncTransport],
+        max_in_flight: int,
     ) -> None:
-        self._delivery = delivery_transport or SyncTransport(creds, retry, timeout)
+        self._delivery = SyncTransport(creds, retry, timeout)
         delivery = self._delivery
 
         def deliver(events: Sequence[dict[str, Any]]) -> list[EventResult]:
@@ -52,7 +52,7 @@ class _Tracking:
                 lambda batch: delivery.post_signed_once(BATCH_PATH, {"events": list(batch)}), events, retry, delivery.sleep
             )
 
-        self._batcher = Batcher(deliver, on_result, batch_size, flush_interval, max_queue_size)
+        self._batcher = Batcher(deliver, on_result, batch_size, flush_interval, max_queue_size, max_in_flight)
         # At interpreter exit, send what is queued (a few seconds at most). The hook holds the
         # batcher, not the client: events queued by a discarded client still go out.
         batcher = self._batcher
@@ -96,7 +96,8 @@ class Marginal(ReadMethods, _Tracking):
     """Sync client. `api_key`, `signing_secret` and `base_url` (the server's origin, default
     http://127.0.0.1:8080) fall back to MARGINAL_API_KEY, MARGINAL_SIGNING_SECRET and
     MARGINAL_BASE_URL. Tracked events go in batches of `batch_size` or every `flush_interval`
-    seconds; each one's outcome goes to `on_result`."""
+    seconds, at most `max_in_flight` batches at a time; each one's outcome goes to `on_result`
+    (called on a flusher thread)."""
 
     def __init__(
         self,
@@ -108,13 +109,14 @@ class Marginal(ReadMethods, _Tracking):
         batch_size: int = 500,
         flush_interval: float = 1.0,
         max_queue_size: int = 10_000,
+        max_in_flight: int = 2,
         timeout: float = 10.0,
         retry: RetryPolicy = RetryPolicy(),
         http_client: Optional[httpx.Client] = None,
     ) -> None:
         creds = resolve_credentials(api_key, signing_secret, base_url)
         self._transport = SyncTransport(creds, retry, timeout, http_client)
-        self._init_tracking(creds, retry, timeout, on_result, batch_size, flush_interval, max_queue_size, None)
+        self._init_tracking(creds, retry, timeout, on_result, batch_size, flush_interval, max_queue_size, max_in_flight)
 
     def send(self, event: UsageEvent | Mapping[str, Any]) -> models.IngestResponse:
         """Posts one event now (retrying with the same idempotency key) and returns the 202 body.
@@ -152,13 +154,14 @@ class AsyncMarginal(AsyncReadMethods, _Tracking):
         batch_size: int = 500,
         flush_interval: float = 1.0,
         max_queue_size: int = 10_000,
+        max_in_flight: int = 2,
         timeout: float = 10.0,
         retry: RetryPolicy = RetryPolicy(),
         http_client: Optional[httpx.AsyncClient] = None,
     ) -> None:
         creds = resolve_credentials(api_key, signing_secret, base_url)
         self._transport = AsyncTransport(creds, retry, timeout, http_client)
-        self._init_tracking(creds, retry, timeout, on_result, batch_size, flush_interval, max_queue_size, None)
+        self._init_tracking(creds, retry, timeout, on_result, batch_size, flush_interval, max_queue_size, max_in_flight)
 
     async def send(self, event: UsageEvent | Mapping[str, Any]) -> models.IngestResponse:
         """Posts one event now (retrying with the same idempotency key) and returns the 202 body."""
