@@ -1,48 +1,58 @@
 """Marginal's Python SDK: send usage events (track/send, signed and batched), read costs and
-margins (typed methods), and capture OpenAI and Anthropic calls without event code."""
+margins (typed methods), and capture OpenAI and Anthropic calls without event code. The same
+concepts and names as the TypeScript SDK (@marginal/sdk), in snake_case."""
 
-from .capture_context import context, current_context
+from .capture_context import current_context, with_context
 from .client import AsyncMarginal, Marginal
 from .errors import (
-    APIConnectionError,
     AuthenticationError,
+    DateRangeTooLargeError,
     InsufficientCreditsError,
+    MarginalApiError,
+    MarginalConfigError,
+    MarginalConnectionError,
     MarginalError,
     NotFoundError,
     PermissionDeniedError,
-    QueueFullError,
     RateLimitError,
     ServerError,
     SignatureError,
-    UnprocessableError,
     ValidationError,
 )
 from .events import EventResult, UsageEvent
+from .provider_usage import from_anthropic_message, from_openai_chat_completion, from_openai_response
+from .reads import READ_ENDPOINTS
 from .retry import RetryPolicy
-from .signing import sign_payload
+from .signing import sign, signature_headers
 from .wrappers import wrap_anthropic, wrap_openai
 
 __all__ = [
-    "APIConnectionError",
+    "READ_ENDPOINTS",
     "AsyncMarginal",
     "AuthenticationError",
+    "DateRangeTooLargeError",
     "EventResult",
     "InsufficientCreditsError",
     "Marginal",
+    "MarginalApiError",
+    "MarginalConfigError",
+    "MarginalConnectionError",
     "MarginalError",
     "NotFoundError",
     "PermissionDeniedError",
-    "QueueFullError",
     "RateLimitError",
     "RetryPolicy",
     "ServerError",
     "SignatureError",
-    "UnprocessableError",
     "UsageEvent",
     "ValidationError",
-    "context",
     "current_context",
-    "sign_payload",
+    "from_anthropic_message",
+    "from_openai_chat_completion",
+    "from_openai_response",
+    "sign",
+    "signature_headers",
+    "with_context",
     "wrap_anthropic",
     "wrap_openai",
 ]

@@ -1,7 +1,7 @@
 """The bounded queue behind track() and its background flusher thread.
 
 track() only copies the event into a deque under a lock (no I/O, no JSON) and returns.
-`max_in_flight` daemon threads (default 2: one batch is encoded and sent while the service
+`max_concurrent_requests` daemon threads (default 2: one batch is encoded and sent while the service
 answers another) each take up to `batch_size` events when that many are queued, or when the oldest
 has waited `flush_interval` seconds, or when flush() asks, and hands them to `deliver`, which
 returns one result per event (retries happen inside it). Invariant: every event accepted into
@@ -16,7 +16,7 @@ import time
 from collections import deque
 from typing import Any, Callable, Optional, Sequence
 
-from .errors import QueueFullError
+from .errors import MarginalConfigError
 from .events import EventResult
 
 logger = logging.getLogger("marginal")
@@ -33,12 +33,12 @@ class Batcher:
         batch_size: int = 500,
         flush_interval: float = 1.0,
         max_queue_size: int = 10_000,
-        max_in_flight: int = 2,
+        max_concurrent_requests: int = 2,
     ) -> None:
-        if max_in_flight < 1:
-            raise ValueError("max_in_flight must be at least 1")
+        if max_concurrent_requests < 1:
+            raise MarginalConfigError("max_concurrent_requests must be at least 1")
         if batch_size < 1 or batch_size > 1000:
-            raise ValueError("batch_size must be 1 to 1000 (the service's batch limit)")
+            raise MarginalConfigError("batch_size must be 1 to 1000 (the service's batch limit)")
         self._deliver = deliver
         self._on_result = on_result
         self.batch_size = batch_size
@@ -51,21 +51,18 @@ class Batcher:
         self._settled = 0
         self._flush_until = 0  # send partial batches until this many are settled
         self._stopping = False
-        self.max_in_flight = max_in_flight
+        self.max_concurrent_requests = max_concurrent_requests
         self._threads: list[threading.Thread] = []
         self.dropped = 0
         self._last_drop_warning = 0.0
 
     def enqueue(self, event: dict[str, Any]) -> bool:
         with self._cond:
-            if self._stopping:
-                raise RuntimeError("the client was shut down")
             size = len(self._queue)
-            if size >= self.max_queue_size:
+            dropped = "shutdown" if self._stopping else "queue_full" if size >= self.max_queue_size else None
+            if dropped:
                 self.dropped += 1
-                dropped = True
             else:
-                dropped = False
                 self._queue.append(event)
                 self._queued_total += 1
                 if size == 0:
@@ -74,25 +71,24 @@ class Batcher:
                 elif size + 1 == self.batch_size:
                     self._cond.notify()
         if dropped:
-            self._report_drop(event)
+            self._report_drop(event, dropped)
         return not dropped
 
     def _start_or_wake(self) -> None:
         if not self._threads:
-            for n in range(self.max_in_flight):
+            for n in range(self.max_concurrent_requests):
                 thread = threading.Thread(target=self._run, name=f"marginal-flusher-{n}", daemon=True)
                 thread.start()
                 self._threads.append(thread)
         else:
             self._cond.notify()
 
-    def _report_drop(self, event: dict[str, Any]) -> None:
+    def _report_drop(self, event: dict[str, Any], reason: Any) -> None:
         now = time.monotonic()
         if now - self._last_drop_warning > 10:
             self._last_drop_warning = now
-            logger.warning("marginal: queue full (%d events), dropping events; %d dropped so far", self.max_queue_size, self.dropped)
-        error = QueueFullError(f"the queue holds {self.max_queue_size} events; this one was dropped", code="QUEUE_FULL")
-        self._report([EventResult(idempotency_key=event["idempotency_key"], status="dropped", event=event, error=error)])
+            logger.warning("marginal: dropping events (%s; queue bound %d); %d dropped so far", reason, self.max_queue_size, self.dropped)
+        self._report([EventResult(idempotency_key=event["idempotency_key"], status="dropped", event=event, reason=reason)])
 
     def _run(self) -> None:
         while True:
@@ -161,7 +157,7 @@ class Batcher:
             return True
 
     def shutdown(self, timeout: Optional[float] = None) -> bool:
-        """Flushes, then stops the thread; later enqueue() calls raise."""
+        """Flushes, then stops the threads; later events are dropped (reason `shutdown`)."""
         done = self.flush(timeout)
         with self._cond:
             self._stopping = True

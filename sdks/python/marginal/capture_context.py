@@ -1,7 +1,7 @@
 """Per-call attribution for the provider wrappers, carried in a contextvar so it follows
 threads' and asyncio tasks' own contexts:
 
-    with marginal.context(user_id="customer_42", feature="search", metadata={"team": "core"}):
+    with marginal.with_context(user_id="customer_42", feature="search", metadata={"team": "core"}):
         client.chat.completions.create(...)
 
 Nested contexts override field by field; `metadata` dicts are merged, inner keys winning."""
@@ -37,7 +37,7 @@ def merge_context(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict
 
 
 @contextmanager
-def context(**overrides: Any) -> Iterator[dict[str, Any]]:
+def with_context(**overrides: Any) -> Iterator[dict[str, Any]]:
     """Attribution for every wrapped provider call made inside the block."""
     token = _current.set(merge_context(_current.get(), overrides))
     try:

@@ -42,7 +42,8 @@ class _Tracking:
         batch_size: int,
         flush_interval: float,
         max_queue_size: int,
-        max_in_flight: int,
+        max_concurrent_requests: int,
+        flush_on_exit: bool,
     ) -> None:
         self._delivery = SyncTransport(creds, retry, timeout)
         delivery = self._delivery
@@ -52,7 +53,7 @@ class _Tracking:
                 lambda batch: delivery.post_signed_once(BATCH_PATH, {"events": list(batch)}), events, retry, delivery.sleep
             )
 
-        self._batcher = Batcher(deliver, on_result, batch_size, flush_interval, max_queue_size, max_in_flight)
+        self._batcher = Batcher(deliver, on_result, batch_size, flush_interval, max_queue_size, max_concurrent_requests)
         # At interpreter exit, send what is queued (a few seconds at most). The hook holds the
         # batcher, not the client: events queued by a discarded client still go out.
         batcher = self._batcher
@@ -62,7 +63,8 @@ class _Tracking:
             delivery.close()
 
         self._atexit = at_exit
-        atexit.register(at_exit)
+        if flush_on_exit:
+            atexit.register(at_exit)
 
     def track(self, event: UsageEvent | Mapping[str, Any]) -> Optional[str]:
         """Queues one event and returns at once: its idempotency key (generated when the event
@@ -96,7 +98,7 @@ class Marginal(ReadMethods, _Tracking):
     """Sync client. `api_key`, `signing_secret` and `base_url` (the server's origin, default
     http://127.0.0.1:8080) fall back to MARGINAL_API_KEY, MARGINAL_SIGNING_SECRET and
     MARGINAL_BASE_URL. Tracked events go in batches of `batch_size` or every `flush_interval`
-    seconds, at most `max_in_flight` batches at a time; each one's outcome goes to `on_result`
+    seconds, at most `max_concurrent_requests` batches at a time; each one's outcome goes to `on_result`
     (called on a flusher thread)."""
 
     def __init__(
@@ -109,14 +111,15 @@ class Marginal(ReadMethods, _Tracking):
         batch_size: int = 500,
         flush_interval: float = 1.0,
         max_queue_size: int = 10_000,
-        max_in_flight: int = 2,
+        max_concurrent_requests: int = 2,
+        flush_on_exit: bool = True,
         timeout: float = 10.0,
         retry: RetryPolicy = RetryPolicy(),
         http_client: Optional[httpx.Client] = None,
     ) -> None:
         creds = resolve_credentials(api_key, signing_secret, base_url)
         self._transport = SyncTransport(creds, retry, timeout, http_client)
-        self._init_tracking(creds, retry, timeout, on_result, batch_size, flush_interval, max_queue_size, max_in_flight)
+        self._init_tracking(creds, retry, timeout, on_result, batch_size, flush_interval, max_queue_size, max_concurrent_requests, flush_on_exit)
 
     def send(self, event: UsageEvent | Mapping[str, Any]) -> models.IngestResponse:
         """Posts one event now (retrying with the same idempotency key) and returns the 202 body.
@@ -154,14 +157,15 @@ class AsyncMarginal(AsyncReadMethods, _Tracking):
         batch_size: int = 500,
         flush_interval: float = 1.0,
         max_queue_size: int = 10_000,
-        max_in_flight: int = 2,
+        max_concurrent_requests: int = 2,
+        flush_on_exit: bool = True,
         timeout: float = 10.0,
         retry: RetryPolicy = RetryPolicy(),
         http_client: Optional[httpx.AsyncClient] = None,
     ) -> None:
         creds = resolve_credentials(api_key, signing_secret, base_url)
         self._transport = AsyncTransport(creds, retry, timeout, http_client)
-        self._init_tracking(creds, retry, timeout, on_result, batch_size, flush_interval, max_queue_size, max_in_flight)
+        self._init_tracking(creds, retry, timeout, on_result, batch_size, flush_interval, max_queue_size, max_concurrent_requests, flush_on_exit)
 
     async def send(self, event: UsageEvent | Mapping[str, Any]) -> models.IngestResponse:
         """Posts one event now (retrying with the same idempotency key) and returns the 202 body."""

@@ -7,6 +7,8 @@ import os
 from dataclasses import dataclass
 from typing import Optional
 
+from .errors import MarginalConfigError
+
 DEFAULT_BASE_URL = "http://127.0.0.1:8080"
 API_PREFIX = "/v1"
 
@@ -28,7 +30,7 @@ def resolve_credentials(
 ) -> Credentials:
     key = api_key or os.environ.get("MARGINAL_API_KEY")
     if not key:
-        raise ValueError("an API key is required: pass api_key= or set MARGINAL_API_KEY")
+        raise MarginalConfigError("an API key is required: pass api_key= or set MARGINAL_API_KEY")
     secret = signing_secret or os.environ.get("MARGINAL_SIGNING_SECRET") or None
     url = (base_url or os.environ.get("MARGINAL_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
     # Accept an origin given with the prefix too, so "…/v1" never becomes "…/v1/v1".

@@ -56,7 +56,8 @@ class EventResult:
     """What became of one tracked event. `accepted`/`accepted_flagged`: queued for good
     (`event_id`, `flag_reason`); `rejected`: the service refused it (`error`, e.g. a
     ValidationError naming the field or an InsufficientCreditsError); `failed`: retries ran out
-    (`error` is the last one); `dropped`: the queue was full, it was never sent."""
+    (`error` is the last one; sending it again later is safe); `dropped`: never sent, `reason`
+    says why (`queue_full`, or `shutdown` when tracked after shutdown())."""
 
     idempotency_key: str
     status: ResultStatus
@@ -64,6 +65,7 @@ class EventResult:
     event_id: Optional[str] = None
     flag_reason: Optional[str] = None
     error: Optional[MarginalError] = None
+    reason: Optional[Literal["queue_full", "shutdown"]] = None
 
     @property
     def ok(self) -> bool:

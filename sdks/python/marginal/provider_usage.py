@@ -43,7 +43,7 @@ def _openai_fields(model: Any, usage: Any, total_in: str, total_out: str, in_det
     return fields
 
 
-def openai_chat_usage(completion: Any) -> Optional[Fields]:
+def from_openai_chat_completion(completion: Any) -> Optional[Fields]:
     """A chat completion (or its final streamed chunk carrying `usage`) → event fields."""
     return _openai_fields(
         _get(completion, "model"), _get(completion, "usage"),
@@ -51,7 +51,7 @@ def openai_chat_usage(completion: Any) -> Optional[Fields]:
     )
 
 
-def openai_responses_usage(response: Any) -> Optional[Fields]:
+def from_openai_response(response: Any) -> Optional[Fields]:
     """A Responses API response → event fields."""
     return _openai_fields(
         _get(response, "model"), _get(response, "usage"),
@@ -62,7 +62,7 @@ def openai_responses_usage(response: Any) -> Optional[Fields]:
 _ANTHROPIC_CLASSES = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens")
 
 
-def anthropic_message_usage(message: Any) -> Optional[Fields]:
+def from_anthropic_message(message: Any) -> Optional[Fields]:
     """An Anthropic message → event fields."""
     return _anthropic_fields(_get(message, "model"), _anthropic_counts({}, _get(message, "usage")))
 
@@ -100,11 +100,11 @@ class StreamUsage:
     def observe(self, item: Any) -> None:
         if self.api == "chat.completions":
             if _get(item, "usage") is not None:
-                self._fields = openai_chat_usage(item)
+                self._fields = from_openai_chat_completion(item)
         elif self.api == "responses":
             # response.completed carries the final usage (incomplete and failed ones too).
             if _get(item, "type") in ("response.completed", "response.incomplete", "response.failed"):
-                self._fields = openai_responses_usage(_get(item, "response"))
+                self._fields = from_openai_response(_get(item, "response"))
         else:
             kind = _get(item, "type")
             if kind == "message_start":

@@ -30,8 +30,8 @@ def _segment(value: str) -> str:
     return quote(value, safe="")
 
 
-OPERATIONS = ['get_agents', 'get_cost_breakdown', 'get_cost_by_agent', 'get_cost_by_dimension', 'get_cost_by_end_user', 'get_cost_summary', 'get_cost_trend', 'get_definitions', 'get_dimension_values', 'get_end_user_by_dimension', 'get_end_user_by_model', 'get_end_user_by_provider', 'get_end_user_summary', 'get_end_user_trend', 'get_margin_by_end_user', 'get_margin_summary', 'get_margin_trend', 'get_numeric_summary', 'get_numeric_trend', 'get_rates', 'get_session_tree', 'get_usage_aggregation', 'get_usage_events', 'get_usage_summary', 'get_workflows', 'list_sessions', 'ping']
-"""Every read method, by name (a test checks them against the OpenAPI document)."""
+READ_ENDPOINTS = {'ping': '/ping', 'usage_events': '/usage/events', 'usage_summary': '/usage/summary', 'usage_aggregation': '/usage/aggregation', 'sessions': '/attribution-data/sessions', 'session_tree': '/attribution-data/sessions/{sessionId}/tree', 'rates': '/rates', 'margin_by_end_user': '/margin-data/by-end-user', 'margin_trend': '/margin-data/trend', 'margin_summary': '/margin-data/summary', 'end_user_summary': '/end-user-costs/{externalId}/summary', 'end_user_by_model': '/end-user-costs/{externalId}/by-model', 'end_user_by_provider': '/end-user-costs/{externalId}/by-provider', 'end_user_by_dimension': '/end-user-costs/{externalId}/by-dimension', 'end_user_trend': '/end-user-costs/{externalId}/trend', 'dimension_definitions': '/dimension-data/definitions', 'dimension_cost_trend': '/dimension-data/cost-trend', 'dimension_numeric_trend': '/dimension-data/numeric-trend', 'dimension_numeric_summary': '/dimension-data/numeric-summary', 'dimension_cost_breakdown': '/dimension-data/cost-breakdown', 'cost_summary': '/cost-data/summary', 'cost_by_end_user': '/cost-data/by-end-user', 'attribution_by_agent': '/attribution-data/by-agent', 'agents': '/attribution-data/agents', 'workflows': '/attribution-data/workflows', 'attribution_by_dimension': '/attribution-data/by-dimension', 'attribution_dimension_values': '/attribution-data/dimension-values'}
+"""Every read method: its name and its path under /v1."""
 
 
 class ReadMethods:
@@ -41,107 +41,107 @@ class ReadMethods:
         """GET /v1/ping: Checks that the API key is valid and names its organization."""
         return models.PingResponse.model_validate(self._transport.get("/ping", {}))
 
-    def get_usage_events(self, *, start_date: DateParam, end_date: DateParam, subscription_id: str | None = None, metric_name: str | None = None, limit: int | None = None, offset: int | None = None) -> models.UsageEventPage:
+    def usage_events(self, *, start_date: DateParam, end_date: DateParam, subscription_id: str | None = None, metric_name: str | None = None, limit: int | None = None, offset: int | None = None) -> models.UsageEventPage:
         """GET /v1/usage/events: Usage events with event_timestamp in [start_date, end_date), newest first (ties by id). The range may not exceed 90 days."""
         return models.UsageEventPage.model_validate(self._transport.get("/usage/events", {"start_date": _param(start_date), "end_date": _param(end_date), "subscription_id": _param(subscription_id), "metric_name": _param(metric_name), "limit": _param(limit), "offset": _param(offset)}))
 
-    def get_usage_summary(self, *, start_date: DateParam, end_date: DateParam) -> models.UsageSummary:
+    def usage_summary(self, *, start_date: DateParam, end_date: DateParam) -> models.UsageSummary:
         """GET /v1/usage/summary: Usage totals per metric over [start_date, end_date) for the organization; `user_id` is the API key's owner."""
         return models.UsageSummary.model_validate(self._transport.get("/usage/summary", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
-    def get_usage_aggregation(self, *, start_date: DateParam, end_date: DateParam, subscription_id: str | None = None, metric_name: str | None = None) -> models.UsageAggregation:
+    def usage_aggregation(self, *, start_date: DateParam, end_date: DateParam, subscription_id: str | None = None, metric_name: str | None = None) -> models.UsageAggregation:
         """GET /v1/usage/aggregation: Usage aggregation per metric over [start_date, end_date): quantity, events, and the first and last event time of each metric."""
         return models.UsageAggregation.model_validate(self._transport.get("/usage/aggregation", {"start_date": _param(start_date), "end_date": _param(end_date), "subscription_id": _param(subscription_id), "metric_name": _param(metric_name)}))
 
-    def list_sessions(self, *, start_date: DateParam, end_date: DateParam, limit: int | None = None, offset: int | None = None) -> models.SessionList:
+    def sessions(self, *, start_date: DateParam, end_date: DateParam, limit: int | None = None, offset: int | None = None) -> models.SessionList:
         """GET /v1/attribution-data/sessions: Sessions active in [start_date, end_date) (their first-to-last event interval overlaps it), most recently active first, each with its whole-session cost and counts."""
         return models.SessionList.model_validate(self._transport.get("/attribution-data/sessions", {"start_date": _param(start_date), "end_date": _param(end_date), "limit": _param(limit), "offset": _param(offset)}))
 
-    def get_session_tree(self, session_id: str) -> models.SessionTree:
+    def session_tree(self, session_id: str) -> models.SessionTree:
         """GET /v1/attribution-data/sessions/{sessionId}/tree: The session's call tree over all time: spans nested by parent, roots and children by subtree cost, orphans promoted to roots, cycles broken, 32 levels, at most node_limit (500) spans (the earliest by start). Roots' subtree costs + untraced + withheld = the session's total."""
         return models.SessionTree.model_validate(self._transport.get(f"/attribution-data/sessions/{_segment(session_id)}/tree", {}))
 
-    def get_rates(self, *, as_of: DateParam | None = None) -> models.RateEstimationTableView:
+    def rates(self, *, as_of: DateParam | None = None) -> models.RateEstimationTableView:
         """GET /v1/rates: The token rate cards that price the organization's events, one per model slug, sorted by model_slug; all rates are USD per million tokens as decimal strings."""
         return models.RateEstimationTableView.model_validate(self._transport.get("/rates", {"as_of": _param(as_of)}))
 
-    def get_margin_by_end_user(self, *, start_date: DateParam, end_date: DateParam) -> models.MarginByEndUser:
+    def margin_by_end_user(self, *, start_date: DateParam, end_date: DateParam) -> models.MarginByEndUser:
         """GET /v1/margin-data/by-end-user: Margin per end user (least profitable first: margin_amount ascending, ties by end_user_id), the organization's totals and warnings about unattributed records or a missing revenue source."""
         return models.MarginByEndUser.model_validate(self._transport.get("/margin-data/by-end-user", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
-    def get_margin_trend(self, *, start_date: DateParam, end_date: DateParam, end_user_id: str | None = None) -> models.MarginTrend:
+    def margin_trend(self, *, start_date: DateParam, end_date: DateParam, end_user_id: str | None = None) -> models.MarginTrend:
         """GET /v1/margin-data/trend: Revenue, cost and margin per bucket (≤ 30 days daily, 31–90 weekly, more monthly; UTC), for the organization or one end user; buckets with neither revenue nor cost are omitted."""
         return models.MarginTrend.model_validate(self._transport.get("/margin-data/trend", {"start_date": _param(start_date), "end_date": _param(end_date), "end_user_id": _param(end_user_id)}))
 
-    def get_margin_summary(self, *, start_date: DateParam, end_date: DateParam) -> models.MarginOrgTotal:
+    def margin_summary(self, *, start_date: DateParam, end_date: DateParam) -> models.MarginOrgTotal:
         """GET /v1/margin-data/summary: The organization's margin over the range: the `org_total` of /margin-data/by-end-user alone."""
         return models.MarginOrgTotal.model_validate(self._transport.get("/margin-data/summary", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
-    def get_end_user_summary(self, external_id: str, *, start_date: DateParam, end_date: DateParam) -> models.EndUserCostSummary:
+    def end_user_summary(self, external_id: str, *, start_date: DateParam, end_date: DateParam) -> models.EndUserCostSummary:
         """GET /v1/end-user-costs/{externalId}/summary: Totals of the end user's completed events over [start_date, end_date)."""
         return models.EndUserCostSummary.model_validate(self._transport.get(f"/end-user-costs/{_segment(external_id)}/summary", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
-    def get_end_user_by_model(self, external_id: str, *, start_date: DateParam, end_date: DateParam) -> models.EndUserCostBreakdown:
+    def end_user_by_model(self, external_id: str, *, start_date: DateParam, end_date: DateParam) -> models.EndUserCostBreakdown:
         """GET /v1/end-user-costs/{externalId}/by-model: The end user's cost per model; events without a model (metric events priced by provider) are under `Unassigned`."""
         return models.EndUserCostBreakdown.model_validate(self._transport.get(f"/end-user-costs/{_segment(external_id)}/by-model", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
-    def get_end_user_by_provider(self, external_id: str, *, start_date: DateParam, end_date: DateParam) -> models.EndUserCostBreakdown:
+    def end_user_by_provider(self, external_id: str, *, start_date: DateParam, end_date: DateParam) -> models.EndUserCostBreakdown:
         """GET /v1/end-user-costs/{externalId}/by-provider: The end user's cost per provider; events without one are under `Unassigned`."""
         return models.EndUserCostBreakdown.model_validate(self._transport.get(f"/end-user-costs/{_segment(external_id)}/by-provider", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
-    def get_end_user_by_dimension(self, external_id: str, *, dimension: str, start_date: DateParam, end_date: DateParam) -> models.EndUserCostBreakdown:
+    def end_user_by_dimension(self, external_id: str, *, dimension: str, start_date: DateParam, end_date: DateParam) -> models.EndUserCostBreakdown:
         """GET /v1/end-user-costs/{externalId}/by-dimension: The end user's cost grouped by a metadata key. `feature`, `agent_id` and `workflow_id` read the event's attribution field (top-level, else the metadata key); every other key is read from metadata. Events missing the key are under `Unassigned`; a key no event carries gives one `Unassigned` row with the full cost."""
         return models.EndUserCostBreakdown.model_validate(self._transport.get(f"/end-user-costs/{_segment(external_id)}/by-dimension", {"dimension": _param(dimension), "start_date": _param(start_date), "end_date": _param(end_date)}))
 
-    def get_end_user_trend(self, external_id: str, *, start_date: DateParam, end_date: DateParam) -> models.EndUserCostTrend:
+    def end_user_trend(self, external_id: str, *, start_date: DateParam, end_date: DateParam) -> models.EndUserCostTrend:
         """GET /v1/end-user-costs/{externalId}/trend: The end user's cost over time in adaptive buckets (≤ 30 days daily, 31–90 weekly, more monthly; UTC); buckets without events are omitted."""
         return models.EndUserCostTrend.model_validate(self._transport.get(f"/end-user-costs/{_segment(external_id)}/trend", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
-    def get_definitions(self) -> models.DimensionDefinitions:
+    def dimension_definitions(self) -> models.DimensionDefinitions:
         """GET /v1/dimension-data/definitions: The organization's dimension definitions, by key."""
         return models.DimensionDefinitions.model_validate(self._transport.get("/dimension-data/definitions", {}))
 
-    def get_cost_trend(self, *, start_date: DateParam, end_date: DateParam, dimension_key: str | None = None, dimension_value: str | None = None) -> models.DimensionCostTrend:
+    def dimension_cost_trend(self, *, start_date: DateParam, end_date: DateParam, dimension_key: str | None = None, dimension_value: str | None = None) -> models.DimensionCostTrend:
         """GET /v1/dimension-data/cost-trend: Cost over time in adaptive buckets (cannot be overridden). Neither dimension parameter: one series of all cost. dimension_key only: the top 5 values plus "Other". Both: one series of that value (`Unassigned` selects events lacking the key)."""
         return models.DimensionCostTrend.model_validate(self._transport.get("/dimension-data/cost-trend", {"start_date": _param(start_date), "end_date": _param(end_date), "dimension_key": _param(dimension_key), "dimension_value": _param(dimension_value)}))
 
-    def get_numeric_trend(self, *, dimension_key: str, aggregation: Literal['sum', 'avg', 'min', 'max'], start_date: DateParam, end_date: DateParam, interval: Literal['daily', 'weekly', 'monthly'] | None = None) -> models.NumericTrend:
+    def dimension_numeric_trend(self, *, dimension_key: str, aggregation: Literal['sum', 'avg', 'min', 'max'], start_date: DateParam, end_date: DateParam, interval: Literal['daily', 'weekly', 'monthly'] | None = None) -> models.NumericTrend:
         """GET /v1/dimension-data/numeric-trend: A number dimension's values aggregated per bucket; every bucket of the range is listed, with value null and event_count 0 where no event carries the key."""
         return models.NumericTrend.model_validate(self._transport.get("/dimension-data/numeric-trend", {"dimension_key": _param(dimension_key), "aggregation": _param(aggregation), "start_date": _param(start_date), "end_date": _param(end_date), "interval": _param(interval)}))
 
-    def get_numeric_summary(self, *, dimension_key: str, start_date: DateParam, end_date: DateParam) -> models.NumericSummary:
+    def dimension_numeric_summary(self, *, dimension_key: str, start_date: DateParam, end_date: DateParam) -> models.NumericSummary:
         """GET /v1/dimension-data/numeric-summary: Sum, average, minimum and maximum of a number dimension over [start_date, end_date)."""
         return models.NumericSummary.model_validate(self._transport.get("/dimension-data/numeric-summary", {"dimension_key": _param(dimension_key), "start_date": _param(start_date), "end_date": _param(end_date)}))
 
-    def get_cost_breakdown(self, *, dimension_key: str, start_date: DateParam, end_date: DateParam) -> models.DimensionCostBreakdown:
+    def dimension_cost_breakdown(self, *, dimension_key: str, start_date: DateParam, end_date: DateParam) -> models.DimensionCostBreakdown:
         """GET /v1/dimension-data/cost-breakdown: Cost per value of a dimension over [start_date, end_date); events lacking the key are under `Unassigned`; percent_of_total is the share of the organization's total cost."""
         return models.DimensionCostBreakdown.model_validate(self._transport.get("/dimension-data/cost-breakdown", {"dimension_key": _param(dimension_key), "start_date": _param(start_date), "end_date": _param(end_date)}))
 
-    def get_cost_summary(self, *, time_window: Literal['current-period', 'last-period', 'last-7-days', 'last-30-days', 'last-90-days', 'ytd', 'last-year'] | None = None) -> models.CostSummary:
+    def cost_summary(self, *, time_window: Literal['current-period', 'last-period', 'last-7-days', 'last-30-days', 'last-90-days', 'ytd', 'last-year'] | None = None) -> models.CostSummary:
         """GET /v1/cost-data/summary: Cost of completed events in a time window, compared with the previous period: calendar windows with the preceding calendar period of the same kind (`current-period` = month to date vs the same span of last month, `ytd` vs the same span of last year), rolling windows with the preceding window of equal length. `status_counts` are organization-wide, all time."""
         return models.CostSummary.model_validate(self._transport.get("/cost-data/summary", {"time_window": _param(time_window)}))
 
-    def get_cost_by_end_user(self, *, start_date: DateParam, end_date: DateParam) -> models.CostByEndUser:
+    def cost_by_end_user(self, *, start_date: DateParam, end_date: DateParam) -> models.CostByEndUser:
         """GET /v1/cost-data/by-end-user: Cost per end user over [start_date, end_date), every end user, costliest first; events without an end user are under end_user_id `unassigned`. Items sum to total_cost."""
         return models.CostByEndUser.model_validate(self._transport.get("/cost-data/by-end-user", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
-    def get_cost_by_agent(self, *, start_date: DateParam, end_date: DateParam) -> models.AttributionBreakdown:
+    def attribution_by_agent(self, *, start_date: DateParam, end_date: DateParam) -> models.AttributionBreakdown:
         """GET /v1/attribution-data/by-agent: Cost grouped by `agent_id` over [start_date, end_date); events without one are under `Unassigned`. The costliest 1000 groups are returned; `total_cost` covers every group."""
         return models.AttributionBreakdown.model_validate(self._transport.get("/attribution-data/by-agent", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
-    def get_agents(self, *, start_date: DateParam, end_date: DateParam) -> models.DistinctValues:
+    def agents(self, *, start_date: DateParam, end_date: DateParam) -> models.DistinctValues:
         """GET /v1/attribution-data/agents: Distinct `agent_id` values of the range's events, sorted; at most 1000 (`truncated` when more exist)."""
         return models.DistinctValues.model_validate(self._transport.get("/attribution-data/agents", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
-    def get_workflows(self, *, start_date: DateParam, end_date: DateParam) -> models.DistinctValues:
+    def workflows(self, *, start_date: DateParam, end_date: DateParam) -> models.DistinctValues:
         """GET /v1/attribution-data/workflows: Distinct `workflow_id` values of the range's events, sorted; at most 1000 (`truncated` when more exist)."""
         return models.DistinctValues.model_validate(self._transport.get("/attribution-data/workflows", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
-    def get_cost_by_dimension(self, *, dimension: str, start_date: DateParam, end_date: DateParam, filter_key: str | None = None, filter_value: str | None = None) -> models.AttributionDimensionBreakdown:
+    def attribution_by_dimension(self, *, dimension: str, start_date: DateParam, end_date: DateParam, filter_key: str | None = None, filter_value: str | None = None) -> models.AttributionDimensionBreakdown:
         """GET /v1/attribution-data/by-dimension: Cost grouped by any key: `agent_id`, `workflow_id` and `feature` read the event's field, any other key its metadata. Optionally only events whose `filter_key` equals `filter_value` (`Unassigned` matches events without it). The costliest 1000 groups; CSV with `format=csv` or `Accept: text/csv`."""
         return models.AttributionDimensionBreakdown.model_validate(self._transport.get("/attribution-data/by-dimension", {"dimension": _param(dimension), "start_date": _param(start_date), "end_date": _param(end_date), "filter_key": _param(filter_key), "filter_value": _param(filter_value)}))
 
-    def get_dimension_values(self, *, dimension: str, start_date: DateParam, end_date: DateParam) -> models.DimensionValues:
+    def attribution_dimension_values(self, *, dimension: str, start_date: DateParam, end_date: DateParam) -> models.DimensionValues:
         """GET /v1/attribution-data/dimension-values: Distinct values of a key among the range's events (fields as in by-dimension), sorted; at most 1000 (`truncated` when more exist). Events without the key add nothing."""
         return models.DimensionValues.model_validate(self._transport.get("/attribution-data/dimension-values", {"dimension": _param(dimension), "start_date": _param(start_date), "end_date": _param(end_date)}))
 
@@ -153,106 +153,106 @@ class AsyncReadMethods:
         """GET /v1/ping: Checks that the API key is valid and names its organization."""
         return models.PingResponse.model_validate(await self._transport.get("/ping", {}))
 
-    async def get_usage_events(self, *, start_date: DateParam, end_date: DateParam, subscription_id: str | None = None, metric_name: str | None = None, limit: int | None = None, offset: int | None = None) -> models.UsageEventPage:
+    async def usage_events(self, *, start_date: DateParam, end_date: DateParam, subscription_id: str | None = None, metric_name: str | None = None, limit: int | None = None, offset: int | None = None) -> models.UsageEventPage:
         """GET /v1/usage/events: Usage events with event_timestamp in [start_date, end_date), newest first (ties by id). The range may not exceed 90 days."""
         return models.UsageEventPage.model_validate(await self._transport.get("/usage/events", {"start_date": _param(start_date), "end_date": _param(end_date), "subscription_id": _param(subscription_id), "metric_name": _param(metric_name), "limit": _param(limit), "offset": _param(offset)}))
 
-    async def get_usage_summary(self, *, start_date: DateParam, end_date: DateParam) -> models.UsageSummary:
+    async def usage_summary(self, *, start_date: DateParam, end_date: DateParam) -> models.UsageSummary:
         """GET /v1/usage/summary: Usage totals per metric over [start_date, end_date) for the organization; `user_id` is the API key's owner."""
         return models.UsageSummary.model_validate(await self._transport.get("/usage/summary", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
-    async def get_usage_aggregation(self, *, start_date: DateParam, end_date: DateParam, subscription_id: str | None = None, metric_name: str | None = None) -> models.UsageAggregation:
+    async def usage_aggregation(self, *, start_date: DateParam, end_date: DateParam, subscription_id: str | None = None, metric_name: str | None = None) -> models.UsageAggregation:
         """GET /v1/usage/aggregation: Usage aggregation per metric over [start_date, end_date): quantity, events, and the first and last event time of each metric."""
         return models.UsageAggregation.model_validate(await self._transport.get("/usage/aggregation", {"start_date": _param(start_date), "end_date": _param(end_date), "subscription_id": _param(subscription_id), "metric_name": _param(metric_name)}))
 
-    async def list_sessions(self, *, start_date: DateParam, end_date: DateParam, limit: int | None = None, offset: int | None = None) -> models.SessionList:
+    async def sessions(self, *, start_date: DateParam, end_date: DateParam, limit: int | None = None, offset: int | None = None) -> models.SessionList:
         """GET /v1/attribution-data/sessions: Sessions active in [start_date, end_date) (their first-to-last event interval overlaps it), most recently active first, each with its whole-session cost and counts."""
         return models.SessionList.model_validate(await self._transport.get("/attribution-data/sessions", {"start_date": _param(start_date), "end_date": _param(end_date), "limit": _param(limit), "offset": _param(offset)}))
 
-    async def get_session_tree(self, session_id: str) -> models.SessionTree:
+    async def session_tree(self, session_id: str) -> models.SessionTree:
         """GET /v1/attribution-data/sessions/{sessionId}/tree: The session's call tree over all time: spans nested by parent, roots and children by subtree cost, orphans promoted to roots, cycles broken, 32 levels, at most node_limit (500) spans (the earliest by start). Roots' subtree costs + untraced + withheld = the session's total."""
         return models.SessionTree.model_validate(await self._transport.get(f"/attribution-data/sessions/{_segment(session_id)}/tree", {}))
 
-    async def get_rates(self, *, as_of: DateParam | None = None) -> models.RateEstimationTableView:
+    async def rates(self, *, as_of: DateParam | None = None) -> models.RateEstimationTableView:
         """GET /v1/rates: The token rate cards that price the organization's events, one per model slug, sorted by model_slug; all rates are USD per million tokens as decimal strings."""
         return models.RateEstimationTableView.model_validate(await self._transport.get("/rates", {"as_of": _param(as_of)}))
 
-    async def get_margin_by_end_user(self, *, start_date: DateParam, end_date: DateParam) -> models.MarginByEndUser:
+    async def margin_by_end_user(self, *, start_date: DateParam, end_date: DateParam) -> models.MarginByEndUser:
         """GET /v1/margin-data/by-end-user: Margin per end user (least profitable first: margin_amount ascending, ties by end_user_id), the organization's totals and warnings about unattributed records or a missing revenue source."""
         return models.MarginByEndUser.model_validate(await self._transport.get("/margin-data/by-end-user", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
-    async def get_margin_trend(self, *, start_date: DateParam, end_date: DateParam, end_user_id: str | None = None) -> models.MarginTrend:
+    async def margin_trend(self, *, start_date: DateParam, end_date: DateParam, end_user_id: str | None = None) -> models.MarginTrend:
         """GET /v1/margin-data/trend: Revenue, cost and margin per bucket (≤ 30 days daily, 31–90 weekly, more monthly; UTC), for the organization or one end user; buckets with neither revenue nor cost are omitted."""
         return models.MarginTrend.model_validate(await self._transport.get("/margin-data/trend", {"start_date": _param(start_date), "end_date": _param(end_date), "end_user_id": _param(end_user_id)}))
 
-    async def get_margin_summary(self, *, start_date: DateParam, end_date: DateParam) -> models.MarginOrgTotal:
+    async def margin_summary(self, *, start_date: DateParam, end_date: DateParam) -> models.MarginOrgTotal:
         """GET /v1/margin-data/summary: The organization's margin over the range: the `org_total` of /margin-data/by-end-user alone."""
         return models.MarginOrgTotal.model_validate(await self._transport.get("/margin-data/summary", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
-    async def get_end_user_summary(self, external_id: str, *, start_date: DateParam, end_date: DateParam) -> models.EndUserCostSummary:
+    async def end_user_summary(self, external_id: str, *, start_date: DateParam, end_date: DateParam) -> models.EndUserCostSummary:
         """GET /v1/end-user-costs/{externalId}/summary: Totals of the end user's completed events over [start_date, end_date)."""
         return models.EndUserCostSummary.model_validate(await self._transport.get(f"/end-user-costs/{_segment(external_id)}/summary", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
-    async def get_end_user_by_model(self, external_id: str, *, start_date: DateParam, end_date: DateParam) -> models.EndUserCostBreakdown:
+    async def end_user_by_model(self, external_id: str, *, start_date: DateParam, end_date: DateParam) -> models.EndUserCostBreakdown:
         """GET /v1/end-user-costs/{externalId}/by-model: The end user's cost per model; events without a model (metric events priced by provider) are under `Unassigned`."""
         return models.EndUserCostBreakdown.model_validate(await self._transport.get(f"/end-user-costs/{_segment(external_id)}/by-model", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
-    async def get_end_user_by_provider(self, external_id: str, *, start_date: DateParam, end_date: DateParam) -> models.EndUserCostBreakdown:
+    async def end_user_by_provider(self, external_id: str, *, start_date: DateParam, end_date: DateParam) -> models.EndUserCostBreakdown:
         """GET /v1/end-user-costs/{externalId}/by-provider: The end user's cost per provider; events without one are under `Unassigned`."""
         return models.EndUserCostBreakdown.model_validate(await self._transport.get(f"/end-user-costs/{_segment(external_id)}/by-provider", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
-    async def get_end_user_by_dimension(self, external_id: str, *, dimension: str, start_date: DateParam, end_date: DateParam) -> models.EndUserCostBreakdown:
+    async def end_user_by_dimension(self, external_id: str, *, dimension: str, start_date: DateParam, end_date: DateParam) -> models.EndUserCostBreakdown:
         """GET /v1/end-user-costs/{externalId}/by-dimension: The end user's cost grouped by a metadata key. `feature`, `agent_id` and `workflow_id` read the event's attribution field (top-level, else the metadata key); every other key is read from metadata. Events missing the key are under `Unassigned`; a key no event carries gives one `Unassigned` row with the full cost."""
         return models.EndUserCostBreakdown.model_validate(await self._transport.get(f"/end-user-costs/{_segment(external_id)}/by-dimension", {"dimension": _param(dimension), "start_date": _param(start_date), "end_date": _param(end_date)}))
 
-    async def get_end_user_trend(self, external_id: str, *, start_date: DateParam, end_date: DateParam) -> models.EndUserCostTrend:
+    async def end_user_trend(self, external_id: str, *, start_date: DateParam, end_date: DateParam) -> models.EndUserCostTrend:
         """GET /v1/end-user-costs/{externalId}/trend: The end user's cost over time in adaptive buckets (≤ 30 days daily, 31–90 weekly, more monthly; UTC); buckets without events are omitted."""
         return models.EndUserCostTrend.model_validate(await self._transport.get(f"/end-user-costs/{_segment(external_id)}/trend", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
-    async def get_definitions(self) -> models.DimensionDefinitions:
+    async def dimension_definitions(self) -> models.DimensionDefinitions:
         """GET /v1/dimension-data/definitions: The organization's dimension definitions, by key."""
         return models.DimensionDefinitions.model_validate(await self._transport.get("/dimension-data/definitions", {}))
 
-    async def get_cost_trend(self, *, start_date: DateParam, end_date: DateParam, dimension_key: str | None = None, dimension_value: str | None = None) -> models.DimensionCostTrend:
+    async def dimension_cost_trend(self, *, start_date: DateParam, end_date: DateParam, dimension_key: str | None = None, dimension_value: str | None = None) -> models.DimensionCostTrend:
         """GET /v1/dimension-data/cost-trend: Cost over time in adaptive buckets (cannot be overridden). Neither dimension parameter: one series of all cost. dimension_key only: the top 5 values plus "Other". Both: one series of that value (`Unassigned` selects events lacking the key)."""
         return models.DimensionCostTrend.model_validate(await self._transport.get("/dimension-data/cost-trend", {"start_date": _param(start_date), "end_date": _param(end_date), "dimension_key": _param(dimension_key), "dimension_value": _param(dimension_value)}))
 
-    async def get_numeric_trend(self, *, dimension_key: str, aggregation: Literal['sum', 'avg', 'min', 'max'], start_date: DateParam, end_date: DateParam, interval: Literal['daily', 'weekly', 'monthly'] | None = None) -> models.NumericTrend:
+    async def dimension_numeric_trend(self, *, dimension_key: str, aggregation: Literal['sum', 'avg', 'min', 'max'], start_date: DateParam, end_date: DateParam, interval: Literal['daily', 'weekly', 'monthly'] | None = None) -> models.NumericTrend:
         """GET /v1/dimension-data/numeric-trend: A number dimension's values aggregated per bucket; every bucket of the range is listed, with value null and event_count 0 where no event carries the key."""
         return models.NumericTrend.model_validate(await self._transport.get("/dimension-data/numeric-trend", {"dimension_key": _param(dimension_key), "aggregation": _param(aggregation), "start_date": _param(start_date), "end_date": _param(end_date), "interval": _param(interval)}))
 
-    async def get_numeric_summary(self, *, dimension_key: str, start_date: DateParam, end_date: DateParam) -> models.NumericSummary:
+    async def dimension_numeric_summary(self, *, dimension_key: str, start_date: DateParam, end_date: DateParam) -> models.NumericSummary:
         """GET /v1/dimension-data/numeric-summary: Sum, average, minimum and maximum of a number dimension over [start_date, end_date)."""
         return models.NumericSummary.model_validate(await self._transport.get("/dimension-data/numeric-summary", {"dimension_key": _param(dimension_key), "start_date": _param(start_date), "end_date": _param(end_date)}))
 
-    async def get_cost_breakdown(self, *, dimension_key: str, start_date: DateParam, end_date: DateParam) -> models.DimensionCostBreakdown:
+    async def dimension_cost_breakdown(self, *, dimension_key: str, start_date: DateParam, end_date: DateParam) -> models.DimensionCostBreakdown:
         """GET /v1/dimension-data/cost-breakdown: Cost per value of a dimension over [start_date, end_date); events lacking the key are under `Unassigned`; percent_of_total is the share of the organization's total cost."""
         return models.DimensionCostBreakdown.model_validate(await self._transport.get("/dimension-data/cost-breakdown", {"dimension_key": _param(dimension_key), "start_date": _param(start_date), "end_date": _param(end_date)}))
 
-    async def get_cost_summary(self, *, time_window: Literal['current-period', 'last-period', 'last-7-days', 'last-30-days', 'last-90-days', 'ytd', 'last-year'] | None = None) -> models.CostSummary:
+    async def cost_summary(self, *, time_window: Literal['current-period', 'last-period', 'last-7-days', 'last-30-days', 'last-90-days', 'ytd', 'last-year'] | None = None) -> models.CostSummary:
         """GET /v1/cost-data/summary: Cost of completed events in a time window, compared with the previous period: calendar windows with the preceding calendar period of the same kind (`current-period` = month to date vs the same span of last month, `ytd` vs the same span of last year), rolling windows with the preceding window of equal length. `status_counts` are organization-wide, all time."""
         return models.CostSummary.model_validate(await self._transport.get("/cost-data/summary", {"time_window": _param(time_window)}))
 
-    async def get_cost_by_end_user(self, *, start_date: DateParam, end_date: DateParam) -> models.CostByEndUser:
+    async def cost_by_end_user(self, *, start_date: DateParam, end_date: DateParam) -> models.CostByEndUser:
         """GET /v1/cost-data/by-end-user: Cost per end user over [start_date, end_date), every end user, costliest first; events without an end user are under end_user_id `unassigned`. Items sum to total_cost."""
         return models.CostByEndUser.model_validate(await self._transport.get("/cost-data/by-end-user", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
-    async def get_cost_by_agent(self, *, start_date: DateParam, end_date: DateParam) -> models.AttributionBreakdown:
+    async def attribution_by_agent(self, *, start_date: DateParam, end_date: DateParam) -> models.AttributionBreakdown:
         """GET /v1/attribution-data/by-agent: Cost grouped by `agent_id` over [start_date, end_date); events without one are under `Unassigned`. The costliest 1000 groups are returned; `total_cost` covers every group."""
         return models.AttributionBreakdown.model_validate(await self._transport.get("/attribution-data/by-agent", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
-    async def get_agents(self, *, start_date: DateParam, end_date: DateParam) -> models.DistinctValues:
+    async def agents(self, *, start_date: DateParam, end_date: DateParam) -> models.DistinctValues:
         """GET /v1/attribution-data/agents: Distinct `agent_id` values of the range's events, sorted; at most 1000 (`truncated` when more exist)."""
         return models.DistinctValues.model_validate(await self._transport.get("/attribution-data/agents", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
-    async def get_workflows(self, *, start_date: DateParam, end_date: DateParam) -> models.DistinctValues:
+    async def workflows(self, *, start_date: DateParam, end_date: DateParam) -> models.DistinctValues:
         """GET /v1/attribution-data/workflows: Distinct `workflow_id` values of the range's events, sorted; at most 1000 (`truncated` when more exist)."""
         return models.DistinctValues.model_validate(await self._transport.get("/attribution-data/workflows", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
-    async def get_cost_by_dimension(self, *, dimension: str, start_date: DateParam, end_date: DateParam, filter_key: str | None = None, filter_value: str | None = None) -> models.AttributionDimensionBreakdown:
+    async def attribution_by_dimension(self, *, dimension: str, start_date: DateParam, end_date: DateParam, filter_key: str | None = None, filter_value: str | None = None) -> models.AttributionDimensionBreakdown:
         """GET /v1/attribution-data/by-dimension: Cost grouped by any key: `agent_id`, `workflow_id` and `feature` read the event's field, any other key its metadata. Optionally only events whose `filter_key` equals `filter_value` (`Unassigned` matches events without it). The costliest 1000 groups; CSV with `format=csv` or `Accept: text/csv`."""
         return models.AttributionDimensionBreakdown.model_validate(await self._transport.get("/attribution-data/by-dimension", {"dimension": _param(dimension), "start_date": _param(start_date), "end_date": _param(end_date), "filter_key": _param(filter_key), "filter_value": _param(filter_value)}))
 
-    async def get_dimension_values(self, *, dimension: str, start_date: DateParam, end_date: DateParam) -> models.DimensionValues:
+    async def attribution_dimension_values(self, *, dimension: str, start_date: DateParam, end_date: DateParam) -> models.DimensionValues:
         """GET /v1/attribution-data/dimension-values: Distinct values of a key among the range's events (fields as in by-dimension), sorted; at most 1000 (`truncated` when more exist). Events without the key add nothing."""
         return models.DimensionValues.model_validate(await self._transport.get("/attribution-data/dimension-values", {"dimension": _param(dimension), "start_date": _param(start_date), "end_date": _param(end_date)}))

@@ -8,14 +8,14 @@ import random
 from dataclasses import dataclass
 from typing import Optional
 
-from .errors import APIConnectionError, MarginalError, RateLimitError, ServerError
+from .errors import MarginalConnectionError, MarginalError, RateLimitError, ServerError
 
 
 @dataclass(frozen=True)
 class RetryPolicy:
     max_retries: int = 8
     """Attempts after the first; then the last error is reported."""
-    base_delay: float = 0.25
+    initial_delay: float = 0.25
     """Seconds before the first retry's jitter."""
     max_delay: float = 20.0
     """Cap of one wait, Retry-After included."""
@@ -29,9 +29,9 @@ class RetryPolicy:
         one, else a uniform draw in [0, base * 2^(attempt-1)] (full jitter), both capped."""
         if isinstance(error, RateLimitError) and error.retry_after is not None:
             return min(error.retry_after, self.max_delay)
-        ceiling = min(self.max_delay, self.base_delay * (2 ** (attempt - 1)))
+        ceiling = min(self.max_delay, self.initial_delay * (2 ** (attempt - 1)))
         return rng.uniform(0, ceiling)
 
 
 def is_retryable(error: Optional[MarginalError]) -> bool:
-    return isinstance(error, (APIConnectionError, RateLimitError, ServerError))
+    return isinstance(error, (MarginalConnectionError, RateLimitError, ServerError))

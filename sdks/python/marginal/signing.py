@@ -14,7 +14,7 @@ from typing import Optional, Union
 SIGNATURE_SCHEME = "v1"
 
 
-def sign_payload(secret: str, timestamp: Union[int, str], body: Union[bytes, str]) -> str:
+def sign(secret: str, timestamp: Union[int, str], body: Union[bytes, str]) -> str:
     """The X-Signature value for `body` sent at `timestamp` (Unix seconds)."""
     raw = body.encode("utf-8") if isinstance(body, str) else body
     mac = hmac.new(secret.encode("utf-8"), str(timestamp).encode("ascii") + b"." + raw, hashlib.sha256)
@@ -24,4 +24,4 @@ def sign_payload(secret: str, timestamp: Union[int, str], body: Union[bytes, str
 def signature_headers(secret: str, body: bytes, now: Optional[float] = None) -> dict[str, str]:
     """X-Timestamp and X-Signature for a request carrying `body`, signed now (or at `now`)."""
     timestamp = str(int(time.time() if now is None else now))
-    return {"X-Timestamp": timestamp, "X-Signature": sign_payload(secret, timestamp, body)}
+    return {"X-Timestamp": timestamp, "X-Signature": sign(secret, timestamp, body)}

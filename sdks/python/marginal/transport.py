@@ -12,7 +12,7 @@ from typing import Any, Callable, Mapping, Optional
 import httpx
 
 from .config import Credentials
-from .errors import APIConnectionError, MarginalError, ServerError, error_from_response
+from .errors import MarginalConfigError, MarginalConnectionError, MarginalError, ServerError, error_from_response
 from .events import encode_json
 from .retry import RetryPolicy
 from .signing import signature_headers
@@ -26,7 +26,7 @@ def _headers(creds: Credentials) -> dict[str, str]:
 
 def _signed(creds: Credentials, body: bytes) -> dict[str, str]:
     if not creds.signing_secret:
-        raise ValueError("a signing secret is required to send events: pass signing_secret= or set MARGINAL_SIGNING_SECRET")
+        raise MarginalConfigError("a signing secret is required to send events: pass signing_secret= or set MARGINAL_SIGNING_SECRET")
     return {**signature_headers(creds.signing_secret, body), "Content-Type": "application/json"}
 
 
@@ -72,7 +72,7 @@ class SyncTransport:
         try:
             response = request()
         except httpx.TransportError as err:
-            raise APIConnectionError(f"{type(err).__name__}: {err}", code="CONNECTION_ERROR") from err
+            raise MarginalConnectionError(f"{type(err).__name__}: {err}", code="CONNECTION_ERROR") from err
         return _decode(response)
 
     def _retrying(self, request: Callable[[], Any]) -> Any:
@@ -116,7 +116,7 @@ class AsyncTransport:
                 try:
                     response = await request()
                 except httpx.TransportError as err:
-                    raise APIConnectionError(f"{type(err).__name__}: {err}", code="CONNECTION_ERROR") from err
+                    raise MarginalConnectionError(f"{type(err).__name__}: {err}", code="CONNECTION_ERROR") from err
                 return _decode(response)
             except MarginalError as error:
                 attempt += 1

@@ -3,8 +3,8 @@ provider client instance so each call also tracks one usage event, and return th
 
 Invariants: the provider call itself is untouched (same arguments, same return value, same
 exceptions, sync or async, streaming or not); capture work never raises into the caller (a
-failure is logged); attribution is read when the call starts (wrap defaults, then the active
-marginal.context()); a stream is recorded when it ends, from its usage chunk/event, by swapping
+failure goes to on_capture_error, by default a logged warning); attribution is read when the
+call starts (wrap defaults, then the active marginal.with_context()); a stream is recorded when it ends, from its usage chunk/event, by swapping
 the stream object's own item iterator for an observing one, so its type stays the provider's.
 Usage mapping is provider_usage's."""
 
@@ -17,16 +17,16 @@ import logging
 from typing import Any, AsyncIterator, Callable, Iterator, Mapping, Optional, Protocol, TypeVar
 
 from .capture_context import current_context, merge_context
-from .provider_usage import StreamUsage, anthropic_message_usage, openai_chat_usage, openai_responses_usage
+from .provider_usage import StreamUsage, from_anthropic_message, from_openai_chat_completion, from_openai_response
 
 logger = logging.getLogger("marginal")
 
 C = TypeVar("C")
 
 _MAPPERS: dict[str, Callable[[Any], Optional[dict[str, Any]]]] = {
-    "chat.completions": openai_chat_usage,
-    "responses": openai_responses_usage,
-    "messages": anthropic_message_usage,
+    "chat.completions": from_openai_chat_completion,
+    "responses": from_openai_response,
+    "messages": from_anthropic_message,
 }
 # (attribute path on the client, method, api)
 _OPENAI_TARGETS = [
@@ -42,21 +42,31 @@ class Tracker(Protocol):
     def track(self, event: Mapping[str, Any]) -> Any: ...
 
 
-def wrap_openai(client: C, marginal: Tracker, **attribution: Any) -> C:
+OnCaptureError = Callable[[BaseException], None]
+
+
+def _log_capture_error(error: BaseException) -> None:
+    logger.warning("marginal: capturing usage failed (the provider call is unaffected): %r", error, exc_info=error)
+
+
+def wrap_openai(client: C, marginal: Tracker, *, on_capture_error: Optional[OnCaptureError] = None, **attribution: Any) -> C:
     """Records one event per chat.completions / responses call of `client` (OpenAI or
     AsyncOpenAI). `attribution`: user_id, session_id, span_id, agent_id, feature, metadata, …
     Streamed chat completions carry usage only when the request sets
-    stream_options={"include_usage": True}; without it nothing is recorded for that stream."""
-    return _wrap(client, marginal, attribution, _OPENAI_TARGETS)
+    stream_options={"include_usage": True}; without it nothing is recorded for that stream.
+    `on_capture_error` hears of capture failures (default: a logged warning)."""
+    return _wrap(client, marginal, attribution, _OPENAI_TARGETS, on_capture_error or _log_capture_error)
 
 
-def wrap_anthropic(client: C, marginal: Tracker, **attribution: Any) -> C:
+def wrap_anthropic(client: C, marginal: Tracker, *, on_capture_error: Optional[OnCaptureError] = None, **attribution: Any) -> C:
     """Records one event per messages.create call of `client` (Anthropic or AsyncAnthropic),
     streaming included."""
-    return _wrap(client, marginal, attribution, _ANTHROPIC_TARGETS)
+    return _wrap(client, marginal, attribution, _ANTHROPIC_TARGETS, on_capture_error or _log_capture_error)
 
 
-def _wrap(client: C, marginal: Tracker, attribution: Mapping[str, Any], targets: list[tuple[str, str, str]]) -> C:
+def _wrap(
+    client: C, marginal: Tracker, attribution: Mapping[str, Any], targets: list[tuple[str, str, str]], on_error: OnCaptureError
+) -> C:
     defaults = merge_context({}, attribution)
     for path, method, api in targets:
         resource: Any = client
@@ -65,103 +75,93 @@ def _wrap(client: C, marginal: Tracker, attribution: Mapping[str, Any], targets:
         original = getattr(resource, method, None) if resource is not None else None
         if original is None or getattr(original, "__marginal_wrapped__", False):
             continue
-        setattr(resource, method, _capturing(original, api, marginal, defaults))
+        setattr(resource, method, _capturing(original, api, marginal, defaults, on_error))
     return client
+
+
+def _capturing(
+    original: Callable[..., Any], api: str, marginal: Tracker, defaults: Mapping[str, Any], on_error: OnCaptureError
+) -> Callable[..., Any]:
+    @functools.wraps(original)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        capture = _Capture(api, marginal, defaults, on_error)
+        result = original(*args, **kwargs)
+        streaming = bool(kwargs.get("stream"))
+        if inspect.isawaitable(result):
+            return _observe_async(result, capture, streaming)
+        return capture.observe(result, streaming)
+
+    call.__marginal_wrapped__ = True  # type: ignore[attr-defined]
+    return call
+
+
+async def _observe_async(awaitable: Any, capture: "_Capture", streaming: bool) -> Any:
+    return capture.observe(await awaitable, streaming)
 
 
 def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _capturing(original: Callable[..., Any], api: str, marginal: Tracker, defaults: Mapping[str, Any]) -> Callable[..., Any]:
-    @functools.wraps(original)
-    def call(*args: Any, **kwargs: Any) -> Any:
-        record = _recorder(marginal, defaults)
-        result = original(*args, **kwargs)
-        streaming = bool(kwargs.get("stream"))
-        if inspect.isawaitable(result):
-            return _finish_async(result, api, streaming, record)
-        return _observe(result, api, streaming, record)
+class _Capture:
+    """One wrapped provider call: its attribution (read when the call starts) and the recording
+    of its event. Every step runs under guard(), which hands a failure to on_error instead of
+    raising."""
 
-    call.__marginal_wrapped__ = True  # type: ignore[attr-defined]
-    return call
+    def __init__(self, api: str, marginal: Tracker, defaults: Mapping[str, Any], on_error: OnCaptureError) -> None:
+        self.api = api
+        self.marginal = marginal
+        self.on_error = on_error
+        self.attribution = self.guard(lambda: merge_context(defaults, current_context())) or dict(defaults)
+        self.started_at = _now()
 
+    def guard(self, step: Callable[[], Any]) -> Any:
+        try:
+            return step()
+        except Exception as error:
+            try:
+                self.on_error(error)
+            except Exception:
+                pass
+            return None
 
-async def _finish_async(awaitable: Any, api: str, streaming: bool, record: Callable[[Optional[dict[str, Any]]], None]) -> Any:
-    return _observe(await awaitable, api, streaming, record)
+    def observe(self, result: Any, streaming: bool) -> Any:
+        if streaming:
+            self.guard(lambda: self._tap(result))
+        else:
+            self.guard(lambda: self.record(_MAPPERS[self.api](result)))
+        return result
 
-
-def _recorder(marginal: Tracker, defaults: Mapping[str, Any]) -> Callable[[Optional[dict[str, Any]]], None]:
-    """Reads the attribution now (call start); the returned function tracks the event later."""
-    try:
-        attribution = merge_context(defaults, current_context())
-    except Exception:
-        logger.exception("marginal: reading the capture context failed")
-        attribution = dict(defaults)
-    started_at = _now()
-
-    def record(fields: Optional[dict[str, Any]]) -> None:
+    def record(self, fields: Optional[dict[str, Any]]) -> None:
         if fields is None:
             logger.debug("marginal: the provider answer carried no usage; nothing recorded")
             return
-        event = {k: v for k, v in attribution.items() if v is not None}
+        event = {k: v for k, v in self.attribution.items() if v is not None}
         event.update(fields)
-        event["started_at"] = started_at
+        event["started_at"] = self.started_at
         event["timestamp"] = _now()
-        marginal.track(event)
+        self.marginal.track(event)
 
-    return record
-
-
-def _observe(result: Any, api: str, streaming: bool, record: Callable[[Optional[dict[str, Any]]], None]) -> Any:
-    try:
-        if streaming:
-            _observe_stream(result, api, record)
-        else:
-            record(_MAPPERS[api](result))
-    except Exception:
-        logger.exception("marginal: capturing usage failed; the provider call is unaffected")
-    return result
+    def _tap(self, stream: Any) -> None:
+        """Swaps the provider Stream/AsyncStream's own item iterator for an observing one."""
+        usage = StreamUsage(self.api)
+        inner = stream._iterator
+        stream._iterator = _tap_async(inner, usage, self) if hasattr(inner, "__anext__") else _tap_sync(inner, usage, self)
 
 
-def _observe_stream(stream: Any, api: str, record: Callable[[Optional[dict[str, Any]]], None]) -> None:
-    usage = StreamUsage(api)
-    inner = stream._iterator  # the provider Stream/AsyncStream's item iterator
-    if hasattr(inner, "__anext__"):
-        stream._iterator = _observe_async_items(inner, usage, record)
-    else:
-        stream._iterator = _observe_items(inner, usage, record)
-
-
-def _fold(usage: StreamUsage, item: Any) -> None:
-    try:
-        usage.observe(item)
-    except Exception:
-        logger.exception("marginal: reading a stream item's usage failed")
-
-
-def _settle(usage: StreamUsage, record: Callable[[Optional[dict[str, Any]]], None]) -> None:
-    try:
-        record(usage.fields())
-    except Exception:
-        logger.exception("marginal: recording a stream's usage failed")
-
-
-def _observe_items(inner: Iterator[Any], usage: StreamUsage, record: Callable[[Optional[dict[str, Any]]], None]) -> Iterator[Any]:
+def _tap_sync(inner: Iterator[Any], usage: StreamUsage, capture: _Capture) -> Iterator[Any]:
     try:
         for item in inner:
-            _fold(usage, item)
+            capture.guard(lambda: usage.observe(item))
             yield item
     finally:
-        _settle(usage, record)
+        capture.guard(lambda: capture.record(usage.fields()))
 
 
-async def _observe_async_items(
-    inner: AsyncIterator[Any], usage: StreamUsage, record: Callable[[Optional[dict[str, Any]]], None]
-) -> AsyncIterator[Any]:
+async def _tap_async(inner: AsyncIterator[Any], usage: StreamUsage, capture: _Capture) -> AsyncIterator[Any]:
     try:
         async for item in inner:
-            _fold(usage, item)
+            capture.guard(lambda: usage.observe(item))
             yield item
     finally:
-        _settle(usage, record)
+        capture.guard(lambda: capture.record(usage.fields()))

@@ -3,8 +3,9 @@
     python sdks/python/scripts/generate.py        (from the repository root, in the test venv)
 
 - marginal/models.py: pydantic v2 models of every schema, by datamodel-code-generator.
-- marginal/reads.py: one typed method per non-admin GET operation (sync and async), named after
-  its operationId in snake_case; path parameters positional, query parameters keyword-only.
+- marginal/reads.py: one typed method per non-admin GET operation (sync and async), named by
+  READ_ENDPOINTS below (the TypeScript SDK's names in snake_case); path parameters positional,
+  query parameters keyword-only. A GET path missing from the table stops the generator.
   A parameter that only selects a non-JSON representation (`format`, CSV) is left out.
 
 `--check` compares instead of writing (the unit tests run it) and exits 1 when stale.
@@ -32,6 +33,36 @@ CODEGEN_ARGS = [
     "--formatters", "builtin", "--collapse-root-models", "--field-constraints",
 ]
 REPRESENTATION_PARAMS = {"format"}
+# Method name → path under /v1: the same names as sdks/typescript/src/reads.ts READ_ENDPOINTS.
+READ_ENDPOINTS = {
+    "ping": "/ping",
+    "usage_events": "/usage/events",
+    "usage_summary": "/usage/summary",
+    "usage_aggregation": "/usage/aggregation",
+    "cost_summary": "/cost-data/summary",
+    "cost_by_end_user": "/cost-data/by-end-user",
+    "end_user_summary": "/end-user-costs/{externalId}/summary",
+    "end_user_by_model": "/end-user-costs/{externalId}/by-model",
+    "end_user_by_provider": "/end-user-costs/{externalId}/by-provider",
+    "end_user_by_dimension": "/end-user-costs/{externalId}/by-dimension",
+    "end_user_trend": "/end-user-costs/{externalId}/trend",
+    "dimension_definitions": "/dimension-data/definitions",
+    "dimension_cost_trend": "/dimension-data/cost-trend",
+    "dimension_numeric_trend": "/dimension-data/numeric-trend",
+    "dimension_numeric_summary": "/dimension-data/numeric-summary",
+    "dimension_cost_breakdown": "/dimension-data/cost-breakdown",
+    "attribution_by_agent": "/attribution-data/by-agent",
+    "attribution_by_dimension": "/attribution-data/by-dimension",
+    "attribution_dimension_values": "/attribution-data/dimension-values",
+    "agents": "/attribution-data/agents",
+    "workflows": "/attribution-data/workflows",
+    "sessions": "/attribution-data/sessions",
+    "session_tree": "/attribution-data/sessions/{sessionId}/tree",
+    "margin_by_end_user": "/margin-data/by-end-user",
+    "margin_trend": "/margin-data/trend",
+    "margin_summary": "/margin-data/summary",
+    "rates": "/rates",
+}
 
 
 def snake(name: str) -> str:
@@ -70,6 +101,7 @@ def param_type(doc: dict, param: dict) -> str:
 
 
 def operations(doc: dict) -> list[dict]:
+    names = {path: name for name, path in READ_ENDPOINTS.items()}
     ops = []
     for path, methods in doc["paths"].items():
         op = methods.get("get")
@@ -77,15 +109,20 @@ def operations(doc: dict) -> list[dict]:
             continue
         ok = next(code for code in op["responses"] if code.startswith("2"))
         schema = op["responses"][ok]["content"]["application/json"]["schema"]
+        if path not in names:
+            raise SystemExit(f"GET {path} has no method name: add it to READ_ENDPOINTS in {__file__}")
         params = [p for p in op.get("parameters", []) if p["name"] not in REPRESENTATION_PARAMS]
         ops.append({
-            "name": snake(op["operationId"]),
+            "name": names[path],
             "path": path,
             "model": resolve_model(doc, schema),
             "doc": " ".join((op.get("summary") or op.get("description") or "").split("\n\n")[0].split()).replace("\\", "\\\\"),
             "path_params": [p for p in params if p["in"] == "path"],
             "query_params": [p for p in params if p["in"] == "query"],
         })
+    missing = set(READ_ENDPOINTS.values()) - {op["path"] for op in ops}
+    if missing:
+        raise SystemExit(f"READ_ENDPOINTS names paths the document has no GET for: {sorted(missing)}")
     return ops
 
 
@@ -146,8 +183,8 @@ def _segment(value: str) -> str:
     return quote(value, safe="")
 
 
-OPERATIONS = ''' + repr(sorted(op["name"] for op in ops)) + '''
-"""Every read method, by name (a test checks them against the OpenAPI document)."""
+READ_ENDPOINTS = ''' + repr({op["name"]: op["path"] for op in ops}) + '''
+"""Every read method: its name and its path under /v1."""
 '''
     sync = "\n\n".join(method_source(doc, op, False) for op in ops)
     asyn = "\n\n".join(method_source(doc, op, True) for op in ops)

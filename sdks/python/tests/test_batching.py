@@ -49,13 +49,13 @@ def test_a_partial_batch_goes_after_the_interval():
 def test_a_full_queue_drops_and_reports():
     gate = threading.Event()
     deliver, results = Recorder(gate), []
-    b = Batcher(deliver, results.append, batch_size=2, flush_interval=60, max_queue_size=3, max_in_flight=1)
+    b = Batcher(deliver, results.append, batch_size=2, flush_interval=60, max_queue_size=3, max_concurrent_requests=1)
     assert all(b.enqueue(event(i)) for i in range(2))  # a batch of 2 leaves for the (blocked) sender
     time.sleep(0.1)
     assert all(b.enqueue(event(i)) for i in range(2, 5))
     assert not b.enqueue(event(5)) and not b.enqueue(event(6))
     assert b.dropped == 2
-    assert [(r.idempotency_key, r.status) for r in results] == [("k5", "dropped"), ("k6", "dropped")]
+    assert [(r.idempotency_key, r.status, r.reason) for r in results] == [("k5", "dropped", "queue_full"), ("k6", "dropped", "queue_full")]
     gate.set()
     assert b.flush(5)
     assert sorted(r.idempotency_key for r in results if r.status == "accepted") == [f"k{i}" for i in range(5)]
@@ -68,14 +68,14 @@ def test_a_raising_callback_does_not_stop_delivery():
     def boom(result):
         raise RuntimeError("caller bug")
 
-    b = Batcher(deliver, boom, batch_size=1, flush_interval=60, max_in_flight=1)
+    b = Batcher(deliver, boom, batch_size=1, flush_interval=60, max_concurrent_requests=1)
     b.enqueue(event(1))
     b.enqueue(event(2))
     assert b.flush(5) and deliver.batches == [["k1"], ["k2"]]
     b.shutdown(5)
 
 
-def test_up_to_max_in_flight_batches_are_sent_at_once():
+def test_up_to_max_concurrent_requests_batches_are_sent_at_once():
     gate, inside = threading.Event(), []
     lock = threading.Lock()
 
@@ -85,7 +85,7 @@ def test_up_to_max_in_flight_batches_are_sent_at_once():
         gate.wait()
         return [EventResult(e["idempotency_key"], "accepted", e) for e in batch]
 
-    b = Batcher(deliver, None, batch_size=2, flush_interval=60, max_in_flight=2)
+    b = Batcher(deliver, None, batch_size=2, flush_interval=60, max_concurrent_requests=2)
     for i in range(6):
         b.enqueue(event(i))
     time.sleep(0.2)
@@ -93,3 +93,12 @@ def test_up_to_max_in_flight_batches_are_sent_at_once():
     gate.set()
     assert b.flush(5) and inside == [2, 2, 2]
     b.shutdown(5)
+
+
+def test_events_tracked_after_shutdown_are_dropped_with_that_reason():
+    results = []
+    b = Batcher(Recorder(), results.append, batch_size=10, flush_interval=60)
+    b.enqueue(event(1))
+    assert b.shutdown(5)
+    assert not b.enqueue(event(2))
+    assert [(r.idempotency_key, r.status, r.reason) for r in results] == [("k1", "accepted", None), ("k2", "dropped", "shutdown")]

@@ -2,7 +2,7 @@
 attempt carries the same events (so the same idempotency keys)."""
 
 from marginal.delivery import deliver_batch
-from marginal.errors import APIConnectionError, RateLimitError, ServerError, ValidationError
+from marginal.errors import MarginalConnectionError, RateLimitError, ServerError, ValidationError
 from marginal.retry import RetryPolicy
 
 
@@ -36,7 +36,7 @@ def run(script, batch, **policy):
 
 
 def test_whole_request_is_retried_on_network_errors_429_and_5xx_with_the_same_keys():
-    script = Script(APIConnectionError("reset"), RateLimitError("slow", retry_after=2), ServerError("503", status=503), accepted)
+    script = Script(MarginalConnectionError("reset"), RateLimitError("slow", retry_after=2), ServerError("503", status=503), accepted)
     results, sleeps = run(script, events(3))
     assert [r.status for r in results] == ["accepted"] * 3
     assert [r.event_id for r in results] == ["id-k0", "id-k1", "id-k2"]

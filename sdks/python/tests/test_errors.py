@@ -1,6 +1,6 @@
 from marginal.errors import (
     InsufficientCreditsError,
-    MarginalError,
+    MarginalApiError,
     RateLimitError,
     ServerError,
     SignatureError,
@@ -42,7 +42,7 @@ def test_flat_signature_body():
 def test_unknown_bodies_keep_the_status():
     err = error_from_response(502, "<html>bad gateway</html>", {})
     assert isinstance(err, ServerError) and err.code == "HTTP_502"
-    assert type(error_from_response(418, None, {})) is MarginalError
+    assert type(error_from_response(418, None, {})) is MarginalApiError
 
 
 def test_batch_items():

@@ -1,10 +1,10 @@
 import pytest
 
-from marginal.provider_usage import StreamUsage, anthropic_message_usage, openai_chat_usage, openai_responses_usage
+from marginal.provider_usage import StreamUsage, from_anthropic_message, from_openai_chat_completion, from_openai_response
 from vectors import ids, load
 
 PROVIDERS = load("providers.json")
-MAPPERS = {"chat.completions": openai_chat_usage, "responses": openai_responses_usage, "messages": anthropic_message_usage}
+MAPPERS = {"chat.completions": from_openai_chat_completion, "responses": from_openai_response, "messages": from_anthropic_message}
 
 
 def fold(vector):
@@ -25,13 +25,13 @@ def test_openai_classes_are_disjoint_worked_example():
     # 2006 prompt tokens of which 1920 cached; 300 completion of which 120 reasoning.
     usage = {"prompt_tokens": 2006, "completion_tokens": 300,
              "prompt_tokens_details": {"cached_tokens": 1920}, "completion_tokens_details": {"reasoning_tokens": 120}}
-    assert openai_chat_usage({"model": "gpt-4o-2024-08-06", "usage": usage}) == {
+    assert from_openai_chat_completion({"model": "gpt-4o-2024-08-06", "usage": usage}) == {
         "provider": "openai", "model": "gpt-4o-2024-08-06",
         "input_tokens": 86, "cache_read_input_tokens": 1920, "output_tokens": 180, "reasoning_tokens": 120,
     }
 
 
 def test_no_usage_gives_no_event():
-    assert openai_chat_usage({"model": "gpt-4o", "usage": None}) is None
-    assert anthropic_message_usage({"model": "claude", "usage": {"input_tokens": None}}) is None
+    assert from_openai_chat_completion({"model": "gpt-4o", "usage": None}) is None
+    assert from_anthropic_message({"model": "claude", "usage": {"input_tokens": None}}) is None
     assert StreamUsage("chat.completions").fields() is None

@@ -1,12 +1,12 @@
 import random
 
-from marginal.errors import APIConnectionError, MarginalError, RateLimitError, ServerError, ValidationError
+from marginal.errors import MarginalConnectionError, MarginalError, RateLimitError, ServerError, ValidationError
 from marginal.retry import RetryPolicy
 
 
 def test_retryable_classes_only():
     policy = RetryPolicy(max_retries=3)
-    assert policy.should_retry(APIConnectionError("x"), 1)
+    assert policy.should_retry(MarginalConnectionError("x"), 1)
     assert policy.should_retry(ServerError("x", status=503), 3)
     assert policy.should_retry(RateLimitError("x", status=429), 1)
     assert not policy.should_retry(ServerError("x", status=503), 4)
@@ -15,7 +15,7 @@ def test_retryable_classes_only():
 
 
 def test_backoff_is_exponential_full_jitter_and_capped():
-    policy = RetryPolicy(base_delay=0.5, max_delay=3.0)
+    policy = RetryPolicy(initial_delay=0.5, max_delay=3.0)
     rng = random.Random(7)
     for attempt, ceiling in [(1, 0.5), (2, 1.0), (3, 2.0), (4, 3.0), (9, 3.0)]:
         draws = [policy.delay(ServerError("x"), attempt, rng) for _ in range(200)]

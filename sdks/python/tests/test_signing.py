@@ -3,7 +3,7 @@ import hmac
 
 import pytest
 
-from marginal.signing import sign_payload, signature_headers
+from marginal.signing import sign, signature_headers
 from vectors import ids, load
 
 SIGNING = load("signing.json")
@@ -12,8 +12,8 @@ SIGNING = load("signing.json")
 @pytest.mark.parametrize("vector", SIGNING, ids=ids(SIGNING))
 def test_signature_matches_the_shared_vector(vector):
     assert vector["body"].encode("utf-8").hex() == vector["body_utf8_hex"]
-    assert sign_payload(vector["secret"], vector["timestamp"], vector["body"]) == vector["signature"]
-    assert sign_payload(vector["secret"], int(vector["timestamp"]), vector["body"].encode("utf-8")) == vector["signature"]
+    assert sign(vector["secret"], vector["timestamp"], vector["body"]) == vector["signature"]
+    assert sign(vector["secret"], int(vector["timestamp"]), vector["body"].encode("utf-8")) == vector["signature"]
 
 
 def test_headers_sign_the_exact_bytes_at_the_given_second():

@@ -59,7 +59,7 @@ def test_sync_call_records_the_vector_event(provider, vector):
     provider.play(vector)
     tracker = Tracked()
     client = wrapped(vector, provider.origin, tracker, is_async=False)
-    with marginal.context(user_id="customer_42", metadata={"plan": "pro"}):
+    with marginal.with_context(user_id="customer_42", metadata={"plan": "pro"}):
         answer = call_provider(client, vector)
     if vector["stream"]:
         assert tracker.events == []  # recorded when the stream ends, not before
@@ -78,7 +78,7 @@ async def test_async_call_records_the_vector_event(provider, vector):
     provider.play(vector)
     tracker = Tracked()
     client = wrapped(vector, provider.origin, tracker, is_async=True)
-    with marginal.context(user_id="customer_42", metadata={"plan": "pro"}):
+    with marginal.with_context(user_id="customer_42", metadata={"plan": "pro"}):
         answer = await call_provider(client, vector)
     if vector["stream"]:
         assert type(answer).__name__ == "AsyncStream"
@@ -94,9 +94,9 @@ def test_attribution_is_read_at_call_start(provider):
     provider.play(vector)
     tracker = Tracked()
     client = wrapped(vector, provider.origin, tracker, is_async=False)
-    with marginal.context(user_id="customer_42", metadata={"plan": "pro"}):
+    with marginal.with_context(user_id="customer_42", metadata={"plan": "pro"}):
         stream = call_provider(client, vector)
-    with marginal.context(user_id="someone_else"):
+    with marginal.with_context(user_id="someone_else"):
         list(stream)
     check_event(tracker, vector)
 
@@ -108,12 +108,14 @@ def test_a_capture_failure_never_breaks_the_call(provider):
 
     for vector in (PROVIDERS[0], next(v for v in PROVIDERS if v["stream"])):
         provider.play(vector)
-        client = wrapped(vector, provider.origin, Broken(), is_async=False)
+        heard = []
+        client = marginal.wrap_openai(clients(provider.origin, False)[0], Broken(), on_capture_error=heard.append)
         answer = call_provider(client, vector)
         if vector["stream"]:
             assert len(list(answer)) > 0
         else:
             assert answer.id == vector["response"]["id"]
+        assert [str(e) for e in heard] == ["queue exploded"]
 
 
 def test_provider_errors_reach_the_caller_unchanged(provider):

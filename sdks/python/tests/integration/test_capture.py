@@ -61,23 +61,23 @@ def test_each_wrapped_call_is_priced_from_its_token_classes(service, provider):
     an = marginal.wrap_anthropic(anthropic.Anthropic(api_key="sk-ant-test", base_url=provider.origin), client, feature="capture")
     for index, vector in enumerate(PROVIDERS):
         provider.play(vector)
-        with marginal.context(user_id=f"vec-{index}"):
+        with marginal.with_context(user_id=f"vec-{index}"):
             answer = call_provider(oa if vector["provider"] == "openai" else an, vector)
             if vector["stream"]:
                 for _ in answer:
                     pass
     assert client.flush(30)
-    summary = eventually(client.get_cost_summary, lambda s: s.status_counts.completed == len(PROVIDERS))
+    summary = eventually(client.cost_summary, lambda s: s.status_counts.completed == len(PROVIDERS))
     assert summary.status_counts.completed == len(PROVIDERS)
 
     now = dt.datetime.now(dt.timezone.utc)
     window = {"start_date": now - dt.timedelta(hours=1), "end_date": now + dt.timedelta(hours=1)}
     for index, vector in enumerate(PROVIDERS):
         event = vector["expected_event"]
-        user = client.get_end_user_summary(f"vec-{index}", **window)
+        user = client.end_user_summary(f"vec-{index}", **window)
         assert Decimal(user.total_cost) == expected_cost(event), vector["name"]
         for k in CLASSES:
             assert getattr(user, k) == event.get(k), (vector["name"], k)
-        [model] = client.get_end_user_by_model(f"vec-{index}", **window).items
+        [model] = client.end_user_by_model(f"vec-{index}", **window).items
         assert model.attribution_value == event["model"]
     client.shutdown()

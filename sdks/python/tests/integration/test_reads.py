@@ -11,7 +11,7 @@ from decimal import Decimal
 import pytest
 
 import marginal
-from marginal.reads import OPERATIONS
+from marginal.reads import READ_ENDPOINTS
 
 from .waiting import eventually
 
@@ -59,7 +59,7 @@ def tenant_with_events(service):
     for event in events:
         client.track(event)
     assert client.flush(30)
-    summary = eventually(client.get_cost_summary, lambda s: s.status_counts is not None and s.status_counts.completed == len(events))
+    summary = eventually(client.cost_summary, lambda s: s.status_counts is not None and s.status_counts.completed == len(events))
     assert summary.status_counts.completed == len(events)
     yield client, events, now
     client.shutdown()
@@ -70,14 +70,14 @@ def test_cost_figures_match_the_events(tenant_with_events):
     start, end = now.date() - dt.timedelta(days=1), now.date() + dt.timedelta(days=1)
     total = sum((cost(e) for e in events), Decimal(0))
 
-    by_user = client.get_cost_by_end_user(start_date=start, end_date=end)
+    by_user = client.cost_by_end_user(start_date=start, end_date=end)
     assert Decimal(by_user.total_cost) == total
     expected_users: dict[str, Decimal] = defaultdict(Decimal)
     for e in events:
         expected_users[e.get("user_id", "Unassigned")] += cost(e)
     assert {u.end_user_name: Decimal(u.total_cost) for u in by_user.end_users} == expected_users
 
-    alice = client.get_end_user_summary("alice", start_date=start, end_date=end)
+    alice = client.end_user_summary("alice", start_date=start, end_date=end)
     mine = [e for e in events if e.get("user_id") == "alice"]
     assert Decimal(alice.total_cost) == sum(cost(e) for e in mine)
     assert alice.event_count == len(mine)
@@ -85,36 +85,36 @@ def test_cost_figures_match_the_events(tenant_with_events):
         assert getattr(alice, k) == sum(e[k] for e in mine), k
     assert Decimal(alice.cache_read_cost) == sum(Decimal(e["cache_read_input_tokens"]) * Decimal("1.25") for e in mine) / MILLION
 
-    agents = client.get_cost_by_agent(start_date=start, end_date=end)
+    agents = client.attribution_by_agent(start_date=start, end_date=end)
     expected_agents: dict[str, Decimal] = defaultdict(Decimal)
     for e in events:
         expected_agents[e.get("agent_id", "Unassigned")] += cost(e)
     assert {i.attribution_value: Decimal(i.total_cost) for i in agents.items} == expected_agents
-    assert client.get_agents(start_date=start, end_date=end).values == ["coder", "planner"]
-    assert client.get_workflows(start_date=start, end_date=end).values == ["wf-0", "wf-1"]
+    assert client.agents(start_date=start, end_date=end).values == ["coder", "planner"]
+    assert client.workflows(start_date=start, end_date=end).values == ["wf-0", "wf-1"]
 
-    teams = client.get_cost_breakdown(dimension_key="team", start_date=start, end_date=end)
+    teams = client.dimension_cost_breakdown(dimension_key="team", start_date=start, end_date=end)
     expected_teams: dict[str, Decimal] = defaultdict(Decimal)
     for e in events:
         expected_teams[e["metadata"]["team"]] += cost(e)
     assert {i.dimension_value: Decimal(i.total_cost) for i in teams.items} == expected_teams
 
-    latency = client.get_numeric_summary(dimension_key="latency_ms", start_date=start, end_date=end)
+    latency = client.dimension_numeric_summary(dimension_key="latency_ms", start_date=start, end_date=end)
     values = [e["metadata"]["latency_ms"] for e in events]
     assert (Decimal(latency.sum), Decimal(latency.min), Decimal(latency.max)) == (sum(values), min(values), max(values))
 
-    tree = client.get_session_tree("sess-1")
+    tree = client.session_tree("sess-1")
     assert sum(Decimal(r.subtree_cost) for r in tree.roots) + Decimal(tree.untraced.total_cost) == total
     assert tree.span_count == 5
 
-    margin = client.get_margin_summary(start_date=start, end_date=end)
+    margin = client.margin_summary(start_date=start, end_date=end)
     assert (Decimal(margin.total_cost), margin.total_revenue) == (total, "0")
 
-    usage = client.get_usage_summary(start_date=start, end_date=end)
+    usage = client.usage_summary(start_date=start, end_date=end)
     assert usage.total_events == len(events)
     assert usage.metrics[0].total_quantity == sum(e["input_tokens"] + e["output_tokens"] for e in events)
 
-    [rate] = [i for i in client.get_rates().items if i.model_slug == "rd-model"]
+    [rate] = [i for i in client.rates().items if i.model_slug == "rd-model"]
     assert (Decimal(rate.input_cost_per_million), Decimal(rate.reasoning_cost_per_million)) == (Decimal("2.5"), Decimal("12"))
 
 
@@ -124,49 +124,49 @@ def test_every_read_method_answers_with_its_model(tenant_with_events):
     window = {"start_date": start, "end_date": end}
     calls = {
         "ping": lambda: client.ping(),
-        "get_usage_events": lambda: client.get_usage_events(**window, limit=5),
-        "get_usage_summary": lambda: client.get_usage_summary(**window),
-        "get_usage_aggregation": lambda: client.get_usage_aggregation(**window),
-        "list_sessions": lambda: client.list_sessions(**window),
-        "get_session_tree": lambda: client.get_session_tree("sess-1"),
-        "get_rates": lambda: client.get_rates(),
-        "get_margin_by_end_user": lambda: client.get_margin_by_end_user(**window),
-        "get_margin_trend": lambda: client.get_margin_trend(**window),
-        "get_margin_summary": lambda: client.get_margin_summary(**window),
-        "get_end_user_summary": lambda: client.get_end_user_summary("bob", **window),
-        "get_end_user_by_model": lambda: client.get_end_user_by_model("bob", **window),
-        "get_end_user_by_provider": lambda: client.get_end_user_by_provider("bob", **window),
-        "get_end_user_by_dimension": lambda: client.get_end_user_by_dimension("bob", dimension="team", **window),
-        "get_end_user_trend": lambda: client.get_end_user_trend("bob", **window),
-        "get_definitions": lambda: client.get_definitions(),
-        "get_cost_trend": lambda: client.get_cost_trend(**window, dimension_key="team"),
-        "get_numeric_trend": lambda: client.get_numeric_trend(dimension_key="latency_ms", aggregation="max", **window),
-        "get_numeric_summary": lambda: client.get_numeric_summary(dimension_key="latency_ms", **window),
-        "get_cost_breakdown": lambda: client.get_cost_breakdown(dimension_key="team", **window),
-        "get_cost_summary": lambda: client.get_cost_summary(time_window="last-7-days"),
-        "get_cost_by_end_user": lambda: client.get_cost_by_end_user(**window),
-        "get_cost_by_agent": lambda: client.get_cost_by_agent(**window),
-        "get_agents": lambda: client.get_agents(**window),
-        "get_workflows": lambda: client.get_workflows(**window),
-        "get_cost_by_dimension": lambda: client.get_cost_by_dimension(dimension="team", **window),
-        "get_dimension_values": lambda: client.get_dimension_values(dimension="team", **window),
+        "usage_events": lambda: client.usage_events(**window, limit=5),
+        "usage_summary": lambda: client.usage_summary(**window),
+        "usage_aggregation": lambda: client.usage_aggregation(**window),
+        "sessions": lambda: client.sessions(**window),
+        "session_tree": lambda: client.session_tree("sess-1"),
+        "rates": lambda: client.rates(),
+        "margin_by_end_user": lambda: client.margin_by_end_user(**window),
+        "margin_trend": lambda: client.margin_trend(**window),
+        "margin_summary": lambda: client.margin_summary(**window),
+        "end_user_summary": lambda: client.end_user_summary("bob", **window),
+        "end_user_by_model": lambda: client.end_user_by_model("bob", **window),
+        "end_user_by_provider": lambda: client.end_user_by_provider("bob", **window),
+        "end_user_by_dimension": lambda: client.end_user_by_dimension("bob", dimension="team", **window),
+        "end_user_trend": lambda: client.end_user_trend("bob", **window),
+        "dimension_definitions": lambda: client.dimension_definitions(),
+        "dimension_cost_trend": lambda: client.dimension_cost_trend(**window, dimension_key="team"),
+        "dimension_numeric_trend": lambda: client.dimension_numeric_trend(dimension_key="latency_ms", aggregation="max", **window),
+        "dimension_numeric_summary": lambda: client.dimension_numeric_summary(dimension_key="latency_ms", **window),
+        "dimension_cost_breakdown": lambda: client.dimension_cost_breakdown(dimension_key="team", **window),
+        "cost_summary": lambda: client.cost_summary(time_window="last-7-days"),
+        "cost_by_end_user": lambda: client.cost_by_end_user(**window),
+        "attribution_by_agent": lambda: client.attribution_by_agent(**window),
+        "agents": lambda: client.agents(**window),
+        "workflows": lambda: client.workflows(**window),
+        "attribution_by_dimension": lambda: client.attribution_by_dimension(dimension="team", **window),
+        "attribution_dimension_values": lambda: client.attribution_dimension_values(dimension="team", **window),
     }
-    assert sorted(calls) == sorted(OPERATIONS)
+    assert sorted(calls) == sorted(READ_ENDPOINTS)
     answers = {name: call() for name, call in calls.items()}
     bob = sum((cost(e) for e in events if e.get("user_id") == "bob"), Decimal(0))
-    assert Decimal(answers["get_end_user_by_model"].total_cost) == bob
-    assert [i.attribution_value for i in answers["get_end_user_by_model"].items] == ["rd-model-v1"]
-    assert answers["get_dimension_values"].values == ["ads", "search"]
-    assert answers["get_definitions"].total == 2
-    assert answers["get_usage_events"].total == len(events) and len(answers["get_usage_events"].events) == 5
-    assert Decimal(answers["get_numeric_trend"].data_points[-1].value or 0) <= max(e["metadata"]["latency_ms"] for e in events)
-    assert answers["list_sessions"].sessions[0].session_id == "sess-1"
+    assert Decimal(answers["end_user_by_model"].total_cost) == bob
+    assert [i.attribution_value for i in answers["end_user_by_model"].items] == ["rd-model-v1"]
+    assert answers["attribution_dimension_values"].values == ["ads", "search"]
+    assert answers["dimension_definitions"].total == 2
+    assert answers["usage_events"].total == len(events) and len(answers["usage_events"].events) == 5
+    assert Decimal(answers["dimension_numeric_trend"].data_points[-1].value or 0) <= max(e["metadata"]["latency_ms"] for e in events)
+    assert answers["sessions"].sessions[0].session_id == "sess-1"
 
 
 def test_bad_parameters_raise_typed_errors(tenant_with_events):
     client, _, now = tenant_with_events
     with pytest.raises(marginal.ValidationError) as raised:
-        client.get_usage_summary(start_date=now, end_date=now - dt.timedelta(days=1))
+        client.usage_summary(start_date=now, end_date=now - dt.timedelta(days=1))
     assert raised.value.status == 400 and raised.value.correlation_id and raised.value.field
-    with pytest.raises(marginal.UnprocessableError):
-        client.get_margin_summary(start_date="2024-01-01", end_date="2025-06-01")
+    with pytest.raises(marginal.DateRangeTooLargeError):
+        client.margin_summary(start_date="2024-01-01", end_date="2025-06-01")

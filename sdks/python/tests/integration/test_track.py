@@ -4,6 +4,9 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
+import subprocess
+import sys
 import threading
 from decimal import Decimal
 
@@ -16,7 +19,7 @@ from .fault_proxy import FaultProxy
 from .waiting import eventually, eventually_async
 
 N = 3000
-FAST_RETRY = RetryPolicy(max_retries=10, base_delay=0.02, max_delay=2.0)
+FAST_RETRY = RetryPolicy(max_retries=10, initial_delay=0.02, max_delay=2.0)
 
 
 def window():
@@ -60,10 +63,10 @@ def test_thousands_of_tracked_events_arrive_exactly_once_across_faults(service):
     # ...and stored each once.
     reader = marginal.Marginal(tenant.api_key, tenant.signing_secret, service.origin)
     start, end = window()
-    summary = eventually(lambda: reader.get_usage_summary(start_date=start, end_date=end), lambda s: s.total_events >= N)
+    summary = eventually(lambda: reader.usage_summary(start_date=start, end_date=end), lambda s: s.total_events >= N)
     assert summary.total_events == N
     assert [(m.metric_name, m.total_quantity, m.event_count) for m in summary.metrics] == [("tokens", expected_quantity, N)]
-    assert reader.get_usage_events(start_date=start, end_date=end, limit=1).total == N
+    assert reader.usage_events(start_date=start, end_date=end, limit=1).total == N
     reader.shutdown()
 
 
@@ -130,10 +133,24 @@ async def test_async_client_sends_tracks_and_reads(service):
         assert [r.status for r in results] == ["accepted"] * 20
         start, end = window()
 
-        costs = await eventually_async(lambda: client.get_cost_by_end_user(start_date=start, end_date=end),
+        costs = await eventually_async(lambda: client.cost_by_end_user(start_date=start, end_date=end),
                                        lambda c: Decimal(c.total_cost) >= Decimal("0.0945"))
         # 21 events × (1000 × $3 + 100 × $15) per million = 21 × 0.0045
         assert Decimal(costs.total_cost) == Decimal("0.0945")
         with pytest.raises(marginal.NotFoundError) as raised:
-            await client.get_end_user_summary("nobody", start_date=start, end_date=end)
+            await client.end_user_summary("nobody", start_date=start, end_date=end)
         assert raised.value.code == "NOT_FOUND" and raised.value.correlation_id
+
+
+def test_events_tracked_just_before_interpreter_exit_are_sent(service):
+    tenant = service.create_tenant(credits=100)
+    script = (
+        "import marginal\n"
+        "m = marginal.Marginal(flush_interval=60)\n"  # only the exit hook can send these
+        "for i in range(25):\n"
+        "    m.track({'model': 'sdk-model', 'input_tokens': 1, 'output_tokens': 1})\n"
+    )
+    env = {**os.environ, "MARGINAL_API_KEY": tenant.api_key, "MARGINAL_SIGNING_SECRET": tenant.signing_secret,
+           "MARGINAL_BASE_URL": service.origin + "/v1"}
+    subprocess.run([sys.executable, "-c", script], env=env, check=True, timeout=60)
+    assert service.credit_balance(tenant.org_id) == 75

@@ -2,7 +2,7 @@
 through track() into the all-in-one service (started here on loopback, as the SDK's
 integration tests start it). Prints the figures and writes bench/results/sdk-python.md/.json.
 
-    .venv/bin/python bench/sdk/python_track.py [--calls 200000] [--events 100000]
+    .venv/bin/python bench/sdk/python/run.py [--calls 200000] [--events 100000]
 
 - Per-call cost: `--calls` track() calls in a tight loop, each timed with perf_counter_ns,
   while the flusher thread sends to the service (so GIL contention with JSON encoding and
@@ -26,7 +26,7 @@ from array import array
 from datetime import datetime, timezone
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(REPO / "sdks" / "python" / "tests"))
 
 import marginal  # noqa: E402
@@ -86,7 +86,7 @@ def throughput(service: Service, count: int) -> dict:
         "events_per_second": round(accepted[0] / elapsed),
         "track_loop_seconds": round(tracked, 3),
         "batch_size": 500,
-        "max_in_flight": 2,
+        "max_concurrent_requests": 2,
         "client_cpu_us_per_event": round(cpu / count * 1e6, 1),
     }
 
@@ -129,7 +129,7 @@ def report(r: dict) -> str:
     verdict = "met" if c["median_us"] <= r["target_median_us"] else "missed"
     return f"""# bench/sdk — Python SDK
 
-`.venv/bin/python bench/sdk/python_track.py` — {r['date']}; {m['cores']} cores shared with the service
+`.venv/bin/python bench/sdk/python/run.py` — {r['date']}; {m['cores']} cores shared with the service
 (all-in-one: ingest, processor, PGlite) and its Kafka broker, Python {m['python']}; load average
 {' '.join(map(str, m['load_average_start']))} at start, {' '.join(map(str, m['load_average_end']))} at end.
 
@@ -137,7 +137,7 @@ def report(r: dict) -> str:
 |---|---|
 | track() per call, median ({c['calls']:,} calls, flusher sending meanwhile) | **{c['median_us']} µs** (target ≤ {r['target_median_us']} µs: {verdict}) |
 | track() per call, p90 / p99 / mean | {c['p90_us']} / {c['p99_us']} / {c['mean_us']} µs |
-| Events/s through track() into the service, one process (first track to flush done) | **{t['events_per_second']:,}** ({t['accepted']:,} accepted of {t['events']:,} in {t['seconds']} s; batches of {t['batch_size']}, {t['max_in_flight']} in flight) |
+| Events/s through track() into the service, one process (first track to flush done) | **{t['events_per_second']:,}** ({t['accepted']:,} accepted of {t['events']:,} in {t['seconds']} s; batches of {t['batch_size']}, {t['max_concurrent_requests']} in flight) |
 | Time the tracking loop itself took for those events | {t['track_loop_seconds']} s |
 | SDK process CPU per delivered event (track, JSON, signing, HTTP, results) | {t['client_cpu_us_per_event']} µs |
 
