@@ -31,7 +31,7 @@ EVENT_PATH = "/usage-events"
 class _Tracking:
     """track()/flush state shared by both clients: the batcher and its own sync transport."""
 
-    _batcher: Optional[Batcher]
+    _batcher: Batcher
 
     def _init_tracking(
         self,
@@ -68,28 +68,27 @@ class _Tracking:
 
     def track(self, event: UsageEvent | Mapping[str, Any]) -> Optional[str]:
         """Queues one event and returns at once: its idempotency key (generated when the event
-        has none), or None when the queue was full and the event was dropped (reported to
-        on_result as `dropped`, and counted in `dropped_count`)."""
+        has none), or None when it was dropped (queue full, or after shutdown): reported to
+        on_result as `dropped` and counted in `dropped_count`."""
         prepared = with_idempotency_key(event)
-        assert self._batcher is not None
         return prepared["idempotency_key"] if self._batcher.enqueue(prepared) else None
 
     @property
     def dropped_count(self) -> int:
-        """Events track() dropped because the queue was full."""
-        return self._batcher.dropped if self._batcher else 0
+        """Events track() dropped (queue full, or tracked after shutdown)."""
+        return self._batcher.dropped
 
     @property
     def pending_count(self) -> int:
         """Events queued or in flight, not yet answered."""
-        return self._batcher.pending if self._batcher else 0
+        return self._batcher.pending
 
     def _flush_tracking(self, timeout: Optional[float]) -> bool:
-        return self._batcher.flush(timeout) if self._batcher else True
+        return self._batcher.flush(timeout)
 
     def _shutdown_tracking(self, timeout: Optional[float]) -> bool:
         atexit.unregister(self._atexit)
-        done = self._batcher.shutdown(timeout) if self._batcher else True
+        done = self._batcher.shutdown(timeout)
         self._delivery.close()
         return done
 
