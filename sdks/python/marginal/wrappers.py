@@ -1,5 +1,6 @@
 """Drop-in capture: wrap_openai / wrap_anthropic patch the create (and parse) methods of a
-provider client instance so each call also tracks one usage event, and return the same client.
+provider client instance (and Anthropic's messages.stream helper) so each call also tracks one usage
+event, and return the same client.
 
 Invariants: the provider call itself is untouched (same arguments, same return value, same
 exceptions, sync or async, streaming or not); capture work never raises into the caller (a
@@ -35,7 +36,10 @@ _OPENAI_TARGETS = [
     ("responses", "create", "responses"),
     ("responses", "parse", "responses"),
 ]
-_ANTHROPIC_TARGETS = [("messages", "create", "messages")]
+_ANTHROPIC_TARGETS = [("messages", "create", "messages"), ("messages", "stream", "messages")]
+# Methods that return a stream manager (`with client.messages.stream(...) as stream:`) rather
+# than a response or a stream.
+_STREAM_HELPERS = {"stream"}
 
 
 class Tracker(Protocol):
@@ -59,8 +63,8 @@ def wrap_openai(client: C, marginal: Tracker, *, on_capture_error: Optional[OnCa
 
 
 def wrap_anthropic(client: C, marginal: Tracker, *, on_capture_error: Optional[OnCaptureError] = None, **attribution: Any) -> C:
-    """Records one event per messages.create call of `client` (Anthropic or AsyncAnthropic),
-    streaming included."""
+    """Records one event per messages.create or messages.stream call of `client` (Anthropic or
+    AsyncAnthropic), streaming included."""
     return _wrap(client, marginal, attribution, _ANTHROPIC_TARGETS, on_capture_error or _log_capture_error)
 
 
@@ -75,17 +79,25 @@ def _wrap(
         original = getattr(resource, method, None) if resource is not None else None
         if original is None or getattr(original, "__marginal_wrapped__", False):
             continue
-        setattr(resource, method, _capturing(original, api, marginal, defaults, on_error))
+        setattr(resource, method, _capturing(original, api, marginal, defaults, on_error, method in _STREAM_HELPERS))
     return client
 
 
 def _capturing(
-    original: Callable[..., Any], api: str, marginal: Tracker, defaults: Mapping[str, Any], on_error: OnCaptureError
+    original: Callable[..., Any],
+    api: str,
+    marginal: Tracker,
+    defaults: Mapping[str, Any],
+    on_error: OnCaptureError,
+    stream_helper: bool,
 ) -> Callable[..., Any]:
     @functools.wraps(original)
     def call(*args: Any, **kwargs: Any) -> Any:
         capture = _Capture(api, marginal, defaults, on_error)
         result = original(*args, **kwargs)
+        if stream_helper:
+            capture.guard(lambda: capture.tap_manager(result))
+            return result
         streaming = bool(kwargs.get("stream"))
         if inspect.isawaitable(result):
             return _observe_async(result, capture, streaming)
@@ -141,6 +153,16 @@ class _Capture:
         event["started_at"] = self.started_at
         event["timestamp"] = _now()
         self.marginal.track(event)
+
+    def tap_manager(self, manager: Any) -> None:
+        """A stream manager opens its raw provider stream on entry, through the request it holds
+        (a callable, or an awaitable for async clients); that request is wrapped to tap it."""
+        name = next(n for n in vars(manager) if n.endswith("__api_request"))
+        request = getattr(manager, name)
+        if inspect.isawaitable(request):
+            setattr(manager, name, _observe_async(request, self, True))
+        else:
+            setattr(manager, name, lambda: self.observe(request(), True))
 
     def _tap(self, stream: Any) -> None:
         """Swaps the provider Stream/AsyncStream's own item iterator for an observing one."""

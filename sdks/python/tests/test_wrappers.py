@@ -140,3 +140,52 @@ def test_wrapping_twice_records_once(provider):
 def test_unknown_attribution_fields_are_refused():
     with pytest.raises(TypeError):
         marginal.wrap_openai(object(), Tracked(), userid="typo")
+
+
+ANTHROPIC_STREAMS = [v for v in PROVIDERS if v["provider"] == "anthropic" and v["stream"]]
+
+
+@pytest.mark.parametrize("vector", ANTHROPIC_STREAMS, ids=ids(ANTHROPIC_STREAMS))
+def test_anthropic_stream_helper_records_the_vector_event(provider, vector):
+    provider.play(vector)
+    tracker = Tracked()
+    client = wrapped(vector, provider.origin, tracker, is_async=False)
+    request = {k: v for k, v in vector["request"].items() if k != "stream"}
+    with marginal.with_context(user_id="customer_42", metadata={"plan": "pro"}):
+        manager = client.messages.stream(**request)
+    with manager as stream:
+        final = stream.get_final_message()
+    assert final.model == vector["expected_event"]["model"]
+    check_event(tracker, vector)
+
+
+@pytest.mark.parametrize("vector", ANTHROPIC_STREAMS, ids=ids(ANTHROPIC_STREAMS))
+async def test_async_anthropic_stream_helper_records_the_vector_event(provider, vector):
+    provider.play(vector)
+    tracker = Tracked()
+    client = wrapped(vector, provider.origin, tracker, is_async=True)
+    request = {k: v for k, v in vector["request"].items() if k != "stream"}
+    with marginal.with_context(user_id="customer_42", metadata={"plan": "pro"}):
+        manager = client.messages.stream(**request)
+    async with manager as stream:
+        texts = [text async for text in stream.text_stream]
+    assert texts
+    check_event(tracker, vector)
+
+
+OPENAI_STREAMS = [v for v in PROVIDERS if v["provider"] == "openai" and v["stream"]]
+
+
+@pytest.mark.parametrize("vector", OPENAI_STREAMS, ids=ids(OPENAI_STREAMS))
+def test_openai_stream_helpers_record_once_through_create(provider, vector):
+    # chat.completions.stream() and responses.stream() call the client's create(stream=True).
+    provider.play(vector)
+    tracker = Tracked()
+    client = wrapped(vector, provider.origin, tracker, is_async=False)
+    request = {k: v for k, v in vector["request"].items() if k != "stream"}
+    helper = client.chat.completions.stream if vector["api"] == "chat.completions" else client.responses.stream
+    with marginal.with_context(user_id="customer_42", metadata={"plan": "pro"}):
+        with helper(**request) as stream:
+            for _ in stream:
+                pass
+    check_event(tracker, vector)
