@@ -81,7 +81,9 @@ def with_idempotency_key(event: Mapping[str, Any]) -> dict[str, Any]:
     return copy
 
 
-def _json_default(value: Any) -> Any:
+def wire_value(value: Any) -> Any:
+    """How a value travels (JSON bodies and query parameters alike): a datetime as ISO 8601
+    (naive = UTC, written with Z), a date as YYYY-MM-DD, a Decimal as its exact string."""
     if isinstance(value, _dt.datetime):
         if value.tzinfo is None:
             value = value.replace(tzinfo=_dt.timezone.utc)
@@ -90,7 +92,14 @@ def _json_default(value: Any) -> Any:
         return value.isoformat()
     if isinstance(value, Decimal):
         return str(value)
-    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+    return value
+
+
+def _json_default(value: Any) -> Any:
+    encoded = wire_value(value)
+    if encoded is value:
+        raise TypeError(f"{type(value).__name__} is not JSON serializable")
+    return encoded
 
 
 def encode_json(payload: Any) -> bytes:

@@ -161,22 +161,13 @@ from typing import TYPE_CHECKING, Any, Literal, Union
 from urllib.parse import quote
 
 from . import models
+from .events import wire_value as _param
 
 if TYPE_CHECKING:
     from .transport import AsyncTransport, SyncTransport
 
 DateParam = Union[str, _dt.date, _dt.datetime]
 """ISO 8601 text, or a date (UTC midnight), or a datetime (naive = UTC)."""
-
-
-def _param(value: Any) -> Any:
-    if isinstance(value, _dt.datetime):
-        if value.tzinfo is None:
-            value = value.replace(tzinfo=_dt.timezone.utc)
-        return value.isoformat().replace("+00:00", "Z")
-    if isinstance(value, _dt.date):
-        return value.isoformat()
-    return value
 
 
 def _segment(value: str) -> str:
