@@ -55,6 +55,8 @@ class Batcher:
         self._threads: list[threading.Thread] = []
         self.dropped = 0
         self._last_drop_warning = 0.0
+        # Several flusher threads (and track() on a drop) report; the caller's callback sees one at a time.
+        self._report_lock = threading.RLock()  # re-entrant: on_result may call track(), which may drop
 
     def enqueue(self, event: dict[str, Any]) -> bool:
         with self._cond:
@@ -130,11 +132,12 @@ class Batcher:
     def _report(self, results: list[EventResult]) -> None:
         if self._on_result is None:
             return
-        for result in results:
-            try:
-                self._on_result(result)
-            except Exception:
-                logger.exception("marginal: on_result raised")
+        with self._report_lock:
+            for result in results:
+                try:
+                    self._on_result(result)
+                except Exception:
+                    logger.exception("marginal: on_result raised")
 
     @property
     def pending(self) -> int:

@@ -98,7 +98,7 @@ class Marginal(ReadMethods, _Tracking):
     http://127.0.0.1:8080) fall back to MARGINAL_API_KEY, MARGINAL_SIGNING_SECRET and
     MARGINAL_BASE_URL. Tracked events go in batches of `batch_size` or every `flush_interval`
     seconds, at most `max_concurrent_requests` batches at a time; each one's outcome goes to `on_result`
-    (called on a flusher thread)."""
+    (called on a flusher thread, one result at a time)."""
 
     def __init__(
         self,
