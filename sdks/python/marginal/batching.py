@@ -16,7 +16,7 @@ import time
 from collections import deque
 from typing import Any, Callable, Optional, Sequence
 
-from .errors import MarginalConfigError
+from .errors import MarginalConfigError, MarginalError
 from .events import EventResult
 
 logger = logging.getLogger("marginal")
@@ -101,8 +101,6 @@ class Batcher:
                 results = self._deliver(batch)
             except Exception as err:  # a bug in delivery must not lose the count flush() waits on
                 logger.exception("marginal: delivering a batch failed")
-                from .errors import MarginalError
-
                 error = MarginalError(str(err), code="DELIVERY_FAILED")
                 results = [EventResult(idempotency_key=e["idempotency_key"], status="failed", event=e, error=error) for e in batch]
             self._report(results)

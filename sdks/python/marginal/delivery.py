@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-from .errors import MarginalError, ServerError, error_from_batch_item
-from .events import EventResult
+from .errors import MarginalError, ServerError, ValidationError, error_from_batch_item
+from .events import EventResult, encode_json
 from .retry import RetryPolicy, is_retryable
 
 BATCH_PATH = "/usage-events/batch"
@@ -34,6 +34,13 @@ def deliver_batch(
             retry_error, pending = _settle(events, pending, items, results)
         except MarginalError as error:
             retry_error = error
+        except (TypeError, ValueError):
+            # Some event holds a value JSON cannot carry: reject those alone, send the others.
+            kept = _reject_unencodable(events, pending, results)
+            if len(kept) == len(pending):
+                raise  # not an encoding fault after all: the batcher reports the batch as failed
+            pending = kept
+            continue
         if not pending:
             break
         attempt += 1
@@ -45,6 +52,18 @@ def deliver_batch(
             break
         sleep(policy.delay(retry_error, attempt))
     return [r for r in results if r is not None]
+
+
+def _reject_unencodable(events: Sequence[dict[str, Any]], pending: list[int], results: list[Optional[EventResult]]) -> list[int]:
+    keep = []
+    for i in pending:
+        try:
+            encode_json(events[i])
+            keep.append(i)
+        except (TypeError, ValueError) as err:
+            error = ValidationError(f"the event cannot be sent as JSON: {err}", code="UNSERIALIZABLE_EVENT")
+            results[i] = _result(events[i], "rejected", error=error)
+    return keep
 
 
 def _results_of(body: Any, expected: int) -> list[Mapping[str, Any]]:

@@ -82,3 +82,21 @@ def test_an_answer_without_one_result_per_event_is_retried():
 
     results = deliver_batch(post, events(2), RetryPolicy(), lambda s: None)
     assert calls == [2, 2] and all(r.ok for r in results)
+
+
+def test_an_event_json_cannot_carry_is_rejected_alone():
+    from marginal.events import encode_json
+
+    sent = []
+
+    def post(batch):
+        encode_json({"events": list(batch)})
+        sent.append([e["idempotency_key"] for e in batch])
+        return {"results": [accepted(e) for e in batch]}
+
+    batch = events(3)
+    batch[1]["metadata"] = {"handle": object()}
+    results = deliver_batch(post, batch, RetryPolicy(), lambda s: None)
+    assert sent == [["k0", "k2"]]
+    assert [r.status for r in results] == ["accepted", "rejected", "accepted"]
+    assert results[1].error.code == "UNSERIALIZABLE_EVENT"
