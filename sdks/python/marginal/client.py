@@ -18,7 +18,7 @@ import httpx
 
 from . import models
 from .batching import Batcher, OnResult
-from .config import Credentials, resolve_credentials
+from .config import Credentials, require_signing_secret, resolve_credentials
 from .delivery import BATCH_PATH, deliver_batch
 from .events import EventResult, UsageEvent, with_idempotency_key
 from .reads import AsyncReadMethods, ReadMethods
@@ -46,6 +46,8 @@ class _Tracking:
         flush_on_exit: bool,
     ) -> None:
         self._delivery = SyncTransport(creds, retry, timeout)
+        self._creds = creds
+        self._can_sign = bool(creds.signing_secret)
         delivery = self._delivery
 
         def deliver(events: Sequence[dict[str, Any]]) -> list[EventResult]:
@@ -69,7 +71,10 @@ class _Tracking:
     def track(self, event: UsageEvent | Mapping[str, Any]) -> Optional[str]:
         """Queues one event and returns at once: its idempotency key (generated when the event
         has none), or None when it was dropped (queue full, or after shutdown): reported to
-        on_result as `dropped` and counted in `dropped_count`."""
+        on_result as `dropped` and counted in `dropped_count`. Raises MarginalConfigError at
+        once when the client has no signing secret (every send would fail)."""
+        if not self._can_sign:
+            require_signing_secret(self._creds)
         prepared = with_idempotency_key(event)
         return prepared["idempotency_key"] if self._batcher.enqueue(prepared) else None
 

@@ -37,3 +37,10 @@ def resolve_credentials(
     if url.endswith(API_PREFIX):
         url = url[: -len(API_PREFIX)]
     return Credentials(api_key=key, signing_secret=secret, base_url=url)
+
+
+def require_signing_secret(creds: Credentials) -> str:
+    """The signing secret, or MarginalConfigError: sending events needs one."""
+    if not creds.signing_secret:
+        raise MarginalConfigError("a signing secret is required to send events: pass signing_secret= or set MARGINAL_SIGNING_SECRET")
+    return creds.signing_secret

@@ -11,8 +11,8 @@ from typing import Any, Callable, Mapping, Optional
 
 import httpx
 
-from .config import Credentials
-from .errors import MarginalConfigError, MarginalConnectionError, MarginalError, ServerError, error_from_response
+from .config import Credentials, require_signing_secret
+from .errors import MarginalConnectionError, MarginalError, ServerError, error_from_response
 from .events import encode_json
 from .retry import RetryPolicy
 from .signing import signature_headers
@@ -25,9 +25,7 @@ def _headers(creds: Credentials) -> dict[str, str]:
 
 
 def _signed(creds: Credentials, body: bytes) -> dict[str, str]:
-    if not creds.signing_secret:
-        raise MarginalConfigError("a signing secret is required to send events: pass signing_secret= or set MARGINAL_SIGNING_SECRET")
-    return {**signature_headers(creds.signing_secret, body), "Content-Type": "application/json"}
+    return {**signature_headers(require_signing_secret(creds), body), "Content-Type": "application/json"}
 
 
 def _decode(response: httpx.Response) -> Any:

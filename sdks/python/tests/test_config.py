@@ -1,6 +1,6 @@
 import pytest
 
-from marginal import Marginal
+from marginal import Marginal, MarginalConfigError
 from marginal.config import resolve_credentials
 
 
@@ -24,3 +24,13 @@ def test_an_api_key_is_required(monkeypatch):
     monkeypatch.delenv("MARGINAL_API_KEY", raising=False)
     with pytest.raises(ValueError, match="MARGINAL_API_KEY"):
         Marginal()
+
+
+def test_tracking_without_a_signing_secret_fails_at_once(monkeypatch):
+    monkeypatch.delenv("MARGINAL_SIGNING_SECRET", raising=False)
+    client = Marginal("key", base_url="http://127.0.0.1:9")
+    with pytest.raises(MarginalConfigError, match="signing secret"):
+        client.track({"model": "m", "input_tokens": 1, "output_tokens": 1})
+    with pytest.raises(MarginalConfigError):
+        client.send({"model": "m", "input_tokens": 1, "output_tokens": 1})
+    client.shutdown()
