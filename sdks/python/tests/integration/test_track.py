@@ -154,3 +154,21 @@ def test_events_tracked_just_before_interpreter_exit_are_sent(service):
            "MARGINAL_BASE_URL": service.origin + "/v1"}
     subprocess.run([sys.executable, "-c", script], env=env, check=True, timeout=60)
     assert service.credit_balance(tenant.org_id) == 75
+
+
+async def test_send_retries_through_faults_with_the_same_key_sync_and_async(service):
+    tenant = service.create_tenant(credits=40)
+    proxy = FaultProxy(service.origin, retry_after="0")
+    event = {"model": "sdk-model", "input_tokens": 3, "output_tokens": 2}
+    sync_client = marginal.Marginal(tenant.api_key, tenant.signing_secret, proxy.origin, retry=FAST_RETRY)
+    async_client = marginal.AsyncMarginal(tenant.api_key, tenant.signing_secret, proxy.origin, retry=FAST_RETRY)
+    ids = [sync_client.send({**event, "idempotency_key": f"send-{i}"}).event_id for i in range(10)]
+    ids += [(await async_client.send({**event, "idempotency_key": f"send-{i}"})).event_id for i in range(10, 20)]
+    # The same keys again: the same event ids, nothing charged twice.
+    again = [sync_client.send({**event, "idempotency_key": f"send-{i}"}).event_id for i in range(20)]
+    assert again == ids and len(set(ids)) == 20
+    assert sum(proxy.injected.values()) >= 10
+    assert service.credit_balance(tenant.org_id) == 20
+    sync_client.shutdown()
+    await async_client.shutdown()
+    proxy.close()
