@@ -124,6 +124,10 @@ class Batcher:
                     take = min(size, self.batch_size)
                     batch = [self._queue.popleft() for _ in range(take)]
                     self._oldest_at = time.monotonic()
+                    if len(self._queue) >= self.batch_size or (urgent and self._queue):
+                        # enqueue() wakes one sender per batch it fills; what piled up while
+                        # that sender was waking is another sender's to take now.
+                        self._cond.notify()
                     return batch
                 self._cond.wait(wait)
 

@@ -107,3 +107,32 @@ def test_events_tracked_after_shutdown_are_dropped_with_that_reason():
     assert b.shutdown(5)
     assert not b.enqueue(event(2))
     assert [(r.idempotency_key, r.status, r.reason) for r in results] == [("k1", "accepted", None), ("k2", "dropped", "shutdown")]
+
+
+def test_a_backlog_wakes_every_idle_sender():
+    # Six events queued while both senders sleep: the first one up takes a batch and must wake
+    # the other for the rest, rather than leave it asleep until the flush interval.
+    gate, inside = threading.Event(), []
+    lock = threading.Lock()
+
+    def deliver(batch):
+        with lock:
+            inside.append(len(batch))
+        gate.wait()
+        return [EventResult(e["idempotency_key"], "accepted", e) for e in batch]
+
+    b = Batcher(deliver, None, batch_size=2, flush_interval=60, max_concurrent_requests=2)
+    b.enqueue(event(0))
+    time.sleep(0.2)  # both senders now wait on the interval
+    with b._cond:  # the caller fills the queue before any sender runs again
+        for i in range(1, 6):
+            b._queue.append(event(i))
+            b._queued_total += 1
+        b._cond.notify()  # what enqueue() does when a batch fills
+    deadline = time.monotonic() + 5
+    while len(inside) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert inside == [2, 2]
+    gate.set()
+    assert b.flush(5)
+    b.shutdown(5)
