@@ -5,6 +5,7 @@
 import { RateBook } from '../core/pricing/rate-book.js';
 import type { StartService } from '../core/process-host.js';
 import { RevenueSync, type RevenueSyncOptions } from '../core/revenue/stripe-sync.js';
+import { withConsole } from './console-host/serve-console.js';
 import { RegisterRoutes } from './generated/routes.js';
 import { LakeQuery, type LakeQueryOptions } from './lake/lake-query.js';
 
@@ -38,7 +39,7 @@ export function apiService(options: ApiServiceOptions = {}): StartService {
     revenueSync.start();
     return {
       name: 'api',
-      routes: RegisterRoutes,
+      routes: withConsole(RegisterRoutes),
       stop: async () => {
         delete ctx.services.lakeQuery;
         lakeQuery.close();
