@@ -36,7 +36,8 @@ export function registerConsole(router: Router, dir: string): void {
     if (req.path !== '/' && file.startsWith(dir + path.sep) && fs.existsSync(file) && fs.statSync(file).isFile()) {
       return res.sendFile(file, { maxAge: '1h' });
     }
-    if (!req.accepts('html')) return next();
+    // Browsers ask for HTML first; API clients (Accept: */* or JSON) keep the JSON 404 envelope.
+    if (req.accepts(['json', 'html']) !== 'html') return next();
     const index = path.join(dir, 'index.html');
     if (!fs.existsSync(index)) {
       res.status(503).type('text/plain').send('The console is not built: run `npm run build` (it builds console/ into dist/console).\n');
