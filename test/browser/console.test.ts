@@ -122,10 +122,18 @@ run('console (headless Chromium)', () => {
   it('serves the console at / without shadowing the API, docs or metrics', async () => {
     const root = await fetch(`${p.url}/customers/x`, { headers: { Accept: 'text/html' } });
     expect(root.status).toBe(200);
-    expect(await root.text()).toContain('<div id="root">');
+    const html = await root.text();
+    expect(html).toContain('<div id="root">');
+    // Every asset from our own server (no CDN), gzipped when the browser accepts it.
+    const scripts = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!).filter((u) => !u.startsWith('data:'));
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const u of scripts) expect(u.startsWith('/assets/')).toBe(true);
+    const js = await fetch(`${p.url}${scripts.find((u) => u.endsWith('.js'))}`, { headers: { 'Accept-Encoding': 'gzip' } });
+    expect(js.status).toBe(200);
+    expect(js.headers.get('content-encoding')).toBe('gzip');
     const unknownApi = await fetch(`${p.url}/v1/no-such-route`, { headers: { Accept: 'text/html' } });
     expect(unknownApi.status).toBe(404);
-    expect((await unknownApi.json()).error.code).toBe('NOT_FOUND');
+    expect(((await unknownApi.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
     expect((await fetch(`${p.url}/metrics`)).headers.get('content-type')).toContain('text/plain');
   });
 
@@ -139,7 +147,7 @@ run('console (headless Chromium)', () => {
     await page.click('button[type="submit"]');
     await page.locator('[data-page="overview"]').waitFor();
     expect(page.url()).not.toContain(t.readKey);
-    expect(await page.evaluate(() => localStorage.length)).toBe(0);
+    expect(await page.evaluate('localStorage.length')).toBe(0);
   });
 
   it('overview: headline figures equal the API and the hand-worked totals; chart, top lists, warnings', async () => {
@@ -283,7 +291,7 @@ run('console (headless Chromium)', () => {
 
   it('a key without a scope: the page names the missing scope instead of failing', async () => {
     const costsOnly = await issueKey(p, t, ['costs:read']);
-    await page.evaluate(() => sessionStorage.clear());
+    await page.evaluate('sessionStorage.clear()');
     await open('/customers?range=last-7-days');
     await page.fill('input[type="password"]', costsOnly);
     await page.click('button[type="submit"]');
