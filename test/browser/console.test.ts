@@ -229,6 +229,8 @@ run('console (headless Chromium)', () => {
     await page.locator('[data-chart="customer-cost"][data-ready]').waitFor();
     await page.locator('[data-chart="customer-margin"][data-ready]').waitFor();
     await cell('customer-by-feature', 'Unassigned', 'cost').waitFor();
+    // Alice's sessions, with the whole-session cost the API reports.
+    expect(amount(await cell('customer-sessions', 'run-1', 'cost').textContent()).eq(SESSION_COST)).toBe(true);
     await shot('customer');
   });
 

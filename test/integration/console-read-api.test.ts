@@ -31,6 +31,12 @@ beforeAll(async () => {
   events.push(llmEvent('u-2', { model: 'unpriced-x', provider: 'nobody', timestamp: ts(3, 9) }));
   events.push(llmEvent('u-3', { model: 'unpriced-y', timestamp: ts(3, 9), user_id: 'carol' }));
   events.push(llmEvent('outside', { model: 'unpriced-y', timestamp: '2025-03-05T00:00:00.000Z' }));
+  // Sessions on 10 March (outside W): alice alone in sa-1, alice and bob in shared, bob alone in sb-1.
+  const inSession = (key: string, user: string, session: string, cost: string, hour: number) =>
+    llmEvent(key, { user_id: user, session_id: session, cost_override: cost, model: 'm-s', timestamp: `2025-03-10T${String(hour).padStart(2, '0')}:00:00.000Z` });
+  events.push(inSession('sa-1', 'alice', 'sa-1', '0.5', 8), inSession('sa-2', 'alice', 'sa-1', '0.25', 9));
+  events.push(inSession('sh-1', 'alice', 'shared', '1', 10), inSession('sh-2', 'bob', 'shared', '2', 12));
+  events.push(inSession('sb-1', 'bob', 'sb-1', '4', 11));
   await ingest(p, t, events);
   await waitForLake(p, t.organizationId, events.length);
 });
@@ -144,5 +150,33 @@ describe('GET /rates/own', () => {
     expect(res.body).toEqual({ model_slugs: ['own-model'] });
     const table = await apiGet(p, t.readKey, '/rates');
     expect(table.body.items.some((i: any) => i.model_slug === 'own-model')).toBe(true);
+  });
+});
+
+describe('GET /end-user-costs/{externalId}/sessions', () => {
+  const S = { start_date: '2025-03-10', end_date: '2025-03-11' };
+
+  it('the sessions the end user took part in, with whole-session totals, most recent first', async () => {
+    const res = await apiGet(p, t.readKey, '/end-user-costs/alice/sessions', S);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.total).toBe(2);
+    // shared holds alice's 1 and bob's 2; its last event (12:00) is the most recent.
+    expect(res.body.sessions.map((s: any) => [s.session_id, s.total_cost, s.event_count, s.last_event_at])).toEqual([
+      ['shared', '3', 2, '2025-03-10T12:00:00.000Z'],
+      ['sa-1', '0.75', 2, '2025-03-10T09:00:00.000Z'],
+    ]);
+    const bob = await apiGet(p, t.readKey, '/end-user-costs/bob/sessions', { ...S, limit: 1, offset: 1 });
+    expect(bob.body).toMatchObject({ total: 2, limit: 1, offset: 1 });
+    expect(bob.body.sessions.map((s: any) => s.session_id)).toEqual(['sb-1']);
+    const carol = await apiGet(p, t.readKey, '/end-user-costs/carol/sessions', S);
+    expect(carol.body).toEqual({ sessions: [], total: 0, limit: 100, offset: 0 });
+  });
+
+  it('404 for an unknown end user, 400 for bad dates', async () => {
+    const res = await apiGet(p, t.readKey, '/end-user-costs/nobody/sessions', S);
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('NOT_FOUND');
+    const bad = await apiGet(p, t.readKey, '/end-user-costs/alice/sessions', { start_date: S.end_date, end_date: S.start_date });
+    expect(bad.status).toBe(400);
   });
 });

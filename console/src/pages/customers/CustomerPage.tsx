@@ -3,13 +3,15 @@
 // /end-user-costs endpoints take.
 import { useApi, useEndUsers } from '../../api/queries.js';
 import type { ByDimension, DimensionDefinitions, EndUserSummary, MarginTrend, SeriesResponse } from '../../api/types.js';
-import type { CostBreakdownItem } from '../../api/types.js';
+import type { CostBreakdownItem, SessionList, SessionSummary } from '../../api/types.js';
+import { Link } from 'wouter';
+import { dateTime } from '../../format/dates.js';
 import { DataTable, type Column } from '../../components/DataTable.js';
 import { Kpi } from '../../components/Kpi.js';
 import { QueryState } from '../../components/QueryState.js';
 import { alignSeries, TimeChart } from '../../components/TimeChart.js';
 import { count, money, percent } from '../../format/money.js';
-import { bucketStarts, rangeQuery, useDateRange, type DateRange } from '../../range/date-range.js';
+import { bucketStarts, rangeQuery, useDateRange, withRange, type DateRange } from '../../range/date-range.js';
 import { useUrlParam } from '../../range/url-param.js';
 
 export function CustomerPage({ params }: { params: { endUserId: string } }) {
@@ -104,7 +106,32 @@ function CustomerView({ externalId, endUserId, name }: { externalId: string; end
         </section>
       </div>
       <ByAnyDimension base={base} range={range} />
+      <CustomerSessions base={base} range={range} />
     </>
+  );
+}
+
+function CustomerSessions({ base, range }: { base: string; range: DateRange }) {
+  const sessions = useApi<SessionList>(`${base}/sessions`, { ...rangeQuery(range), limit: 100 });
+  const columns: Column<SessionSummary>[] = [
+    { id: 'session', header: 'Session', value: (r) => r.session_id, render: (r) => <Link href={withRange(`/sessions/${encodeURIComponent(r.session_id)}`, range)}>{r.session_id}</Link> },
+    { id: 'cost', header: 'Session cost', kind: 'money', value: (r) => r.total_cost, render: (r) => money(r.total_cost) },
+    { id: 'events', header: 'Events', kind: 'number', value: (r) => r.event_count, render: (r) => count(r.event_count) },
+    { id: 'spans', header: 'Spans', kind: 'number', value: (r) => r.span_count, render: (r) => count(r.span_count) },
+    { id: 'last', header: 'Last event', value: (r) => r.last_event_at, render: (r) => dateTime(r.last_event_at) },
+  ];
+  return (
+    <section className="card">
+      <h2>Sessions</h2>
+      <QueryState query={sessions} label="sessions">
+        {(d) => (
+          <>
+            <DataTable name="customer-sessions" columns={columns} rows={d.sessions} rowTestId={(r) => r.session_id} empty="No sessions of this customer in this range." />
+            {d.total > d.sessions.length && <div className="muted">The {d.sessions.length} most recent of {count(d.total)} sessions.</div>}
+          </>
+        )}
+      </QueryState>
+    </section>
   );
 }
 
