@@ -53,7 +53,11 @@ export function TimeChart(props: { id: string; dates: string[]; series: ChartSer
       width: el.clientWidth || 800,
       height: props.height ?? 260,
       // Buckets are UTC days, weeks or months: ticks at whole days, labelled as UTC dates.
-      scales: { x: { time: true, range: (_u, min, max) => [min - step / 2, max + step / 2] } },
+      scales: {
+        x: { time: true, range: (_u, min, max) => [min - step / 2, max + step / 2] },
+        // Stacked cost starts at zero; lines (margins can be negative) keep uPlot's own range.
+        ...(props.kind === 'stacked-bars' ? { y: { range: (_u: uPlot, _min: number, max: number) => [0, max > 0 ? max * 1.05 : 1] as uPlot.Range.MinMax } } : {}),
+      },
       legend: { show: true },
       cursor: { drag: { x: false, y: false } },
       axes: [

@@ -165,8 +165,8 @@ function Warnings({ range }: { range: DateRange }) {
       )}
       {notConnected && (
         <div className="note warning" data-warning="revenue-not-connected">
-          Revenue is not connected, so revenue reads $0.00 and margins are negative: {notConnected.message} Import revenue records or connect Stripe (README,
-          "Connecting revenue").
+          {notConnected.message} Revenue and margins read from cost alone until revenue records are imported or Stripe is connected (README, "Connecting
+          revenue").
         </div>
       )}
     </div>
