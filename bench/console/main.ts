@@ -65,7 +65,10 @@ const jsRaw = jsFiles.reduce((n, f) => n + fs.statSync(path.join(CONSOLE_DIR, 'a
 const jsGzip = jsFiles.reduce((n, f) => n + zlib.gzipSync(fs.readFileSync(path.join(CONSOLE_DIR, 'assets', f)), { level: 6 }).length, 0);
 log(`shipped JavaScript: ${(jsRaw / 1024).toFixed(1)} KB, ${(jsGzip / 1024).toFixed(1)} KB gzipped (${jsFiles.length} file(s))`);
 
-const start = () => startSyntheticLakeHost({ label: 'bench-console', dataDir, api: {} });
+/** The api's clock: late on the last day of data, as for a service whose data is current. */
+const NOW = new Date(FIRST_DAY.getTime() + DAYS * 86_400_000 - 6 * 3_600_000);
+// The api as npm start runs it: recent per-day cost aggregates warmed in the background at start.
+const start = () => startSyntheticLakeHost({ label: 'bench-console', dataDir, api: { now: () => NOW, warmDays: 92 } });
 let bench = await start();
 const meta: Meta = await bench.dataOnce('bench-console-meta.json', async () => {
   const db = bench.host.ctx.db;
@@ -110,6 +113,8 @@ const page = await browser.context.newPage();
 await page.addInitScript(`sessionStorage.setItem('marginal.apiKey', ${JSON.stringify(meta.apiKey)})`);
 
 const firstLoads: number[] = [];
+const afterWarmUp: number[] = [];
+const warmUpMs: number[] = [];
 const warm: number[] = [];
 /** Each API request of the last load: path and duration as the browser measured it. */
 const apiRequests = async () =>
@@ -124,11 +129,23 @@ try {
       await bench.stop();
       bench = await start();
     }
-    // A new process on a new port: its api caches are empty and the browser has never seen this origin.
+    // A new process on a new port, loaded the moment it listens: its api caches are empty (the
+    // warm-up has just begun) and the browser has never seen this origin.
     const ms = await loadOverview(page, bench.host.url);
     firstLoads.push(ms);
     firstLoadRequests = await apiRequests();
-    log(`first load after restart ${r + 1}: ${ms.toFixed(0)} ms`);
+    log(`first load right after restart ${r + 1}: ${ms.toFixed(0)} ms`);
+  }
+  for (let r = 0; r < RESTARTS; r++) {
+    await bench.stop();
+    const t = performance.now();
+    bench = await start();
+    await bench.host.ctx.services.costWarmUp!.done;
+    warmUpMs.push(performance.now() - t);
+    // The same, once the start-up warm-up has finished (a person opening the console a little later).
+    const ms = await loadOverview(page, bench.host.url);
+    afterWarmUp.push(ms);
+    log(`first load after restart ${r + 1} and warm-up (${(warmUpMs.at(-1)! / 1000).toFixed(1)} s): ${ms.toFixed(0)} ms`);
   }
   for (let i = 0; i < 2; i++) await loadOverview(page, bench.host.url);
   for (let i = 0; i < ITERATIONS; i++) warm.push(await loadOverview(page, bench.host.url));
@@ -155,6 +172,9 @@ const result = {
     warm_iterations: warm.length,
     first_load_after_restart_median_ms: round(median(firstLoads)),
     first_load_after_restart_ms: firstLoads.map(round),
+    first_load_after_restart_and_warm_up_median_ms: round(median(afterWarmUp)),
+    first_load_after_restart_and_warm_up_ms: afterWarmUp.map(round),
+    start_to_warm_up_done_median_ms: round(median(warmUpMs)),
   },
   api_requests_last_first_load_ms: firstLoadRequests,
   api_requests_last_warm_load_ms: warmRequests,
@@ -179,11 +199,15 @@ previous one, cost over time by model, margin by end user, cost by agent, events
 | Measure | Median | Target | |
 |---|---|---|---|
 | Warm (${o.warm_iterations} loads; min ${o.warm_min_ms} ms, max ${o.warm_max_ms} ms) | ${o.warm_median_ms} ms | ≤ ${TARGETS.warm_ms} ms | ${ok(o.warm_median_ms, TARGETS.warm_ms)} |
-| First load after a service restart (${RESTARTS} restarts: ${o.first_load_after_restart_ms.join(', ')} ms) | ${o.first_load_after_restart_median_ms} ms | ≤ ${TARGETS.first_load_after_restart_ms} ms | ${ok(o.first_load_after_restart_median_ms, TARGETS.first_load_after_restart_ms)} |
+| First load the moment a restarted service listens (${RESTARTS} restarts: ${o.first_load_after_restart_ms.join(', ')} ms) | ${o.first_load_after_restart_median_ms} ms | ≤ ${TARGETS.first_load_after_restart_ms} ms | ${ok(o.first_load_after_restart_median_ms, TARGETS.first_load_after_restart_ms)} |
+| First load after a restart once its start-up warm-up is done (${o.start_to_warm_up_done_median_ms} ms after start; ${o.first_load_after_restart_and_warm_up_ms.join(', ')} ms) | ${o.first_load_after_restart_and_warm_up_median_ms} ms | ≤ ${TARGETS.first_load_after_restart_ms} ms | ${ok(o.first_load_after_restart_and_warm_up_median_ms, TARGETS.first_load_after_restart_ms)} |
 | Shipped JavaScript, gzipped (${result.shipped_js.raw_kb} KB raw) | ${result.shipped_js.gzip_kb} KB | ≤ ${TARGETS.js_gzip_kb} KB | ${ok(result.shipped_js.gzip_kb, TARGETS.js_gzip_kb)} |
 
 A restart is a new api process on the same lake and control plane, on a new port: its in-memory
-aggregates are empty and the browser has never loaded that origin (no cached script). Load average
+aggregates are empty and the browser has never loaded that origin (no cached script). The api
+warms the last 92 days of per-day cost aggregates in the background from its start
+(\`api/lake/warm-recent-costs.ts\`); a load the moment it listens waits for the days it needs, a
+load after the warm-up finds them built. The api's clock is set to the last day of data. Load average
 at the end: ${result.machine.load_average_at_end.join(', ')} (the machine is shared).
 `,
   );
