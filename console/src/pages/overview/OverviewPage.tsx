@@ -35,11 +35,13 @@ export function OverviewPage() {
 function Headline({ range, prev }: { range: DateRange; prev: DateRange }) {
   const cur = useCostByEndUser(range);
   const before = useCostByEndUser(prev);
-  const margin = useMarginSummary(range);
+  // The range's org_total comes with the margin rows the page loads anyway; the previous range
+  // needs only its summary.
+  const margin = useMarginByEndUser(range);
   const marginBefore = useMarginSummary(prev);
   const c = cur.data ? costTotals(cur.data) : null;
   const p = before.data ? costTotals(before.data) : null;
-  const m = margin.data;
+  const m = margin.data?.org_total;
   const mp = marginBefore.data;
   const revenueState = margin.isError ? <ErrorNote error={margin.error} /> : null;
   return (
