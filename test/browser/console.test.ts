@@ -164,7 +164,7 @@ run('console (headless Chromium)', () => {
     expect(await kpi('tokens')).toBe((cost.body.end_users as any[]).reduce((n, u) => n + u.input_tokens + u.output_tokens, 0).toLocaleString('en-US'));
     expect(amount(await kpi('cost-per-event')).eq(EXPECTED_COST.div(EXPECTED_EVENTS).round(6, Big.roundHalfUp))).toBe(true);
     // Nothing in the previous 7 days: no comparison.
-    expect(await page.locator('[data-kpi="cost"] [data-change]').textContent()).toBe('no previous data');
+    expect(await page.locator('[data-kpi="cost"] [data-change]').textContent()).toBe('previous period: none or 0');
     await page.locator('[data-chart="cost-over-time"][data-ready]').waitFor();
     const bobId = (cost.body.end_users as any[]).find((u) => u.end_user_name === 'bob').end_user_id;
     expect(amount(await cell('top-customers', bobId, 'cost').textContent()).eq('3.75')).toBe(true);
