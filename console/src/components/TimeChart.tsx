@@ -61,7 +61,7 @@ export function TimeChart(props: { id: string; dates: string[]; series: ChartSer
       legend: { show: true },
       cursor: { drag: { x: false, y: false } },
       axes: [
-        { space: 90, incrs: [86_400, 7 * 86_400, 28 * 86_400, 91 * 86_400, 365 * 86_400], values: (_u, splits) => splits.map((s) => day(new Date(s * 1000).toISOString())) },
+        { space: 80, incrs: [86_400, 2 * 86_400, 7 * 86_400, 14 * 86_400, 28 * 86_400, 91 * 86_400, 365 * 86_400], values: (_u, splits) => splits.map((s) => day(new Date(s * 1000).toISOString())) },
         { size: 70, values: (_u, splits) => splits.map((s) => (props.format ? String(s) : `$${s}`)) },
       ],
       series: [
