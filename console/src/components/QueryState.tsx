@@ -12,6 +12,9 @@ export function ErrorNote({ error }: { error: unknown }) {
       </div>
     );
   }
+  if (error instanceof ApiError && error.status === 401) {
+    return <div className="note error" role="alert">This API key is no longer accepted (revoked?). Sign out and sign in with a valid key.</div>;
+  }
   if (error instanceof ApiError && error.status === 429) {
     return <div className="note error" role="alert">Rate limit reached for this key: {error.message}. Try again shortly.</div>;
   }
