@@ -2,8 +2,8 @@
 // internal end_user_id of a cost or margin row can call /end-user-costs/{externalId}/… (the
 // console's customer drill-down). End users exist from the first event that names them.
 import type { Request as ExRequest } from 'express';
-import { Controller, Get, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
-import { listEndUsers } from '../../core/control/end-users.js';
+import { Controller, Get, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
+import { getEndUser, listEndUsers, type EndUser } from '../../core/control/end-users.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import { readContext } from '../lake/read-context.js';
 
@@ -31,11 +31,20 @@ export interface EndUserDirectory {
 @Response<ErrorEnvelope>(403, 'The key lacks costs:read')
 @Response<ErrorEnvelope>(429, 'Rate limit exceeded (general tier); see RateLimit-* and Retry-After')
 export class EndUsersController extends Controller {
-  /** Every end user of the organization with its internal and external identifiers. */
+  /**
+   * Every end user of the organization with its internal and external identifiers, or only the
+   * one with `end_user_id` (none when it is not one of yours).
+   * @param end_user_id An internal end-user id (as cost and margin rows carry it).
+   */
   @Get()
-  public async listEndUsers(@Request() req: ExRequest): Promise<EndUserDirectory> {
+  public async listEndUsers(@Request() req: ExRequest, @Query() end_user_id?: string): Promise<EndUserDirectory> {
     const rc = readContext(req);
-    const users = await listEndUsers(rc.db, rc.organizationId);
+    let users: EndUser[];
+    if (end_user_id === undefined) users = await listEndUsers(rc.db, rc.organizationId);
+    else {
+      const one = await getEndUser(rc.db, rc.organizationId, end_user_id);
+      users = one ? [one] : [];
+    }
     return {
       end_users: users.map((u) => ({
         end_user_id: u.id,

@@ -140,6 +140,11 @@ describe('GET /end-users', () => {
     expect(costIds.has(alice.end_user_id)).toBe(true);
     const summary = await apiGet(p, t.readKey, '/end-user-costs/alice/summary', W);
     expect(summary.body.end_user_id).toBe(alice.end_user_id);
+    const one = await apiGet(p, t.readKey, '/end-users', { end_user_id: alice.end_user_id });
+    expect(one.body).toEqual({ end_users: [alice], total: 1 });
+    for (const other of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
+      expect((await apiGet(p, t.readKey, '/end-users', { end_user_id: other })).body).toEqual({ end_users: [], total: 0 });
+    }
   });
 });
 

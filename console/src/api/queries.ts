@@ -13,6 +13,6 @@ export const useCostByEndUser = (r: DateRange) => useApi<CostByEndUser>('/cost-d
 export const useMarginByEndUser = (r: DateRange) => useApi<MarginByEndUser>('/margin-data/by-end-user', rangeQuery(r));
 export const useMarginSummary = (r: DateRange) => useApi<MarginOrgTotal>('/margin-data/summary', rangeQuery(r));
 export const useByAgent = (r: DateRange) => useApi<ByAgent>('/attribution-data/by-agent', rangeQuery(r));
-export const useEndUsers = () => useApi<EndUserDirectory>('/end-users');
+export const useEndUser = (endUserId: string) => useApi<EndUserDirectory>('/end-users', { end_user_id: endUserId });
 export const useCostTrend = (r: DateRange, groupBy: string, top = 5) =>
   useApi<SeriesResponse & { group_by: string }>('/cost-data/trend', { ...rangeQuery(r), group_by: groupBy, top });

@@ -1,7 +1,7 @@
 // One customer: totals, cost trend, margin trend, cost by model, by provider and by any dimension.
 // The URL names the internal end_user_id; /v1/end-users gives the external id the
 // /end-user-costs endpoints take.
-import { useApi, useEndUsers } from '../../api/queries.js';
+import { useApi, useEndUser } from '../../api/queries.js';
 import type { ByDimension, DimensionDefinitions, EndUserSummary, MarginTrend, SeriesResponse } from '../../api/types.js';
 import type { CostBreakdownItem, SessionList, SessionSummary } from '../../api/types.js';
 import { Link } from 'wouter';
@@ -15,7 +15,7 @@ import { bucketStarts, rangeQuery, useDateRange, withRange, type DateRange } fro
 import { useUrlParam } from '../../range/url-param.js';
 
 export function CustomerPage({ params }: { params: { endUserId: string } }) {
-  const users = useEndUsers();
+  const users = useEndUser(params.endUserId);
   return (
     <div className="page" data-page="customer">
       <QueryState query={users} label="customer">
