@@ -49,8 +49,3 @@ export function compareMoney(a: string | null | undefined, b: string | null | un
   if (a == null || b == null) return a == null ? (b == null ? 0 : -1) : 1;
   return new Big(a).cmp(b);
 }
-
-/** For chart geometry only (pixels); every figure shown as text goes through money(). */
-export function moneyToChartNumber(value: string): number {
-  return Number(value);
-}
