@@ -210,6 +210,21 @@ run('console (headless Chromium)', () => {
       expect(amount(await cell('customers', row.end_user_id, 'margin').textContent()).eq(row.margin_amount)).toBe(true);
     }
     await shot('customers');
+    // Sorting by cost: each click orders the rows by the exact amounts, in the direction the header shows.
+    const costs = new Map<string, Big>((margin.end_users as any[]).map((u) => [u.end_user_id, new Big(u.cost)]));
+    costs.set('unassigned', new Big('0.5'));
+    for (let click = 0; click < 2; click++) {
+      await page.click('[data-table="customers"] th:has-text("Cost")');
+      const dir = await page.locator('[data-table="customers"] th:has-text("Cost")').getAttribute('aria-sort');
+      const rows = await page.locator('[data-table="customers"] tbody tr').all();
+      const order = (await Promise.all(rows.map((r) => r.getAttribute('data-row')))) as string[];
+      const expected = [...order].sort((a, b) => costs.get(a)!.cmp(costs.get(b)!) * (dir === 'ascending' ? 1 : -1));
+      expect(order).toEqual(expected);
+      expect(order).toHaveLength(4);
+    }
+    await page.fill('[data-table="customers"] input.filter', 'caro');
+    await expect.poll(() => page.locator('[data-table="customers"] tbody tr').count()).toBe(1);
+    await page.fill('[data-table="customers"] input.filter', '');
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-table="customers"] .table-toolbar button')]);
     const csv = fs.readFileSync((await download.path())!, 'utf8').trim().split('\r\n');
     expect(csv[0]).toBe('Customer,Cost,Revenue,Margin,Margin %,Profitability,Events');
