@@ -3,8 +3,10 @@
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import type { Granularity, TimeSeries } from '../api/types.js';
 import { day } from '../format/dates.js';
 import { money } from '../format/money.js';
+import { bucketStarts, type DateRange } from '../range/date-range.js';
 
 export interface ChartSeries {
   label: string;
@@ -29,6 +31,14 @@ export function alignSeries(
       return { label: s.label, values };
     }),
   };
+}
+
+/** The API's cost series as chart series over every bucket of the range. */
+export function costSeriesChart(series: TimeSeries[], range: DateRange, granularity: Granularity) {
+  return alignSeries(
+    series.map((s) => ({ label: s.label, points: s.data_points.map((p) => ({ date: p.date, value: p.cost })) })),
+    bucketStarts(range, granularity),
+  );
 }
 
 export function TimeChart(props: { id: string; dates: string[]; series: ChartSeries[]; kind: 'stacked-bars' | 'lines'; height?: number; format?: (v: string | null) => string }) {

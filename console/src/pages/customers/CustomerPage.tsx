@@ -9,7 +9,7 @@ import { dateTime } from '../../format/dates.js';
 import { DataTable, type Column } from '../../components/DataTable.js';
 import { Kpi } from '../../components/Kpi.js';
 import { QueryState } from '../../components/QueryState.js';
-import { alignSeries, TimeChart } from '../../components/TimeChart.js';
+import { alignSeries, costSeriesChart, TimeChart } from '../../components/TimeChart.js';
 import { count, money, percent } from '../../format/money.js';
 import { bucketStarts, rangeQuery, useDateRange, withRange, type DateRange } from '../../range/date-range.js';
 import { useUrlParam } from '../../range/url-param.js';
@@ -65,9 +65,10 @@ function CustomerView({ externalId, endUserId, name }: { externalId: string; end
           <h2>Cost trend</h2>
           <QueryState query={trend} label="cost trend">
             {(t) => {
-              const a = alignSeries(
-                t.series.map((s) => ({ label: 'Cost', points: s.data_points.map((p) => ({ date: p.date, value: p.cost })) })),
-                bucketStarts(range, t.granularity),
+              const a = costSeriesChart(
+                t.series.map((s) => ({ ...s, label: 'Cost' })),
+                range,
+                t.granularity,
               );
               return <TimeChart id="customer-cost" dates={a.dates} series={a.series} kind="stacked-bars" height={200} />;
             }}

@@ -5,11 +5,10 @@ import type { DimensionBreakdown, DimensionDefinition, DimensionDefinitions, Num
 import { DataTable, type Column } from '../../components/DataTable.js';
 import { Kpi } from '../../components/Kpi.js';
 import { QueryState } from '../../components/QueryState.js';
-import { alignSeries, TimeChart } from '../../components/TimeChart.js';
+import { alignSeries, costSeriesChart, TimeChart } from '../../components/TimeChart.js';
 import { count, money, percent } from '../../format/money.js';
 import { bucketStarts, rangeQuery, useDateRange, type DateRange } from '../../range/date-range.js';
 import { useUrlParam } from '../../range/url-param.js';
-import { seriesChart } from '../overview/OverviewPage.js';
 
 const defColumns: Column<DimensionDefinition>[] = [
   { id: 'key', header: 'Key', value: (r) => r.key },
@@ -80,7 +79,7 @@ function StringDimension({ dim, range }: { dim: DimensionDefinition; range: Date
         <h2>Top 5 values over time</h2>
         <QueryState query={trend} label="trend">
           {(t) => {
-            const a = seriesChart(t.series, range, t.granularity);
+            const a = costSeriesChart(t.series, range, t.granularity);
             return <TimeChart id="dimension-trend" dates={a.dates} series={a.series} kind="stacked-bars" />;
           }}
         </QueryState>

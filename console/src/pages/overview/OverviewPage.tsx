@@ -2,18 +2,16 @@
 // customers and agents, and warnings (events waiting for a rate card, revenue not connected).
 import { Link } from 'wouter';
 import { useByAgent, useCostByEndUser, useCostTrend, useMarginByEndUser, useMarginSummary } from '../../api/queries.js';
-import type { Granularity, TimeSeries } from '../../api/types.js';
+import type { CostBreakdownItem } from '../../api/types.js';
 import { DataTable, type Column } from '../../components/DataTable.js';
 import { Kpi } from '../../components/Kpi.js';
 import { ErrorNote, QueryState } from '../../components/QueryState.js';
-import { alignSeries, TimeChart } from '../../components/TimeChart.js';
+import { costSeriesChart, TimeChart } from '../../components/TimeChart.js';
 import { count, money, percent } from '../../format/money.js';
-import { bucketStarts, previousRange, useDateRange, withRange } from '../../range/date-range.js';
+import { previousRange, useDateRange, withRange, type DateRange } from '../../range/date-range.js';
 import { useUrlParam } from '../../range/url-param.js';
 import { change, costTotals, pointsChange, topCustomers, type TopCustomer } from './overview.js';
 import { usePendingRateCards } from './overview.queries.js';
-import type { CostBreakdownItem } from '../../api/types.js';
-import type { DateRange } from '../../range/date-range.js';
 
 export function OverviewPage() {
   const range = useDateRange();
@@ -70,14 +68,6 @@ function Headline({ range, prev }: { range: DateRange; prev: DateRange }) {
   );
 }
 
-/** Cost series of the API as chart series over every bucket of the range. */
-export function seriesChart(series: TimeSeries[], range: DateRange, granularity: Granularity) {
-  return alignSeries(
-    series.map((s) => ({ label: s.label, points: s.data_points.map((p) => ({ date: p.date, value: p.cost })) })),
-    bucketStarts(range, granularity),
-  );
-}
-
 function CostOverTime({ range }: { range: DateRange }) {
   const [split, setSplit] = useUrlParam('split', 'model');
   const trend = useCostTrend(range, split, 8);
@@ -95,7 +85,7 @@ function CostOverTime({ range }: { range: DateRange }) {
       </div>
       <QueryState query={trend} label="cost over time">
         {(t) => {
-          const { dates, series } = seriesChart(t.series, range, t.granularity);
+          const { dates, series } = costSeriesChart(t.series, range, t.granularity);
           return (
             <>
               <TimeChart id="cost-over-time" dates={dates} series={series} kind="stacked-bars" />

@@ -8,7 +8,7 @@ import { dateTime } from '../../format/dates.js';
 import { count, money } from '../../format/money.js';
 import { rangeQuery, useDateRange, withRange } from '../../range/date-range.js';
 import { useUrlParam } from '../../range/url-param.js';
-import { Pager } from '../events/Pager.js';
+import { Pager } from '../../components/Pager.js';
 
 const PAGE = 50;
 
