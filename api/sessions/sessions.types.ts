@@ -67,7 +67,7 @@ export interface SessionTree {
 }
 
 /** One session of the sessions list. */
-interface SessionSummary {
+export interface SessionSummary {
   session_id: string;
   /** USD, every event of the session (traced and untraced). */
   total_cost: string;

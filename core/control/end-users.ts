@@ -75,6 +75,15 @@ export async function getEndUserByExternalId(
   return row ? toEndUser(row) : null;
 }
 
+export async function getEndUser(db: Queryable, organizationId: string, endUserId: string): Promise<EndUser | null> {
+  if (!isUuid(organizationId) || !isUuid(endUserId)) return null;
+  const [row] = await db.query<EndUserRow>(`SELECT ${COLUMNS} FROM end_users WHERE organization_id = $1 AND id = $2`, [
+    organizationId,
+    endUserId,
+  ]);
+  return row ? toEndUser(row) : null;
+}
+
 /** All end users of an organization (for joining names in analytics), ordered by external id. */
 export async function listEndUsers(db: Queryable, organizationId: string): Promise<EndUser[]> {
   if (!isUuid(organizationId)) return [];
