@@ -28,7 +28,7 @@ export class CostTrendController extends Controller {
    */
   @Get('trend')
   @Response<ErrorEnvelope>(400, 'Bad or missing dates, start_date not before end_date, bad group_by or top')
-  public async getCostTrend(
+  public async getCostTrendByGroup(
     @Request() req: ExRequest,
     @Query() start_date: string,
     @Query() end_date: string,

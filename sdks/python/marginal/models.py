@@ -569,32 +569,13 @@ class SessionTree(BaseModel):
     """
 
 
-class RateEstimationItem(BaseModel):
-    """
-    One row of the spec's "Rate estimation table".
-    """
-
+class OwnRateCardSlugs(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    model_slug: str
-    input_cost_per_million: str
-    cache_creation_cost_per_million: str | None = Field(...)
-    cache_read_cost_per_million: str | None = Field(...)
-    output_cost_per_million: str
-    reasoning_cost_per_million: str | None = Field(...)
-
-
-class RateEstimationTableView(BaseModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    items: list[RateEstimationItem]
+    model_slugs: list[str]
     """
-    One item per model slug in effect, sorted by model_slug. A model name matches the longest
-    slug that prefixes it (lowercased); a null rate means that token class cannot be priced.
-    The organization's own cards replace standard cards with the same slug; per-unit priced
-    models are not listed.
+    Lowercase model slugs priced by the organization's own cards, sorted.
     """
 
 
@@ -720,6 +701,39 @@ class MarginSummary(RootModel[MarginOrgTotal]):
     """
     The margin summary: the org_total shape on its own.
     """
+
+
+class EndUserEntry(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    end_user_id: str
+    """
+    Internal UUID (the end_user_id of cost and margin rows).
+    """
+    external_id: str
+    """
+    The `user_id` sent on events (the externalId of /end-user-costs).
+    """
+    end_user_name: str
+    """
+    The revenue source's customer name when known, else the external id.
+    """
+    created_at: str
+    """
+    When the first event named this end user (ISO 8601 UTC).
+    """
+
+
+class EndUserDirectory(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    end_users: list[EndUserEntry]
+    """
+    Every end user of the organization, by external_id.
+    """
+    total: float
 
 
 class EndUserCostSummary(BaseModel):
@@ -1026,6 +1040,52 @@ class DimensionCostBreakdown(BaseModel):
     """
 
 
+class CostTrend(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    series: list[TimeSeries]
+    """
+    The `top` costliest values over the whole range, costliest first, then `Other` (key `other`) when more exist.
+    """
+    granularity: Literal['daily', 'weekly', 'monthly']
+    group_by: Literal['total', 'model', 'provider', 'agent_id', 'workflow_id', 'feature']
+    """
+    Typed event columns cost over time can be split by (`total`: one series of all cost).
+    """
+
+
+class PendingRateCardItem(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    model: str | None = Field(...)
+    """
+    The event's model; null for metric events priced by provider.
+    """
+    provider: str | None = Field(...)
+    event_count: float
+    """
+    Events in the range stored as `pending_rate_card` with this model and provider.
+    """
+
+
+class PendingRateCards(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    items: list[PendingRateCardItem]
+    """
+    Most events first, ties by model then provider.
+    """
+    total_events: float
+    """
+    Sum of event_count over items.
+    """
+    period_start: str
+    period_end: str
+
+
 class StatusCounts(BaseModel):
     """
     Organization-wide event counts by processing status (all time, not only the window).
@@ -1242,140 +1302,6 @@ class DimensionValues(BaseModel):
     dimension: str
 
 
-class RateCardView(BaseModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    rate_card_id: str
-    organization_id: str
-    model_slug: str
-    input_cost_per_million: str
-    """
-    USD per million tokens, decimal string.
-    """
-    output_cost_per_million: str
-    cache_creation_cost_per_million: str | None = Field(...)
-    """
-    Null: cache-creation tokens cannot be priced by this card.
-    """
-    cache_read_cost_per_million: str | None = Field(...)
-    reasoning_cost_per_million: str | None = Field(...)
-    effective_from: str
-    created_at: str
-
-
-class CreateRateCardBody(BaseModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    model_slug: str = Field(..., max_length=255, min_length=1)
-    """
-    Model name prefix, lowercased; a model matches the longest slug that prefixes it.
-    """
-    input_cost_per_million: str | float
-    """
-    USD per million tokens: a decimal string ("3", "0.075") or a JSON number, >= 0.
-    """
-    output_cost_per_million: str | float
-    """
-    USD per million tokens: a decimal string ("3", "0.075") or a JSON number, >= 0.
-    """
-    cache_creation_cost_per_million: str | float | None = None
-    """
-    Null or absent: cache-creation tokens cannot be priced by this card.
-    """
-    cache_read_cost_per_million: str | float | None = None
-    """
-    Null or absent: cache-read tokens cannot be priced by this card.
-    """
-    reasoning_cost_per_million: str | float | None = None
-    """
-    Null or absent: reasoning tokens cannot be priced by this card.
-    """
-    effective_from: str | None = None
-    """
-    ISO 8601 date (UTC midnight) or date-time (UTC unless an offset is given) from which the
-    card applies. Absent: always (it also prices events already waiting for a rate card).
-    """
-
-
-class RateCardList(BaseModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    rate_cards: list[RateCardView]
-    total: float
-
-
-class UnitRateView(BaseModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    unit_rate_id: str
-    organization_id: str
-    model: str | None = Field(...)
-    """
-    Lowercase; null when the rate is keyed by provider.
-    """
-    provider: str | None = Field(...)
-    """
-    Lowercase; null when the rate is keyed by model.
-    """
-    metric: str
-    """
-    Lowercase.
-    """
-    unit: str
-    """
-    Exactly as configured; events must send the same unit.
-    """
-    cost_per_unit: str
-    """
-    USD per unit, decimal string.
-    """
-    effective_from: str
-    created_at: str
-
-
-class CreateUnitRateBody(BaseModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    model: str | None = None
-    """
-    The model this rate prices (lowercased). Give exactly one of model and provider.
-    """
-    provider: str | None = None
-    """
-    The provider this rate prices (lowercased). Give exactly one of model and provider.
-    """
-    metric: str = Field(..., max_length=255, min_length=1)
-    """
-    The event's `metric`, e.g. `image_generation` (lowercased).
-    """
-    unit: str = Field(..., max_length=255, min_length=1)
-    """
-    The event's `unit`, matched exactly (case included).
-    """
-    cost_per_unit: str | float
-    """
-    USD per unit: a decimal string or a JSON number, >= 0.
-    """
-    effective_from: str | None = None
-    """
-    ISO 8601 date (UTC midnight) or date-time (UTC unless an offset is given) from which the
-    rate applies. Absent: always.
-    """
-
-
-class UnitRateList(BaseModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    unit_rates: list[UnitRateView]
-    total: float
-
-
 class SubscriptionView(BaseModel):
     model_config = ConfigDict(
         extra='allow',
@@ -1422,183 +1348,6 @@ class UpdateSubscriptionBody(BaseModel):
     """
     `canceled` ends the subscription now; `active` conflicts (409) while another one is active.
     """
-
-
-class StripeSyncReport(BaseModel):
-    """
-    One sync run; counts grow while it runs.
-    """
-
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    state: Literal['running', 'succeeded', 'failed']
-    started_at: str
-    finished_at: str | None = Field(...)
-    customers: float
-    invoices: float
-    credit_notes: float
-    records_written: float
-    """
-    Records the sync wrote (invoice lines + credit-note lines).
-    """
-    records_deleted: float
-    """
-    Records of earlier syncs that Stripe no longer reports as revenue (e.g. voided since).
-    """
-    skipped_non_usd: float
-    skipped_not_final: float
-    error: str | None = Field(...)
-    """
-    Why the run failed (never contains the key).
-    """
-
-
-class Stripe(BaseModel):
-    """
-    Stripe connections only. The key itself is never returned.
-    """
-
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    unmatched_customers: Literal['customer_id', 'unattributed']
-    customer_metadata_key: str
-    livemode: bool
-    key_hint: str
-
-
-class RevenueConnectionView(BaseModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    kind: Literal['import', 'stripe']
-    status: Literal['active', 'inactive']
-    last_synced_at: str | None = Field(...)
-    created_at: str
-    updated_at: str
-    stripe: Stripe | None = None
-    """
-    Stripe connections only. The key itself is never returned.
-    """
-    last_sync: StripeSyncReport | None = None
-    """
-    Stripe connections: the sync in progress, else the last one; null before the first.
-    """
-
-
-class ImportRevenueRecordsResult(BaseModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    organization_id: str
-    upserted: float
-    """
-    Distinct record ids written (the last of a repeated id wins).
-    """
-    connection: RevenueConnectionView
-
-
-class RevenueRecordBody(BaseModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    id: str
-    """
-    Your id of the record; importing the same id again replaces it. 1–255 characters.
-    """
-    user_id: str | None = None
-    """
-    The end user's external id (the `user_id` sent on events); null or absent = unattributed revenue.
-    """
-    customer_name: str | None = None
-    """
-    Shown as the end user's name in margin answers.
-    """
-    amount: str
-    """
-    USD as a decimal string, at most 12 fractional digits; negative for a refund.
-    """
-    period_start: str
-    """
-    Billing period start, ISO 8601 (inclusive).
-    """
-    period_end: str
-    """
-    Billing period end, ISO 8601 (exclusive), after period_start.
-    """
-
-
-class ImportRevenueRecordsBody(BaseModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    records: list[RevenueRecordBody]
-    """
-    1 to 10000 records.
-    """
-
-
-class RevenueRecordView(BaseModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    source: Literal['import', 'stripe']
-    id: str
-    user_id: str | None = Field(...)
-    customer_name: str | None = Field(...)
-    external_customer_id: str | None = Field(...)
-    """
-    Stripe customer id for synced records.
-    """
-    amount: str
-    currency: str
-    period_start: str
-    period_end: str
-    updated_at: str
-
-
-class RevenueRecordList(BaseModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    records: list[RevenueRecordView]
-    total: float
-
-
-class RevenueConnectionList(BaseModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    connections: list[RevenueConnectionView]
-    total: float
-
-
-class ConnectStripeBody(BaseModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    secret_key: str
-    """
-    A Stripe secret key or a restricted key with read access to customers, invoices and credit notes.
-    """
-    customer_metadata_key: str | None = None
-    """
-    Customer metadata key holding your end user's external id. Default `user_id`.
-    """
-    unmatched_customers: Literal['customer_id', 'unattributed'] | None = None
-    """
-    Customers without that metadata key: `customer_id` (default) uses the Stripe customer id as the
-    external id; `unattributed` leaves their revenue unattributed.
-    """
-
-
-class StripeSyncResult(BaseModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    organization_id: str
-    sync: StripeSyncReport
 
 
 class OrganizationView(BaseModel):
@@ -1784,6 +1533,346 @@ class ApiKeyList(BaseModel):
     )
     api_keys: list[ApiKeyView]
     total: float
+
+
+class RateCardView(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    rate_card_id: str
+    organization_id: str
+    model_slug: str
+    input_cost_per_million: str
+    """
+    USD per million tokens, decimal string.
+    """
+    output_cost_per_million: str
+    cache_creation_cost_per_million: str | None = Field(...)
+    """
+    Null: cache-creation tokens cannot be priced by this card.
+    """
+    cache_read_cost_per_million: str | None = Field(...)
+    reasoning_cost_per_million: str | None = Field(...)
+    effective_from: str
+    created_at: str
+
+
+class CreateRateCardBody(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    model_slug: str = Field(..., max_length=255, min_length=1)
+    """
+    Model name prefix, lowercased; a model matches the longest slug that prefixes it.
+    """
+    input_cost_per_million: str | float
+    """
+    USD per million tokens: a decimal string ("3", "0.075") or a JSON number, >= 0.
+    """
+    output_cost_per_million: str | float
+    """
+    USD per million tokens: a decimal string ("3", "0.075") or a JSON number, >= 0.
+    """
+    cache_creation_cost_per_million: str | float | None = None
+    """
+    Null or absent: cache-creation tokens cannot be priced by this card.
+    """
+    cache_read_cost_per_million: str | float | None = None
+    """
+    Null or absent: cache-read tokens cannot be priced by this card.
+    """
+    reasoning_cost_per_million: str | float | None = None
+    """
+    Null or absent: reasoning tokens cannot be priced by this card.
+    """
+    effective_from: str | None = None
+    """
+    ISO 8601 date (UTC midnight) or date-time (UTC unless an offset is given) from which the
+    card applies. Absent: always (it also prices events already waiting for a rate card).
+    """
+
+
+class RateCardList(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    rate_cards: list[RateCardView]
+    total: float
+
+
+class UnitRateView(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    unit_rate_id: str
+    organization_id: str
+    model: str | None = Field(...)
+    """
+    Lowercase; null when the rate is keyed by provider.
+    """
+    provider: str | None = Field(...)
+    """
+    Lowercase; null when the rate is keyed by model.
+    """
+    metric: str
+    """
+    Lowercase.
+    """
+    unit: str
+    """
+    Exactly as configured; events must send the same unit.
+    """
+    cost_per_unit: str
+    """
+    USD per unit, decimal string.
+    """
+    effective_from: str
+    created_at: str
+
+
+class CreateUnitRateBody(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    model: str | None = None
+    """
+    The model this rate prices (lowercased). Give exactly one of model and provider.
+    """
+    provider: str | None = None
+    """
+    The provider this rate prices (lowercased). Give exactly one of model and provider.
+    """
+    metric: str = Field(..., max_length=255, min_length=1)
+    """
+    The event's `metric`, e.g. `image_generation` (lowercased).
+    """
+    unit: str = Field(..., max_length=255, min_length=1)
+    """
+    The event's `unit`, matched exactly (case included).
+    """
+    cost_per_unit: str | float
+    """
+    USD per unit: a decimal string or a JSON number, >= 0.
+    """
+    effective_from: str | None = None
+    """
+    ISO 8601 date (UTC midnight) or date-time (UTC unless an offset is given) from which the
+    rate applies. Absent: always.
+    """
+
+
+class UnitRateList(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    unit_rates: list[UnitRateView]
+    total: float
+
+
+class RateEstimationItem(BaseModel):
+    """
+    One row of the spec's "Rate estimation table".
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    model_slug: str
+    input_cost_per_million: str
+    cache_creation_cost_per_million: str | None = Field(...)
+    cache_read_cost_per_million: str | None = Field(...)
+    output_cost_per_million: str
+    reasoning_cost_per_million: str | None = Field(...)
+
+
+class RateEstimationTableView(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    items: list[RateEstimationItem]
+    """
+    One item per model slug in effect, sorted by model_slug. A model name matches the longest
+    slug that prefixes it (lowercased); a null rate means that token class cannot be priced.
+    The organization's own cards replace standard cards with the same slug; per-unit priced
+    models are not listed.
+    """
+
+
+class StripeSyncReport(BaseModel):
+    """
+    One sync run; counts grow while it runs.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    state: Literal['running', 'succeeded', 'failed']
+    started_at: str
+    finished_at: str | None = Field(...)
+    customers: float
+    invoices: float
+    credit_notes: float
+    records_written: float
+    """
+    Records the sync wrote (invoice lines + credit-note lines).
+    """
+    records_deleted: float
+    """
+    Records of earlier syncs that Stripe no longer reports as revenue (e.g. voided since).
+    """
+    skipped_non_usd: float
+    skipped_not_final: float
+    error: str | None = Field(...)
+    """
+    Why the run failed (never contains the key).
+    """
+
+
+class Stripe(BaseModel):
+    """
+    Stripe connections only. The key itself is never returned.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    unmatched_customers: Literal['customer_id', 'unattributed']
+    customer_metadata_key: str
+    livemode: bool
+    key_hint: str
+
+
+class RevenueConnectionView(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    kind: Literal['import', 'stripe']
+    status: Literal['active', 'inactive']
+    last_synced_at: str | None = Field(...)
+    created_at: str
+    updated_at: str
+    stripe: Stripe | None = None
+    """
+    Stripe connections only. The key itself is never returned.
+    """
+    last_sync: StripeSyncReport | None = None
+    """
+    Stripe connections: the sync in progress, else the last one; null before the first.
+    """
+
+
+class ImportRevenueRecordsResult(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    organization_id: str
+    upserted: float
+    """
+    Distinct record ids written (the last of a repeated id wins).
+    """
+    connection: RevenueConnectionView
+
+
+class RevenueRecordBody(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    id: str
+    """
+    Your id of the record; importing the same id again replaces it. 1–255 characters.
+    """
+    user_id: str | None = None
+    """
+    The end user's external id (the `user_id` sent on events); null or absent = unattributed revenue.
+    """
+    customer_name: str | None = None
+    """
+    Shown as the end user's name in margin answers.
+    """
+    amount: str
+    """
+    USD as a decimal string, at most 12 fractional digits; negative for a refund.
+    """
+    period_start: str
+    """
+    Billing period start, ISO 8601 (inclusive).
+    """
+    period_end: str
+    """
+    Billing period end, ISO 8601 (exclusive), after period_start.
+    """
+
+
+class ImportRevenueRecordsBody(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    records: list[RevenueRecordBody]
+    """
+    1 to 10000 records.
+    """
+
+
+class RevenueRecordView(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    source: Literal['import', 'stripe']
+    id: str
+    user_id: str | None = Field(...)
+    customer_name: str | None = Field(...)
+    external_customer_id: str | None = Field(...)
+    """
+    Stripe customer id for synced records.
+    """
+    amount: str
+    currency: str
+    period_start: str
+    period_end: str
+    updated_at: str
+
+
+class RevenueRecordList(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    records: list[RevenueRecordView]
+    total: float
+
+
+class RevenueConnectionList(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    connections: list[RevenueConnectionView]
+    total: float
+
+
+class ConnectStripeBody(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    secret_key: str
+    """
+    A Stripe secret key or a restricted key with read access to customers, invoices and credit notes.
+    """
+    customer_metadata_key: str | None = None
+    """
+    Customer metadata key holding your end user's external id. Default `user_id`.
+    """
+    unmatched_customers: Literal['customer_id', 'unattributed'] | None = None
+    """
+    Customers without that metadata key: `customer_id` (default) uses the Stripe customer id as the
+    external id; `unattributed` leaves their revenue unattributed.
+    """
+
+
+class StripeSyncResult(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    organization_id: str
+    sync: StripeSyncReport
 
 
 SessionTreeNode.model_rebuild()

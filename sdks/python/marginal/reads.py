@@ -21,7 +21,7 @@ def _segment(value: str) -> str:
     return quote(value, safe="")
 
 
-READ_ENDPOINTS = {'ping': '/ping', 'usage_events': '/usage/events', 'usage_summary': '/usage/summary', 'usage_aggregation': '/usage/aggregation', 'sessions': '/attribution-data/sessions', 'session_tree': '/attribution-data/sessions/{sessionId}/tree', 'rates': '/rates', 'margin_by_end_user': '/margin-data/by-end-user', 'margin_trend': '/margin-data/trend', 'margin_summary': '/margin-data/summary', 'end_user_summary': '/end-user-costs/{externalId}/summary', 'end_user_by_model': '/end-user-costs/{externalId}/by-model', 'end_user_by_provider': '/end-user-costs/{externalId}/by-provider', 'end_user_by_dimension': '/end-user-costs/{externalId}/by-dimension', 'end_user_trend': '/end-user-costs/{externalId}/trend', 'dimension_definitions': '/dimension-data/definitions', 'dimension_cost_trend': '/dimension-data/cost-trend', 'dimension_numeric_trend': '/dimension-data/numeric-trend', 'dimension_numeric_summary': '/dimension-data/numeric-summary', 'dimension_cost_breakdown': '/dimension-data/cost-breakdown', 'cost_summary': '/cost-data/summary', 'cost_by_end_user': '/cost-data/by-end-user', 'attribution_by_agent': '/attribution-data/by-agent', 'agents': '/attribution-data/agents', 'workflows': '/attribution-data/workflows', 'attribution_by_dimension': '/attribution-data/by-dimension', 'attribution_dimension_values': '/attribution-data/dimension-values'}
+READ_ENDPOINTS = {'ping': '/ping', 'usage_events': '/usage/events', 'usage_summary': '/usage/summary', 'usage_aggregation': '/usage/aggregation', 'sessions': '/attribution-data/sessions', 'session_tree': '/attribution-data/sessions/{sessionId}/tree', 'own_rates': '/rates/own', 'margin_by_end_user': '/margin-data/by-end-user', 'margin_trend': '/margin-data/trend', 'margin_summary': '/margin-data/summary', 'end_users': '/end-users', 'end_user_sessions': '/end-user-costs/{externalId}/sessions', 'end_user_summary': '/end-user-costs/{externalId}/summary', 'end_user_by_model': '/end-user-costs/{externalId}/by-model', 'end_user_by_provider': '/end-user-costs/{externalId}/by-provider', 'end_user_by_dimension': '/end-user-costs/{externalId}/by-dimension', 'end_user_trend': '/end-user-costs/{externalId}/trend', 'dimension_definitions': '/dimension-data/definitions', 'dimension_cost_trend': '/dimension-data/cost-trend', 'dimension_numeric_trend': '/dimension-data/numeric-trend', 'dimension_numeric_summary': '/dimension-data/numeric-summary', 'dimension_cost_breakdown': '/dimension-data/cost-breakdown', 'cost_trend': '/cost-data/trend', 'pending_rate_card': '/cost-data/pending-rate-card', 'cost_summary': '/cost-data/summary', 'cost_by_end_user': '/cost-data/by-end-user', 'attribution_by_agent': '/attribution-data/by-agent', 'agents': '/attribution-data/agents', 'workflows': '/attribution-data/workflows', 'attribution_by_dimension': '/attribution-data/by-dimension', 'attribution_dimension_values': '/attribution-data/dimension-values', 'rates': '/rates'}
 """Every read method: its name and its path under /v1."""
 
 
@@ -52,9 +52,9 @@ class ReadMethods:
         """GET /v1/attribution-data/sessions/{sessionId}/tree: The session's call tree over all time: spans nested by parent, roots and children by subtree cost, orphans promoted to roots, cycles broken, 32 levels, at most node_limit (500) spans (the earliest by start). Roots' subtree costs + untraced + withheld = the session's total."""
         return models.SessionTree.model_validate(self._transport.get(f"/attribution-data/sessions/{_segment(session_id)}/tree", {}))
 
-    def rates(self, *, as_of: DateParam | None = None) -> models.RateEstimationTableView:
-        """GET /v1/rates: The token rate cards that price the organization's events, one per model slug, sorted by model_slug; all rates are USD per million tokens as decimal strings."""
-        return models.RateEstimationTableView.model_validate(self._transport.get("/rates", {"as_of": _param(as_of)}))
+    def own_rates(self) -> models.OwnRateCardSlugs:
+        """GET /v1/rates/own: Model slugs whose rates come from the organization's own cards rather than the standard ones."""
+        return models.OwnRateCardSlugs.model_validate(self._transport.get("/rates/own", {}))
 
     def margin_by_end_user(self, *, start_date: DateParam, end_date: DateParam) -> models.MarginByEndUser:
         """GET /v1/margin-data/by-end-user: Margin per end user (least profitable first: margin_amount ascending, ties by end_user_id), the organization's totals and warnings about unattributed records or a missing revenue source."""
@@ -67,6 +67,14 @@ class ReadMethods:
     def margin_summary(self, *, start_date: DateParam, end_date: DateParam) -> models.MarginOrgTotal:
         """GET /v1/margin-data/summary: The organization's margin over the range: the `org_total` of /margin-data/by-end-user alone."""
         return models.MarginOrgTotal.model_validate(self._transport.get("/margin-data/summary", {"start_date": _param(start_date), "end_date": _param(end_date)}))
+
+    def end_users(self, *, end_user_id: str | None = None) -> models.EndUserDirectory:
+        """GET /v1/end-users: Every end user of the organization with its internal and external identifiers, or only the one with `end_user_id` (none when it is not one of yours)."""
+        return models.EndUserDirectory.model_validate(self._transport.get("/end-users", {"end_user_id": _param(end_user_id)}))
+
+    def end_user_sessions(self, external_id: str, *, start_date: DateParam, end_date: DateParam, limit: int | None = None, offset: int | None = None) -> models.SessionList:
+        """GET /v1/end-user-costs/{externalId}/sessions: Sessions in which the end user has an event in [start_date, end_date), most recently active first (then session id), with whole-session totals over all time, as /attribution-data/sessions."""
+        return models.SessionList.model_validate(self._transport.get(f"/end-user-costs/{_segment(external_id)}/sessions", {"start_date": _param(start_date), "end_date": _param(end_date), "limit": _param(limit), "offset": _param(offset)}))
 
     def end_user_summary(self, external_id: str, *, start_date: DateParam, end_date: DateParam) -> models.EndUserCostSummary:
         """GET /v1/end-user-costs/{externalId}/summary: Totals of the end user's completed events over [start_date, end_date)."""
@@ -108,6 +116,14 @@ class ReadMethods:
         """GET /v1/dimension-data/cost-breakdown: Cost per value of a dimension over [start_date, end_date); events lacking the key are under `Unassigned`; percent_of_total is the share of the organization's total cost."""
         return models.DimensionCostBreakdown.model_validate(self._transport.get("/dimension-data/cost-breakdown", {"dimension_key": _param(dimension_key), "start_date": _param(start_date), "end_date": _param(end_date)}))
 
+    def cost_trend(self, *, start_date: DateParam, end_date: DateParam, group_by: Literal['total', 'model', 'provider', 'agent_id', 'workflow_id', 'feature'] | None = None, top: int | None = None) -> models.CostTrend:
+        """GET /v1/cost-data/trend: Cost of completed events per bucket over [start_date, end_date), split by a typed event column: one series per value for the `top` costliest values over the range (ties by value), then an `Other` series (key `other`) adding up the rest, present only when more values exist. Events without the value are `Unassigned`. Adaptive granularity; buckets without events are omitted."""
+        return models.CostTrend.model_validate(self._transport.get("/cost-data/trend", {"start_date": _param(start_date), "end_date": _param(end_date), "group_by": _param(group_by), "top": _param(top)}))
+
+    def pending_rate_card(self, *, start_date: DateParam, end_date: DateParam) -> models.PendingRateCards:
+        """GET /v1/cost-data/pending-rate-card: Events in [start_date, end_date) stored as `pending_rate_card` (waiting for a rate card that prices them), per model and provider, most events first. Add a rate card (or unit rate) for a listed model and its events are re-priced."""
+        return models.PendingRateCards.model_validate(self._transport.get("/cost-data/pending-rate-card", {"start_date": _param(start_date), "end_date": _param(end_date)}))
+
     def cost_summary(self, *, time_window: Literal['current-period', 'last-period', 'last-7-days', 'last-30-days', 'last-90-days', 'ytd', 'last-year'] | None = None) -> models.CostSummary:
         """GET /v1/cost-data/summary: Cost of completed events in a time window, compared with the previous period: calendar windows with the preceding calendar period of the same kind (`current-period` = month to date vs the same span of last month, `ytd` vs the same span of last year), rolling windows with the preceding window of equal length. `status_counts` are organization-wide, all time."""
         return models.CostSummary.model_validate(self._transport.get("/cost-data/summary", {"time_window": _param(time_window)}))
@@ -135,6 +151,10 @@ class ReadMethods:
     def attribution_dimension_values(self, *, dimension: str, start_date: DateParam, end_date: DateParam) -> models.DimensionValues:
         """GET /v1/attribution-data/dimension-values: Distinct values of a key among the range's events (fields as in by-dimension), sorted; at most 1000 (`truncated` when more exist). Events without the key add nothing."""
         return models.DimensionValues.model_validate(self._transport.get("/attribution-data/dimension-values", {"dimension": _param(dimension), "start_date": _param(start_date), "end_date": _param(end_date)}))
+
+    def rates(self, *, as_of: DateParam | None = None) -> models.RateEstimationTableView:
+        """GET /v1/rates: The token rate cards that price the organization's events, one per model slug, sorted by model_slug; all rates are USD per million tokens as decimal strings."""
+        return models.RateEstimationTableView.model_validate(self._transport.get("/rates", {"as_of": _param(as_of)}))
 
 
 class AsyncReadMethods:
@@ -164,9 +184,9 @@ class AsyncReadMethods:
         """GET /v1/attribution-data/sessions/{sessionId}/tree: The session's call tree over all time: spans nested by parent, roots and children by subtree cost, orphans promoted to roots, cycles broken, 32 levels, at most node_limit (500) spans (the earliest by start). Roots' subtree costs + untraced + withheld = the session's total."""
         return models.SessionTree.model_validate(await self._transport.get(f"/attribution-data/sessions/{_segment(session_id)}/tree", {}))
 
-    async def rates(self, *, as_of: DateParam | None = None) -> models.RateEstimationTableView:
-        """GET /v1/rates: The token rate cards that price the organization's events, one per model slug, sorted by model_slug; all rates are USD per million tokens as decimal strings."""
-        return models.RateEstimationTableView.model_validate(await self._transport.get("/rates", {"as_of": _param(as_of)}))
+    async def own_rates(self) -> models.OwnRateCardSlugs:
+        """GET /v1/rates/own: Model slugs whose rates come from the organization's own cards rather than the standard ones."""
+        return models.OwnRateCardSlugs.model_validate(await self._transport.get("/rates/own", {}))
 
     async def margin_by_end_user(self, *, start_date: DateParam, end_date: DateParam) -> models.MarginByEndUser:
         """GET /v1/margin-data/by-end-user: Margin per end user (least profitable first: margin_amount ascending, ties by end_user_id), the organization's totals and warnings about unattributed records or a missing revenue source."""
@@ -179,6 +199,14 @@ class AsyncReadMethods:
     async def margin_summary(self, *, start_date: DateParam, end_date: DateParam) -> models.MarginOrgTotal:
         """GET /v1/margin-data/summary: The organization's margin over the range: the `org_total` of /margin-data/by-end-user alone."""
         return models.MarginOrgTotal.model_validate(await self._transport.get("/margin-data/summary", {"start_date": _param(start_date), "end_date": _param(end_date)}))
+
+    async def end_users(self, *, end_user_id: str | None = None) -> models.EndUserDirectory:
+        """GET /v1/end-users: Every end user of the organization with its internal and external identifiers, or only the one with `end_user_id` (none when it is not one of yours)."""
+        return models.EndUserDirectory.model_validate(await self._transport.get("/end-users", {"end_user_id": _param(end_user_id)}))
+
+    async def end_user_sessions(self, external_id: str, *, start_date: DateParam, end_date: DateParam, limit: int | None = None, offset: int | None = None) -> models.SessionList:
+        """GET /v1/end-user-costs/{externalId}/sessions: Sessions in which the end user has an event in [start_date, end_date), most recently active first (then session id), with whole-session totals over all time, as /attribution-data/sessions."""
+        return models.SessionList.model_validate(await self._transport.get(f"/end-user-costs/{_segment(external_id)}/sessions", {"start_date": _param(start_date), "end_date": _param(end_date), "limit": _param(limit), "offset": _param(offset)}))
 
     async def end_user_summary(self, external_id: str, *, start_date: DateParam, end_date: DateParam) -> models.EndUserCostSummary:
         """GET /v1/end-user-costs/{externalId}/summary: Totals of the end user's completed events over [start_date, end_date)."""
@@ -220,6 +248,14 @@ class AsyncReadMethods:
         """GET /v1/dimension-data/cost-breakdown: Cost per value of a dimension over [start_date, end_date); events lacking the key are under `Unassigned`; percent_of_total is the share of the organization's total cost."""
         return models.DimensionCostBreakdown.model_validate(await self._transport.get("/dimension-data/cost-breakdown", {"dimension_key": _param(dimension_key), "start_date": _param(start_date), "end_date": _param(end_date)}))
 
+    async def cost_trend(self, *, start_date: DateParam, end_date: DateParam, group_by: Literal['total', 'model', 'provider', 'agent_id', 'workflow_id', 'feature'] | None = None, top: int | None = None) -> models.CostTrend:
+        """GET /v1/cost-data/trend: Cost of completed events per bucket over [start_date, end_date), split by a typed event column: one series per value for the `top` costliest values over the range (ties by value), then an `Other` series (key `other`) adding up the rest, present only when more values exist. Events without the value are `Unassigned`. Adaptive granularity; buckets without events are omitted."""
+        return models.CostTrend.model_validate(await self._transport.get("/cost-data/trend", {"start_date": _param(start_date), "end_date": _param(end_date), "group_by": _param(group_by), "top": _param(top)}))
+
+    async def pending_rate_card(self, *, start_date: DateParam, end_date: DateParam) -> models.PendingRateCards:
+        """GET /v1/cost-data/pending-rate-card: Events in [start_date, end_date) stored as `pending_rate_card` (waiting for a rate card that prices them), per model and provider, most events first. Add a rate card (or unit rate) for a listed model and its events are re-priced."""
+        return models.PendingRateCards.model_validate(await self._transport.get("/cost-data/pending-rate-card", {"start_date": _param(start_date), "end_date": _param(end_date)}))
+
     async def cost_summary(self, *, time_window: Literal['current-period', 'last-period', 'last-7-days', 'last-30-days', 'last-90-days', 'ytd', 'last-year'] | None = None) -> models.CostSummary:
         """GET /v1/cost-data/summary: Cost of completed events in a time window, compared with the previous period: calendar windows with the preceding calendar period of the same kind (`current-period` = month to date vs the same span of last month, `ytd` vs the same span of last year), rolling windows with the preceding window of equal length. `status_counts` are organization-wide, all time."""
         return models.CostSummary.model_validate(await self._transport.get("/cost-data/summary", {"time_window": _param(time_window)}))
@@ -247,3 +283,7 @@ class AsyncReadMethods:
     async def attribution_dimension_values(self, *, dimension: str, start_date: DateParam, end_date: DateParam) -> models.DimensionValues:
         """GET /v1/attribution-data/dimension-values: Distinct values of a key among the range's events (fields as in by-dimension), sorted; at most 1000 (`truncated` when more exist). Events without the key add nothing."""
         return models.DimensionValues.model_validate(await self._transport.get("/attribution-data/dimension-values", {"dimension": _param(dimension), "start_date": _param(start_date), "end_date": _param(end_date)}))
+
+    async def rates(self, *, as_of: DateParam | None = None) -> models.RateEstimationTableView:
+        """GET /v1/rates: The token rate cards that price the organization's events, one per model slug, sorted by model_slug; all rates are USD per million tokens as decimal strings."""
+        return models.RateEstimationTableView.model_validate(await self._transport.get("/rates", {"as_of": _param(as_of)}))

@@ -41,11 +41,15 @@ READ_ENDPOINTS = {
     "usage_aggregation": "/usage/aggregation",
     "cost_summary": "/cost-data/summary",
     "cost_by_end_user": "/cost-data/by-end-user",
+    "cost_trend": "/cost-data/trend",
+    "pending_rate_card": "/cost-data/pending-rate-card",
+    "end_users": "/end-users",
     "end_user_summary": "/end-user-costs/{externalId}/summary",
     "end_user_by_model": "/end-user-costs/{externalId}/by-model",
     "end_user_by_provider": "/end-user-costs/{externalId}/by-provider",
     "end_user_by_dimension": "/end-user-costs/{externalId}/by-dimension",
     "end_user_trend": "/end-user-costs/{externalId}/trend",
+    "end_user_sessions": "/end-user-costs/{externalId}/sessions",
     "dimension_definitions": "/dimension-data/definitions",
     "dimension_cost_trend": "/dimension-data/cost-trend",
     "dimension_numeric_trend": "/dimension-data/numeric-trend",
@@ -62,6 +66,7 @@ READ_ENDPOINTS = {
     "margin_trend": "/margin-data/trend",
     "margin_summary": "/margin-data/summary",
     "rates": "/rates",
+    "own_rates": "/rates/own",
 }
 
 

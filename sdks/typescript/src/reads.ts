@@ -17,11 +17,15 @@ export const READ_ENDPOINTS = {
   usageAggregation: '/usage/aggregation',
   costSummary: '/cost-data/summary',
   costByEndUser: '/cost-data/by-end-user',
+  costTrend: '/cost-data/trend',
+  pendingRateCard: '/cost-data/pending-rate-card',
+  endUsers: '/end-users',
   endUserSummary: '/end-user-costs/{externalId}/summary',
   endUserByModel: '/end-user-costs/{externalId}/by-model',
   endUserByProvider: '/end-user-costs/{externalId}/by-provider',
   endUserByDimension: '/end-user-costs/{externalId}/by-dimension',
   endUserTrend: '/end-user-costs/{externalId}/trend',
+  endUserSessions: '/end-user-costs/{externalId}/sessions',
   dimensionDefinitions: '/dimension-data/definitions',
   dimensionCostTrend: '/dimension-data/cost-trend',
   dimensionNumericTrend: '/dimension-data/numeric-trend',
@@ -38,6 +42,7 @@ export const READ_ENDPOINTS = {
   marginTrend: '/margin-data/trend',
   marginSummary: '/margin-data/summary',
   rates: '/rates',
+  ownRates: '/rates/own',
 } as const satisfies Record<string, keyof paths>;
 
 type Endpoints = typeof READ_ENDPOINTS;

@@ -168,18 +168,15 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/rates": {
+    "/rates/own": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /**
-         * @description The token rate cards that price the organization's events, one per model slug, sorted by
-         *     model_slug; all rates are USD per million tokens as decimal strings.
-         */
-        get: operations["GetRates"];
+        /** @description Model slugs whose rates come from the organization's own cards rather than the standard ones. */
+        get: operations["GetOwnRateCardSlugs"];
         put?: never;
         post?: never;
         delete?: never;
@@ -237,6 +234,46 @@ export interface paths {
         };
         /** @description The organization's margin over the range: the `org_total` of /margin-data/by-end-user alone. */
         get: operations["GetMarginSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/end-users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Every end user of the organization with its internal and external identifiers, or only the
+         *     one with `end_user_id` (none when it is not one of yours).
+         */
+        get: operations["ListEndUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/end-user-costs/{externalId}/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Sessions in which the end user has an event in [start_date, end_date), most recently active
+         *     first (then session id), with whole-session totals over all time, as /attribution-data/sessions.
+         */
+        get: operations["GetEndUserSessions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -436,6 +473,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/cost-data/trend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Cost of completed events per bucket over [start_date, end_date), split by a typed event
+         *     column: one series per value for the `top` costliest values over the range (ties by value),
+         *     then an `Other` series (key `other`) adding up the rest, present only when more values exist.
+         *     Events without the value are `Unassigned`. Adaptive granularity; buckets without events are
+         *     omitted.
+         */
+        get: operations["GetCostTrendByGroup"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cost-data/pending-rate-card": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Events in [start_date, end_date) stored as `pending_rate_card` (waiting for a rate card that
+         *     prices them), per model and provider, most events first. Add a rate card (or unit rate) for
+         *     a listed model and its events are re-priced.
+         */
+        get: operations["GetPendingRateCards"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/cost-data/summary": {
         parameters: {
             query?: never;
@@ -574,42 +655,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/admin/organizations/{organizationId}/rate-cards": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description The organization's own cards (not the standard ones), by model_slug then effective_from. */
-        get: operations["ListRateCards"];
-        put?: never;
-        /** @description Adds a token rate card. Rates are kept exactly as decimal strings. */
-        post: operations["CreateRateCard"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/organizations/{organizationId}/unit-rates": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description The organization's per-unit rates, by metric, unit, model/provider, effective_from. */
-        get: operations["ListUnitRates"];
-        put?: never;
-        /** @description Adds a per-unit rate. */
-        post: operations["CreateUnitRate"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/admin/organizations/{organizationId}/subscriptions": {
         parameters: {
             query?: never;
@@ -643,83 +688,6 @@ export interface paths {
         head?: never;
         /** @description Changes a subscription's status. */
         patch: operations["UpdateSubscription"];
-        trace?: never;
-    };
-    "/admin/organizations/{organizationId}/revenue-records": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Every revenue record of the organization (all sources), by billing period. */
-        get: operations["ListRevenueRecords"];
-        put?: never;
-        /** @description Imports revenue records (upsert by id) and makes the `import` connection active. */
-        post: operations["ImportRevenueRecords"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/organizations/{organizationId}/revenue-connections": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description The organization's revenue connections (`import`, `stripe`). */
-        get: operations["ListRevenueConnections"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/organizations/{organizationId}/revenue-connections/stripe": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description The Stripe connection and its sync in progress or last sync. */
-        get: operations["GetStripeConnection"];
-        put?: never;
-        /**
-         * @description Connects a Stripe account: checks the key with Stripe, stores it encrypted and starts the first
-         *     sync (follow it with GET …/revenue-connections/stripe). Connecting again replaces the key.
-         */
-        post: operations["ConnectStripe"];
-        /** @description Disconnects Stripe: the key is forgotten and its records stop counting as revenue. */
-        delete: operations["DisconnectStripe"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/organizations/{organizationId}/revenue-connections/stripe/sync": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * @description Syncs now: 202 with the running sync (progress on GET …/stripe), or with `wait=true` 200 and
-         *     the finished sync. A sync already running is joined, not repeated.
-         */
-        post: operations["SyncStripe"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
         trace?: never;
     };
     "/admin/organizations": {
@@ -823,6 +791,139 @@ export interface paths {
         post?: never;
         /** @description Revokes a key: it answers 401 from then on. Revoking twice keeps the first revocation time. */
         delete: operations["RevokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/organizations/{organizationId}/rate-cards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The organization's own cards (not the standard ones), by model_slug then effective_from. */
+        get: operations["ListRateCards"];
+        put?: never;
+        /** @description Adds a token rate card. Rates are kept exactly as decimal strings. */
+        post: operations["CreateRateCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/organizations/{organizationId}/unit-rates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The organization's per-unit rates, by metric, unit, model/provider, effective_from. */
+        get: operations["ListUnitRates"];
+        put?: never;
+        /** @description Adds a per-unit rate. */
+        post: operations["CreateUnitRate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The token rate cards that price the organization's events, one per model slug, sorted by
+         *     model_slug; all rates are USD per million tokens as decimal strings.
+         */
+        get: operations["GetRates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/organizations/{organizationId}/revenue-records": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Every revenue record of the organization (all sources), by billing period. */
+        get: operations["ListRevenueRecords"];
+        put?: never;
+        /** @description Imports revenue records (upsert by id) and makes the `import` connection active. */
+        post: operations["ImportRevenueRecords"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/organizations/{organizationId}/revenue-connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The organization's revenue connections (`import`, `stripe`). */
+        get: operations["ListRevenueConnections"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/organizations/{organizationId}/revenue-connections/stripe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The Stripe connection and its sync in progress or last sync. */
+        get: operations["GetStripeConnection"];
+        put?: never;
+        /**
+         * @description Connects a Stripe account: checks the key with Stripe, stores it encrypted and starts the first
+         *     sync (follow it with GET …/revenue-connections/stripe). Connecting again replaces the key.
+         */
+        post: operations["ConnectStripe"];
+        /** @description Disconnects Stripe: the key is forgotten and its records stop counting as revenue. */
+        delete: operations["DisconnectStripe"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/organizations/{organizationId}/revenue-connections/stripe/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Syncs now: 202 with the running sync (progress on GET …/stripe), or with `wait=true` 200 and
+         *     the finished sync. A sync already running is joined, not repeated.
+         */
+        post: operations["SyncStripe"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1222,23 +1323,9 @@ export interface components {
             /** @description Spans beyond node_limit (the latest by start time); all zeros unless truncated. */
             withheld: components["schemas"]["WithheldSpans"];
         };
-        /** @description One row of the spec's "Rate estimation table". */
-        RateEstimationItem: {
-            model_slug: string;
-            input_cost_per_million: string;
-            cache_creation_cost_per_million: string | null;
-            cache_read_cost_per_million: string | null;
-            output_cost_per_million: string;
-            reasoning_cost_per_million: string | null;
-        };
-        RateEstimationTableView: {
-            /**
-             * @description One item per model slug in effect, sorted by model_slug. A model name matches the longest
-             *     slug that prefixes it (lowercased); a null rate means that token class cannot be priced.
-             *     The organization's own cards replace standard cards with the same slug; per-unit priced
-             *     models are not listed.
-             */
-            items: components["schemas"]["RateEstimationItem"][];
+        OwnRateCardSlugs: {
+            /** @description Lowercase model slugs priced by the organization's own cards, sorted. */
+            model_slugs: string[];
         };
         /** @enum {string} */
         ProfitabilityCategory: "profitable" | "break-even" | "unprofitable";
@@ -1324,6 +1411,22 @@ export interface components {
         };
         /** @description The margin summary: the org_total shape on its own. */
         MarginSummary: components["schemas"]["MarginOrgTotal"];
+        EndUserEntry: {
+            /** @description Internal UUID (the end_user_id of cost and margin rows). */
+            end_user_id: string;
+            /** @description The `user_id` sent on events (the externalId of /end-user-costs). */
+            external_id: string;
+            /** @description The revenue source's customer name when known, else the external id. */
+            end_user_name: string;
+            /** @description When the first event named this end user (ISO 8601 UTC). */
+            created_at: string;
+        };
+        EndUserDirectory: {
+            /** @description Every end user of the organization, by external_id. */
+            end_users: components["schemas"]["EndUserEntry"][];
+            /** Format: double */
+            total: number;
+        };
         EndUserCostSummary: {
             /** @description USD, decimal string. */
             total_cost: string;
@@ -1516,6 +1619,38 @@ export interface components {
             /** @description USD, the organization's total cost in the range. */
             total_cost: string;
         };
+        /**
+         * @description Typed event columns cost over time can be split by (`total`: one series of all cost).
+         * @enum {string}
+         */
+        CostTrendGroupBy: "total" | "model" | "provider" | "agent_id" | "workflow_id" | "feature";
+        CostTrend: {
+            /** @description The `top` costliest values over the whole range, costliest first, then `Other` (key `other`) when more exist. */
+            series: components["schemas"]["TimeSeries"][];
+            granularity: components["schemas"]["Granularity"];
+            group_by: components["schemas"]["CostTrendGroupBy"];
+        };
+        PendingRateCardItem: {
+            /** @description The event's model; null for metric events priced by provider. */
+            model: string | null;
+            provider: string | null;
+            /**
+             * Format: double
+             * @description Events in the range stored as `pending_rate_card` with this model and provider.
+             */
+            event_count: number;
+        };
+        PendingRateCards: {
+            /** @description Most events first, ties by model then provider. */
+            items: components["schemas"]["PendingRateCardItem"][];
+            /**
+             * Format: double
+             * @description Sum of event_count over items.
+             */
+            total_events: number;
+            period_start: string;
+            period_end: string;
+        };
         /** @description Organization-wide event counts by processing status (all time, not only the window). */
         StatusCounts: {
             /**
@@ -1653,6 +1788,144 @@ export interface components {
             truncated: boolean;
             dimension: string;
         };
+        /** @enum {string} */
+        SubscriptionStatus: "active" | "inactive" | "canceled";
+        SubscriptionView: {
+            subscription_id: string;
+            organization_id: string;
+            status: components["schemas"]["SubscriptionStatus"];
+            plan: string;
+            started_at: string;
+            /** @description Set when the subscription was canceled. */
+            ended_at: string | null;
+            created_at: string;
+        };
+        CreateSubscriptionBody: {
+            /** @description Plan name; default "default". */
+            plan?: string;
+            /** @description Default `active`; a new active subscription cancels the current active one. */
+            status?: components["schemas"]["SubscriptionStatus"];
+        };
+        SubscriptionList: {
+            subscriptions: components["schemas"]["SubscriptionView"][];
+            /** Format: double */
+            total: number;
+        };
+        UpdateSubscriptionBody: {
+            /** @description `canceled` ends the subscription now; `active` conflicts (409) while another one is active. */
+            status: components["schemas"]["SubscriptionStatus"];
+        };
+        OrganizationView: {
+            organization_id: string;
+            name: string;
+            /** @description ISO 8601 UTC. */
+            created_at: string;
+        };
+        CreateOrganizationBody: {
+            /** @description Display name, 1–200 characters (trimmed). */
+            name: string;
+            /** @description Plan of the organization's first (active) subscription; default "default". */
+            plan?: string;
+        };
+        OrganizationList: {
+            organizations: components["schemas"]["OrganizationView"][];
+            /** Format: double */
+            total: number;
+        };
+        CreateDimensionBody: {
+            /** @description The metadata key: snake_case (`^[a-z][a-z0-9_]*$`), at most 64 characters, case-sensitive. */
+            key: string;
+            /** @description Display name. */
+            name: string;
+            /**
+             * @description Only `number` dimensions can be aggregated numerically (and then require finite numbers).
+             * @enum {string}
+             */
+            value_type: "string" | "number";
+            /** @description When true, ingestion rejects events whose metadata lacks the key. Default false. */
+            is_required?: boolean;
+            description?: string;
+        };
+        DimensionDefinitionList: {
+            dimensions: components["schemas"]["DimensionDefinitionView"][];
+            /** Format: double */
+            total: number;
+        };
+        CreditGrantResult: {
+            organization_id: string;
+            /**
+             * Format: double
+             * @description The event-credit balance after the grant.
+             */
+            balance: number;
+            grant_id: string;
+        };
+        GrantCreditsBody: {
+            /**
+             * Format: int32
+             * @description Event credits to add.
+             */
+            amount: number;
+            /** @description Why (a purchase reference, a trial); kept with the grant. */
+            note?: string;
+        };
+        CreditGrantView: {
+            grant_id: string;
+            /** Format: double */
+            amount: number;
+            /** Format: double */
+            balance_after: number;
+            note: string | null;
+            created_at: string;
+        };
+        CreditBalanceView: {
+            organization_id: string;
+            /** Format: double */
+            balance: number;
+            /** @description Every grant, oldest first. */
+            grants: components["schemas"]["CreditGrantView"][];
+        };
+        /** @enum {string} */
+        Scope: "usage:write" | "usage:read" | "costs:read" | "revenue:read" | "dimensions:read";
+        /** @description A new key: `api_key` and `signing_secret` are shown here once and never again. */
+        IssuedApiKeyView: {
+            key_id: string;
+            organization_id: string;
+            /** @description Send as `Authorization: Bearer <api_key>`. */
+            api_key: string;
+            /** @description HMAC-SHA256 key for `X-Signature` on ingestion. */
+            signing_secret: string;
+            key_prefix: string;
+            scopes: components["schemas"]["Scope"][];
+            owner_user_id: string;
+            created_at: string;
+        };
+        CreateApiKeyBody: {
+            /**
+             * @description What the key may do: `usage:write` (ingestion), `usage:read`, `costs:read`, `revenue:read`,
+             *     `dimensions:read`.
+             */
+            scopes: components["schemas"]["Scope"][];
+            /** @description UUID of the account user who owns the key's usage; a new UUID when absent. */
+            owner_user_id?: string;
+        };
+        ApiKeyView: {
+            key_id: string;
+            organization_id: string;
+            /** @description The first characters of the key, enough to recognise it ("mk_live_AbCdEf"). */
+            key_prefix: string;
+            scopes: components["schemas"]["Scope"][];
+            /** @description The account user who owns the key's usage (GET /usage/summary reports it as user_id). */
+            owner_user_id: string;
+            created_at: string;
+            /** @description Null while the key is active. */
+            revoked_at: string | null;
+        };
+        ApiKeyList: {
+            api_keys: components["schemas"]["ApiKeyView"][];
+            /** Format: double */
+            total: number;
+        };
         RateCardView: {
             rate_card_id: string;
             organization_id: string;
@@ -1729,32 +2002,23 @@ export interface components {
             /** Format: double */
             total: number;
         };
-        /** @enum {string} */
-        SubscriptionStatus: "active" | "inactive" | "canceled";
-        SubscriptionView: {
-            subscription_id: string;
-            organization_id: string;
-            status: components["schemas"]["SubscriptionStatus"];
-            plan: string;
-            started_at: string;
-            /** @description Set when the subscription was canceled. */
-            ended_at: string | null;
-            created_at: string;
+        /** @description One row of the spec's "Rate estimation table". */
+        RateEstimationItem: {
+            model_slug: string;
+            input_cost_per_million: string;
+            cache_creation_cost_per_million: string | null;
+            cache_read_cost_per_million: string | null;
+            output_cost_per_million: string;
+            reasoning_cost_per_million: string | null;
         };
-        CreateSubscriptionBody: {
-            /** @description Plan name; default "default". */
-            plan?: string;
-            /** @description Default `active`; a new active subscription cancels the current active one. */
-            status?: components["schemas"]["SubscriptionStatus"];
-        };
-        SubscriptionList: {
-            subscriptions: components["schemas"]["SubscriptionView"][];
-            /** Format: double */
-            total: number;
-        };
-        UpdateSubscriptionBody: {
-            /** @description `canceled` ends the subscription now; `active` conflicts (409) while another one is active. */
-            status: components["schemas"]["SubscriptionStatus"];
+        RateEstimationTableView: {
+            /**
+             * @description One item per model slug in effect, sorted by model_slug. A model name matches the longest
+             *     slug that prefixes it (lowercased); a null rate means that token class cannot be priced.
+             *     The organization's own cards replace standard cards with the same slug; per-unit priced
+             *     models are not listed.
+             */
+            items: components["schemas"]["RateEstimationItem"][];
         };
         /** @enum {string} */
         RevenueSource: "import" | "stripe";
@@ -1871,117 +2135,6 @@ export interface components {
         StripeSyncResult: {
             organization_id: string;
             sync: components["schemas"]["StripeSyncReport"];
-        };
-        OrganizationView: {
-            organization_id: string;
-            name: string;
-            /** @description ISO 8601 UTC. */
-            created_at: string;
-        };
-        CreateOrganizationBody: {
-            /** @description Display name, 1–200 characters (trimmed). */
-            name: string;
-            /** @description Plan of the organization's first (active) subscription; default "default". */
-            plan?: string;
-        };
-        OrganizationList: {
-            organizations: components["schemas"]["OrganizationView"][];
-            /** Format: double */
-            total: number;
-        };
-        CreateDimensionBody: {
-            /** @description The metadata key: snake_case (`^[a-z][a-z0-9_]*$`), at most 64 characters, case-sensitive. */
-            key: string;
-            /** @description Display name. */
-            name: string;
-            /**
-             * @description Only `number` dimensions can be aggregated numerically (and then require finite numbers).
-             * @enum {string}
-             */
-            value_type: "string" | "number";
-            /** @description When true, ingestion rejects events whose metadata lacks the key. Default false. */
-            is_required?: boolean;
-            description?: string;
-        };
-        DimensionDefinitionList: {
-            dimensions: components["schemas"]["DimensionDefinitionView"][];
-            /** Format: double */
-            total: number;
-        };
-        CreditGrantResult: {
-            organization_id: string;
-            /**
-             * Format: double
-             * @description The event-credit balance after the grant.
-             */
-            balance: number;
-            grant_id: string;
-        };
-        GrantCreditsBody: {
-            /**
-             * Format: int32
-             * @description Event credits to add.
-             */
-            amount: number;
-            /** @description Why (a purchase reference, a trial); kept with the grant. */
-            note?: string;
-        };
-        CreditGrantView: {
-            grant_id: string;
-            /** Format: double */
-            amount: number;
-            /** Format: double */
-            balance_after: number;
-            note: string | null;
-            created_at: string;
-        };
-        CreditBalanceView: {
-            organization_id: string;
-            /** Format: double */
-            balance: number;
-            /** @description Every grant, oldest first. */
-            grants: components["schemas"]["CreditGrantView"][];
-        };
-        /** @enum {string} */
-        Scope: "usage:write" | "usage:read" | "costs:read" | "revenue:read" | "dimensions:read";
-        /** @description A new key: `api_key` and `signing_secret` are shown here once and never again. */
-        IssuedApiKeyView: {
-            key_id: string;
-            organization_id: string;
-            /** @description Send as `Authorization: Bearer <api_key>`. */
-            api_key: string;
-            /** @description HMAC-SHA256 key for `X-Signature` on ingestion. */
-            signing_secret: string;
-            key_prefix: string;
-            scopes: components["schemas"]["Scope"][];
-            owner_user_id: string;
-            created_at: string;
-        };
-        CreateApiKeyBody: {
-            /**
-             * @description What the key may do: `usage:write` (ingestion), `usage:read`, `costs:read`, `revenue:read`,
-             *     `dimensions:read`.
-             */
-            scopes: components["schemas"]["Scope"][];
-            /** @description UUID of the account user who owns the key's usage; a new UUID when absent. */
-            owner_user_id?: string;
-        };
-        ApiKeyView: {
-            key_id: string;
-            organization_id: string;
-            /** @description The first characters of the key, enough to recognise it ("mk_live_AbCdEf"). */
-            key_prefix: string;
-            scopes: components["schemas"]["Scope"][];
-            /** @description The account user who owns the key's usage (GET /usage/summary reports it as user_id). */
-            owner_user_id: string;
-            created_at: string;
-            /** @description Null while the key is active. */
-            revoked_at: string | null;
-        };
-        ApiKeyList: {
-            api_keys: components["schemas"]["ApiKeyView"][];
-            /** Format: double */
-            total: number;
         };
     };
     responses: never;
@@ -2542,12 +2695,9 @@ export interface operations {
             };
         };
     };
-    GetRates: {
+    GetOwnRateCardSlugs: {
         parameters: {
-            query?: {
-                /** @description ISO 8601 date or datetime; the cards in effect then. Default now. */
-                as_of?: string;
-            };
+            query?: never;
             header?: never;
             path?: never;
             cookie?: never;
@@ -2560,16 +2710,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateEstimationTableView"];
-                };
-            };
-            /** @description as_of is not an ISO 8601 date or datetime */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["OwnRateCardSlugs"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -2795,6 +2936,133 @@ export interface operations {
             };
             /** @description DATE_RANGE_TOO_LARGE: the range is longer than 12 months */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded (general tier); see RateLimit-* and Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    ListEndUsers: {
+        parameters: {
+            query?: {
+                /** @description An internal end-user id (as cost and margin rows carry it). */
+                end_user_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndUserDirectory"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks costs:read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded (general tier); see RateLimit-* and Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    GetEndUserSessions: {
+        parameters: {
+            query: {
+                /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
+                start_date: string;
+                /** @description ISO 8601 date or datetime, exclusive. */
+                end_date: string;
+                /** @description 1 to 1000, default 100. */
+                limit?: number;
+                /** @description Zero or more, default 0. */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The `user_id` sent on events. */
+                externalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionList"];
+                };
+            };
+            /** @description Bad or missing dates, start_date not before end_date, limit or offset out of range */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks costs:read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown end user */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3520,6 +3788,132 @@ export interface operations {
             };
         };
     };
+    GetCostTrendByGroup: {
+        parameters: {
+            query: {
+                /** @description ISO 8601 date or datetime, inclusive; a date alone is UTC midnight. Must be before end_date. */
+                start_date: string;
+                /** @description ISO 8601 date or datetime, exclusive. */
+                end_date: string;
+                /** @description Default `total` (one series, key `total`). */
+                group_by?: components["schemas"]["CostTrendGroupBy"];
+                /** @description Values drawn as their own series, 1 to 20; default 5. */
+                top?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CostTrend"];
+                };
+            };
+            /** @description Bad or missing dates, start_date not before end_date, bad group_by or top */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks costs:read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded (general tier); see RateLimit-* and Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    GetPendingRateCards: {
+        parameters: {
+            query: {
+                /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
+                start_date: string;
+                /** @description ISO 8601 date or datetime, exclusive. */
+                end_date: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PendingRateCards"];
+                };
+            };
+            /** @description Bad or missing dates, or start_date not before end_date */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks costs:read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded (general tier); see RateLimit-* and Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     GetCostSummary: {
         parameters: {
             query?: {
@@ -3956,210 +4350,6 @@ export interface operations {
             };
         };
     };
-    ListRateCards: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Ok */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateCardList"];
-                };
-            };
-            /** @description Missing or invalid admin token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Unknown organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    CreateRateCard: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateRateCardBody"];
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateCardView"];
-                };
-            };
-            /** @description Invalid body; error.details.field names the field */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Missing or invalid admin token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Unknown organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description A card for this model_slug and effective_from exists */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    ListUnitRates: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Ok */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnitRateList"];
-                };
-            };
-            /** @description Missing or invalid admin token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Unknown organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    CreateUnitRate: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateUnitRateBody"];
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnitRateView"];
-                };
-            };
-            /** @description Invalid body; error.details.field names the field */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Missing or invalid admin token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Unknown organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description A rate for this key and effective_from exists */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
     ListSubscriptions: {
         parameters: {
             query?: never;
@@ -4307,325 +4497,6 @@ export interface operations {
             };
             /** @description Another subscription is already active */
             409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    ListRevenueRecords: {
-        parameters: {
-            query?: {
-                source?: components["schemas"]["RevenueSource"];
-            };
-            header?: never;
-            path: {
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Ok */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RevenueRecordList"];
-                };
-            };
-            /** @description Missing or invalid admin token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Unknown organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    ImportRevenueRecords: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ImportRevenueRecordsBody"];
-            };
-        };
-        responses: {
-            /** @description Ok */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ImportRevenueRecordsResult"];
-                };
-            };
-            /** @description Invalid body; error.details.field names the field */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Missing or invalid admin token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Unknown organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    ListRevenueConnections: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Ok */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RevenueConnectionList"];
-                };
-            };
-            /** @description Missing or invalid admin token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Unknown organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    GetStripeConnection: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Ok */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RevenueConnectionView"];
-                };
-            };
-            /** @description Missing or invalid admin token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description No Stripe connection */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    ConnectStripe: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ConnectStripeBody"];
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RevenueConnectionView"];
-                };
-            };
-            /** @description Invalid body, or Stripe refused the key */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Missing or invalid admin token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Unknown organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Stripe could not be reached */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    DisconnectStripe: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Ok */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RevenueConnectionView"];
-                };
-            };
-            /** @description Missing or invalid admin token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description No Stripe connection */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    SyncStripe: {
-        parameters: {
-            query?: {
-                wait?: boolean;
-            };
-            header?: never;
-            path: {
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Accepted */
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["StripeSyncResult"];
-                };
-            };
-            /** @description Missing or invalid admin token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description No active Stripe connection */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5083,6 +4954,588 @@ export interface operations {
                 };
             };
             /** @description Unknown organization or key */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    ListRateCards: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateCardList"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    CreateRateCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateRateCardBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateCardView"];
+                };
+            };
+            /** @description Invalid body; error.details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A card for this model_slug and effective_from exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    ListUnitRates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnitRateList"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    CreateUnitRate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateUnitRateBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnitRateView"];
+                };
+            };
+            /** @description Invalid body; error.details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A rate for this key and effective_from exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    GetRates: {
+        parameters: {
+            query?: {
+                /** @description ISO 8601 date or datetime; the cards in effect then. Default now. */
+                as_of?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateEstimationTableView"];
+                };
+            };
+            /** @description as_of is not an ISO 8601 date or datetime */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks costs:read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded (general tier); see RateLimit-* and Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    ListRevenueRecords: {
+        parameters: {
+            query?: {
+                source?: components["schemas"]["RevenueSource"];
+            };
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevenueRecordList"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    ImportRevenueRecords: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportRevenueRecordsBody"];
+            };
+        };
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportRevenueRecordsResult"];
+                };
+            };
+            /** @description Invalid body; error.details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    ListRevenueConnections: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevenueConnectionList"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    GetStripeConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevenueConnectionView"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No Stripe connection */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    ConnectStripe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectStripeBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevenueConnectionView"];
+                };
+            };
+            /** @description Invalid body, or Stripe refused the key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Stripe could not be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    DisconnectStripe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevenueConnectionView"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No Stripe connection */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    SyncStripe: {
+        parameters: {
+            query?: {
+                wait?: boolean;
+            };
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StripeSyncResult"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No active Stripe connection */
             404: {
                 headers: {
                     [name: string]: unknown;
