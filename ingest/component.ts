@@ -45,7 +45,11 @@ export function createIngest(opts: IngestOptions = {}): StartComponent {
     const producer = createIdempotentProducer(kafka, { retry: PRODUCER_RETRY });
     await producer.connect();
     const publisher = new KafkaEventPublisher(producer);
-    const committer = new GroupCommitter(ctx.db, publisher, logger, { ...DEFAULT_GROUP_COMMIT, ...opts.groupCommit });
+    const committer = new GroupCommitter(ctx.db, publisher, logger, {
+      ...DEFAULT_GROUP_COMMIT,
+      publishTimeoutMs: ctx.config.ingestPublishTimeoutMs,
+      ...opts.groupCommit,
+    });
     const sweeper = new Sweeper(ctx.db, publisher, () => committer.inFlightGroups(), logger, {
       ...DEFAULT_SWEEPER,
       ...opts.sweeper,

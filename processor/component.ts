@@ -11,8 +11,9 @@ import { RateBook } from '../pricing/rate-book.js';
 import type { Logger } from '../core/logger.js';
 import type { Infra, StartComponent } from '../core/process-host.js';
 import { createUsageEventCodec } from '../core/registry/usage-event-codec.js';
-import { Processor } from './consumer.js';
+import { PROCESSOR_GROUP_ID, Processor } from './consumer.js';
 import { DeadLetterQueue } from './dlq.js';
+import { groupMemberFile } from './group-member.js';
 import { LakeWriter } from './lake/lake-writer.js';
 
 export interface ProcessorDeps {
@@ -56,6 +57,7 @@ export async function runProcessor(deps: ProcessorDeps, infra: Infra): Promise<R
       flushMaxRows: config.processorFlushMaxRows,
       flushMaxDelayMs: config.processorFlushMaxDelayMs,
       sessionTimeoutMs: config.processorSessionTimeoutMs,
+      groupMember: groupMemberFile(config.dataDir, PROCESSOR_GROUP_ID),
     });
   } catch (err) {
     await dlq.close().catch(() => undefined);

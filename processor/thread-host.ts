@@ -3,13 +3,15 @@
 // loop. The worker (processor/thread.ts) gets the config and infra. Its control-plane reads take
 // one hop: with PGlite, a port answered by the PGlite thread itself (ctx.db.connectPort; PGlite is
 // one embedded connection, so the worker cannot open its own); with PostgreSQL, its own pool from
-// DATABASE_URL. Its metrics join this process's /metrics. A worker that dies unexpectedly is replaced after a short
-// backoff: the lake's exactly-once rule (files, manifest, then offset) makes a restart safe.
+// DATABASE_URL. Its metrics join this process's /metrics. The component returns before the worker
+// consumes, so the host serves ingest and reads while the worker joins the consumer group; a
+// worker that fails to start or dies is logged, counted (marginal_processor_thread_*) and replaced
+// after a backoff: the lake's exactly-once rule (files, manifest, then offset) makes a restart safe.
 import type { Worker, MessagePort } from 'node:worker_threads';
 import type { Config } from '../core/config.js';
 import { toError, type ErrorFields } from '../core/control/thread-values.js';
 import type { Logger } from '../core/logger.js';
-import { addMetricsSource } from '../core/metrics.js';
+import { addMetricsSource, promClient, registry } from '../core/metrics.js';
 import type { Infra, RunningComponent, StartComponent } from '../core/process-host.js';
 import { startModuleWorker } from '../core/worker-thread.js';
 
@@ -54,6 +56,19 @@ export interface ProcessorThreadComponent extends RunningComponent {
 
 const MAX_RESTART_DELAY_MS = 30_000;
 
+// The host's view of its worker (the worker's own series come through the metrics source).
+const processorThreadUp = new promClient.Gauge({
+  name: 'marginal_processor_thread_up',
+  help: 'All-in-one: 1 while the processor worker thread consumes, 0 while it starts or restarts',
+  registers: [registry],
+});
+const processorThreadFailures = new promClient.Counter({
+  name: 'marginal_processor_thread_failures_total',
+  help: 'All-in-one: processor worker threads that failed to start (phase=start) or died (phase=run)',
+  labelNames: ['phase'] as const,
+  registers: [registry],
+});
+
 export function processorThread(opts: ProcessorThreadOptions = {}): StartComponent {
   const stopTimeoutMs = opts.stopTimeoutMs ?? 60_000;
   const firstRestartDelayMs = opts.restartDelayMs ?? 1_000;
@@ -83,6 +98,7 @@ export function processorThread(opts: ProcessorThreadOptions = {}): StartCompone
           if (m.type === 'ready') {
             ready = true;
             restartDelayMs = firstRestartDelayMs;
+            processorThreadUp.set(1);
             logger.info({ threadId: worker.threadId }, 'processor thread running');
             resolve();
           } else if (m.type === 'failed') {
@@ -99,11 +115,13 @@ export function processorThread(opts: ProcessorThreadOptions = {}): StartCompone
         });
         worker.once('exit', (code) => {
           if (current === worker) current = null;
+          processorThreadUp.set(0);
           if (!ready) {
             reject(crash ?? new Error(`the processor thread exited before it was ready (code ${code})`));
             return;
           }
           if (stopping) return;
+          processorThreadFailures.inc({ phase: 'run' });
           logger.error({ err: crash ?? undefined, exitCode: code, restartInMs: restartDelayMs }, 'processor thread died; starting a new one');
           scheduleRestart();
         });
@@ -118,6 +136,7 @@ export function processorThread(opts: ProcessorThreadOptions = {}): StartCompone
         if (stopping) return;
         launch().catch((err) => {
           if (stopping) return;
+          processorThreadFailures.inc({ phase: 'start' });
           logger.error({ err, restartInMs: restartDelayMs }, 'processor thread failed to start; retrying');
           scheduleRestart();
         });
@@ -141,15 +160,18 @@ export function processorThread(opts: ProcessorThreadOptions = {}): StartCompone
       });
     });
 
-    try {
-      await launch();
-    } catch (err) {
-      stopping = true;
-      removeMetricsSource();
-      const worker = current as Worker | null;
-      await worker?.terminate();
-      throw err;
-    }
+    // What no retry can cure fails the start; the rest is the worker's to retry.
+    if (!infra.kafkaBrokers) throw new Error('the processor needs Kafka: set KAFKA_BROKERS');
+    if (!infra.schemaRegistryUrl) throw new Error('the processor needs the schema registry: set SCHEMA_REGISTRY_URL');
+    // Not awaited: the host serves ingest and reads while the worker joins the consumer group
+    // (seconds after a crash); a worker that fails to start is logged, counted and started again.
+    processorThreadUp.set(0);
+    launch().catch((err) => {
+      if (stopping) return;
+      processorThreadFailures.inc({ phase: 'start' });
+      logger.error({ err, restartInMs: restartDelayMs }, 'processor thread failed to start; retrying');
+      scheduleRestart();
+    });
 
     let stopped: Promise<void> | null = null;
     const stop = () =>

@@ -7,7 +7,7 @@ import { loadInstanceSecrets } from '../core/instance-secrets.js';
 import { createLogger } from '../core/logger.js';
 import { hostComponents, stopOnSignals } from '../core/process-host.js';
 import { allInOneComponents } from './all-in-one-components.js';
-import { startBroker } from './kafka/broker.js';
+import { superviseBroker } from './kafka/broker-supervisor.js';
 import { startSchemaRegistry } from './schema-registry/server.js';
 
 const started = Date.now();
@@ -23,7 +23,8 @@ try {
   let kafkaBrokers = config.kafkaBrokers;
   if (!kafkaBrokers) {
     logger.info({ port: config.kafkaPort }, 'starting the local Kafka broker (first run fetches its jars with Maven)');
-    const broker = await startBroker({ port: config.kafkaPort, dataDir: path.join(config.dataDir, 'kafka') });
+    // Supervised: a broker that dies is started again, and ingest recovers by itself.
+    const broker = await superviseBroker({ port: config.kafkaPort, dataDir: path.join(config.dataDir, 'kafka') }, logger.child({ service: 'kafka' }));
     cleanups.push(broker.stop);
     kafkaBrokers = broker.brokers;
   }
@@ -48,7 +49,9 @@ try {
   stopOnSignals(host, logger);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   logger.info({ url: host.url, kafkaBrokers, schemaRegistryUrl, readyInSeconds: Number(seconds) }, 'marginal ready');
-  console.log(banner(host.url, seconds, secrets.created ? secrets.adminToken : null, config.dataDir));
+  // The admin token is shown once, when it was just generated; one from the environment or the
+  // secrets file is never printed (nor logged).
+  console.log(banner(host.url, seconds, secrets.adminTokenGenerated ? secrets.adminToken : null, config.dataDir));
 } catch (err) {
   logger.error({ err }, 'start failed');
   await cleanupNow();
