@@ -1,5 +1,5 @@
-// Runs one or more components (ingest, processor, api) in this process on one HTTP port: opens the AppContext, starts each
-// component (which may add routes and background work), serves, and on SIGINT/SIGTERM stops
+// Runs one or more components (ingest, processor, api) in this process on one HTTP port: opens the AppContext, starts the
+// components together (each may add routes and background work), serves, and on SIGINT/SIGTERM stops
 // everything in reverse order so no child process (broker, JVM) or open file is left behind.
 import type { Server } from 'node:http';
 import type { AppContext } from './app-context.js';
@@ -47,11 +47,14 @@ export async function hostComponents(opts: {
     await ctx.db.close().catch(() => undefined);
     for (const f of opts.onStop ?? []) await f().catch((err) => logger.error({ err }, 'cleanup failed'));
   };
-  try {
-    for (const start of opts.components) running.push(await start(ctx, opts.infra));
-  } catch (err) {
+  // Started together (they are independent; the all-in-one's ingest waits on Kafka while the api
+  // opens DuckDB), kept in list order so they stop in reverse.
+  const started = await Promise.allSettled(opts.components.map((start) => start(ctx, opts.infra)));
+  for (const r of started) if (r.status === 'fulfilled') running.push(r.value);
+  const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) {
     await stopAll();
-    throw err;
+    throw failed.reason;
   }
   const app = createHttpApp(ctx, running.flatMap((s) => (s.routes ? [s.routes] : [])));
   const server = await new Promise<Server>((resolve, reject) => {

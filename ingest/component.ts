@@ -53,6 +53,8 @@ export function createIngest(opts: IngestOptions = {}): StartComponent {
     const sweeper = new Sweeper(ctx.db, publisher, () => committer.inFlightGroups(), logger, {
       ...DEFAULT_SWEEPER,
       ...opts.sweeper,
+      // Only PGlite proves it: its data dir is one process's. PostgreSQL may be shared by replicas.
+      soleIngest: (opts.sweeper?.soleIngest ?? false) && ctx.db.kind === 'pglite',
     });
     sweeper.start();
     ctx.services.ingest = new IngestService(
@@ -75,3 +77,6 @@ export function createIngest(opts: IngestOptions = {}): StartComponent {
 }
 
 export const startIngest: StartComponent = createIngest();
+
+/** The all-in-one's ingest: the only one, so it re-publishes a crashed run's unpublished groups at start. */
+export const startSoleIngest: StartComponent = createIngest({ sweeper: { soleIngest: true } });

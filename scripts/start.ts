@@ -20,6 +20,11 @@ const cleanupNow = async () => {
 };
 
 try {
+  // The registry starts while the broker does (the broker takes seconds; the registry none).
+  const startingRegistry = config.schemaRegistryUrl
+    ? null
+    : startSchemaRegistry({ host: '127.0.0.1', port: config.schemaRegistryPort, file: path.join(config.dataDir, 'schema-registry.json') });
+  void startingRegistry?.catch(() => undefined);
   let kafkaBrokers = config.kafkaBrokers;
   if (!kafkaBrokers) {
     logger.info({ port: config.kafkaPort }, 'starting the local Kafka broker (first run fetches its jars with Maven)');
@@ -29,12 +34,8 @@ try {
     kafkaBrokers = broker.brokers;
   }
   let schemaRegistryUrl = config.schemaRegistryUrl;
-  if (!schemaRegistryUrl) {
-    const registry = await startSchemaRegistry({
-      host: '127.0.0.1',
-      port: config.schemaRegistryPort,
-      file: path.join(config.dataDir, 'schema-registry.json'),
-    });
+  if (startingRegistry) {
+    const registry = await startingRegistry;
     cleanups.push(registry.stop);
     schemaRegistryUrl = registry.url;
   }

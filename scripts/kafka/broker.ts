@@ -193,6 +193,12 @@ function serverProperties(o: { host: string; port: number; controllerPort: numbe
     'log.flush.start.offset.checkpoint.interval.ms=5000',
     'log.segment.bytes=134217728',
     'num.recovery.threads.per.data.dir=2',
+    // A restarted broker cannot register while its previous incarnation's session with the
+    // controller lives (DUPLICATE_BROKER_REGISTRATION, retried every 2 s): 9 s by default, the
+    // largest part of a restart after a crash. Broker and controller share this JVM, so a short
+    // session costs nothing: a broker that misses it is fenced and unfenced by its next heartbeat.
+    'broker.session.timeout.ms=3000',
+    'broker.heartbeat.interval.ms=500',
     'log.retention.hours=168',
     '',
   ].join('\n');
