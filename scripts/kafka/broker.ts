@@ -434,7 +434,8 @@ async function waitUntilReady(brokers: string[], jvm: ChildProcess, logFile: str
       return;
     } catch (e) {
       lastError = e;
-      await new Promise((r) => setTimeout(r, 250));
+      // Polled often: after a crash every second of this wait is a second without ingest.
+      await new Promise((r) => setTimeout(r, 100));
     } finally {
       await producer.disconnect().catch(() => {});
       await admin.disconnect().catch(() => {});
