@@ -72,7 +72,7 @@ describe.skipIf(!testPostgresUrl())('distributed mode: 2 ingest, 2 processors, 1
     const w = await http(api, 'POST', `${base}/api-keys`, { token, json: { scopes: ['usage:write'] } });
     writer = { apiKey: w.body.api_key, signingSecret: w.body.signing_secret };
     readKey = (await http(api, 'POST', `${base}/api-keys`, { token, json: { scopes: ['costs:read'] } })).body.api_key;
-    expect((await http(api, 'POST', `${base}/credits`, { token, json: { amount: 100_000 } })).status).toBe(200);
+    expect((await http(api, 'POST', `${base}/credits`, { token, json: { amount: 100_000 } })).status).toBe(201);
     const card = await http(api, 'POST', `${base}/rate-cards`, {
       token,
       json: { model_slug: 'dist-model', input_cost_per_million: RATE.input, output_cost_per_million: RATE.output, effective_from: '2020-01-01T00:00:00Z' },
