@@ -8,6 +8,7 @@ import { createLogger } from '../core/logger.js';
 import { hostComponents, stopOnSignals } from '../core/process-host.js';
 import { allInOneComponents } from './all-in-one-components.js';
 import { superviseBroker } from './kafka/broker-supervisor.js';
+import { startBanner } from './start-banner.js';
 import { startSchemaRegistry } from './schema-registry/server.js';
 
 const started = Date.now();
@@ -32,6 +33,7 @@ try {
     const broker = await superviseBroker({ port: config.kafkaPort, dataDir: path.join(config.dataDir, 'kafka') }, logger.child({ service: 'kafka' }));
     cleanups.push(broker.stop);
     kafkaBrokers = broker.brokers;
+    logger.info({ brokerReadyInSeconds: Number(((Date.now() - started) / 1000).toFixed(2)) }, 'local Kafka broker ready');
   }
   let schemaRegistryUrl = config.schemaRegistryUrl;
   if (startingRegistry) {
@@ -52,34 +54,9 @@ try {
   logger.info({ url: host.url, kafkaBrokers, schemaRegistryUrl, readyInSeconds: Number(seconds) }, 'marginal ready');
   // The admin token is shown once, when it was just generated; one from the environment or the
   // secrets file is never printed (nor logged).
-  console.log(banner(host.url, seconds, secrets.adminTokenGenerated ? secrets.adminToken : null, config.dataDir));
+  console.log(startBanner(host.url, seconds, secrets.adminTokenGenerated ? secrets.adminToken : null, config.dataDir));
 } catch (err) {
   logger.error({ err }, 'start failed');
   await cleanupNow();
   process.exit(1);
-}
-
-function banner(url: string, seconds: string, newAdminToken: string | null, dataDir: string): string {
-  const lines = [
-    '',
-    `Marginal is ready at ${url}/v1 (started in ${seconds} s). API docs: ${url}/docs`,
-  ];
-  if (newAdminToken) {
-    lines.push(
-      '',
-      `First start: the admin token is ${newAdminToken}`,
-      `(kept in ${path.join(dataDir, 'instance-secrets.json')}; the CLI reads it from there).`,
-    );
-  }
-  lines.push(
-    '',
-    'Create an organization and an API key, then call the API:',
-    '  npm run cli -- orgs create --name "Acme"',
-    '  npm run cli -- credits grant --org <organization_id> --amount 10000',
-    '  npm run cli -- keys create --org <organization_id> --scopes usage:write,usage:read,costs:read,revenue:read,dimensions:read',
-    `  curl -s ${url}/v1/ping -H "Authorization: Bearer <api_key>"`,
-    '',
-    'Ctrl-C stops everything.',
-  );
-  return lines.join('\n');
 }
