@@ -14,6 +14,7 @@ import { createUsageEventCodec } from '../core/registry/usage-event-codec.js';
 import { PROCESSOR_GROUP_ID, Processor } from './consumer.js';
 import { DeadLetterQueue } from './dlq.js';
 import { groupMemberFile } from './group-member.js';
+import { requireProcessorInfra } from './required-infra.js';
 import { LakeWriter } from './lake/lake-writer.js';
 
 export interface ProcessorDeps {
@@ -32,13 +33,12 @@ export interface RunningProcessor {
 /** Starts the processor: topics, codec, lake, DLQ, then the consumer group. */
 export async function runProcessor(deps: ProcessorDeps, infra: Infra): Promise<RunningProcessor> {
   const { config, db, logger } = deps;
-  if (!infra.kafkaBrokers) throw new Error('the processor needs Kafka: set KAFKA_BROKERS');
-  if (!infra.schemaRegistryUrl) throw new Error('the processor needs the schema registry: set SCHEMA_REGISTRY_URL');
-  const kafka = createKafka(infra.kafkaBrokers, 'marginal-processor', {
+  const { kafkaBrokers, schemaRegistryUrl } = requireProcessorInfra(infra);
+  const kafka = createKafka(kafkaBrokers, 'marginal-processor', {
     log: ({ level, msg, time: _time, ...fields }) => logger[level](fields, msg),
   });
   await ensureTopics(kafka, { partitions: config.topicPartitions });
-  const codec = await createUsageEventCodec(infra.schemaRegistryUrl);
+  const codec = await createUsageEventCodec(schemaRegistryUrl);
   const lake = await LakeWriter.open(config.lakeDir);
   const dlq = await DeadLetterQueue.open(kafka).catch(async (err) => {
     await lake.close();

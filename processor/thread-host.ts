@@ -14,6 +14,7 @@ import type { Logger } from '../core/logger.js';
 import { addMetricsSource, promClient, registry } from '../core/metrics.js';
 import type { Infra, RunningComponent, StartComponent } from '../core/process-host.js';
 import { startModuleWorker } from '../core/worker-thread.js';
+import { requireProcessorInfra } from './required-infra.js';
 
 /** What the worker receives at start (dbPort, when there is one, is transferred). */
 export interface ProcessorThreadData {
@@ -75,6 +76,8 @@ export function processorThread(opts: ProcessorThreadOptions = {}): StartCompone
   const metricsTimeoutMs = opts.metricsTimeoutMs ?? 5_000;
 
   return async (ctx, infra): Promise<ProcessorThreadComponent> => {
+    // What no retry can cure fails the start; the rest is the worker's to retry.
+    requireProcessorInfra(infra);
     const logger: Logger = ctx.logger.child({ service: 'processor' });
     let current: Worker | null = null;
     let starts = 0;
@@ -127,19 +130,23 @@ export function processorThread(opts: ProcessorThreadOptions = {}): StartCompone
         });
       });
 
+    /** Launches a worker; one that fails to start is logged, counted and launched again later. */
+    const launchOrRetry = () => {
+      launch().catch((err) => {
+        if (stopping) return;
+        processorThreadFailures.inc({ phase: 'start' });
+        logger.error({ err, restartInMs: restartDelayMs }, 'processor thread failed to start; retrying');
+        scheduleRestart();
+      });
+    };
+
     const scheduleRestart = () => {
       if (stopping) return;
       const delay = restartDelayMs;
       restartDelayMs = Math.min(restartDelayMs * 2, MAX_RESTART_DELAY_MS);
       restartTimer = setTimeout(() => {
         restartTimer = null;
-        if (stopping) return;
-        launch().catch((err) => {
-          if (stopping) return;
-          processorThreadFailures.inc({ phase: 'start' });
-          logger.error({ err, restartInMs: restartDelayMs }, 'processor thread failed to start; retrying');
-          scheduleRestart();
-        });
+        if (!stopping) launchOrRetry();
       }, delay);
     };
 
@@ -160,18 +167,10 @@ export function processorThread(opts: ProcessorThreadOptions = {}): StartCompone
       });
     });
 
-    // What no retry can cure fails the start; the rest is the worker's to retry.
-    if (!infra.kafkaBrokers) throw new Error('the processor needs Kafka: set KAFKA_BROKERS');
-    if (!infra.schemaRegistryUrl) throw new Error('the processor needs the schema registry: set SCHEMA_REGISTRY_URL');
     // Not awaited: the host serves ingest and reads while the worker joins the consumer group
-    // (seconds after a crash); a worker that fails to start is logged, counted and started again.
+    // (seconds after a crash).
     processorThreadUp.set(0);
-    launch().catch((err) => {
-      if (stopping) return;
-      processorThreadFailures.inc({ phase: 'start' });
-      logger.error({ err, restartInMs: restartDelayMs }, 'processor thread failed to start; retrying');
-      scheduleRestart();
-    });
+    launchOrRetry();
 
     let stopped: Promise<void> | null = null;
     const stop = () =>
