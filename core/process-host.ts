@@ -34,13 +34,21 @@ export async function hostComponents(opts: {
   config: Config;
   secrets: InstanceSecrets;
   logger: Logger;
-  infra: Infra;
+  /** A promise when the infrastructure is still starting: the control plane opens meanwhile. */
+  infra: Infra | Promise<Infra>;
   components: StartComponent[];
   /** Extra cleanups run after the components stop (e.g. the embedded broker). */
   onStop?: Array<() => Promise<void>>;
 }): Promise<Host> {
   const { config, logger } = opts;
-  const ctx = await openAppContext(config, opts.secrets, logger);
+  // The control plane (PGlite start, migrations) opens while the broker may still be starting.
+  const [opened, infraReady] = await Promise.allSettled([openAppContext(config, opts.secrets, logger), opts.infra]);
+  if (opened.status === 'rejected' || infraReady.status === 'rejected') {
+    if (opened.status === 'fulfilled') await opened.value.db.close().catch(() => undefined);
+    throw opened.status === 'rejected' ? opened.reason : (infraReady as PromiseRejectedResult).reason;
+  }
+  const ctx = opened.value;
+  const infra = infraReady.value;
   const running: RunningComponent[] = [];
   const stopAll = async () => {
     for (const s of running.reverse()) await s.stop().catch((err) => logger.error({ err, service: s.name }, 'stop failed'));
@@ -49,7 +57,7 @@ export async function hostComponents(opts: {
   };
   // Started together (they are independent; the all-in-one's ingest waits on Kafka while the api
   // opens DuckDB), kept in list order so they stop in reverse.
-  const started = await Promise.allSettled(opts.components.map((start) => start(ctx, opts.infra)));
+  const started = await Promise.allSettled(opts.components.map((start) => start(ctx, infra)));
   for (const r of started) if (r.status === 'fulfilled') running.push(r.value);
   const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) {

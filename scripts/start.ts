@@ -16,39 +16,48 @@ const config = loadConfig();
 const logger = createLogger(config.logLevel, 'marginal');
 const secrets = loadInstanceSecrets(config);
 const cleanups: Array<() => Promise<void>> = [];
+/** What is still starting: a failed start waits for it, so its cleanup is known before running them. */
+const starting: Array<Promise<unknown> | unknown> = [];
 const cleanupNow = async () => {
+  await Promise.allSettled(starting);
   for (const f of cleanups.reverse()) await f().catch(() => undefined);
 };
 
 try {
-  // The registry starts while the broker does (the broker takes seconds; the registry none).
+  // The broker, the registry and the control plane (in hostComponents) start together; the
+  // broker takes seconds, the others a moment.
   const startingRegistry = config.schemaRegistryUrl
-    ? null
-    : startSchemaRegistry({ host: '127.0.0.1', port: config.schemaRegistryPort, file: path.join(config.dataDir, 'schema-registry.json') });
-  void startingRegistry?.catch(() => undefined);
-  let kafkaBrokers = config.kafkaBrokers;
-  if (!kafkaBrokers) {
+    ? config.schemaRegistryUrl
+    : startSchemaRegistry({ host: '127.0.0.1', port: config.schemaRegistryPort, file: path.join(config.dataDir, 'schema-registry.json') }).then(
+        (registry) => {
+          cleanups.push(registry.stop);
+          return registry.url;
+        },
+      );
+  let startingBroker: Promise<string[]> | string[];
+  if (config.kafkaBrokers) startingBroker = config.kafkaBrokers;
+  else {
     logger.info({ port: config.kafkaPort }, 'starting the local Kafka broker (first run fetches its jars with Maven)');
     // Supervised: a broker that dies is started again, and ingest recovers by itself.
-    const broker = await superviseBroker({ port: config.kafkaPort, dataDir: path.join(config.dataDir, 'kafka') }, logger.child({ service: 'kafka' }));
-    cleanups.push(broker.stop);
-    kafkaBrokers = broker.brokers;
-    logger.info({ brokerReadyInSeconds: Number(((Date.now() - started) / 1000).toFixed(2)) }, 'local Kafka broker ready');
+    startingBroker = superviseBroker({ port: config.kafkaPort, dataDir: path.join(config.dataDir, 'kafka') }, logger.child({ service: 'kafka' })).then(
+      (broker) => {
+        cleanups.push(broker.stop);
+        logger.info({ brokerReadyInSeconds: Number(((Date.now() - started) / 1000).toFixed(2)) }, 'local Kafka broker ready');
+        return broker.brokers;
+      },
+    );
   }
-  let schemaRegistryUrl = config.schemaRegistryUrl;
-  if (startingRegistry) {
-    const registry = await startingRegistry;
-    cleanups.push(registry.stop);
-    schemaRegistryUrl = registry.url;
-  }
+  starting.push(startingBroker, startingRegistry);
+  const infra = Promise.all([startingBroker, startingRegistry]).then(([kafkaBrokers, schemaRegistryUrl]) => ({ kafkaBrokers, schemaRegistryUrl }));
   const host = await hostComponents({
     config,
     secrets,
     logger,
-    infra: { kafkaBrokers, schemaRegistryUrl },
+    infra,
     components: allInOneComponents,
     onStop: cleanups,
   });
+  const { kafkaBrokers, schemaRegistryUrl } = await infra;
   stopOnSignals(host, logger);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   logger.info({ url: host.url, kafkaBrokers, schemaRegistryUrl, readyInSeconds: Number(seconds) }, 'marginal ready');

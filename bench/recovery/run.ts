@@ -120,6 +120,13 @@ async function pending(): Promise<number | null> {
   }
 }
 
+/** Seconds from `since` (epoch ms) to the first log line with this message, or null. */
+function loggedAt(logFile: string, msg: string, since: number): number | null {
+  const line = fs.readFileSync(logFile, 'utf8').split('\n').find((l) => l.includes(`"msg":"${msg}"`));
+  const m = line ? /"time":(\d+)/.exec(line) : null;
+  return m ? Number(((Number(m[1]) - since) / 1000).toFixed(2)) : null;
+}
+
 /** A number the service logged under `field` (its JSON log lines), or null. */
 function logged(logFile: string, field: string): number | null {
   const m = new RegExp(`"${field}":([0-9.]+)`).exec(fs.readFileSync(logFile, 'utf8'));
@@ -132,6 +139,8 @@ interface Round {
   /** From the service's own log: its process start to the broker taking writes, and to serving. */
   broker_ready_s: number | null;
   service_ready_s: number | null;
+  /** From the restart to the processor's "partitions assigned" log line. */
+  processor_assigned_s: number | null;
   listening_s: number;
   accepting_s: number;
   caught_up_s: number;
@@ -155,6 +164,7 @@ try {
       const acceptedBeforeKill = await loading;
 
       const t0 = performance.now();
+      const t0Wall = Date.now();
       service = start();
       await waitUntilServing(service, url, 120_000);
       const listening = seconds(t0);
@@ -173,6 +183,7 @@ try {
         accepted_before_kill: acceptedBeforeKill,
         broker_ready_s: logged(service.logFile, 'brokerReadyInSeconds'),
         service_ready_s: logged(service.logFile, 'readyInSeconds'),
+        processor_assigned_s: loggedAt(service.logFile, 'partitions assigned', t0Wall),
         listening_s: listening,
         accepting_s: accepting,
         caught_up_s: caughtUp,
@@ -220,10 +231,11 @@ if (!values['no-write']) {
     '',
     'Broker ready and service ready are from the service\'s own log (its process start, after Node loaded).',
     '',
-    '| mode | events accepted before the kill | broker ready (s) | service ready (s) | listening (s) | accepting (s) | caught up (s) |',
-    '|---|---|---|---|---|---|---|',
+    '| mode | events accepted before the kill | broker ready (s) | service ready (s) | listening (s) | accepting (s) | processor assigned (s) | caught up (s) |',
+    '|---|---|---|---|---|---|---|---|',
     ...rounds.map(
-      (r) => `| ${r.mode} | ${r.accepted_before_kill} | ${r.broker_ready_s} | ${r.service_ready_s} | ${r.listening_s} | ${r.accepting_s} | ${r.caught_up_s} |`,
+      (r) =>
+        `| ${r.mode} | ${r.accepted_before_kill} | ${r.broker_ready_s} | ${r.service_ready_s} | ${r.listening_s} | ${r.accepting_s} | ${r.processor_assigned_s} | ${r.caught_up_s} |`,
     ),
     '',
     ...summary.map((s) => `- \`${s.mode}\`: accepting median ${s.accepting_s.median} s (max ${s.accepting_s.max}), caught up median ${s.caught_up_s.median} s (max ${s.caught_up_s.max}).`),
