@@ -18,6 +18,8 @@ export interface ServiceProcessOptions {
   logFile: string;
   /** Run dist/<entry>.js (default: when it exists) or the source through tsx. */
   built?: boolean;
+  /** Another checkout to run (benchmarks compare with an older build); default this one. */
+  root?: string;
 }
 
 export interface ServiceProcess {
@@ -41,14 +43,15 @@ export function isBuilt(entry: ServiceEntry): boolean {
 }
 
 export function spawnService(opts: ServiceProcessOptions): ServiceProcess {
-  const built = opts.built ?? isBuilt(opts.entry);
+  const root = opts.root ?? fromRoot();
+  const built = opts.built ?? fs.existsSync(path.join(root, 'dist', `${opts.entry}.js`));
   const args = built
-    ? [...SERVICE_NODE_FLAGS, fromRoot('dist', `${opts.entry}.js`)]
-    : [...SERVICE_NODE_FLAGS, '--import', 'tsx', fromRoot(`${opts.entry}.ts`)];
+    ? [...SERVICE_NODE_FLAGS, path.join(root, 'dist', `${opts.entry}.js`)]
+    : [...SERVICE_NODE_FLAGS, '--import', 'tsx', path.join(root, `${opts.entry}.ts`)];
   fs.mkdirSync(path.dirname(opts.logFile), { recursive: true });
   const out = fs.openSync(opts.logFile, 'a');
   const child = spawn(process.execPath, args, {
-    cwd: fromRoot(),
+    cwd: root,
     env: { ...process.env, ...opts.env },
     stdio: ['ignore', out, out],
   });

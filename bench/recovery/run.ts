@@ -8,6 +8,7 @@
 // caught up). Targets (issue 17): accepting ≤ 10 s, caught up ≤ 15 s. Writes
 // bench/results/recovery.json and recovery.md.
 //   npx tsx bench/recovery/run.ts [--rounds 3] [--modes node,all] [--load-seconds 2] [--source] [--no-write] [--keep]
+//                                 [--root <another built checkout>]
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -26,12 +27,15 @@ const { values } = parseArgs({
     source: { type: 'boolean', default: false },
     'no-write': { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
+    /** Another checkout's build to measure instead (e.g. the code before a change); results not written. */
+    root: { type: 'string' },
   },
 });
 const ROUNDS = Number(values.rounds);
 const MODES = values.modes!.split(',') as Array<'node' | 'all'>;
 const LOAD_MS = Number(values['load-seconds']) * 1000;
-const BUILT = !values.source && isBuilt('scripts/start');
+const ROOT = values.root ? path.resolve(values.root) : undefined;
+const BUILT = ROOT ? true : !values.source && isBuilt('scripts/start');
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'marginal-bench-recovery-'));
 const dataDir = path.join(tmp, 'data');
@@ -51,7 +55,7 @@ const env = {
 };
 let starts = 0;
 const start = (): ServiceProcess =>
-  spawnService({ name: 'all-in-one', entry: 'scripts/start', env, logFile: path.join(tmp, `service-${++starts}.log`), built: BUILT });
+  spawnService({ name: 'all-in-one', entry: 'scripts/start', env, logFile: path.join(tmp, `service-${++starts}.log`), built: BUILT, root: ROOT });
 
 async function json(method: string, p: string, token: string, body?: unknown): Promise<any> {
   const res = await fetch(`${url}${p}`, {
@@ -209,7 +213,7 @@ const summary = MODES.map((mode) => {
 });
 console.log(JSON.stringify({ summary }, null, 2));
 
-if (!values['no-write']) {
+if (!values['no-write'] && !ROOT) {
   const result = {
     bench: 'recovery',
     date: new Date().toISOString(),
