@@ -179,6 +179,10 @@ describe('the local broker stalled, then killed', () => {
       else if (Date.now() > deadline) throw new Error(`no 202 within 120 s of the broker's death (last ${res.status})`);
       else await sleep(250);
     }
+    // The supervisor counts the restart once its readiness probe passes, which may be just after
+    // the broker took ingest's first send.
+    const counted = Date.now() + 30_000;
+    while (broker.restarts() === before && Date.now() < counted) await sleep(100);
     expect(broker.restarts()).toBe(before + 1);
     expect(broker.pid()).not.toBe(pid);
     // Five keys, five credits, five ledger rows: nothing counted twice across the restart.
