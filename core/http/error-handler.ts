@@ -1,8 +1,10 @@
 // Maps every thrown error to the spec's envelope (or the flat body for signature faults).
-// Unknown errors become 500 with the correlation id; nothing a client sends crashes the process.
+// An unreachable control plane becomes 503 (retryable, Retry-After); unknown errors become 500
+// with the correlation id; nothing a client sends crashes the process.
 import type { NextFunction, Request, Response } from 'express';
 import { ValidateError } from '@tsoa/runtime';
-import { AppError, SignatureError, ValidationError } from '../errors.js';
+import { isConnectionFailure } from '../control/sql-errors.js';
+import { AppError, ServiceUnavailableError, SignatureError, ValidationError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { errorEnvelope } from './error-envelope.js';
 import { requestIds } from './request-context.js';
@@ -105,7 +107,13 @@ export function errorHandler(logger: Logger) {
     if (err instanceof AppError) appErr = err;
     else if (err instanceof ValidateError) appErr = fromTsoaValidateError(err);
     else if (isBodyParserError(err)) appErr = bodyParserError(err);
-    else {
+    else if (isConnectionFailure(err)) {
+      // Every control-plane read on a request's path (API key lookup, organization settings,
+      // rates, ledger, admin and read endpoints) ends here when the database is unreachable.
+      const ids = requestIds(req);
+      logger.warn({ err, requestId: ids?.requestId, correlationId: ids?.correlationId, path: req.path }, 'control plane unavailable');
+      appErr = new ServiceUnavailableError('The control-plane database is unavailable; retry shortly', `Quote correlation id ${ids?.correlationId} to support`);
+    } else {
       const ids = requestIds(req);
       logger.error({ err, requestId: ids?.requestId, correlationId: ids?.correlationId, path: req.path }, 'unhandled error');
       appErr = new AppError(500, 'INTERNAL_SERVER_ERROR', 'Internal server error', {
