@@ -150,6 +150,11 @@ def test_every_read_method_answers_with_its_model(tenant_with_events):
         "workflows": lambda: client.workflows(**window),
         "attribution_by_dimension": lambda: client.attribution_by_dimension(dimension="team", **window),
         "attribution_dimension_values": lambda: client.attribution_dimension_values(dimension="team", **window),
+        "cost_trend": lambda: client.cost_trend(**window, group_by="model"),
+        "pending_rate_card": lambda: client.pending_rate_card(**window),
+        "end_users": lambda: client.end_users(),
+        "end_user_sessions": lambda: client.end_user_sessions("bob", **window),
+        "own_rates": lambda: client.own_rates(),
     }
     assert sorted(calls) == sorted(READ_ENDPOINTS)
     answers = {name: call() for name, call in calls.items()}
@@ -158,6 +163,10 @@ def test_every_read_method_answers_with_its_model(tenant_with_events):
     assert [i.attribution_value for i in answers["end_user_by_model"].items] == ["rd-model-v1"]
     assert answers["attribution_dimension_values"].values == ["ads", "search"]
     assert answers["dimension_definitions"].total == 2
+    # The console's endpoints: cost over time by model sums to the total, bob is an end user.
+    by_model = answers["cost_trend"]
+    assert sum(Decimal(p.cost) for series in by_model.series for p in series.data_points) == sum((cost(e) for e in events), Decimal(0))
+    assert "bob" in [u.external_id for u in answers["end_users"].end_users]
     assert answers["usage_events"].total == len(events) and len(answers["usage_events"].events) == 5
     assert Decimal(answers["dimension_numeric_trend"].data_points[-1].value or 0) <= max(e["metadata"]["latency_ms"] for e in events)
     assert answers["sessions"].sessions[0].session_id == "sess-1"
