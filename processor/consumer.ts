@@ -17,7 +17,7 @@ import type { DeadLetterQueue } from './dlq.js';
 import type { LakeWriter } from './lake/lake-writer.js';
 import { assignedPartitions, deadLetters, pricedEvents } from './metrics.js';
 import { PartitionWorker } from './partition-worker.js';
-import { priceRecord, type RecordOutcome, type RecordPricingDeps } from './price-record.js';
+import { priceRecord, refusedRecord, type RecordOutcome, type RecordPricingDeps } from './price-record.js';
 import { Repricer } from './repricing.js';
 
 export const PROCESSOR_GROUP_ID = 'marginal-processor';
@@ -251,12 +251,17 @@ export class Processor {
       }
       const record = { key: m.key, value: m.value, offset, timestamp: m.timestamp };
       let outcome: RecordOutcome;
-      try {
-        outcome = await priceRecord(record, this.topic, w.partition, pricedAt, deps);
-      } catch {
-        const retried = await this.retrying(heartbeat, 'price record', () => priceRecord(record, this.topic, w.partition, pricedAt, deps));
-        if (retried === null) return;
-        outcome = retried.value;
+      const refusal = w.refusalAt(offset);
+      if (refusal) {
+        outcome = refusedRecord(record, this.topic, w.partition, pricedAt, refusal);
+      } else {
+        try {
+          outcome = await priceRecord(record, this.topic, w.partition, pricedAt, deps);
+        } catch {
+          const retried = await this.retrying(heartbeat, 'price record', () => priceRecord(record, this.topic, w.partition, pricedAt, deps));
+          if (retried === null) return;
+          outcome = retried.value;
+        }
       }
       if (w.generation !== generation) return;
       if (outcome.deadLetter) {
@@ -267,6 +272,10 @@ export class Processor {
       const status = outcome.row?.status ?? 'failed';
       counts.set(status, (counts.get(status) ?? 0) + 1);
       w.accept(outcome.row, offset);
+      if (w.mustFlushNow) {
+        await w.flushAll();
+        if (w.generation !== generation) return;
+      }
     }
   }
 
