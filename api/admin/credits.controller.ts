@@ -14,6 +14,7 @@ export interface GrantCreditsBody {
    * Event credits to add.
    * @isInt must be a positive integer
    * @minimum 1 must be a positive integer
+   * @maximum 1000000000 must be at most 1000000000 per grant
    */
   amount: number;
   /**

@@ -21,9 +21,13 @@ export class SessionsController extends Controller {
    * @param start_date ISO 8601 date or datetime, inclusive. Must be before end_date.
    * @param end_date ISO 8601 date or datetime, exclusive.
    * @param limit Page size, 1 to 1000. Default 100.
-   * @param offset Sessions to skip, zero or positive. Default 0.
+   * @param offset Sessions to skip, 0 to 2147483647. Default 0.
    * @isInt limit must be an integer
+   * @minimum limit 1
+   * @maximum limit 1000
    * @isInt offset must be an integer
+   * @minimum offset 0
+   * @maximum offset 2147483647
    */
   @Get()
   public async listSessions(

@@ -21,9 +21,13 @@ export class UsageController extends Controller {
    * @param subscription_id Only events accepted under this subscription of the caller's organization.
    * @param metric_name Exact match on the lowercase stored name (`tokens` for LLM calls).
    * @param limit Page size, 1 to 1000. Default 100.
-   * @param offset Events to skip, zero or positive. Default 0.
+   * @param offset Events to skip, 0 to 2147483647. Default 0.
    * @isInt limit must be an integer
+   * @minimum limit 1
+   * @maximum limit 1000
    * @isInt offset must be an integer
+   * @minimum offset 0
+   * @maximum offset 2147483647
    */
   @Get('events')
   @Response<ErrorEnvelope>(400, 'Bad dates, start not before end, range over 90 days, limit not in 1 to 1000, negative offset')
