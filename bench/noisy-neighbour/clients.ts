@@ -2,7 +2,8 @@
 //   victim   — `clients` concurrent loops sending valid signed single events of one organization;
 //              counts answers by status and latency.
 //   attacker — ONE client of another organization sending every bad input of issue 16 in a loop,
-//              one request at a time; counts answers by status (every one must be 4xx).
+//              one request at a time, at most `ratePerSecond` (0: as fast as answers come);
+//              counts answers by status (every one must be 4xx).
 // Prints one JSON line with the counts when `seconds` have passed.
 import http from 'node:http';
 import zlib from 'node:zlib';
@@ -17,6 +18,8 @@ export interface ClientsConfig {
   clients: number;
   /** Makes idempotency keys unique across runs of the same organization. */
   runId: string;
+  /** Attacker only: requests per second at most (0 = unpaced). */
+  ratePerSecond?: number;
 }
 
 export interface ClientsResult {
@@ -100,10 +103,17 @@ async function run(cfg: ClientsConfig): Promise<ClientsResult> {
     byStatus[status] = (byStatus[status] ?? 0) + 1;
     latencies.push(ms);
   };
+  const gapMs = cfg.role === 'attacker' && cfg.ratePerSecond ? 1000 / cfg.ratePerSecond : 0;
+  let nextAt = performance.now();
   const loops = Array.from({ length: cfg.role === 'attacker' ? 1 : cfg.clients }, async (_, c) => {
     for (let i = 0; performance.now() < until; i++) {
       const requests = cfg.role === 'attacker' ? badInputs(cfg, i) : [signed(cfg, '/v1/usage-events', JSON.stringify(llm(`v-${cfg.runId}-${c}-${i}`)))];
       for (const r of requests) {
+        if (gapMs > 0) {
+          nextAt += gapMs;
+          const wait = nextAt - performance.now();
+          if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        }
         if (performance.now() >= until) break;
         const t = performance.now();
         count(await send(base, r).catch(() => 0), performance.now() - t);

@@ -6,7 +6,10 @@
 // inputs (bench/noisy-neighbour/clients.ts, both in their own processes). Target: with the
 // attacker, the victim keeps ≥ 90% of its throughput alone, with 0 non-2xx answers, and every
 // attacker request is a 4xx. Writes bench/results/noisy-neighbour.{json,md}.
-//   npx tsx bench/noisy-neighbour/main.ts [--seconds 15] [--rounds 2] [--clients 16] [--no-write]
+// The attacker is paced (--attacker-rate, default 100 requests/s: 6,000 a minute, 60 times the
+// default ingest limit of one key) so the figure measures interference between tenants rather
+// than plain CPU sharing on a small machine; --attacker-rate 0 sends as fast as answers come.
+//   npx tsx bench/noisy-neighbour/main.ts [--seconds 15] [--rounds 2] [--clients 16] [--attacker-rate 100] [--no-write]
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -38,6 +41,7 @@ async function main(): Promise<void> {
       seconds: { type: 'string', default: '15' },
       rounds: { type: 'string', default: '2' },
       clients: { type: 'string', default: '16' },
+      'attacker-rate': { type: 'string', default: '100' },
       'no-write': { type: 'boolean', default: false },
     },
   });
@@ -55,6 +59,7 @@ async function main(): Promise<void> {
       seconds,
       clients,
       runId,
+      ratePerSecond: Number(values['attacker-rate']),
     });
     // Warm-up: JIT, connections, the first Kafka sends.
     await runClients({ ...cfg('victim', victim, 'warmup'), seconds: 5 });
@@ -74,7 +79,7 @@ async function main(): Promise<void> {
     const result = {
       date: new Date().toISOString(),
       machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model ?? 'unknown', loadAverage: os.loadavg().map((x) => x.toFixed(2)).join(' ') },
-      settings: { seconds, rounds: Number(values.rounds), victimClients: clients, attackerClients: 1 },
+      settings: { seconds, rounds: Number(values.rounds), victimClients: clients, attackerClients: 1, attackerRatePerSecond: Number(values['attacker-rate']) },
       victimAlonePerSecond: Math.round(aloneRate),
       victimWithAttackerPerSecond: Math.round(noisyRate),
       keptPercent: Math.round((noisyRate / aloneRate) * 1000) / 10,
@@ -106,7 +111,7 @@ function markdown(r: { date: string; machine: { cpus: number; model: string; loa
     `${r.date}, ${r.machine.cpus} cores (${r.machine.model}), load average at the end ${r.machine.loadAverage}. All-in-one service as a child`,
     `process (PGlite, local Kafka), rate limits raised so every request reaches validation. ${r.settings.rounds} rounds of ${r.settings.seconds} s:`,
     `the victim organization's valid single events from ${r.settings.victimClients} concurrent clients alone, then with ONE client of another`,
-    'organization sending every bad input of issue 16 in a loop (year-0 timestamps, lone surrogates in key/model/metric/unit/provider,',
+    `organization sending every bad input of issue 16 in a loop (${r.settings.attackerRatePerSecond ? `at most ${r.settings.attackerRatePerSecond} requests/s` : 'unpaced'}; year-0 timestamps, lone surrogates in key/model/metric/unit/provider,`,
     'metadata 5,000 deep, 2^53-1 tokens, a bad batch, non-gzip bodies sent as gzip, NUL and malformed percent-encoding in read',
     'parameters and path ids, offsets beyond int64 and 1e26).',
     '',
