@@ -34,10 +34,11 @@ const TOKEN_FIELDS = [
 ] as const;
 type TokenField = (typeof TOKEN_FIELDS)[number];
 
-const ATTRIBUTION_FIELDS = ['agent_id', 'workflow_id', 'feature'] as const;
+/** Fields read from the top level, else from a string under the same key in metadata (top level wins). */
+const ATTRIBUTION_FIELDS = ['agent_id', 'workflow_id', 'feature', 'session_id'] as const;
 type AttributionField = (typeof ATTRIBUTION_FIELDS)[number];
 
-const PLAIN_STRING_FIELDS = ['user_id', 'model', 'provider', 'metric', 'unit', 'session_id', 'span_id', 'parent_span_id', 'span_name'] as const;
+const PLAIN_STRING_FIELDS = ['user_id', 'model', 'provider', 'metric', 'unit', 'span_id', 'parent_span_id', 'span_name'] as const;
 type PlainStringField = (typeof PLAIN_STRING_FIELDS)[number];
 
 /** Every accepted top-level field; anything else is a 400 naming it. */
@@ -304,6 +305,8 @@ export function validateEvent(raw: unknown, dimensions: readonly DimensionRule[]
     agent_id: attribution(body, metadata, 'agent_id'),
     workflow_id: attribution(body, metadata, 'workflow_id'),
     feature: attribution(body, metadata, 'feature'),
+    // The spec's session tree is keyed by "the session_id metadata value".
+    session_id: attribution(body, metadata, 'session_id'),
     metadata,
     metadata_json: json,
   };

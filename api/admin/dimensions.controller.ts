@@ -3,6 +3,7 @@
 import type { Request as ExRequest } from 'express';
 import { Body, Controller, Get, Path, Post, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import { appContext } from '../../core/app-context.js';
+import { ingestSettingsChanged } from './ingest-settings.js';
 import { createDimension, listDimensions } from '../../core/control/dimensions.js';
 import { requireOrganization } from '../../core/control/organizations.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
@@ -56,6 +57,7 @@ export class DimensionsController extends Controller {
     const { db } = appContext(req);
     await requireOrganization(db, organizationId);
     const dimension = await createDimension(db, organizationId, input);
+    ingestSettingsChanged(req, organizationId);
     this.setStatus(201);
     return dimensionView(dimension);
   }

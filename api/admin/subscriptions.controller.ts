@@ -3,6 +3,7 @@
 import type { Request as ExRequest } from 'express';
 import { Body, Controller, Get, Patch, Path, Post, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import { appContext } from '../../core/app-context.js';
+import { ingestSettingsChanged } from './ingest-settings.js';
 import { DEFAULT_PLAN, requireOrganization } from '../../core/control/organizations.js';
 import {
   createSubscription,
@@ -49,6 +50,7 @@ export class SubscriptionsController extends Controller {
     const { db } = appContext(req);
     await requireOrganization(db, organizationId);
     const subscription = await createSubscription(db, organizationId, { plan, status: body.status });
+    ingestSettingsChanged(req, organizationId);
     this.setStatus(201);
     return subscriptionView(subscription);
   }
@@ -73,6 +75,7 @@ export class SubscriptionsController extends Controller {
     @Body() body: UpdateSubscriptionBody,
   ): Promise<SubscriptionView> {
     const subscription = await setSubscriptionStatus(appContext(req).db, organizationId, subscriptionId, body.status);
+    ingestSettingsChanged(req, organizationId);
     return subscriptionView(subscription);
   }
 }

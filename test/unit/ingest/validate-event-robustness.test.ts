@@ -106,3 +106,17 @@ describe('token counts have one upper limit, which the Avro record can also carr
     expect(Number.isSafeInteger(5 * MAX_TOKEN_COUNT)).toBe(true);
   });
 });
+
+describe('session_id: "the `session_id` metadata value" identifies the session (spec, session tree)', () => {
+  it('metadata.session_id is the session when no top-level session_id is sent', () => {
+    expect(validateEvent({ ...llm, metadata: { session_id: 'sess-9' } }).session_id).toBe('sess-9');
+  });
+
+  it('the top-level field wins when both are present', () => {
+    expect(validateEvent({ ...llm, session_id: 'top', metadata: { session_id: 'meta' } }).session_id).toBe('top');
+  });
+
+  it('a non-string metadata.session_id is not a session', () => {
+    expect(validateEvent({ ...llm, metadata: { session_id: 42 } }).session_id).toBeNull();
+  });
+});
