@@ -12,7 +12,7 @@
 // one credit and publish one record. The sweeper leaves the groups in flight here alone.
 import type { ControlDb, Queryable } from '../core/control/db.js';
 import { spendAvailableCredits, spendCredits } from '../core/control/credits.js';
-import { upsertEndUsers } from '../core/control/end-users.js';
+import { createEndUsers, deleteEndUsers } from '../core/control/end-users.js';
 import { sqlState } from '../core/control/sql-errors.js';
 import {
   beginIngestGroup,
@@ -86,7 +86,8 @@ interface Reserved {
 interface ReservedGroup {
   reserved: Reserved[];
   answered: Array<[Entry, EventOutcome]>;
-  newUsers: Array<[string, string]>;
+  /** [organization, external id, created by this transaction]. */
+  newUsers: Array<[string, string, boolean]>;
   groupId: string | null;
 }
 
@@ -133,6 +134,13 @@ export class GroupCommitter {
   private closed = false;
   private idle: Array<() => void> = [];
   private readonly knownEndUsers = new Set<string>();
+  /**
+   * End users created here whose events are not yet queued, and how many reserved events of this
+   * process name each user: a failed publish deletes the users that no accepted event named (a
+   * 503 leaves no end user behind), unless another event of ours still may.
+   */
+  private readonly unconfirmedUsers = new Set<string>();
+  private readonly userRefs = new Map<string, number>();
 
   constructor(
     private readonly db: ControlDb,
@@ -244,6 +252,8 @@ export class GroupCommitter {
     }
     if (outcome.groupId !== null) this.groupsInFlight.add(outcome.groupId);
     this.rememberEndUsers(outcome.newUsers);
+    for (const [org, u, created] of outcome.newUsers) if (created) this.unconfirmedUsers.add(keyOf(org, u));
+    for (const r of outcome.reserved) this.refUser(r, 1);
     for (const [e, o] of outcome.answered) this.finish(e, o);
     this.toPublish.push(...outcome.reserved);
   }
@@ -253,7 +263,7 @@ export class GroupCommitter {
       const ingestGroup = await beginIngestGroup(tx);
       const reserved: Reserved[] = [];
       const answered: Array<[Entry, EventOutcome]> = [];
-      const newUsers: Array<[string, string]> = [];
+      const newUsers: ReservedGroup['newUsers'] = [];
       for (const [org, entries] of groupBy(group, (e) => e.event.organizationId)) {
         await this.reserveForOrganization(tx, ingestGroup, org, entries, reserved, answered, newUsers);
       }
@@ -270,7 +280,7 @@ export class GroupCommitter {
     entries: Entry[],
     reserved: Reserved[],
     answered: Array<[Entry, EventOutcome]>,
-    newUsers: Array<[string, string]>,
+    newUsers: ReservedGroup['newUsers'],
   ): Promise<void> {
     const reservations = await reserveEvents(
       tx,
@@ -316,12 +326,23 @@ export class GroupCommitter {
       if (u !== null && !this.knownEndUsers.has(keyOf(org, u))) users.add(u);
     }
     if (users.size > 0) {
-      await upsertEndUsers(tx, org, [...users]);
-      for (const u of users) newUsers.push([org, u]);
+      const created = new Set(await createEndUsers(tx, org, [...users]));
+      for (const u of users) newUsers.push([org, u, created.has(u)]);
     }
   }
 
-  private rememberEndUsers(users: Array<[string, string]>): void {
+  /** Counts a reserved event's end user in (+1) or out (-1); returns the references left. */
+  private refUser(r: Reserved, delta: 1 | -1): number {
+    const u = r.entry.event.userId;
+    if (u === null) return 0;
+    const key = keyOf(r.entry.event.organizationId, u);
+    const n = (this.userRefs.get(key) ?? 0) + delta;
+    if (n > 0) this.userRefs.set(key, n);
+    else this.userRefs.delete(key);
+    return n;
+  }
+
+  private rememberEndUsers(users: ReservedGroup['newUsers']): void {
     if (this.knownEndUsers.size + users.length > KNOWN_END_USERS_MAX) this.knownEndUsers.clear();
     for (const [org, u] of users) this.knownEndUsers.add(keyOf(org, u));
   }
@@ -345,6 +366,9 @@ export class GroupCommitter {
     for (const r of batch) {
       r.entry.settle({ ok: true, eventId: r.eventId, flagReason: r.flagReason, duplicate: !r.isNew });
       this.toMark.push(r);
+      // An accepted event names its end user: that user stays.
+      this.refUser(r, -1);
+      if (r.entry.event.userId !== null) this.unconfirmedUsers.delete(keyOf(r.entry.event.organizationId, r.entry.event.userId));
     }
   }
 
@@ -356,14 +380,33 @@ export class GroupCommitter {
    */
   private async release(groupId: string, list: Reserved[]): Promise<void> {
     const mine = list.filter((r) => r.isNew).map((r) => ({ organizationId: r.entry.event.organizationId, idempotencyKey: r.entry.event.idempotencyKey }));
+    const orphans = this.orphanedUsers(list);
     try {
-      await this.db.transaction((tx) => releaseReservations(tx, groupId, mine, { keepGroup: mine.length < list.length }));
+      await this.db.transaction(async (tx) => {
+        await releaseReservations(tx, groupId, mine, { keepGroup: mine.length < list.length });
+        for (const [org, users] of orphans) await deleteEndUsers(tx, org, users);
+      });
     } catch (err) {
       // Left reserved, they keep their credit and the sweeper publishes them once Kafka is back;
       // a retry of the key then answers 202.
       this.logger.error({ err, events: list.length }, 'releasing reservations failed; the sweeper will publish them');
     }
     this.groupsInFlight.delete(groupId);
+  }
+
+  /** End users created here that no accepted or still reserved event of ours names once `list` is released, by organization. */
+  private orphanedUsers(list: Reserved[]): Array<[string, string[]]> {
+    const orphans = new Map<string, Set<string>>();
+    for (const r of list) {
+      const u = r.entry.event.userId;
+      if (u === null || this.refUser(r, -1) > 0) continue;
+      const key = keyOf(r.entry.event.organizationId, u);
+      if (!this.unconfirmedUsers.delete(key)) continue;
+      this.knownEndUsers.delete(key);
+      const set = orphans.get(r.entry.event.organizationId) ?? new Set<string>();
+      orphans.set(r.entry.event.organizationId, set.add(u));
+    }
+    return [...orphans].map(([org, users]) => [org, [...users]]);
   }
 
   // ---- stage 3: one update marks every group published since the last one ---------------------

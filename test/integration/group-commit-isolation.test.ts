@@ -6,6 +6,7 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { getCreditBalance } from '../../core/control/credits.js';
+import { getEndUserByExternalId } from '../../core/control/end-users.js';
 import { eventIdFor } from '../../core/ids.js';
 import { createIdempotentProducer, createKafka } from '../../core/kafka/client.js';
 import { createLogger } from '../../core/logger.js';
@@ -80,5 +81,32 @@ describeEachControlDb('group commit isolates a member the transaction refuses', 
       [bob.organizationId],
     );
     expect(groups!.n).toBe('1');
+  });
+});
+
+describeEachControlDb('a failed publish (503, credit refunded) leaves no end user behind', ({ db }) => {
+  // A topic that does not exist, on a producer that may not create it: every send fails, as with
+  // Kafka unavailable, so the committer releases the reservations and answers 503.
+  const brokenProducer = createIdempotentProducer(kafka, { allowAutoTopicCreation: false, retry: { retries: 1, initialRetryTime: 100 } });
+  beforeAll(async () => {
+    await brokenProducer.connect();
+  });
+  afterAll(async () => {
+    await brokenProducer.disconnect();
+  });
+
+  it('the end user first named by an event that was not queued does not exist; one named by an accepted event stays', async () => {
+    const carol = await createTestTenant(db(), { credits: 10 });
+    const working = new GroupCommitter(db(), new KafkaEventPublisher(producer, topic), createLogger('silent'));
+    expect((await working.submit([pending(carol.organizationId, 'ok-1', 'real-user')]))[0]!.ok).toBe(true);
+    await working.close();
+
+    const failing = new GroupCommitter(db(), new KafkaEventPublisher(brokenProducer, `missing-${crypto.randomUUID()}`), createLogger('silent'));
+    const outcomes = await failing.submit([pending(carol.organizationId, 'lost-1', 'ghost-user'), pending(carol.organizationId, 'lost-2', 'real-user')]);
+    await failing.close();
+    expect(outcomes.map((o) => (o.ok ? 202 : o.error.status))).toEqual([503, 503]);
+    expect(await getCreditBalance(db(), carol.organizationId)).toBe(9);
+    expect(await getEndUserByExternalId(db(), carol.organizationId, 'ghost-user')).toBeNull();
+    expect(await getEndUserByExternalId(db(), carol.organizationId, 'real-user')).not.toBeNull();
   });
 });
