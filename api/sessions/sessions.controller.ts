@@ -2,6 +2,7 @@
 // every event carrying its session_id, across all time.
 import type { Request as ExRequest } from 'express';
 import { Controller, Get, Path, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
+import type { IsoDateParam } from '../../core/http/params.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import { readContext } from '../lake/read-context.js';
 import { sessionList, sessionTree } from './sessions.service.js';
@@ -32,8 +33,8 @@ export class SessionsController extends Controller {
   @Get()
   public async listSessions(
     @Request() req: ExRequest,
-    @Query() start_date: string,
-    @Query() end_date: string,
+    @Query() start_date: IsoDateParam,
+    @Query() end_date: IsoDateParam,
     @Query() limit?: number,
     @Query() offset?: number,
   ): Promise<SessionList> {

@@ -1,6 +1,7 @@
 // GET /v1/usage/*: the organization's usage events, summary and aggregation.
 import type { Request as ExRequest } from 'express';
 import { Controller, Get, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
+import type { IsoDateParam } from '../../core/http/params.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import { readContext } from '../lake/read-context.js';
 import { usageAggregation, usageEvents, usageSummary } from './usage.service.js';
@@ -34,8 +35,8 @@ export class UsageController extends Controller {
   @Response<ErrorEnvelope>(404, 'Subscription not found or not accessible')
   public async getUsageEvents(
     @Request() req: ExRequest,
-    @Query() start_date: string,
-    @Query() end_date: string,
+    @Query() start_date: IsoDateParam,
+    @Query() end_date: IsoDateParam,
     @Query() subscription_id?: string,
     @Query() metric_name?: string,
     @Query() limit?: number,
@@ -52,7 +53,7 @@ export class UsageController extends Controller {
    */
   @Get('summary')
   @Response<ErrorEnvelope>(400, 'Bad or missing dates, or start_date not before end_date')
-  public async getUsageSummary(@Request() req: ExRequest, @Query() start_date: string, @Query() end_date: string): Promise<UsageSummary> {
+  public async getUsageSummary(@Request() req: ExRequest, @Query() start_date: IsoDateParam, @Query() end_date: IsoDateParam): Promise<UsageSummary> {
     return usageSummary(readContext(req), start_date, end_date);
   }
 
@@ -69,8 +70,8 @@ export class UsageController extends Controller {
   @Response<ErrorEnvelope>(404, 'Subscription not found or not accessible')
   public async getUsageAggregation(
     @Request() req: ExRequest,
-    @Query() start_date: string,
-    @Query() end_date: string,
+    @Query() start_date: IsoDateParam,
+    @Query() end_date: IsoDateParam,
     @Query() subscription_id?: string,
     @Query() metric_name?: string,
   ): Promise<UsageAggregation> {
