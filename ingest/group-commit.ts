@@ -10,6 +10,8 @@
 // Within one process a key is handled by one request at a time, until its group is marked
 // published: concurrent requests for it wait for that one's outcome, so concurrent retries spend
 // one credit and publish one record. The sweeper leaves the groups in flight here alone.
+// No request can fail another: a reservation transaction the control plane refuses is split down
+// to the member it refuses (reserveIsolating), and a 503 deletes only the end users it created.
 import type { ControlDb, Queryable } from '../core/control/db.js';
 import { spendAvailableCredits, spendCredits } from '../core/control/credits.js';
 import { createEndUsers, deleteEndUsers } from '../core/control/end-users.js';

@@ -4,7 +4,8 @@
 // the lake by size (flushMaxRows) or age (flushMaxDelayMs). A flush writes files, then the
 // manifest, then commits the offset (see PartitionWorker for the exactly-once rule). On a
 // rebalance, partitions that went elsewhere drop their buffers: nothing past the manifest was
-// committed, so their next owner starts exactly where the lake ends.
+// committed, so their next owner starts exactly where the lake ends. A record the lake keeps
+// refusing is narrowed down and dead-lettered (PartitionWorker), so it cannot stall the partition.
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import { PROCESSOR_FLUSH_DEFAULTS } from '../core/config.js';
 import { USAGE_EVENTS_TOPIC } from '../core/kafka/client.js';
