@@ -40,13 +40,23 @@ interface Req {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
-function send(base: URL, r: Req): Promise<number> {
+/**
+ * The answer's status; a batch answers 200 with one result per event, so its label is the
+ * status of its first event's error code ("200:VALIDATION_ERROR") when it has one.
+ */
+function send(base: URL, r: Req): Promise<string> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       { host: base.hostname, port: base.port, method: r.method, path: r.path, headers: r.headers, agent },
       (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
+        const batch = r.path.endsWith('/batch') && res.statusCode === 200;
+        let body = '';
+        if (batch) res.on('data', (d: Buffer) => (body += d.toString()));
+        else res.resume();
+        res.on('end', () => {
+          const code = batch ? (JSON.parse(body) as { results: Array<{ error?: { code: string } }> }).results[0]?.error?.code : undefined;
+          resolve(code ? `${res.statusCode}:${code}` : String(res.statusCode ?? 0));
+        });
       },
     );
     req.on('error', reject);
@@ -99,7 +109,7 @@ async function run(cfg: ClientsConfig): Promise<ClientsResult> {
   const byStatus: Record<string, number> = {};
   const latencies: number[] = [];
   const until = performance.now() + cfg.seconds * 1000;
-  const count = (status: number, ms: number) => {
+  const count = (status: string, ms: number) => {
     byStatus[status] = (byStatus[status] ?? 0) + 1;
     latencies.push(ms);
   };
@@ -116,7 +126,7 @@ async function run(cfg: ClientsConfig): Promise<ClientsResult> {
         }
         if (performance.now() >= until) break;
         const t = performance.now();
-        count(await send(base, r).catch(() => 0), performance.now() - t);
+        count(await send(base, r).catch(() => 'network-error'), performance.now() - t);
       }
     }
   });
