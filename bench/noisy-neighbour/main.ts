@@ -18,6 +18,34 @@ import { parseArgs } from 'node:util';
 import { fromRoot, projectRoot } from '../../core/paths.js';
 import { createServiceTenant, startServiceProcess, type ServiceTenant } from '../../scripts/service-process.js';
 import type { ClientsConfig, ClientsResult } from './clients.js';
+import { agent, namedBadInputs, send, validEvent, type Req } from './requests.js';
+
+/** CPU seconds the service process (all its threads) has used, from /proc (Linux; 100 ticks/s). */
+function serviceCpuSeconds(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * What one request of each kind costs the service, sent one at a time with nothing else running:
+ * CPU milliseconds per request (all threads of the service process) and the answer.
+ */
+async function costPerRequest(url: string, pid: number, kinds: Array<[string, (i: number) => Req]>, n = 400): Promise<Array<{ kind: string; cpuMs: number; answers: string }>> {
+  const base = new URL(url);
+  const out = [];
+  for (const [kind, make] of kinds) {
+    for (let i = 0; i < 50; i++) await send(base, make(-i - 1));
+    const before = serviceCpuSeconds(pid);
+    const answers: Record<string, number> = {};
+    for (let i = 0; i < n; i++) {
+      const a = await send(base, make(i));
+      answers[a] = (answers[a] ?? 0) + 1;
+    }
+    out.push({ kind, cpuMs: Math.round(((serviceCpuSeconds(pid) - before) * 1000 * 100) / n) / 100, answers: Object.keys(answers).join(', ') });
+  }
+  agent.destroy();
+  return out;
+}
 
 function runClients(cfg: ClientsConfig): Promise<ClientsResult> {
   return new Promise((resolve, reject) => {
@@ -89,6 +117,11 @@ async function main(): Promise<void> {
         await runAlone(round);
       }
     }
+    const kinds: Array<[string, (i: number) => Req]> = [
+      ['valid single event (for comparison)', (i) => validEvent(victim, `cost-${i}`)],
+      ...namedBadInputs(attacker, 'cost').map(([name], j): [string, (i: number) => Req] => [name, (i) => namedBadInputs(attacker, `cost-${i}`)[j]![1]]),
+    ];
+    const costs = await costPerRequest(svc.url, svc.pid, kinds);
     const aloneRate = sum(alone.map((r) => r.perSecond)) / alone.length;
     const noisyRate = sum(withAttacker.map((r) => r.perSecond)) / withAttacker.length;
     const roundRatios = alone.map((a, i) => withAttacker[i]!.perSecond / a.perSecond).sort((x, y) => x - y);
@@ -111,10 +144,12 @@ async function main(): Promise<void> {
         for (const [s, n] of Object.entries(r.byStatus)) acc[s] = (acc[s] ?? 0) + n;
         return acc;
       }, {}),
+      costPerRequest: costs,
       rounds: alone.map((a, i) => ({ alone: a, withAttacker: withAttacker[i], attacker: attacks[i] })),
     };
     const pass = result.keptPercent >= 90 && result.victimNon2xx === 0 && result.attackerNon4xx === 0;
-    console.log(JSON.stringify({ ...result, rounds: undefined, pass }, null, 2));
+    console.log(JSON.stringify({ ...result, rounds: undefined, costPerRequest: undefined, pass }, null, 2));
+    for (const c of costs) console.log(`${c.cpuMs.toFixed(2)} ms CPU  ${c.kind} (${c.answers})`);
     if (!values['no-write']) {
       fs.writeFileSync(fromRoot('bench', 'results', 'noisy-neighbour.json'), `${JSON.stringify({ ...result, pass }, null, 2)}\n`);
       fs.writeFileSync(fromRoot('bench', 'results', 'noisy-neighbour.md'), markdown(result, pass));
@@ -124,7 +159,7 @@ async function main(): Promise<void> {
   }
 }
 
-function markdown(r: { date: string; machine: { cpus: number; model: string; loadAverage: string }; settings: Record<string, number>; victimAlonePerSecond: number; victimWithAttackerPerSecond: number; keptPercent: number; keptPercentMedianOfRounds: number; keptPercentPerRound: number[]; victimNon2xx: number; attackerRequests: number; attackerPerSecond: number; attackerNon4xx: number; attackerByStatus: Record<string, number> }, pass: boolean): string {
+function markdown(r: { date: string; machine: { cpus: number; model: string; loadAverage: string }; settings: Record<string, number>; victimAlonePerSecond: number; victimWithAttackerPerSecond: number; keptPercent: number; keptPercentMedianOfRounds: number; keptPercentPerRound: number[]; victimNon2xx: number; attackerRequests: number; attackerPerSecond: number; attackerNon4xx: number; attackerByStatus: Record<string, number>; costPerRequest: Array<{ kind: string; cpuMs: number; answers: string }> }, pass: boolean): string {
   return [
     '# Noisy neighbour (`npx tsx bench/noisy-neighbour/main.ts`)',
     '',
@@ -145,7 +180,13 @@ function markdown(r: { date: string; machine: { cpus: number; model: string; loa
     `| attacker requests | ${r.attackerRequests} (${r.attackerPerSecond}/s), by status: ${Object.entries(r.attackerByStatus).map(([s, n]) => `${s}: ${n}`).join(', ')} |`,
     `| attacker answers that were not a refusal (4xx, or a batch's 200 with the event's error) | **${r.attackerNon4xx}** (target 0) |`,
     '',
-    `Result: ${pass ? 'PASS' : 'FAIL'}.`,
+    `Result: ${pass ? 'PASS' : 'FAIL'} (the throughput target on the means, 0 non-2xx, 0 attacker answers that were not a refusal).`,
+    '',
+    'What one request costs the service (CPU of all its threads per request, 400 sent one at a time with nothing else running):',
+    '',
+    '| request | CPU ms | answer |',
+    '|---|---|---|',
+    ...r.costPerRequest.map((c) => `| ${c.kind} | ${c.cpuMs.toFixed(2)} | ${c.answers} |`),
     '',
   ].join('\n');
 }
