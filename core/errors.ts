@@ -96,12 +96,6 @@ export class ServiceUnavailableError extends AppError {
   }
 }
 
-export class InternalError extends AppError {
-  constructor(supportMessage?: string) {
-    super(500, 'INTERNAL_SERVER_ERROR', 'Internal server error', { retryable: true, supportMessage });
-  }
-}
-
 export type SignatureFault = 'SIGNATURE_MISSING' | 'SIGNATURE_INVALID' | 'TIMESTAMP_OUT_OF_RANGE';
 
 /** 401 with the flat `{error, code}` body the spec prescribes for HMAC failures. */

@@ -5,6 +5,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { generateMasterKey } from './auth/secrets.js';
 import type { Config } from './config.js';
 
 export interface InstanceSecrets {
@@ -23,7 +24,7 @@ export function loadInstanceSecrets(config: Config): InstanceSecrets {
   if (adminToken && masterKey) return { adminToken, masterKey, created: false };
   const fresh = {
     adminToken: adminToken ?? `mk_admin_${crypto.randomBytes(24).toString('base64url')}`,
-    masterKey: masterKey ?? crypto.randomBytes(32).toString('hex'),
+    masterKey: masterKey ?? generateMasterKey(),
   };
   fs.mkdirSync(config.dataDir, { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;

@@ -19,7 +19,7 @@ export function parseDateParam(field: string, value: string | undefined | null, 
   return d;
 }
 
-export function parseIsoDate(value: string): Date | null {
+function parseIsoDate(value: string): Date | null {
   let m = DATE_ONLY.exec(value);
   if (m) return checkedUtc(+m[1], +m[2], +m[3], 0, 0, 0, 0);
   m = DATE_TIME.exec(value);
@@ -71,7 +71,7 @@ export function assertMaxMonths(range: DateRange, months: number, field = 'end_d
 }
 
 /** Range length in days, rounded up (a partial day counts as a day). */
-export function rangeDays(range: DateRange): number {
+function rangeDays(range: DateRange): number {
   return Math.ceil((range.end.getTime() - range.start.getTime()) / DAY_MS);
 }
 
@@ -90,7 +90,7 @@ export function addUtcMonths(d: Date, months: number): Date {
   return target;
 }
 
-export function utcMidnight(d: Date): Date {
+function utcMidnight(d: Date): Date {
   return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));
 }
 

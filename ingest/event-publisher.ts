@@ -16,7 +16,7 @@ export interface EventPublisher {
 }
 
 /** Bytes per send; kafkajs puts one partition's messages of a send in one record batch. */
-export const MAX_SEND_BYTES = 512 * 1024;
+const MAX_SEND_BYTES = 512 * 1024;
 
 export class KafkaEventPublisher implements EventPublisher {
   constructor(

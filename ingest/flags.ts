@@ -3,11 +3,11 @@
 // Rate matching is pricing/'s, so ingest flags exactly what the processor cannot price.
 import { missingRateReason, type PricingRates, type RateQuery } from '../pricing/price-event.js';
 
-export const MAX_AGE_MS = 24 * 60 * 60 * 1000;
-export const MAX_FUTURE_MS = 60 * 1000;
+const MAX_AGE_MS = 24 * 60 * 60 * 1000;
+const MAX_FUTURE_MS = 60 * 1000;
 
-export const FLAG_TOO_OLD = 'timestamp is more than 24 hours old';
-export const FLAG_IN_FUTURE = 'timestamp is more than 1 minute in the future';
+const FLAG_TOO_OLD = 'timestamp is more than 24 hours old';
+const FLAG_IN_FUTURE = 'timestamp is more than 1 minute in the future';
 
 export interface FlaggableEvent extends RateQuery {
   cost_override: string | null;

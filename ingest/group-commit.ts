@@ -84,13 +84,14 @@ interface Reserved {
   groupId: string;
 }
 
-/** What one reservation transaction decided. */
-interface ReservedGroup {
+/** What one organization's share of a reservation transaction produced. */
+interface OrganizationReservation {
+  /** Committed reservations whose records go to Kafka. */
   reserved: Reserved[];
+  /** Entries answered without publishing: duplicates of published keys, 402s. */
   answered: Array<[Entry, EventOutcome]>;
-  /** [organization, external id, created by this transaction]. */
+  /** [organization, external id, created by this transaction] of the end users it upserted. */
   newUsers: Array<[string, string, boolean]>;
-  groupId: string | null;
 }
 
 /**
@@ -238,7 +239,7 @@ export class GroupCommitter {
    * about 2·log2(n) extra transactions). Only an unreachable control plane fails a group whole.
    */
   private async reserveIsolating(group: Entry[]): Promise<void> {
-    let outcome: ReservedGroup;
+    let outcome: OrganizationReservation & { groupId: string | null };
     try {
       outcome = await this.reserveInOneTransaction(group);
     } catch (err) {
@@ -260,30 +261,27 @@ export class GroupCommitter {
     this.toPublish.push(...outcome.reserved);
   }
 
-  private reserveInOneTransaction(group: Entry[]): Promise<ReservedGroup> {
+  private reserveInOneTransaction(group: Entry[]): Promise<OrganizationReservation & { groupId: string | null }> {
     return this.db.transaction(async (tx) => {
       const ingestGroup = await beginIngestGroup(tx);
-      const reserved: Reserved[] = [];
-      const answered: Array<[Entry, EventOutcome]> = [];
-      const newUsers: ReservedGroup['newUsers'] = [];
+      const all: OrganizationReservation = { reserved: [], answered: [], newUsers: [] };
       for (const [org, entries] of groupBy(group, (e) => e.event.organizationId)) {
-        await this.reserveForOrganization(tx, ingestGroup, org, entries, reserved, answered, newUsers);
+        const one = await this.reserveForOrganization(tx, ingestGroup, org, entries);
+        all.reserved.push(...one.reserved);
+        all.answered.push(...one.answered);
+        all.newUsers.push(...one.newUsers);
       }
       // Written when some row references it (all duplicates or all unpaid: nothing to hold).
       const written = await writeIngestGroup(tx, ingestGroup);
-      return { reserved, answered, newUsers, groupId: written ? ingestGroup.id : null };
+      return { ...all, groupId: written ? ingestGroup.id : null };
     });
   }
 
-  private async reserveForOrganization(
-    tx: Queryable,
-    group: IngestGroup,
-    org: string,
-    entries: Entry[],
-    reserved: Reserved[],
-    answered: Array<[Entry, EventOutcome]>,
-    newUsers: ReservedGroup['newUsers'],
-  ): Promise<void> {
+  /** One organization's part of a reservation transaction: what to publish, what is answered now, which end users are new. */
+  private async reserveForOrganization(tx: Queryable, group: IngestGroup, org: string, entries: Entry[]): Promise<OrganizationReservation> {
+    const reserved: Reserved[] = [];
+    const answered: Array<[Entry, EventOutcome]> = [];
+    const newUsers: OrganizationReservation['newUsers'] = [];
     const reservations = await reserveEvents(
       tx,
       group,
@@ -331,6 +329,7 @@ export class GroupCommitter {
       const created = new Set(await createEndUsers(tx, org, [...users]));
       for (const u of users) newUsers.push([org, u, created.has(u)]);
     }
+    return { reserved, answered, newUsers };
   }
 
   /** Counts a reserved event's end user in (+1) or out (-1); returns the references left. */
@@ -344,7 +343,7 @@ export class GroupCommitter {
     return n;
   }
 
-  private rememberEndUsers(users: ReservedGroup['newUsers']): void {
+  private rememberEndUsers(users: OrganizationReservation['newUsers']): void {
     if (this.knownEndUsers.size + users.length > KNOWN_END_USERS_MAX) this.knownEndUsers.clear();
     for (const [org, u] of users) this.knownEndUsers.add(keyOf(org, u));
   }

@@ -84,8 +84,8 @@ function addMembers(group: IngestGroup, organizationId: string, keys: Iterable<s
 }
 
 /** Appends a record to the group's blob; returns where it sits. */
-function place(group: IngestGroup, payload: Buffer): { o: number; n: number } {
-  const at = { o: group.size, n: payload.length };
+function place(group: IngestGroup, payload: Buffer): { payload_offset: number; payload_length: number } {
+  const at = { payload_offset: group.size, payload_length: payload.length };
   group.parts.push(payload);
   group.size += payload.length;
   return at;
@@ -108,7 +108,7 @@ export async function writeIngestGroup(tx: Queryable, group: IngestGroup): Promi
   await tx.query(`INSERT INTO ingest_groups (id, payloads, members) VALUES ($1::bigint, decode($2, 'base64'), $3)`, [
     group.id,
     Buffer.concat(group.parts, group.size).toString('base64'),
-    JSON.stringify(members.map(([o, keys]) => ({ o, k: [...keys] }))),
+    JSON.stringify(members.map(([organizationId, keys]) => ({ organization_id: organizationId, idempotency_keys: [...keys] }))),
   ]);
   return true;
 }
@@ -154,8 +154,9 @@ export async function reserveEvents(
   const [inserted] = await tx.query<{ n: number }>(
     `WITH inserted AS (
        INSERT INTO ingest_ledger (organization_id, idempotency_key, event_id, flag_reason, group_id, payload_offset, payload_length)
-       SELECT $1, r.k, r.e, r.f, $2::bigint, r.o, r.n
-         FROM json_to_recordset($3::json) AS r(k text, e uuid, f text, o integer, n integer)
+       SELECT $1, r.idempotency_key, r.event_id, r.flag_reason, $2::bigint, r.payload_offset, r.payload_length
+         FROM json_to_recordset($3::json)
+              AS r(idempotency_key text, event_id uuid, flag_reason text, payload_offset integer, payload_length integer)
        ON CONFLICT (organization_id, idempotency_key) DO NOTHING
        RETURNING 1
      )
@@ -164,7 +165,12 @@ export async function reserveEvents(
       organizationId,
       group.id,
       JSON.stringify(
-        unique.map((r) => ({ k: r.idempotencyKey, e: r.eventId, f: r.flagReason, ...place(group, toBuffer(r.payload)) })),
+        unique.map((r) => ({
+          idempotency_key: r.idempotencyKey,
+          event_id: r.eventId,
+          flag_reason: r.flagReason,
+          ...place(group, toBuffer(r.payload)),
+        })),
       ),
     ],
   );
@@ -236,7 +242,7 @@ async function adoptExisting(
   }
 
   const out = new Map<string, Omit<Reservation, 'idempotencyKey' | 'isNew'>>();
-  const moves: Array<{ k: string; o: number; n: number }> = [];
+  const moves: Array<{ idempotency_key: string; payload_offset: number; payload_length: number }> = [];
   let blob: Buffer | null = null; // this group's, while still being written
   for (const f of found.values()) {
     let payload: Buffer | null = null;
@@ -247,36 +253,21 @@ async function adoptExisting(
       } else {
         if (!f.payload) throw new Error(`ledger row ${f.idempotency_key} references ingest group ${f.group_id}, which is missing`);
         payload = toBuffer(f.payload);
-        moves.push({ k: f.idempotency_key, ...place(group, payload) });
+        moves.push({ idempotency_key: f.idempotency_key, ...place(group, payload) });
       }
     }
     out.set(f.idempotency_key, { eventId: f.event_id, state: f.state, flagReason: f.flag_reason, payload });
   }
   if (moves.length > 0) {
     await tx.query(
-      `UPDATE ingest_ledger l SET group_id = $2::bigint, payload_offset = m.o, payload_length = m.n
-         FROM json_to_recordset($3::json) AS m(k text, o integer, n integer)
-        WHERE l.organization_id = $1 AND l.idempotency_key = m.k`,
+      `UPDATE ingest_ledger l SET group_id = $2::bigint, payload_offset = m.payload_offset, payload_length = m.payload_length
+         FROM json_to_recordset($3::json) AS m(idempotency_key text, payload_offset integer, payload_length integer)
+        WHERE l.organization_id = $1 AND l.idempotency_key = m.idempotency_key`,
       [organizationId, group.id, JSON.stringify(moves)],
     );
-    addMembers(group, organizationId, moves.map((m) => m.k));
+    addMembers(group, organizationId, moves.map((m) => m.idempotency_key));
   }
   return out;
-}
-
-/** Current ledger state of some keys of one organization (absent keys are missing from the map). */
-export async function getLedgerEntries(
-  db: Queryable,
-  organizationId: string,
-  idempotencyKeys: string[],
-): Promise<Map<string, { eventId: string; state: LedgerState }>> {
-  if (idempotencyKeys.length === 0) return new Map();
-  const rows = await db.query<{ idempotency_key: string; event_id: string; state: LedgerState }>(
-    `SELECT idempotency_key, event_id, state FROM ingest_ledger_states
-      WHERE organization_id = $1 AND idempotency_key = ANY($2::text[])`,
-    [organizationId, idempotencyKeys],
-  );
-  return new Map(rows.map((r) => [r.idempotency_key, { eventId: r.event_id, state: r.state }]));
 }
 
 /** What an existing ledger row says, for answering a retry: its flag and, while `reserved`, its payload. */
@@ -386,9 +377,9 @@ export async function listGroupRecords(db: Queryable, groupIds: string[]): Promi
     `SELECT g.id::text AS group_id, g.created_at, l.organization_id, l.idempotency_key, l.event_id, l.flag_reason,
             substring(g.payloads FROM l.payload_offset + 1 FOR l.payload_length) AS payload
        FROM ingest_groups g
-      CROSS JOIN LATERAL json_to_recordset(g.members::json) AS m(o uuid, k json)
-      CROSS JOIN LATERAL json_array_elements_text(m.k) AS mk(key)
-       JOIN ingest_ledger l ON l.organization_id = m.o AND l.idempotency_key = mk.key AND l.group_id = g.id
+      CROSS JOIN LATERAL json_to_recordset(g.members::json) AS m(organization_id uuid, idempotency_keys json)
+      CROSS JOIN LATERAL json_array_elements_text(m.idempotency_keys) AS mk(key)
+       JOIN ingest_ledger l ON l.organization_id = m.organization_id AND l.idempotency_key = mk.key AND l.group_id = g.id
       WHERE g.id = ANY($1::bigint[]) AND g.published_at IS NULL
       ORDER BY g.created_at, g.id, l.payload_offset`,
     [groupIds],

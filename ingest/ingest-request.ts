@@ -18,7 +18,7 @@ import { ingestEvents } from './ingest-metrics.js';
 import { verifySignature } from './signature.js';
 import { validateEvent, type ValidatedEvent } from './validate-event.js';
 
-export const MAX_BATCH_EVENTS = 1000;
+const MAX_BATCH_EVENTS = 1000;
 
 /** One event of the request: valid and normalized, or its validation error. */
 export type PreparedSlot = { event: ValidatedEvent; error?: undefined } | { event?: undefined; error: AppError };

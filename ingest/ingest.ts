@@ -82,7 +82,7 @@ export class IngestService {
 }
 
 /** The usage-events record of a validated event (flag_reason filled in by the caller). */
-export function toRecord(auth: AuthContext, e: ValidatedEvent, receivedAt: Date, subscriptionId: string | null): UsageEvent {
+function toRecord(auth: AuthContext, e: ValidatedEvent, receivedAt: Date, subscriptionId: string | null): UsageEvent {
   const org = auth.organizationId;
   return {
     event_id: eventIdFor(org, e.idempotency_key),

@@ -132,7 +132,7 @@ export interface UsageEventRequest {
   metadata?: { [key: string]: unknown } | null;
 }
 
-export type IngestStatus = 'accepted' | 'accepted_flagged';
+type IngestStatus = 'accepted' | 'accepted_flagged';
 
 /** The 202 body: the event is durably queued for cost calculation. */
 export interface IngestResponse {

@@ -8,7 +8,7 @@ import { listDimensions } from '../core/control/dimensions.js';
 import { getActiveSubscription, listSubscriptions } from '../core/control/subscriptions.js';
 import type { DimensionRule } from './validate-event.js';
 
-export interface SubscriptionState {
+interface SubscriptionState {
   /** The active subscription's id, stamped on every event; null when there is none. */
   activeId: string | null;
   /** True when the organization has subscriptions and none is active: ingestion answers 402. */

@@ -5,9 +5,9 @@
 import crypto from 'node:crypto';
 import { SignatureError } from '../core/errors.js';
 
-export const SIGNATURE_SCHEME = 'v1';
+const SIGNATURE_SCHEME = 'v1';
 /** Allowed distance between X-Timestamp and server time, either way. */
-export const MAX_SKEW_SECONDS = 5 * 60;
+const MAX_SKEW_SECONDS = 5 * 60;
 
 const TIMESTAMP = /^\d{1,15}$/;
 const SIGNATURE = /^v1=([0-9a-fA-F]{64})$/;

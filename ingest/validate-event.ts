@@ -7,10 +7,11 @@ import { textFault } from '../core/text.js';
 import { formatMoney, isDecimalString, isUnsignedDecimalString, toBig } from '../core/money.js';
 import type { DimensionValueType } from '../core/control/dimensions.js';
 import type { SpanKind } from './ingest.types.js';
+import { TOKEN_FIELDS } from '../schemas/usage-event.js';
 
-export const MAX_STRING_LENGTH = 255;
-export const MAX_METADATA_KEYS = 64;
-export const MAX_METADATA_BYTES = 16 * 1024;
+const MAX_STRING_LENGTH = 255;
+const MAX_METADATA_KEYS = 64;
+const MAX_METADATA_BYTES = 16 * 1024;
 /** Nesting levels of objects and arrays, metadata itself included (deeper JSON is refused). */
 export const MAX_METADATA_DEPTH = 32;
 /**
@@ -19,19 +20,12 @@ export const MAX_METADATA_DEPTH = 32;
  */
 export const MAX_TOKEN_COUNT = 1_000_000_000_000_000;
 /** Event times (timestamp, started_at) are accepted in [2000-01-01, 2100-01-01) UTC. */
-export const EARLIEST_EVENT_TIME = new Date('2000-01-01T00:00:00Z');
-export const LATEST_EVENT_TIME = new Date('2100-01-01T00:00:00Z');
-export const SPAN_KINDS: readonly SpanKind[] = ['agent', 'tool', 'llm', 'retrieval', 'task'];
+const EARLIEST_EVENT_TIME = new Date('2000-01-01T00:00:00Z');
+const LATEST_EVENT_TIME = new Date('2100-01-01T00:00:00Z');
+const SPAN_KINDS: readonly SpanKind[] = ['agent', 'tool', 'llm', 'retrieval', 'task'];
 /** DECIMAL(38,12) in the lake leaves 26 integer digits. */
 const MAX_COST_OVERRIDE = toBig('1e26');
 
-const TOKEN_FIELDS = [
-  'input_tokens',
-  'output_tokens',
-  'cache_creation_input_tokens',
-  'cache_read_input_tokens',
-  'reasoning_tokens',
-] as const;
 type TokenField = (typeof TOKEN_FIELDS)[number];
 
 /** Fields read from the top level, else from a string under the same key in metadata (top level wins). */
@@ -42,7 +36,7 @@ const PLAIN_STRING_FIELDS = ['user_id', 'model', 'provider', 'metric', 'unit', '
 type PlainStringField = (typeof PLAIN_STRING_FIELDS)[number];
 
 /** Every accepted top-level field; anything else is a 400 naming it. */
-export const EVENT_FIELDS: ReadonlySet<string> = new Set([
+const EVENT_FIELDS: ReadonlySet<string> = new Set([
   'idempotency_key',
   'timestamp',
   ...PLAIN_STRING_FIELDS,

@@ -15,21 +15,12 @@ import {
   type UnitRateIndex,
 } from './rate-card-match.js';
 import type { UsageEvent } from '../schemas/usage-event.js';
+import { UNPRICED_COSTS, type EventCosts } from '../core/lake/events-schema.js';
 
-export type PricingStatus = 'completed' | 'pending_rate_card';
+type PricingStatus = 'completed' | 'pending_rate_card';
 
-export interface PricedCost {
+export interface PricedCost extends EventCosts {
   status: PricingStatus;
-  /** Null when the class was not reported (null tokens) or the event is pending. */
-  input_cost: string | null;
-  output_cost: string | null;
-  cache_creation_cost: string | null;
-  cache_read_cost: string | null;
-  reasoning_cost: string | null;
-  /** Metric events only: quantity × cost_per_unit ("0" under cost_override). */
-  unit_cost: string | null;
-  /** "0" while pending_rate_card. */
-  total_cost: string;
   /** The token card's slug that matched the model, when one did. */
   rate_card_slug: string | null;
   pending_reason: string | null;
@@ -162,13 +153,7 @@ export function priceEvent(event: PriceableEvent, rates: PricingRates): PricedCo
     case 'missing':
       return {
         status: 'pending_rate_card',
-        input_cost: null,
-        output_cost: null,
-        cache_creation_cost: null,
-        cache_read_cost: null,
-        reasoning_cost: null,
-        unit_cost: null,
-        total_cost: '0',
+        ...UNPRICED_COSTS,
         rate_card_slug: slug,
         pending_reason: resolution.reason,
       };

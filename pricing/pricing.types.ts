@@ -1,7 +1,7 @@
 // Rate-card shapes shared by ingest (the "no rate card" flag), the processor (pricing) and the api
 // (rate estimation table). All rates are USD decimal strings; token rates are per million tokens.
 
-export type RateCardSource = 'standard' | 'organization';
+type RateCardSource = 'standard' | 'organization';
 
 /** A token rate card. A null rate means that token class cannot be priced by this card. */
 export interface TokenRateCard {

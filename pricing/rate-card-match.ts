@@ -11,8 +11,8 @@ import type {
 } from './pricing.types.js';
 
 export type {
-  RateCardSource,
-  RateEstimationItem,
+  
+  
   RateEstimationTable,
   TokenRateCard,
   UnitRate,
@@ -127,14 +127,6 @@ function asTokenIndex(cards: readonly TokenRateCard[] | TokenRateIndex): TokenRa
     tokenIndexCache.set(list, index);
   }
   return index;
-}
-
-export function findTokenRateCard(
-  cards: readonly TokenRateCard[] | TokenRateIndex,
-  model: string,
-  at: Date,
-): TokenRateCard | null {
-  return lookupTokenCard(asTokenIndex(cards), model, at)?.card ?? null;
 }
 
 /**
@@ -299,23 +291,3 @@ export function unitRateFromRecord(record: UnitRateRecord): UnitRate {
   };
 }
 
-const unitIndexCache = new WeakMap<readonly UnitRate[], UnitRateIndex>();
-
-function asUnitIndex(rates: readonly UnitRate[] | UnitRateIndex): UnitRateIndex {
-  if (!Array.isArray(rates)) return rates as UnitRateIndex;
-  const list = rates as readonly UnitRate[];
-  let index = unitIndexCache.get(list);
-  if (!index) {
-    index = buildUnitRateIndex(list);
-    unitIndexCache.set(list, index);
-  }
-  return index;
-}
-
-export function findUnitRate(
-  rates: readonly UnitRate[] | UnitRateIndex,
-  query: UnitRateQuery,
-  at: Date,
-): UnitRate | null {
-  return lookupUnitRate(asUnitIndex(rates), query, at)?.rate ?? null;
-}

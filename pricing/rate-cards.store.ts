@@ -7,7 +7,7 @@ import type { ControlDb, Queryable } from '../core/control/db.js';
 import { FOREIGN_KEY_VIOLATION, UNIQUE_VIOLATION, sqlState } from '../core/control/sql-errors.js';
 
 /** USD per million tokens, as decimal strings; null = that class cannot be priced. */
-export interface TokenRates {
+interface TokenRates {
   inputCostPerMillion: string;
   outputCostPerMillion: string;
   cacheCreationCostPerMillion: string | null;
@@ -134,7 +134,7 @@ function mapWriteError(err: unknown, organizationId: string, what: string): unkn
 }
 
 /** Adds token rate cards (one transaction, one version bump). Slugs are lowercased. */
-export async function createRateCards(
+async function createRateCards(
   db: ControlDb,
   organizationId: string,
   cards: RateCardInput[],

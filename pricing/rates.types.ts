@@ -1,8 +1,6 @@
 // Wire shape of GET /rates: the spec's rate estimation table.
 import type { RateEstimationItem } from './pricing.types.js';
 
-export type { RateEstimationItem };
-
 export interface RateEstimationTableView {
   /**
    * One item per model slug in effect, sorted by model_slug. A model name matches the longest

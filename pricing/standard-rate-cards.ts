@@ -28,7 +28,7 @@ function invalid(index: number, slug: unknown, message: string): Error {
 }
 
 /** Checks one file entry and turns it into a card; throws naming the entry when it is malformed. */
-export function parseStandardRateCardEntry(entry: StandardRateCardEntry, index: number): TokenRateCard {
+function parseStandardRateCardEntry(entry: StandardRateCardEntry, index: number): TokenRateCard {
   const slug = entry.model_slug;
   if (typeof slug !== 'string' || slug === '' || slug !== slug.toLowerCase()) {
     throw invalid(index, slug, 'model_slug must be a non-empty lowercase string');

@@ -21,7 +21,7 @@ import { PartitionWorker } from './partition-worker.js';
 import { priceRecord, refusedRecord, type RecordOutcome, type RecordPricingDeps } from './price-record.js';
 import { Repricer } from './repricing.js';
 
-export const PROCESSOR_GROUP_ID = 'marginal-processor';
+const PROCESSOR_GROUP_ID = 'marginal-processor';
 
 export interface ProcessorOptions {
   kafka: Kafka;

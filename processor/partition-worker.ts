@@ -16,7 +16,7 @@ import { EventBatch, LakeFencedError, type LakeWriter } from './lake/lake-writer
 import { compactionDuration, consumerLag, duplicateRows, flushDuration, flushedRows, partitionResets } from './metrics.js';
 
 /** Runs critical sections one at a time, in call order. */
-export class SerialLock {
+class SerialLock {
   private tail: Promise<unknown> = Promise.resolve();
   private held = 0;
 
@@ -33,7 +33,7 @@ export class SerialLock {
 }
 
 /** Failed flushes from one offset before its range is narrowed down, and of a single record before it is dead-lettered. */
-export const LAKE_WRITE_ATTEMPTS = 3;
+const LAKE_WRITE_ATTEMPTS = 3;
 
 export interface PartitionWorkerDeps {
   lake: LakeWriter;

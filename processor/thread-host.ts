@@ -1,23 +1,25 @@
 // The all-in-one processor on its own worker thread, so Kafka consumption, Avro decoding, pricing
 // and DuckDB's synchronous calls do not compete with the HTTP ingest path for the host's event
-// loop. The worker (processor/thread.ts) gets the config and infra; its control plane is this
-// thread's ctx.db through a MessagePort (PGlite is one embedded connection, owned here). Its
-// metrics join this process's /metrics. A worker that dies unexpectedly is replaced after a short
+// loop. The worker (processor/thread.ts) gets the config and infra. Its control-plane reads take
+// one hop: with PGlite, a port answered by the PGlite thread itself (ctx.db.connectPort; PGlite is
+// one embedded connection, so the worker cannot open its own); with PostgreSQL, its own pool from
+// DATABASE_URL. Its metrics join this process's /metrics. A worker that dies unexpectedly is replaced after a short
 // backoff: the lake's exactly-once rule (files, manifest, then offset) makes a restart safe.
-import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import type { Worker, MessagePort } from 'node:worker_threads';
 import type { Config } from '../core/config.js';
-import { serveQueryable } from '../core/control/db-port.js';
 import { toError, type ErrorFields } from '../core/control/thread-values.js';
 import type { Logger } from '../core/logger.js';
 import { addMetricsSource } from '../core/metrics.js';
 import type { Infra, RunningComponent, StartComponent } from '../core/process-host.js';
+import { startModuleWorker } from '../core/worker-thread.js';
 
-/** What the worker receives at start (dbPort is transferred). */
+/** What the worker receives at start (dbPort, when there is one, is transferred). */
 export interface ProcessorThreadData {
   config: Config;
   infra: Infra;
   logLevel: string;
-  dbPort: MessagePort;
+  /** The PGlite thread's port; null: the worker opens its own PostgreSQL pool (config.databaseUrl). */
+  dbPort: MessagePort | null;
 }
 
 /** Host → worker. */
@@ -52,20 +54,6 @@ export interface ProcessorThreadComponent extends RunningComponent {
 
 const MAX_RESTART_DELAY_MS = 30_000;
 
-/**
- * The worker, started from wherever this module runs: dist/ has thread.js beside it; from source
- * (tsx, vitest) the .ts entry needs tsx's loader, registered inside the worker because on Node 20
- * loader flags in a Worker's execArgv do not apply to it (tsx's `--import` hooks only the main thread).
- */
-function spawnWorker(workerData: ProcessorThreadData, transferList: MessagePort[]): Worker {
-  const here = import.meta.url;
-  if (!here.endsWith('.ts')) return new Worker(new URL('./thread.js', here), { workerData, transferList });
-  const entry = new URL('./thread.ts', here).href;
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const source = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(source, { eval: true, workerData, transferList });
-}
-
 export function processorThread(opts: ProcessorThreadOptions = {}): StartComponent {
   const stopTimeoutMs = opts.stopTimeoutMs ?? 60_000;
   const firstRestartDelayMs = opts.restartDelayMs ?? 1_000;
@@ -84,9 +72,9 @@ export function processorThread(opts: ProcessorThreadOptions = {}): StartCompone
     /** Starts a worker; resolves once its processor consumes, rejects if it fails or dies first. */
     const launch = () =>
       new Promise<void>((resolve, reject) => {
-        const { port1, port2 } = new MessageChannel();
-        const stopServing = serveQueryable(ctx.db, port1);
-        const worker = spawnWorker({ config: ctx.config, infra, logLevel: ctx.logger.level, dbPort: port2 }, [port2]);
+        const dbPort = ctx.db.connectPort?.() ?? null;
+        const workerData: ProcessorThreadData = { config: ctx.config, infra, logLevel: ctx.logger.level, dbPort };
+        const worker = startModuleWorker(import.meta.url, 'thread', { workerData, transferList: dbPort ? [dbPort] : [] });
         starts++;
         current = worker;
         let ready = false;
@@ -110,7 +98,6 @@ export function processorThread(opts: ProcessorThreadOptions = {}): StartCompone
           crash = err;
         });
         worker.once('exit', (code) => {
-          stopServing();
           if (current === worker) current = null;
           if (!ready) {
             reject(crash ?? new Error(`the processor thread exited before it was ready (code ${code})`));

@@ -1,7 +1,7 @@
 // The processor's worker thread (all-in-one mode; started by processor/thread-host.ts). First it
 // sets its own OS thread's nice value when PROCESSOR_THREAD_NICE asks; then it runs the processor
-// with the host's config and infra, its control plane being the host's connection behind the
-// transferred port. It answers the host's 'metrics' requests with its registry and stops cleanly
+// with the host's config and infra; its control plane is the PGlite thread behind the transferred
+// port, or its own PostgreSQL pool. It answers the host's 'metrics' requests with its registry and stops cleanly
 // on 'stop'. The nice value covers this thread's work (consuming, decoding, pricing, appending rows
 // to DuckDB) and any thread started from it; node-api runs DuckDB's asynchronous calls, opening the
 // database included, on libuv's process-wide pool, so DuckDB's own threads keep the process's value.
@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { queryableOverPort } from '../core/control/db-port.js';
+import { openControlDb } from '../core/control/db.js';
 import { errorFields } from '../core/control/thread-values.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import { threadOwnMetrics } from '../core/metrics.js';
@@ -37,7 +38,10 @@ function setThreadNice(nice: number, log: Logger): void {
 
 setThreadNice(data.config.processorThreadNice, logger);
 
-const db = queryableOverPort(data.dbPort);
+if (!data.dbPort && !data.config.databaseUrl) throw new Error('the processor thread needs the PGlite port or DATABASE_URL');
+const db = data.dbPort
+  ? queryableOverPort(data.dbPort)
+  : await openControlDb({ databaseUrl: data.config.databaseUrl, pgliteDir: null, maxConnections: 2 });
 // Imported only now, so nothing of the processor runs before the nice value is set.
 const started: Promise<RunningProcessor | null> = import('./component.js')
   .then(({ runProcessor }) => runProcessor({ config: data.config, db, logger }, data.infra))
@@ -64,7 +68,7 @@ function die(err: unknown): void {
   logger.error({ err }, 'processor thread failed; stopping the processor before the thread exits');
   const giveUp = new Promise<void>((resolve) => setTimeout(resolve, 10_000));
   void Promise.race([started.then((running) => running?.stop()).catch(() => undefined), giveUp]).finally(() => {
-    db.close();
+    void db.close();
     process.exit(1);
   });
 }
@@ -89,7 +93,7 @@ port.on('message', (m: HostMessage) => {
       } catch (err) {
         post({ type: 'stopped', error: errorFields(err) });
       } finally {
-        db.close();
+        void db.close();
       }
     })();
   }

@@ -4,10 +4,10 @@
 // the lake's appender and DECIMAL(38,12) casts accept it — so one bad event can never wedge a
 // partition's flush; a value the lake cannot hold turns the event into `failed` with a reason.
 import { eventIdFor } from '../core/ids.js';
-import type { EventStatus, LakeEventRow } from '../core/lake/events-schema.js';
+import { eventCostsOf, UNPRICED_COSTS, type EventStatus, type LakeEventRow } from '../core/lake/events-schema.js';
 import { isDecimalString } from '../core/money.js';
 import type { PriceableEvent, PricedCost } from '../pricing/price-event.js';
-import type { UsageEvent } from '../schemas/usage-event.js';
+import { TOKEN_FIELDS, type UsageEvent } from '../schemas/usage-event.js';
 
 /** Where a record sat in Kafka and when the processor priced it. */
 export interface RecordPosition {
@@ -15,14 +15,6 @@ export interface RecordPosition {
   offset: number;
   pricedAt: Date;
 }
-
-const TOKEN_FIELDS = [
-  'input_tokens',
-  'output_tokens',
-  'cache_creation_input_tokens',
-  'cache_read_input_tokens',
-  'reasoning_tokens',
-] as const;
 
 const COST_FIELDS = ['input_cost', 'output_cost', 'cache_creation_cost', 'cache_read_cost', 'reasoning_cost', 'unit_cost'] as const;
 
@@ -123,13 +115,7 @@ export function toLakeRow(event: UsageEvent, cost: PricedCost, at: RecordPositio
   return rowOf(
     event,
     {
-      input_cost: cost.input_cost,
-      output_cost: cost.output_cost,
-      cache_creation_cost: cost.cache_creation_cost,
-      cache_read_cost: cost.cache_read_cost,
-      reasoning_cost: cost.reasoning_cost,
-      unit_cost: cost.unit_cost,
-      total_cost: cost.total_cost,
+      ...eventCostsOf(cost),
       status: cost.status,
       status_reason: cost.status === 'completed' ? null : cost.pending_reason,
       rate_card_slug: cost.rate_card_slug,
@@ -168,13 +154,7 @@ export function failedLakeRow(event: UsageEvent, reason: string, at: RecordPosit
   return rowOf(
     clean,
     {
-      input_cost: null,
-      output_cost: null,
-      cache_creation_cost: null,
-      cache_read_cost: null,
-      reasoning_cost: null,
-      unit_cost: null,
-      total_cost: '0',
+      ...UNPRICED_COSTS,
       status: 'failed',
       status_reason: reason,
       rate_card_slug: null,
@@ -218,13 +198,7 @@ export function standInLakeRow(
     cache_creation_input_tokens: null,
     cache_read_input_tokens: null,
     reasoning_tokens: null,
-    input_cost: null,
-    output_cost: null,
-    cache_creation_cost: null,
-    cache_read_cost: null,
-    reasoning_cost: null,
-    unit_cost: null,
-    total_cost: '0',
+    ...UNPRICED_COSTS,
     cost_override: null,
     status: 'failed',
     status_reason: reason,
@@ -274,13 +248,7 @@ export function repricedLakeRow(row: LakeEventRow, cost: PricedCost, pricedAt: D
   const status: EventStatus = 'completed';
   return {
     ...row,
-    input_cost: cost.input_cost,
-    output_cost: cost.output_cost,
-    cache_creation_cost: cost.cache_creation_cost,
-    cache_read_cost: cost.cache_read_cost,
-    reasoning_cost: cost.reasoning_cost,
-    unit_cost: cost.unit_cost,
-    total_cost: cost.total_cost,
+    ...eventCostsOf(cost),
     status,
     status_reason: null,
     rate_card_slug: cost.rate_card_slug,

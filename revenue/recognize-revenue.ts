@@ -13,7 +13,7 @@ export interface RecognizableRevenue {
 }
 
 /** Milliseconds the half-open intervals [a.start, a.end) and [b.start, b.end) share. */
-export function overlapMs(aStart: Date, aEnd: Date, bStart: Date, bEnd: Date): number {
+function overlapMs(aStart: Date, aEnd: Date, bStart: Date, bEnd: Date): number {
   return Math.max(0, Math.min(aEnd.getTime(), bEnd.getTime()) - Math.max(aStart.getTime(), bStart.getTime()));
 }
 

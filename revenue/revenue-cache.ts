@@ -9,7 +9,7 @@ import { endUserIdFor } from '../core/ids.js';
 import { Big } from '../core/money.js';
 import type { EndUserIdentity, MarginRevenueRecord } from '../api/margin/margin.js';
 
-export interface CachedRevenueRecord extends MarginRevenueRecord {
+interface CachedRevenueRecord extends MarginRevenueRecord {
   source: RevenueSource;
 }
 

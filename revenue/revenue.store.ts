@@ -170,7 +170,7 @@ export async function hasActiveRevenueConnection(db: Queryable, organizationId: 
   return rows.length > 0;
 }
 
-export async function markRevenueSynced(
+async function markRevenueSynced(
   db: Queryable,
   organizationId: string,
   kind: RevenueSource,

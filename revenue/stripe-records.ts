@@ -16,7 +16,7 @@ export interface StripeCustomerLike {
 
 type Ref = string | { id: string } | null;
 
-export interface StripeInvoiceLineLike {
+interface StripeInvoiceLineLike {
   id: string;
   amount: number;
   currency: string;
@@ -33,7 +33,7 @@ export interface StripeInvoiceLike {
   lines: StripeInvoiceLineLike[];
 }
 
-export interface StripeCreditNoteLineLike {
+interface StripeCreditNoteLineLike {
   id: string;
   amount: number;
   discount_amounts?: Array<{ amount: number }> | null;

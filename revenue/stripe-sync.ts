@@ -33,7 +33,7 @@ declare module '../core/app-context.js' {
 }
 
 /** Where the Stripe API is (tests point it at stripe-mock); default api.stripe.com over HTTPS. */
-export interface StripeApiAddress {
+interface StripeApiAddress {
   host: string;
   port: number;
   protocol: 'http' | 'https';
@@ -47,7 +47,7 @@ export interface RevenueSyncOptions {
   syncEveryMs?: number;
 }
 
-export type SyncState = 'running' | 'succeeded' | 'failed';
+type SyncState = 'running' | 'succeeded' | 'failed';
 
 /** One sync run; counts grow while it runs. */
 export interface StripeSyncReport {
@@ -274,7 +274,7 @@ export class RevenueSync {
 type Progress = (kind: 'customers' | 'invoices' | 'credit_notes', count: number) => void;
 
 /** Everything the mapping needs, read with the SDK's auto-pagination (100 per page). */
-export async function fetchStripeSnapshot(stripe: Stripe, progress: Progress = () => undefined): Promise<StripeSnapshot> {
+async function fetchStripeSnapshot(stripe: Stripe, progress: Progress = () => undefined): Promise<StripeSnapshot> {
   const customers: StripeCustomerLike[] = [];
   for await (const c of stripe.customers.list({ limit: 100 })) {
     customers.push({ id: c.id, name: c.name ?? null, email: c.email ?? null, metadata: c.metadata ?? {} });

@@ -42,6 +42,15 @@ export interface UsageEvent {
   flag_reason: string | null;
 }
 
+/** The token-count fields of an event: disjoint classes, each priced at its own rate. */
+export const TOKEN_FIELDS = [
+  'input_tokens',
+  'output_tokens',
+  'cache_creation_input_tokens',
+  'cache_read_input_tokens',
+  'reasoning_tokens',
+] as const;
+
 export function usageEventSchemaText(): string {
   return fs.readFileSync(fromRoot('schemas', 'usage-event.avsc'), 'utf8');
 }

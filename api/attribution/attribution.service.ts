@@ -25,7 +25,7 @@ import type { AttributionBreakdown, AttributionDimensionBreakdown, DimensionValu
  */
 const isTyped = isTypedAttributionKey;
 
-export function attributionKey(key: string): CostGroupKey {
+function attributionKey(key: string): CostGroupKey {
   return isTyped(key) ? columnKey(key) : { expr: 'c.dim_value', derived: attributionDerivation(key, null) };
 }
 
@@ -34,7 +34,7 @@ export function attributionKey(key: string): CostGroupKey {
  * attribution by a metadata key (or by one key filtered by another when either is a metadata
  * key). Derived once per lake day like any metadata key, without end users, so the rows stay few.
  */
-export function attributionDerivation(dimension: string, filterKey: string | null): Derivation {
+function attributionDerivation(dimension: string, filterKey: string | null): Derivation {
   const params: Record<string, string> = {};
   const valueOf = (key: string, param: string): string => {
     if (isTyped(key)) return `"${key}"`;

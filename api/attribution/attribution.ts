@@ -8,7 +8,7 @@ import type { CostBreakdownItem } from '../costs/costs.types.js';
 import type { AttributionBreakdown } from './attribution.types.js';
 
 /** Breakdown groups per response; the cheapest beyond it are dropped. */
-export const GROUP_CAP = 1000;
+const GROUP_CAP = 1000;
 /** Distinct values per response (agents, workflows, dimension values). */
 export const DISTINCT_VALUES_CAP = 1000;
 

@@ -31,7 +31,7 @@ export function statusCounts(lake: Record<EventStatus, number>, ledgerEvents: nu
   };
 }
 
-export const UNASSIGNED_END_USER_ID = 'unassigned';
+const UNASSIGNED_END_USER_ID = 'unassigned';
 
 /**
  * The organization end-user breakdown: every end user (no truncation), the events without one

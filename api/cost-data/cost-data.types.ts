@@ -36,7 +36,7 @@ export interface CostSummary {
 }
 
 /** The organization end-user breakdown item. */
-export interface EndUserCostItem extends CostMeasures {
+interface EndUserCostItem extends CostMeasures {
   /** Internal UUID, or `unassigned` for events without an end user. */
   end_user_id: string;
   /** The revenue source's customer name when known, else the external id; `Unassigned` for the bucket. */

@@ -25,7 +25,7 @@ export function seriesPoints(rows: ReadonlyArray<Pick<CostBucketRow, 'bucket' | 
     .map((b) => ({ date: bucketIso(b), cost: formatMoney(byBucket.get(b)!.cost), event_count: byBucket.get(b)!.events }));
 }
 
-export const OTHER_SERIES = { key: 'other', label: 'Other' } as const;
+const OTHER_SERIES = { key: 'other', label: 'Other' } as const;
 
 /**
  * One series per value for the `top` costliest values over the whole range (ties by value), then

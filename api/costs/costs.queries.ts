@@ -20,7 +20,7 @@ export interface CostGroupKey {
 }
 
 /** Cost measures per (day, end user, status, metadata value) of one key, from events. */
-export function dimensionCostsDerivation(key: string): Derivation {
+function dimensionCostsDerivation(key: string): Derivation {
   const measures = DAILY_COSTS.measures.map((m) => `${m.fromEvents} AS "${m.column.name}"`).join(', ');
   return {
     id: `dimension-costs:${key}`,
@@ -33,7 +33,7 @@ export function dimensionCostsDerivation(key: string): Derivation {
 }
 
 /** Typed columns the daily_costs rollup keeps (so these groupings are answered from rollups). */
-export const ROLLUP_KEYS = ['end_user_id', 'model', 'provider', 'agent_id', 'workflow_id', 'feature'] as const;
+const ROLLUP_KEYS = ['end_user_id', 'model', 'provider', 'agent_id', 'workflow_id', 'feature'] as const;
 export type RollupKey = (typeof ROLLUP_KEYS)[number];
 
 export function columnKey(column: RollupKey): CostGroupKey {
@@ -50,7 +50,7 @@ export function jsonPointer(key: string): string {
  * metadata key; top-level wins — DESIGN.md). Reading the column sees both places, so every
  * endpoint that groups by one of these keys agrees.
  */
-export const TYPED_ATTRIBUTION_KEYS = ['agent_id', 'workflow_id', 'feature'] as const;
+const TYPED_ATTRIBUTION_KEYS = ['agent_id', 'workflow_id', 'feature'] as const;
 export type TypedAttributionKey = (typeof TYPED_ATTRIBUTION_KEYS)[number];
 export function isTypedAttributionKey(key: string): key is TypedAttributionKey {
   return (TYPED_ATTRIBUTION_KEYS as readonly string[]).includes(key);

@@ -8,7 +8,7 @@ import { jsonPointer } from '../costs/costs.queries.js';
 import type { Derivation, LakeQuery, LakeScope } from '../lake/lake-query.js';
 import type { NumericGroup } from './dimension-data.js';
 
-export function numericDerivation(key: string): Derivation {
+function numericDerivation(key: string): Derivation {
   return {
     id: `numeric:${key}`,
     source: 'events',

@@ -6,8 +6,8 @@ import { bucketStarts, type DateRange, type Granularity } from '../../core/time.
 import { bucketIso } from '../costs/cost-series.js';
 import type { NumericAggregation, NumericTrendPoint } from './dimension-data.types.js';
 
-export const NUMERIC_AGGREGATIONS: readonly NumericAggregation[] = ['sum', 'avg', 'min', 'max'];
-export const INTERVALS: readonly Granularity[] = ['daily', 'weekly', 'monthly'];
+const NUMERIC_AGGREGATIONS: readonly NumericAggregation[] = ['sum', 'avg', 'min', 'max'];
+const INTERVALS: readonly Granularity[] = ['daily', 'weekly', 'monthly'];
 
 /** Sums, extremes and count of a group of numeric values (decimal strings from DuckDB). */
 export interface NumericGroup {

@@ -3,8 +3,6 @@
 import type { DimensionDefinitionView } from '../admin/admin-views.js';
 import type { Granularity, TimeSeries } from '../costs/costs.types.js';
 
-export type { DimensionDefinitionView };
-
 export interface DimensionDefinitions {
   /** By key. */
   dimensions: DimensionDefinitionView[];
@@ -55,7 +53,7 @@ export interface NumericSummary {
   max: string | null;
 }
 
-export interface DimensionCostBreakdownItem {
+interface DimensionCostBreakdownItem {
   /** The value (non-string JSON values as JSON text); `Unassigned` for events lacking the key. */
   dimension_value: string;
   /** USD. */

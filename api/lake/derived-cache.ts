@@ -57,7 +57,7 @@ interface Entry {
 const DATE_DIR = /[/\\]date=(\d{4}-\d{2}-\d{2})[/\\]/;
 
 /** The UTC date of a lake file, from its date=YYYY-MM-DD directory. */
-export function fileDate(path: string): string {
+function fileDate(path: string): string {
   const m = DATE_DIR.exec(path);
   if (!m) throw new Error(`not a lake data file path: ${path}`);
   return m[1]!;

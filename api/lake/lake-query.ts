@@ -31,9 +31,8 @@ import { DerivedCache, type Derivation } from './derived-cache.js';
 import { LakeReader } from '../../core/lake/lake-reader.js';
 import type { LakeTable } from '../../core/lake/layout.js';
 import { DAILY_COSTS, rollupFromEventsSql } from '../../core/lake/rollups.js';
-import { readParquetSql } from '../../core/lake/parquet-sql.js';
 
-export type LakeValue = string | number | boolean | Date | null;
+type LakeValue = string | number | boolean | Date | null;
 export type LakeRow = Record<string, LakeValue>;
 /** Query parameters; Date binds as TIMESTAMP (UTC), integers as BIGINT. */
 export type LakeParam = string | number | boolean | Date | null | readonly string[];
@@ -58,11 +57,6 @@ export interface LakeQueryOptions {
   useRollups?: boolean;
   /** Manifest re-check throttle of the LakeReader (default 250 ms). */
   refreshIntervalMs?: number;
-  /**
-   * Keep per-file derived rows (rollup copies, dimension and usage aggregates) in memory.
-   * Default true; false reads Parquet on every query (the benchmark's middle path).
-   */
-  cache?: boolean;
   /** Row budget of the cache (default 40M). */
   cacheMaxRows?: number;
   /** How long replaced cached rows stay readable (default 60 s). */
@@ -156,7 +150,7 @@ function dateLiteralSql(d: Date): string {
 export class LakeQuery {
   private readonly idle: DuckDBConnection[] = [];
   private closed = false;
-  readonly cache: DerivedCache | null;
+  readonly cache: DerivedCache;
 
   private constructor(
     readonly reader: LakeReader,
@@ -164,11 +158,10 @@ export class LakeQuery {
     readonly useRollups: boolean,
     options: LakeQueryOptions,
   ) {
-    this.cache =
-      options.cache === false ? null : new DerivedCache(() => this.connection(), (c) => this.release(c), {
-            maxRows: options.cacheMaxRows,
-            graceMs: options.cacheGraceMs,
-          });
+    this.cache = new DerivedCache(() => this.connection(), (c) => this.release(c), {
+      maxRows: options.cacheMaxRows,
+      graceMs: options.cacheGraceMs,
+    });
   }
 
   static async open(lakeDir: string, options: LakeQueryOptions = {}): Promise<LakeQuery> {
@@ -246,26 +239,13 @@ export class LakeQuery {
     return `(SELECT * FROM ${files} WHERE "organization_id" = $org${bounds})`;
   }
 
-  /**
-   * Whole-day rows of a derivation: cached per file when the cache is on, else read from Parquet.
-   * Null when no file covers the days.
-   */
+  /** Whole-day rows of a derivation, from the DerivedCache (built per day on first use). Null when no file covers the days. */
   private async wholeDayRows(d: Derivation, org: string, days: DateRange | null): Promise<string | null> {
     const files = await this.reader.files(d.source, org, days ? { from: days.start, to: days.end } : {});
     if (files.length === 0) return null;
     const dayFilter = days ? ` WHERE "event_date" >= ${dateLiteralSql(days.start)} AND "event_date" < ${dateLiteralSql(days.end)}` : '';
-    if (this.cache) {
-      const rel = await this.cache.relation(d, org, files);
-      return rel && `(SELECT * FROM ${rel}${dayFilter})`;
-    }
-    // Without the cache: rollup rows are read as they are (a query merges them anyway); other
-    // derivations are computed per file on every query.
-    if (d.source !== 'events') {
-      const rows = await this.reader.relation(d.source, org, days ? { from: days.start, to: days.end } : {});
-      return `(SELECT * FROM ${rows}${dayFilter})`;
-    }
-    const src = `(SELECT * FROM ${readParquetSql(files, { filename: true })} WHERE "organization_id" = $org)`;
-    return `(SELECT * EXCLUDE (filename) FROM (${d.perDay.replaceAll('{{src}}', src)})${dayFilter})`;
+    const rel = await this.cache.relation(d, org, files);
+    return rel && `(SELECT * FROM ${rel}${dayFilter})`;
   }
 
   /** Whole days from `wholeDays`, partial days from `partial`, as one relation. */
@@ -285,10 +265,10 @@ export class LakeQuery {
     }
     for (const p of split.partial) {
       // Whole hours of a partial day from the hourly cache; only the sub-hour ends read events.
-      const hours = this.cache ? splitWholeHours(p) : null;
-      if (hours?.wholeHours) {
+      const hours = splitWholeHours(p);
+      if (hours.wholeHours) {
         const files = await this.reader.files('events', org, { from: hours.wholeHours.start, to: hours.wholeHours.end });
-        const rel = await this.cache!.relation(hourly, org, files);
+        const rel = await this.cache.relation(hourly, org, files);
         if (rel) {
           parts.push(
             `(SELECT * REPLACE (CAST("event_date" AS DATE) AS "event_date") FROM ${rel}

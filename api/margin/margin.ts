@@ -146,10 +146,6 @@ function orgTotalOf(input: Omit<MarginInput, 'endUsers'>, recognized: readonly R
  * unattributed_revenue counts the records without an end user that total_revenue recognizes;
  * unattributed_cost the events without one; revenue_not_connected has count 0. Fixed order.
  */
-export function marginWarnings(input: Omit<MarginInput, 'endUsers'>): MarginWarning[] {
-  return warningsOf(input, recognizedIn(input.records, input.window));
-}
-
 function warningsOf(input: Omit<MarginInput, 'endUsers'>, recognized: readonly Recognized[]): MarginWarning[] {
   const warnings: MarginWarning[] = [];
   const unattributed = recognized.filter((r) => r.rec.endUserId === null);

@@ -39,7 +39,7 @@ export interface EndUserMarginRow {
   profitability_category: ProfitabilityCategory;
 }
 
-export type MarginWarningType = 'unattributed_revenue' | 'unattributed_cost' | 'revenue_not_connected';
+type MarginWarningType = 'unattributed_revenue' | 'unattributed_cost' | 'revenue_not_connected';
 
 export interface MarginWarning {
   type: MarginWarningType;
@@ -56,7 +56,7 @@ export interface MarginByEndUser {
   warnings: MarginWarning[];
 }
 
-export interface MarginTrendPoint {
+interface MarginTrendPoint {
   /** Bucket start, ISO 8601 UTC. */
   date: string;
   revenue: string;

@@ -29,10 +29,6 @@ export function marginPercent(revenue: Big, cost: Big): number | null {
  * below 0 %, or with cost and zero revenue. Net-negative revenue (refunds exceeding sales) is
  * unprofitable (its percent is negative too). Compared on the rounded percent the client sees.
  */
-export function profitabilityCategory(revenue: Big, cost: Big): ProfitabilityCategory {
-  return categoryOf(revenue, cost, marginPercent(revenue, cost));
-}
-
 function categoryOf(revenue: Big, cost: Big, pct: number | null): ProfitabilityCategory {
   if (revenue.eq(0) || pct === null) return cost.gt(0) ? 'unprofitable' : 'break-even';
   if (revenue.lt(0)) return 'unprofitable';

@@ -7,9 +7,9 @@ import type { SessionTree, SessionTreeNode } from './sessions.types.js';
 import { compareCodePoints } from '../../core/compare.js';
 
 /** DESIGN.md: 500 spans per response. */
-export const SESSION_NODE_LIMIT = 500;
+const SESSION_NODE_LIMIT = 500;
 /** Levels returned: depths 0..31; deeper descendants are cut (their cost stays in subtree_cost). */
-export const SESSION_DEPTH_LIMIT = 32;
+const SESSION_DEPTH_LIMIT = 32;
 
 /** One span as the lake knows it: its own events aggregated. */
 export interface SpanInput {

@@ -60,7 +60,11 @@ export function querySessions(
   organizationId: string,
   window: { from: Date; to: Date },
   page: { limit: number; offset: number },
+  /** Only these sessions (an end user's; the rollup has no end-user column). */
+  sessionIds?: readonly string[],
 ): Promise<SessionRow[]> {
+  // Bound as one JSON text (the lake binds no list parameters).
+  const only = sessionIds ? ` AND s.session_id IN (SELECT unnest(from_json($session_ids, '["VARCHAR"]')))` : '';
   return lake.rows<SessionRow>(
     { organizationId },
     `WITH sessions AS (
@@ -72,13 +76,13 @@ export function querySessions(
               min(s.first_event_at) AS first_event_at,
               max(s.last_event_at) AS last_event_at
          FROM {{session_spans}} s
-        WHERE s.organization_id = $org
+        WHERE s.organization_id = $org${only}
         GROUP BY s.session_id)
      SELECT *, CAST(count(*) OVER () AS BIGINT) AS total
        FROM sessions
       WHERE last_event_at >= $from AND first_event_at < $to
       ORDER BY last_event_at DESC, session_id
       LIMIT $limit OFFSET $offset`,
-    { from: window.from, to: window.to, limit: page.limit, offset: page.offset },
+    { from: window.from, to: window.to, limit: page.limit, offset: page.offset, ...(sessionIds ? { session_ids: JSON.stringify(sessionIds) } : {}) },
   );
 }

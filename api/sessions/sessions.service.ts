@@ -7,8 +7,8 @@ import type { ReadContext } from '../lake/read-context.js';
 import { pageParams } from '../usage/usage.js';
 import { buildSessionTree, type SpanInput } from './session-tree.js';
 import { sessionFiles } from './session-index.js';
-import { querySessions, querySessionSpans } from './sessions.queries.js';
-import type { SessionList, SessionTree } from './sessions.types.js';
+import { querySessions, querySessionSpans, type SessionRow } from './sessions.queries.js';
+import type { SessionList, SessionSummary, SessionTree } from './sessions.types.js';
 
 export async function sessionTree(rc: ReadContext, sessionId: string): Promise<SessionTree> {
   if (sessionId === '' || sessionId.length > 255) throw new ValidationError('sessionId', 'must be 1 to 255 characters');
@@ -45,19 +45,23 @@ export async function sessionList(
   const page = pageParams(q.limit, q.offset);
   const rows = await querySessions(rc.lake, rc.organizationId, { from: range.start, to: range.end }, page);
   return {
-    sessions: rows.map((r) => ({
-      session_id: r.session_id,
-      total_cost: formatMoney(r.total_cost),
-      event_count: r.event_count,
-      span_count: r.span_count,
-      untraced_event_count: r.untraced_event_count,
-      first_event_at: r.first_event_at.toISOString(),
-      last_event_at: r.last_event_at.toISOString(),
-    })),
+    sessions: rows.map(sessionSummary),
     // An offset past the end returns no row to carry the count; count again only then.
     total: rows[0]?.total ?? (page.offset > 0 ? await countSessions(rc, range) : 0),
     limit: page.limit,
     offset: page.offset,
+  };
+}
+
+export function sessionSummary(r: SessionRow): SessionSummary {
+  return {
+    session_id: r.session_id,
+    total_cost: formatMoney(r.total_cost),
+    event_count: r.event_count,
+    span_count: r.span_count,
+    untraced_event_count: r.untraced_event_count,
+    first_event_at: r.first_event_at.toISOString(),
+    last_event_at: r.last_event_at.toISOString(),
   };
 }
 

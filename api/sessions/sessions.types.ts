@@ -35,13 +35,13 @@ export interface SessionTreeNode {
   children: SessionTreeNode[];
 }
 
-export interface CostAndEvents {
+interface CostAndEvents {
   /** USD. */
   total_cost: string;
   event_count: number;
 }
 
-export interface WithheldSpans {
+interface WithheldSpans {
   /** USD. */
   total_cost: string;
   span_count: number;

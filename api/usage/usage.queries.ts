@@ -13,7 +13,7 @@ const QUANTITY = `CASE WHEN e.metric IS NULL OR e.metric = ''
   ELSE coalesce(e.quantity, 0) END`;
 
 /** Usage per (day, subscription, metric name, status) of each events file. */
-export const USAGE_DERIVATION: Derivation = {
+const USAGE_DERIVATION: Derivation = {
   id: 'usage-metrics',
   source: 'events',
   perDay: `SELECT e.filename, e.organization_id, e.event_date, e.subscription_id, e.status, ${METRIC_NAME} AS metric_name,

@@ -3,11 +3,11 @@
 import { ValidationError } from '../../core/errors.js';
 import type { UsageEventItem } from './usage.types.js';
 
-export const EVENT_TYPE = 'ai.inference';
+const EVENT_TYPE = 'ai.inference';
 export const TOKENS_METRIC = 'tokens';
 export const MAX_EVENTS_RANGE_DAYS = 90;
-export const DEFAULT_LIMIT = 100;
-export const MAX_LIMIT = 1000;
+const DEFAULT_LIMIT = 100;
+const MAX_LIMIT = 1000;
 
 /** The stored columns an item is made of. */
 export interface StoredUsageEvent {
@@ -69,7 +69,7 @@ export function usageEventItem(e: StoredUsageEvent): UsageEventItem {
 }
 
 /** The spec's int32 offset: also what DuckDB's OFFSET and a JSON number echo back exactly. */
-export const MAX_OFFSET = 2_147_483_647;
+const MAX_OFFSET = 2_147_483_647;
 
 /** The one paging rule of every paged endpoint: limit integer 1–1000 (default 100); offset integer 0–2^31-1 (default 0). */
 export function pageParams(limit: number | undefined, offset: number | undefined): { limit: number; offset: number } {

@@ -27,7 +27,7 @@ export interface UsageEventPage {
   offset: number;
 }
 
-export interface UsageMetric {
+interface UsageMetric {
   /** Lowercase. */
   metric_name: string;
   total_quantity: number;
@@ -46,7 +46,7 @@ export interface UsageSummary {
   metrics: UsageMetric[];
 }
 
-export interface UsageAggregationItem extends UsageMetric {
+interface UsageAggregationItem extends UsageMetric {
   /** Earliest event_timestamp of the metric in the period, ISO 8601 UTC. */
   first_event_at: string;
   /** Latest event_timestamp of the metric in the period, ISO 8601 UTC. */

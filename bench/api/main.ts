@@ -164,12 +164,11 @@ log(`api at ${host.url}; now = ${NOW.toISOString()}; ${ITERATIONS} iterations af
 const http: Timing[] = [];
 for (const [name, p, q] of HTTP_CASES) http.push(await measure(name, () => get(p, q)));
 
-// Three read paths for the same service functions (in process, no HTTP), so the difference is
-// the data read: the api's default (rollups and per-day derived aggregates cached in memory), the
-// rollup Parquet files read on every query (no cache), and raw events only.
-log('read paths (service functions, in process): cached derived days | rollup files, no cache | raw events');
+// Two read paths for the same service functions (in process, no HTTP), so the difference is the
+// data read: the api's default (rollups and per-day derived aggregates cached in memory) and raw
+// events only. (The first call on a fresh LakeQuery, below, is the path that reads files.)
+log('read paths (service functions, in process): cached derived days | raw events');
 const withRollups = await LakeQuery.open(config.lakeDir);
-const rollupFiles = await LakeQuery.open(config.lakeDir, { cache: false });
 const rawEvents = await LakeQuery.open(config.lakeDir, { useRollups: false });
 const RAW_ITERATIONS = Math.min(ITERATIONS, 3);
 const rc = (lake: LakeQuery): ReadContext => ({
@@ -194,21 +193,17 @@ const COMPARE: Array<[string, (r: ReadContext) => Promise<unknown>]> = [
 const comparison = [];
 for (const [name, fn] of COMPARE) {
   const cached = await measure(`cached    ${name}`, () => fn(rc(withRollups)));
-  const files = await measure(`files     ${name}`, () => fn(rc(rollupFiles)), RAW_ITERATIONS, 1);
   const raw = await measure(`raw       ${name}`, () => fn(rc(rawEvents)), RAW_ITERATIONS, 1);
   // Same answer every way, or the comparison means nothing.
-  const answers = new Set([JSON.stringify(await fn(rc(withRollups))), JSON.stringify(await fn(rc(rollupFiles))), JSON.stringify(await fn(rc(rawEvents)))]);
+  const answers = new Set([JSON.stringify(await fn(rc(withRollups))), JSON.stringify(await fn(rc(rawEvents)))]);
   if (answers.size !== 1) throw new Error(`${name}: the read paths answer differently`);
   comparison.push({
     name,
     cached_derived_days: cached,
-    rollup_files_no_cache: files,
     raw_events: raw,
     speedup_p50_cached_vs_raw: +(raw.p50_ms / cached.p50_ms).toFixed(1),
-    speedup_p50_rollup_files_vs_raw: +(raw.p50_ms / files.p50_ms).toFixed(1),
   });
 }
-rollupFiles.close();
 rawEvents.close();
 
 // Cold start: the first request after a restart builds the derived days it needs (then cached).
@@ -229,7 +224,7 @@ for (const [name, fn] of COMPARE) {
     fresh.close();
   }
 }
-const cacheRows = withRollups.cache?.rows ?? 0;
+const cacheRows = withRollups.cache.rows;
 withRollups.close();
 
 const lakeFiles = (dir: string): { files: number; bytes: number } => {

@@ -65,7 +65,8 @@ export async function startSyntheticLakeHost(opts: { label: string; dataDir: str
     secrets: loadInstanceSecrets(config),
     logger: createLogger('warn', opts.label),
     infra: { kafkaBrokers: null, schemaRegistryUrl: null },
-    components: [apiComponent(opts.api)],
+    // No background warm-up unless a benchmark asks for it: bench/api measures cold first calls.
+    components: [apiComponent({ warmDays: 0, ...opts.api })],
   });
   return {
     host,

@@ -2,10 +2,6 @@
 export const SCOPES = ['usage:write', 'usage:read', 'costs:read', 'revenue:read', 'dimensions:read'] as const;
 export type Scope = (typeof SCOPES)[number];
 
-export function isScope(value: string): value is Scope {
-  return (SCOPES as readonly string[]).includes(value);
-}
-
 /** Who is calling: derived from the API key, never from the request. */
 export interface AuthContext {
   organizationId: string;

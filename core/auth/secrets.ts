@@ -4,7 +4,7 @@ import crypto from 'node:crypto';
 import { ConfigError } from '../config.js';
 
 export const API_KEY_PREFIX = 'mk_live_';
-export const SIGNING_SECRET_PREFIX = 'mks_';
+const SIGNING_SECRET_PREFIX = 'mks_';
 /** Characters of the key kept in clear for display ("mk_live_AbCd…"). */
 const DISPLAY_PREFIX_LENGTH = API_KEY_PREFIX.length + 6;
 
@@ -116,15 +116,3 @@ export function unsealSecret(masterKey: Buffer, sealed: string, associatedData?:
   return decryptSecret(masterKey, { iv: iv!, tag: tag!, ciphertext: ciphertext! }, associatedData);
 }
 
-/**
- * Constant-time comparison of two hex strings (signatures, hashes). Different lengths or
- * non-hex input compare unequal rather than throwing.
- */
-export function timingSafeEqualHex(a: string, b: string): boolean {
-  const hex = /^(?:[0-9a-fA-F]{2})*$/;
-  if (!hex.test(a) || !hex.test(b)) return false;
-  const ba = Buffer.from(a.toLowerCase(), 'hex');
-  const bb = Buffer.from(b.toLowerCase(), 'hex');
-  if (ba.length !== bb.length) return false;
-  return crypto.timingSafeEqual(ba, bb);
-}

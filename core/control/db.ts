@@ -1,9 +1,8 @@
-// The control-plane database: one interface over PGlite (embedded, $DATA_DIR/control) and
-// PostgreSQL (`pg`, when DATABASE_URL is set). Same SQL for both: plain PostgreSQL with $n params,
-// and the same JS values back: NUMERIC and INT8 as strings (exact), timestamptz as Date, arrays as
-// arrays, jsonb as objects, bytea as Buffer.
-import path from 'node:path';
-import fs from 'node:fs';
+// The control-plane database: one interface over PGlite (embedded, $DATA_DIR/control, on its own
+// thread: pglite-thread.ts) and PostgreSQL (`pg`, when DATABASE_URL is set). Same SQL for both:
+// plain PostgreSQL with $n params, and the same JS values back: NUMERIC and INT8 as strings
+// (exact), timestamptz as Date, arrays as arrays, jsonb as objects, bytea as Buffer.
+import type { MessagePort } from 'node:worker_threads';
 import { openPgliteThread } from './pglite-thread.js';
 
 export interface Queryable {
@@ -16,6 +15,12 @@ export interface ControlDb extends Queryable {
   readonly kind: 'pglite' | 'postgres';
   /** Runs fn in one transaction; rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * PGlite on its thread only: a port to the same connection for another thread, answered by the
+   * PGlite thread itself (statements, no transactions; see queryableOverPort). PostgreSQL has no
+   * such thing: another thread opens its own pool.
+   */
+  connectPort?(): MessagePort;
   close(): Promise<void>;
 }
 
@@ -25,50 +30,11 @@ export interface ControlDbOptions {
   pgliteDir: string | null;
   /** Pool size for PostgreSQL (default 10). */
   maxConnections?: number;
-  /** PGlite on a worker thread (default), or false: on the calling thread. */
-  pgliteThread?: boolean;
 }
 
 export async function openControlDb(opts: ControlDbOptions): Promise<ControlDb> {
   if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.maxConnections ?? 10);
-  return opts.pgliteThread === false ? openPglite(opts.pgliteDir) : openPgliteThread(opts.pgliteDir);
-}
-
-// PostgreSQL type oids whose PGlite defaults differ from pg's.
-const NUMERIC = 1700;
-const INT8 = 20;
-const BYTEA = 17;
-
-async function openPglite(dir: string | null): Promise<ControlDb> {
-  const { PGlite } = await import('@electric-sql/pglite');
-  if (dir) fs.mkdirSync(path.dirname(dir), { recursive: true });
-  const parsers = {
-    [NUMERIC]: (v: string) => v,
-    [INT8]: (v: string) => v,
-    // Text-format bytea is "\x" + hex; pg hands back a Buffer, so do the same.
-    [BYTEA]: (v: string) => Buffer.from(v.slice(2), 'hex'),
-  };
-  const db = dir ? new PGlite(dir, { parsers }) : new PGlite({ parsers });
-  await db.waitReady;
-  type PgliteLike = {
-    query: (sql: string, params?: unknown[]) => Promise<{ rows: unknown[] }>;
-    exec: (sql: string) => Promise<unknown>;
-  };
-  const wrap = (q: PgliteLike): Queryable => ({
-    async query<T>(sql: string, params?: unknown[]) {
-      return (await q.query(sql, params)).rows as T[];
-    },
-    async exec(sql: string) {
-      await q.exec(sql);
-    },
-  });
-  return {
-    kind: 'pglite',
-    ...wrap(db),
-    // PGlite is one connection: its transactions run one at a time, queries wait for them.
-    transaction: (fn) => db.transaction((tx) => fn(wrap(tx))),
-    close: () => db.close(),
-  };
+  return openPgliteThread(opts.pgliteDir);
 }
 
 async function openPostgres(url: string, max: number): Promise<ControlDb> {

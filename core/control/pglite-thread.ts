@@ -1,59 +1,16 @@
-// PGlite on a worker thread. PGlite is PostgreSQL compiled to WASM: every statement runs
-// synchronously on the thread that calls it, so in-process it took a third of the event loop of a
-// busy ingest (measured: 11,700 → 18,700 batch events/s when moved here). Same contract as the
-// in-process database: one connection; a transaction holds it and other queries wait; NUMERIC and
-// INT8 come back as strings, bytea as Buffer, timestamptz as Date.
-// The worker's code is plain JavaScript evaluated from a string, so it loads the same way from
-// source (tsx, vitest) and from dist/.
+// PGlite on a worker thread (its code: pglite-worker.ts). PGlite is PostgreSQL compiled to WASM:
+// every statement runs synchronously on the thread that calls it, so in-process it took a third
+// of the event loop of a busy ingest (measured: 11,700 → 18,700 batch events/s when moved here).
+// Same contract as PostgreSQL through `pg`: NUMERIC and INT8 come back as strings, bytea as Buffer,
+// timestamptz as Date. One connection: a transaction holds it and other statements wait; this
+// client queues its own, the worker holds back other threads' (see connectPort).
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { startModuleWorker } from '../worker-thread.js';
 import type { ControlDb, Queryable } from './db.js';
+import type { ConnectMessage, StatementMessage } from './pglite-worker.js';
 import { PendingStatements, toError, type StatementReply } from './thread-values.js';
-
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { PGlite } = require(workerData.pglitePath);
-// PostgreSQL type oids whose PGlite defaults differ from pg's: NUMERIC, INT8 stay exact strings;
-// text-format bytea is "\\\\x" + hex.
-const parsers = {
-  1700: (v) => v,
-  20: (v) => v,
-  17: (v) => Buffer.from(v.slice(2), 'hex'),
-};
-const db = workerData.dir ? new PGlite(workerData.dir, { parsers }) : new PGlite({ parsers });
-function errorFields(e) {
-  const out = { message: e && e.message ? String(e.message) : String(e) };
-  if (e && typeof e === 'object') {
-    for (const k of Object.keys(e)) {
-      const v = e[k];
-      if (v === null || ['string', 'number', 'boolean'].includes(typeof v)) out[k] = v;
-    }
-  }
-  return out;
-}
-let queue = Promise.resolve();
-parentPort.on('message', (m) => {
-  queue = queue.then(async () => {
-    try {
-      let rows = [];
-      // A transaction's BEGIN rides along with its first statement: one round trip fewer.
-      if (m.begin) await db.exec('BEGIN');
-      if (m.op === 'query') rows = (await db.query(m.sql, m.params)).rows;
-      else if (m.op === 'exec') await db.exec(m.sql);
-      else if (m.op === 'close') await db.close();
-      parentPort.postMessage({ id: m.id, rows });
-    } catch (e) {
-      parentPort.postMessage({ id: m.id, error: errorFields(e) });
-    }
-  });
-});
-db.waitReady.then(
-  () => parentPort.postMessage({ ready: true }),
-  (e) => parentPort.postMessage({ fatal: errorFields(e) }),
-);
-`;
 
 /** A statement's reply, or the thread's start-up outcome. */
 type Reply = StatementReply | { ready: true } | { fatal: { message: string } };
@@ -61,8 +18,7 @@ type Reply = StatementReply | { ready: true } | { fatal: { message: string } };
 /** Opens PGlite in `dir` (null: in memory) on its own thread. */
 export async function openPgliteThread(dir: string | null): Promise<ControlDb> {
   if (dir) fs.mkdirSync(path.dirname(dir), { recursive: true });
-  const pglitePath = createRequire(import.meta.url).resolve('@electric-sql/pglite');
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { dir, pglitePath } });
+  const worker = startModuleWorker(import.meta.url, 'pglite-worker', { workerData: { dir } });
   const statements = new PendingStatements((m) => worker.postMessage(m));
 
   const ready = new Promise<void>((resolve, reject) => {
@@ -85,9 +41,9 @@ export async function openPgliteThread(dir: string | null): Promise<ControlDb> {
     throw err;
   }
 
-  const send = (msg: { op: 'query' | 'exec' | 'close'; sql?: string; params?: unknown[]; begin?: boolean }) => statements.send(msg);
+  const send = (msg: Omit<StatementMessage, 'id'>) => statements.send(msg);
 
-  // One connection: a transaction holds it until it ends; everything else queues behind it.
+  // One connection: a transaction holds it until it ends; everything else of ours queues behind it.
   let held: Promise<void> = Promise.resolve();
   const exclusive = async <T>(fn: () => Promise<T>): Promise<T> => {
     const before = held;
@@ -124,13 +80,18 @@ export async function openPgliteThread(dir: string | null): Promise<ControlDb> {
         const tx = { pending: true };
         try {
           const result = await fn(on(tx));
-          if (!tx.pending) await direct.exec('COMMIT');
+          if (!tx.pending) await send({ op: 'exec', sql: 'COMMIT', end: true });
           return result;
         } catch (err) {
-          if (!tx.pending) await direct.exec('ROLLBACK').catch(() => undefined);
+          if (!tx.pending) await send({ op: 'exec', sql: 'ROLLBACK', end: true }).catch(() => undefined);
           throw err;
         }
       }),
+    connectPort(): MessagePort {
+      const { port1, port2 } = new MessageChannel();
+      worker.postMessage({ connect: port1 } satisfies ConnectMessage, [port1]);
+      return port2;
+    },
     async close() {
       try {
         await exclusive(() => send({ op: 'close' }));

@@ -3,15 +3,8 @@
 export const UNIQUE_VIOLATION = '23505';
 export const FOREIGN_KEY_VIOLATION = '23503';
 export const CHECK_VIOLATION = '23514';
-export const NOT_NULL_VIOLATION = '23502';
-
 export function sqlState(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
 }
 
-/** The violated constraint's name, when the driver reports it. */
-export function sqlConstraint(err: unknown): string | undefined {
-  const c = (err as { constraint?: unknown } | null)?.constraint;
-  return typeof c === 'string' ? c : undefined;
-}

@@ -25,16 +25,11 @@ function asBuffer(v: unknown): unknown {
 }
 
 /** Rows as the database gave them: bytea columns as Buffers again (in place). */
-export function withBuffers<T>(rows: Array<Record<string, unknown>>): T[] {
+function withBuffers<T>(rows: Array<Record<string, unknown>>): T[] {
   for (const row of rows) {
     for (const k of Object.keys(row)) row[k] = asBuffer(row[k]);
   }
   return rows as T[];
-}
-
-/** Statement parameters as the caller passed them: bytea values as Buffers again. */
-export function paramsWithBuffers(params: unknown[] | undefined): unknown[] | undefined {
-  return params?.map(asBuffer);
 }
 
 /** A statement's answer coming back across the boundary: its rows, or its error's fields. */
@@ -47,7 +42,7 @@ export interface StatementReply {
 /**
  * The asking side of statements sent across a thread boundary: numbers each request, settles it
  * when its reply arrives, and fails every waiting one (and all later ones) once the other side is
- * gone. Used by the PGlite thread's client and by the control-plane port.
+ * gone. Used by the PGlite thread's client and by the control-plane port (db-port.ts).
  */
 export class PendingStatements {
   private readonly pending = new Map<number, { resolve: (rows: Array<Record<string, unknown>>) => void; reject: (e: Error) => void }>();

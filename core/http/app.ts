@@ -16,8 +16,8 @@ import { requestContext } from './request-context.js';
 export type RegisterRoutes = (router: Router) => void;
 
 /** Body limits: a single event is small; a batch holds up to 1000 events with metadata. */
-export const BODY_LIMIT = '1mb';
-export const BATCH_BODY_LIMIT = '20mb';
+const BODY_LIMIT = '1mb';
+const BATCH_BODY_LIMIT = '20mb';
 
 export function rawBodyOf(req: Request): Buffer | undefined {
   return (req as Request & { rawBody?: Buffer }).rawBody;

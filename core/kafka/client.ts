@@ -11,11 +11,11 @@ import {
   type RetryOptions,
 } from 'kafkajs';
 
-export { DLQ_TOPIC, USAGE_EVENTS_TOPIC, ensureTopics, partitionCounts, type EnsureTopicsOptions } from './topics.js';
+export { DLQ_TOPIC, USAGE_EVENTS_TOPIC, ensureTopics, partitionCounts,  } from './topics.js';
 
-export type KafkaLogLevel = 'error' | 'warn' | 'info' | 'debug';
+type KafkaLogLevel = 'error' | 'warn' | 'info' | 'debug';
 
-export interface KafkaLogRecord {
+interface KafkaLogRecord {
   level: KafkaLogLevel;
   time: string;
   name: 'kafkajs';

@@ -3,6 +3,7 @@
 // Timestamps are TIMESTAMP (no time zone) holding UTC, millisecond precision (Kafka records carry
 // timestamp-millis); money is DECIMAL(38,12); event_date is the UTC date of event_timestamp and
 // is derived by the writer, never supplied.
+import type { UsageEvent } from '../../schemas/usage-event.js';
 
 export type EventStatus = 'completed' | 'pending_rate_card' | 'failed';
 export const EVENT_STATUSES: readonly EventStatus[] = ['completed', 'pending_rate_card', 'failed'];
@@ -102,62 +103,60 @@ export const EVENTS_COLUMNS = [
   col('priced_at', 'timestamp', false),
 ] as const;
 
-export type EventsColumnName = (typeof EVENTS_COLUMNS)[number]['name'];
+type EventsColumnName = (typeof EVENTS_COLUMNS)[number]['name'];
 
 /** Columns the writer fills from the row (everything but the derived event_date). */
 export const EVENTS_INPUT_COLUMNS: readonly LakeColumn[] = EVENTS_COLUMNS.filter((c) => c.name !== 'event_date');
 
-/**
- * One priced event as the processor hands it to the lake writer (and as re-pricing sees it).
- * Costs are decimal strings (at most 12 fractional digits; more are rounded half-up by the
- * DECIMAL cast); timestamps are Date in UTC; token counts are safe integers.
- */
-export interface LakeEventRow {
-  event_id: string;
-  organization_id: string;
-  idempotency_key: string;
-  api_key_id: string;
-  owner_user_id: string | null;
-  subscription_id: string | null;
-  received_at: Date;
-  event_timestamp: Date;
-  user_id: string | null;
-  end_user_id: string | null;
-  model: string | null;
-  provider: string | null;
-  metric: string | null;
-  unit: string | null;
-  quantity: number | null;
-  input_tokens: number | null;
-  output_tokens: number | null;
-  cache_creation_input_tokens: number | null;
-  cache_read_input_tokens: number | null;
-  reasoning_tokens: number | null;
+/** An event's cost in USD decimal strings: per token class (null when the class was not reported or the event is unpriced), per unit for metric events, and the total. */
+export interface EventCosts {
   input_cost: string | null;
   output_cost: string | null;
   cache_creation_cost: string | null;
   cache_read_cost: string | null;
   reasoning_cost: string | null;
+  /** Metric events only: quantity × cost_per_unit ("0" under cost_override). */
   unit_cost: string | null;
+  /** "0" while pending_rate_card or failed. */
   total_cost: string;
-  cost_override: string | null;
+}
+
+/** Only the cost fields of a priced cost (which carries more, such as its status). */
+export function eventCostsOf(c: EventCosts): EventCosts {
+  return {
+    input_cost: c.input_cost,
+    output_cost: c.output_cost,
+    cache_creation_cost: c.cache_creation_cost,
+    cache_read_cost: c.cache_read_cost,
+    reasoning_cost: c.reasoning_cost,
+    unit_cost: c.unit_cost,
+    total_cost: c.total_cost,
+  };
+}
+
+/** The costs of an event that was not priced (waiting for a rate card, or failed): nothing, zero in total. */
+export const UNPRICED_COSTS: Readonly<EventCosts> = {
+  input_cost: null,
+  output_cost: null,
+  cache_creation_cost: null,
+  cache_read_cost: null,
+  reasoning_cost: null,
+  unit_cost: null,
+  total_cost: '0',
+};
+
+/**
+ * One priced event as the processor hands it to the lake writer (and as re-pricing sees it): the
+ * consumed record (its `timestamp` stored as `event_timestamp`), its costs, how it was priced and
+ * where it sat in Kafka. Costs are decimal strings (at most 12 fractional digits; more are
+ * rounded half-up by the DECIMAL cast); timestamps are Date in UTC; token counts are safe integers.
+ */
+export interface LakeEventRow extends Omit<UsageEvent, 'timestamp'>, EventCosts {
+  event_timestamp: Date;
   status: EventStatus;
   /** Why the event is pending_rate_card or failed (null when completed). */
   status_reason: string | null;
   rate_card_slug: string | null;
-  session_id: string | null;
-  span_id: string | null;
-  parent_span_id: string | null;
-  span_name: string | null;
-  span_kind: string | null;
-  started_at: Date | null;
-  timestamp_provided: boolean;
-  agent_id: string | null;
-  workflow_id: string | null;
-  feature: string | null;
-  /** JSON text of the metadata object. */
-  metadata: string;
-  flag_reason: string | null;
   kafka_partition: number;
   kafka_offset: number;
   priced_at: Date;

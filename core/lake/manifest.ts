@@ -7,7 +7,7 @@ import path from 'node:path';
 import { EVENT_STATUSES, type EventStatus } from './events-schema.js';
 import { isLakeTable, manifestDir, manifestPath, type LakeTable } from './layout.js';
 
-export const MANIFEST_FORMAT = 1;
+const MANIFEST_FORMAT = 1;
 
 export interface ManifestFile {
   table: LakeTable;

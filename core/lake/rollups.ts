@@ -7,7 +7,7 @@ import { MONEY_SQL_TYPE, type LakeColumn } from './events-schema.js';
 
 export type RollupTable = 'daily_costs' | 'session_spans';
 
-export interface RollupMeasure {
+interface RollupMeasure {
   readonly column: LakeColumn;
   /** Aggregate over events rows. */
   readonly fromEvents: string;
@@ -106,8 +106,6 @@ export const SESSION_SPANS: RollupDefinition = {
   ],
   eventsFilter: '"session_id" IS NOT NULL',
 };
-
-export const ROLLUPS: readonly RollupDefinition[] = [DAILY_COSTS, SESSION_SPANS];
 
 export function rollupColumns(def: RollupDefinition): LakeColumn[] {
   return [...def.keys, ...def.measures.map((m) => m.column)];

@@ -5,7 +5,7 @@ import avro from 'avsc';
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 
 /** timestamp-millis <-> Date. Writes only Dates (a number is a caller bug); reads long or timestamp-millis. */
-export class TimestampMillisType extends avro.types.LogicalType {
+class TimestampMillisType extends avro.types.LogicalType {
   protected override _fromValue(val: number): Date {
     return new Date(val);
   }

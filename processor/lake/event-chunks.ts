@@ -154,7 +154,7 @@ const MAX_SCALED = 10n ** 38n; // DECIMAL(38,12): at most 38 digits in all
  * Writes the decimal string `s` (-?digits(.digits)?) as DECIMAL(38,12)'s int128 into u32[at..at+3].
  * Returns false when `s` is not such a string or does not fit.
  */
-export function writeMoney(u32: Uint32Array, at: number, s: string): boolean {
+function writeMoney(u32: Uint32Array, at: number, s: string): boolean {
   const n = s.length;
   let i = 0;
   const negative = n > 0 && s.charCodeAt(0) === 45; // '-'

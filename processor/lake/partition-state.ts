@@ -3,7 +3,6 @@
 // runs the partition's lake operations one at a time. Every change to the partition's files goes
 // through commit(), which refuses to overwrite a manifest someone else replaced since we read it
 // (a second owner after a rebalance), so a fenced-off processor cannot undo newer work.
-import fs from 'node:fs/promises';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { manifestPath } from '../../core/lake/layout.js';
 import { manifestStatKey, readManifest, writeManifest, type Manifest } from '../../core/lake/manifest.js';

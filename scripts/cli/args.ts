@@ -6,7 +6,7 @@ import { COMMANDS, type CommandSpec, type FlagSpec } from './commands.js';
 export class UsageError extends Error {}
 
 /** Flags every command accepts. */
-export const GLOBAL_FLAGS = ['url', 'token'] as const;
+const GLOBAL_FLAGS = ['url', 'token'] as const;
 
 export interface ParsedArgs {
   command: CommandSpec | 'help';
@@ -21,7 +21,7 @@ export interface AdminRequest {
   body?: Record<string, unknown>;
 }
 
-export function findCommand(resource: string, action: string): CommandSpec | undefined {
+function findCommand(resource: string, action: string): CommandSpec | undefined {
   return COMMANDS.find((c) => c.resource === resource && c.action === action);
 }
 

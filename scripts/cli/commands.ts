@@ -1,7 +1,7 @@
 // The CLI's command table: each `<resource> <action>` maps to one admin API call. A flag fills a
 // path parameter ({org}) or a body field; adding a command is adding a row here.
 
-export type FlagType =
+type FlagType =
   /** Sent as given (decimals stay exact strings). */
   | 'string'
   /** Digits only; sent as a JSON number. */

@@ -3,7 +3,7 @@
 // Pure functions; no I/O.
 import avro from 'avsc';
 
-export const COMPATIBILITY_LEVELS = [
+const COMPATIBILITY_LEVELS = [
   'NONE',
   'BACKWARD',
   'BACKWARD_TRANSITIVE',
@@ -64,7 +64,7 @@ export function parseAvroSchema(text: string): ParsedSchema {
 }
 
 /** Why `reader` cannot read data written with `writer`, or null when it can. */
-export function resolutionError(reader: avro.Type, writer: avro.Type): string | null {
+function resolutionError(reader: avro.Type, writer: avro.Type): string | null {
   try {
     reader.createResolver(writer);
     return null;

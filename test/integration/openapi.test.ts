@@ -20,6 +20,14 @@ describe('OpenAPI document', () => {
     expect(result.output).toContain('openapi/openapi.json is current');
   });
 
+  it('names every operation uniquely (generated clients key their methods and types by operationId)', () => {
+    const spec = JSON.parse(fs.readFileSync(fromRoot('openapi', 'openapi.json'), 'utf8'));
+    const ids = Object.values(spec.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((ops) =>
+      Object.values(ops).flatMap((op) => (op.operationId ? [op.operationId] : [])),
+    );
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+  });
+
   it('documents every admin endpoint with the admin security scheme', () => {
     const spec = JSON.parse(fs.readFileSync(fromRoot('openapi', 'openapi.json'), 'utf8'));
     const expected: Array<[string, string]> = [

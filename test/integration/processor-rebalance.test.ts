@@ -8,14 +8,15 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createKafka } from '../../core/kafka/client.js';
-import { openControlDb, type ControlDb } from '../../core/control/db.js';
-import { migrate } from '../../core/control/migrate.js';
+import type { ControlDb } from '../../core/control/db.js';
 import { createOrganization } from '../../core/control/organizations.js';
-import { createRateCard } from '../../pricing/rate-cards.store.js';
 import { Big } from '../../core/money.js';
 import type { UsageEvent } from '../../schemas/usage-event.js';
 import {
   UsageEventProducer,
+  openTestControlDb,
+  createInputOutputCard,
+  inputOutputCost,
   createPrivateTopic,
   lakeEventIdCounts,
   lakeTotals,
@@ -33,9 +34,7 @@ const registryUrl = inject('schemaRegistryUrl');
 const RATE = { input: '1.25', output: '5' };
 const ORGS = 8;
 
-function expectedCost(e: UsageEvent): Big {
-  return new Big(e.input_tokens!).times(RATE.input).div(1_000_000).plus(new Big(e.output_tokens!).times(RATE.output).div(1_000_000));
-}
+const expectedCost = (e: UsageEvent): Big => inputOutputCost(e, RATE);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -55,19 +54,10 @@ describe('processor rebalance', () => {
   };
 
   beforeAll(async () => {
-    db = await openControlDb({ databaseUrl: null, pgliteDir: null });
-    await migrate(db);
+    db = await openTestControlDb();
     for (let i = 0; i < ORGS; i++) {
       const org = (await createOrganization(db, { name: `rebalance-${i}` })).id;
-      await createRateCard(db, org, {
-        modelSlug: 'rb-model',
-        inputCostPerMillion: RATE.input,
-        outputCostPerMillion: RATE.output,
-        cacheCreationCostPerMillion: null,
-        cacheReadCostPerMillion: null,
-        reasoningCostPerMillion: null,
-        effectiveFrom: new Date('2025-01-01T00:00:00Z'),
-      });
+      await createInputOutputCard(db, org, 'rb-model', RATE);
       orgs.push(org);
     }
     lakeDir = tempLakeDir('rebalance');

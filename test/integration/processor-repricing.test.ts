@@ -7,14 +7,15 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createKafka } from '../../core/kafka/client.js';
-import { openControlDb, type ControlDb } from '../../core/control/db.js';
-import { migrate } from '../../core/control/migrate.js';
+import type { ControlDb } from '../../core/control/db.js';
 import { createOrganization } from '../../core/control/organizations.js';
-import { createRateCard } from '../../pricing/rate-cards.store.js';
 import { Big } from '../../core/money.js';
 import type { UsageEvent } from '../../schemas/usage-event.js';
 import {
   UsageEventProducer,
+  openTestControlDb,
+  createInputOutputCard,
+  inputOutputCost,
   createPrivateTopic,
   lakeEventIdCounts,
   lakeTotals,
@@ -34,9 +35,7 @@ const registryUrl = inject('schemaRegistryUrl');
 const ZETA = { input: '3', output: '15' }; // card "zeta-model" created mid-test
 const KNOWN = { input: '0.5', output: '1.5' }; // card "known-model" present from the start
 
-function cost(e: UsageEvent, rates: { input: string; output: string }): Big {
-  return new Big(e.input_tokens!).times(rates.input).div(1_000_000).plus(new Big(e.output_tokens!).times(rates.output).div(1_000_000));
-}
+const cost = inputOutputCost;
 
 describe('processor re-pricing', () => {
   let db: ControlDb;
@@ -46,18 +45,9 @@ describe('processor re-pricing', () => {
   let running: RunningProcessor;
 
   beforeAll(async () => {
-    db = await openControlDb({ databaseUrl: null, pgliteDir: null });
-    await migrate(db);
+    db = await openTestControlDb();
     org = (await createOrganization(db, { name: 'repricing' })).id;
-    await createRateCard(db, org, {
-      modelSlug: 'known-model',
-      inputCostPerMillion: KNOWN.input,
-      outputCostPerMillion: KNOWN.output,
-      cacheCreationCostPerMillion: null,
-      cacheReadCostPerMillion: null,
-      reasoningCostPerMillion: null,
-      effectiveFrom: new Date('2025-01-01T00:00:00Z'),
-    });
+    await createInputOutputCard(db, org, 'known-model', KNOWN);
     lakeDir = tempLakeDir('repricing');
     const kafka = createKafka(brokers, 'repricing-test-producer', { logLevel: 'error' });
     const topic = await createPrivateTopic(kafka);
@@ -111,15 +101,7 @@ describe('processor re-pricing', () => {
     await new Promise((r) => setTimeout(r, 500));
 
     const cardCreatedAt = Date.now();
-    await createRateCard(db, org, {
-      modelSlug: 'zeta-model',
-      inputCostPerMillion: ZETA.input,
-      outputCostPerMillion: ZETA.output,
-      cacheCreationCostPerMillion: null,
-      cacheReadCostPerMillion: null,
-      reasoningCostPerMillion: null,
-      effectiveFrom: new Date('2025-01-01T00:00:00Z'),
-    });
+    await createInputOutputCard(db, org, 'zeta-model', ZETA);
     await new Promise((r) => setTimeout(r, 1_000));
     stopSending = true;
     await sending;

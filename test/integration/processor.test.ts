@@ -12,10 +12,9 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DLQ_TOPIC, createKafka } from '../../core/kafka/client.js';
-import { openControlDb, type ControlDb } from '../../core/control/db.js';
-import { migrate } from '../../core/control/migrate.js';
+import type { ControlDb } from '../../core/control/db.js';
 import { createOrganization } from '../../core/control/organizations.js';
-import { createRateCard, createUnitRate } from '../../pricing/rate-cards.store.js';
+import { createUnitRate } from '../../pricing/rate-cards.store.js';
 import { LakeReader } from '../../core/lake/lake-reader.js';
 import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 import { registry } from '../../core/metrics.js';
@@ -23,6 +22,8 @@ import { Big } from '../../core/money.js';
 import { DLQ_HEADERS } from '../../processor/dlq.js';
 import {
   UsageEventProducer,
+  openTestControlDb,
+  createInputOutputCard,
   createPrivateTopic,
   lakeTotals,
   startInProcessProcessor,
@@ -75,18 +76,9 @@ describe('processor', () => {
   };
 
   beforeAll(async () => {
-    db = await openControlDb({ databaseUrl: null, pgliteDir: null });
-    await migrate(db);
+    db = await openTestControlDb();
     org = (await createOrganization(db, { name: 'processor' })).id;
-    await createRateCard(db, org, {
-      modelSlug: 'basic-model',
-      inputCostPerMillion: '2',
-      outputCostPerMillion: '8',
-      cacheCreationCostPerMillion: null,
-      cacheReadCostPerMillion: null,
-      reasoningCostPerMillion: null,
-      effectiveFrom: new Date('2025-01-01T00:00:00Z'),
-    });
+    await createInputOutputCard(db, org, 'basic-model', { input: '2', output: '8' });
     await createUnitRate(db, org, { provider: 'acme-tts', metric: 'characters', unit: 'char', costPerUnit: '0.00002' });
     lakeDir = tempLakeDir('processor');
     const kafka = createKafka(brokers, 'processor-test-producer', { logLevel: 'error' });

@@ -2,17 +2,20 @@
 // validation naming the field, the import connection becoming active) and the Stripe connection
 // against stripe-mock (key checked and stored sealed, sync on demand and periodic, records of a
 // full sync replacing stale ones, disconnect). stripe-mock answers fixed fixtures; the expected
-// records are worked out in the test from the fixtures it serves.
+// records are worked out in the test from the fixtures it serves. Last, the revenue store itself
+// (revenue/revenue.store.ts) on both engines.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiComponent } from '../../api/component.js';
 import { unsealSecret } from '../../core/auth/secrets.js';
-import { getRevenueConnection, listRevenueRecords, upsertRevenueRecords } from '../../revenue/revenue.store.js';
+import { getRevenueConnection, listRevenueRecords, upsertRevenueRecords, hasActiveRevenueConnection, importRevenueRecords, upsertRevenueConnection } from '../../revenue/revenue.store.js';
 import { createLogger } from '../../core/logger.js';
 import type { StartComponent } from '../../core/process-host.js';
 import { RevenueSync } from '../../revenue/stripe-sync.js';
-import { TEST_MASTER_KEY } from '../support/control-db.js';
+import { TEST_MASTER_KEY, describeEachControlDb } from '../support/control-db.js';
 import { admin, describeEachHost, http, type TestHost } from '../support/http.js';
 import { startStripeMock, type StripeMock } from '../support/stripe-mock.js';
+import { getEndUserByExternalId, upsertEndUsers } from '../../core/control/end-users.js';
+import { createOrganization } from '../../core/control/organizations.js';
 
 let mock: StripeMock;
 beforeAll(async () => {
@@ -248,3 +251,59 @@ describeEachHost(
   // Port 9 (discard) on loopback: nothing listens, so the client fails fast.
   { components: [apiComponent({ revenue: { stripeApi: { host: '127.0.0.1', port: 9, protocol: 'http' }, checkIntervalMs: 0 } })] },
 );
+
+
+describeEachControlDb('revenue store', ({ kind, db }) => {
+  it('an import upserts by id, keeps amounts exact and activates the import connection', async () => {
+    const org = await createOrganization(db(), { name: 'Revenue' });
+    expect(await hasActiveRevenueConnection(db(), org.id)).toBe(false);
+    await upsertEndUsers(db(), org.id, ['cust-1']);
+    const p = (s: string) => new Date(s);
+    const result = await importRevenueRecords(db(), org.id, [
+      { id: 'inv-1', userId: 'cust-1', customerName: 'Old Name', amount: '10', periodStart: p('2025-01-01T00:00:00Z'), periodEnd: p('2025-02-01T00:00:00Z') },
+      { id: 'inv-2', userId: null, amount: '123456789012345678.123456789012', periodStart: p('2025-01-15T00:00:00Z'), periodEnd: p('2025-01-16T00:00:00Z') },
+      { id: 'inv-3', userId: 'cust-2', customerName: 'Beta Corp', amount: '-0.000000000001', periodStart: p('2025-03-01T00:00:00Z'), periodEnd: p('2025-04-01T00:00:00Z') },
+      // The same id again within one import: the last one wins.
+      { id: 'inv-1', userId: 'cust-1', customerName: 'Acme Ltd', amount: '99.90', periodStart: p('2025-01-01T00:00:00Z'), periodEnd: p('2025-02-01T00:00:00Z') },
+    ]);
+    expect(result.upserted).toBe(3);
+    expect(result.connection).toMatchObject({ kind: 'import', status: 'active' });
+    expect(result.connection.lastSyncedAt).toBeInstanceOf(Date);
+    expect(await hasActiveRevenueConnection(db(), org.id)).toBe(true);
+
+    const all = await listRevenueRecords(db(), org.id);
+    expect(all.map((r) => [r.id, r.amount, r.userId, r.currency])).toEqual([
+      ['inv-1', '99.90', 'cust-1', 'USD'],
+      ['inv-2', '123456789012345678.123456789012', null, 'USD'],
+      ['inv-3', '-0.000000000001', 'cust-2', 'USD'],
+    ]);
+    // Overlapping [2025-01-20, 2025-03-01): inv-1 only (inv-2 ended on the 16th, inv-3 starts at the end).
+    const window = await listRevenueRecords(db(), org.id, { overlapping: { start: p('2025-01-20T00:00:00Z'), end: p('2025-03-01T00:00:00Z') } });
+    expect(window.map((r) => r.id)).toEqual(['inv-1']);
+
+    // Known end users take the customer name; new ones pick it up from the records.
+    expect((await getEndUserByExternalId(db(), org.id, 'cust-1'))?.name).toBe('Acme Ltd');
+    await upsertEndUsers(db(), org.id, ['cust-2']);
+    expect((await getEndUserByExternalId(db(), org.id, 'cust-2'))?.name).toBe('Beta Corp');
+
+    await importRevenueRecords(db(), org.id, [
+      { id: 'inv-2', userId: 'cust-1', amount: '0.5', periodStart: p('2025-01-15T00:00:00Z'), periodEnd: p('2025-01-16T00:00:00Z') },
+    ]);
+    const after = await listRevenueRecords(db(), org.id);
+    expect(after.find((r) => r.id === 'inv-2')).toMatchObject({ amount: '0.5', userId: 'cust-1' });
+    expect(after).toHaveLength(3);
+  });
+
+  it('stripe connection config is a JSON object, replaced only when given', async () => {
+    const org = await createOrganization(db(), { name: 'Stripe' });
+    const c = await upsertRevenueConnection(db(), org.id, 'stripe', {
+      status: 'active',
+      config: { account_id: 'acct_123', api_key_sealed: 'v1.a.b.c' },
+    });
+    expect(c.config).toEqual({ account_id: 'acct_123', api_key_sealed: 'v1.a.b.c' });
+    await upsertRevenueConnection(db(), org.id, 'stripe', { status: 'inactive' });
+    const again = await getRevenueConnection(db(), org.id, 'stripe');
+    expect(again).toMatchObject({ status: 'inactive', config: { account_id: 'acct_123', api_key_sealed: 'v1.a.b.c' } });
+    expect(await hasActiveRevenueConnection(db(), org.id)).toBe(false);
+  });
+});

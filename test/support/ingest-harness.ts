@@ -8,7 +8,7 @@ import { createUsageEventCodec, UndecodableEventError, type UsageEventCodec } fr
 import type { UsageEvent } from '../../schemas/usage-event.js';
 import { http, type HttpResult } from './http.js';
 
-export const TOPIC = 'usage-events';
+const TOPIC = 'usage-events';
 
 export interface Signer {
   apiKey: string;
@@ -25,7 +25,7 @@ export interface SignedPostOptions {
   headers?: Record<string, string>;
 }
 
-export function hmacHex(secret: string, timestamp: string, body: string): string {
+function hmacHex(secret: string, timestamp: string, body: string): string {
   return crypto.createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
 }
 

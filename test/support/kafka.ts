@@ -15,7 +15,7 @@ const KAFKA_IMAGE = 'confluentinc/cp-kafka:7.9.0';
 const DOCKER_PROBE_MS = 3_000;
 
 /** True when `docker info` reaches an engine within 3 s (the CLI alone is not enough). */
-export function dockerEngineAnswers(timeoutMs = DOCKER_PROBE_MS): Promise<boolean> {
+function dockerEngineAnswers(timeoutMs = DOCKER_PROBE_MS): Promise<boolean> {
   return new Promise((resolve) => {
     execFile('docker', ['info', '--format', '{{.ServerVersion}}'], { timeout: timeoutMs }, (err, stdout) => {
       resolve(!err && stdout.trim().length > 0);

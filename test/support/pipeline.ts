@@ -53,7 +53,7 @@ export async function startPipeline(opts: PipelineOptions = {}): Promise<Pipelin
 // ---------------------------------------------------------------------------------------------
 // Tenants
 
-export interface RateCardSpec {
+interface RateCardSpec {
   model_slug: string;
   input_cost_per_million: string;
   output_cost_per_million: string;
@@ -63,7 +63,7 @@ export interface RateCardSpec {
   effective_from?: string;
 }
 
-export interface UnitRateSpec {
+interface UnitRateSpec {
   model?: string;
   provider?: string;
   metric: string;
@@ -71,7 +71,7 @@ export interface UnitRateSpec {
   cost_per_unit: string;
 }
 
-export interface DimensionSpec {
+interface DimensionSpec {
   key: string;
   name?: string;
   value_type: 'string' | 'number';

@@ -12,7 +12,10 @@ import { endUserIdFor } from '../../core/ids.js';
 import { USAGE_EVENTS_TOPIC, createIdempotentProducer, createKafka, ensureTopics } from '../../core/kafka/client.js';
 import { LakeReader } from '../../core/lake/lake-reader.js';
 import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
-import type { ControlDb } from '../../core/control/db.js';
+import { openControlDb, type ControlDb } from '../../core/control/db.js';
+import { migrate } from '../../core/control/migrate.js';
+import { Big } from '../../core/money.js';
+import { createRateCard } from '../../pricing/rate-cards.store.js';
 import { createLogger } from '../../core/logger.js';
 import { RateBook } from '../../pricing/rate-book.js';
 import { createUsageEventCodec, type UsageEventCodec } from '../../core/registry/usage-event-codec.js';
@@ -210,4 +213,35 @@ export async function waitUntil(what: string, check: () => Promise<boolean>, tim
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/** A fresh in-memory control plane (PGlite), migrated. */
+export async function openTestControlDb(): Promise<ControlDb> {
+  const db = await openControlDb({ databaseUrl: null, pgliteDir: null });
+  await migrate(db);
+  return db;
+}
+
+/** Input and output rates, USD per million tokens, as the tests write them by hand. */
+export interface InputOutputRates {
+  input: string;
+  output: string;
+}
+
+/** An organization's token card with input and output rates only, in effect from 2025-01-01. */
+export async function createInputOutputCard(db: ControlDb, organizationId: string, modelSlug: string, rates: InputOutputRates): Promise<void> {
+  await createRateCard(db, organizationId, {
+    modelSlug,
+    inputCostPerMillion: rates.input,
+    outputCostPerMillion: rates.output,
+    cacheCreationCostPerMillion: null,
+    cacheReadCostPerMillion: null,
+    reasoningCostPerMillion: null,
+    effectiveFrom: new Date('2025-01-01T00:00:00Z'),
+  });
+}
+
+/** The cost of an event's input and output tokens at the given rates, worked out with big.js (the test's own arithmetic). */
+export function inputOutputCost(e: UsageEvent, rates: InputOutputRates): Big {
+  return new Big(e.input_tokens!).times(rates.input).div(1_000_000).plus(new Big(e.output_tokens!).times(rates.output).div(1_000_000));
 }

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fromRoot } from '../../core/paths.js';
 
-export const STRIPE_MOCK_VERSION = 'v0.203.0';
+const STRIPE_MOCK_VERSION = 'v0.203.0';
 const BIN_DIR = fromRoot('.cache/go-bin');
 const BINARY = path.join(BIN_DIR, 'stripe-mock');
 
@@ -21,7 +21,7 @@ export interface StripeMock {
 }
 
 /** Path of the stripe-mock binary, building it with Go the first time. */
-export function ensureStripeMock(): string {
+function ensureStripeMock(): string {
   if (fs.existsSync(BINARY)) return BINARY;
   const goCache = fromRoot('.cache/go');
   execFileSync('go', ['install', `github.com/stripe/stripe-mock@${STRIPE_MOCK_VERSION}`], {

@@ -5,8 +5,8 @@
 import { eventIdFor } from '../../core/ids.js';
 import type { UsageEvent } from '../../schemas/usage-event.js';
 
-export const DEFAULT_EVENT_ORG = '3f1c9a52-8e47-4d0b-9a6e-2c5d7b1e4f80';
-export const DEFAULT_EVENT_TIME = new Date('2025-06-02T10:00:00.000Z');
+const DEFAULT_EVENT_ORG = '3f1c9a52-8e47-4d0b-9a6e-2c5d7b1e4f80';
+const DEFAULT_EVENT_TIME = new Date('2025-06-02T10:00:00.000Z');
 
 export function usageEvent(overrides: Partial<UsageEvent> = {}): UsageEvent {
   const organization_id = overrides.organization_id ?? DEFAULT_EVENT_ORG;

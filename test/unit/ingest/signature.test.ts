@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SignatureError } from '../../../core/errors.js';
 import { signPayload, verifySignature } from '../../../ingest/signature.js';
@@ -25,6 +26,28 @@ describe('signPayload', () => {
   it('is v1= + hex HMAC-SHA256(secret, timestamp + "." + body)', () => {
     expect(signPayload(SECRET, TS, BODY)).toBe(EXPECTED);
     expect(signPayload(SECRET, 1700000000, Buffer.from(BODY))).toBe(EXPECTED);
+  });
+});
+
+// The vectors every SDK signs with (sdks/test-vectors/README.md), computed with openssl.
+const VECTORS = (
+  JSON.parse(readFileSync(new URL('../../../sdks/test-vectors/signing.json', import.meta.url), 'utf8')) as {
+    vectors: { name: string; secret: string; timestamp: string; body: string; body_utf8_hex: string; signature: string }[];
+  }
+).vectors;
+
+describe('shared SDK signing vectors', () => {
+  it('there are vectors, non-ASCII bodies among them', () => {
+    expect(VECTORS.length).toBeGreaterThanOrEqual(5);
+    expect(VECTORS.some((v) => /[^\x00-\x7f]/.test(v.body))).toBe(true);
+  });
+
+  it.each(VECTORS.map((v) => [v.name, v] as const))('%s: signPayload gives the header and verifySignature accepts it', (_, v) => {
+    const rawBody = Buffer.from(v.body_utf8_hex, 'hex');
+    expect(rawBody.toString('utf8')).toBe(v.body);
+    expect(signPayload(v.secret, v.timestamp, v.body)).toBe(v.signature);
+    expect(signPayload(v.secret, v.timestamp, rawBody)).toBe(v.signature);
+    expect(fault(() => verifySignature(v.secret, { signature: v.signature, timestamp: v.timestamp, rawBody }, Number(v.timestamp)))).toBeNull();
   });
 });
 

@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   buildTokenRateIndex,
-  findTokenRateCard,
-  findUnitRate,
   mergeRateCards,
   rateEstimationTable,
   tokenRateCardFromRecord,
@@ -10,6 +8,7 @@ import {
   type TokenRateCard,
   type UnitRate,
 } from '../../../pricing/rate-card-match.js';
+import { findTokenRateCard, findUnitRate } from '../../support/rate-lookup.js';
 
 function card(
   slug: string,

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { isDecimalString } from '../../../core/money.js';
-import { findTokenRateCard, loadStandardRateCards } from '../../../pricing/rate-card-match.js';
+import { loadStandardRateCards } from '../../../pricing/rate-card-match.js';
+import { findTokenRateCard } from '../../support/rate-lookup.js';
 import {
   STANDARD_RATE_CARDS_PATH,
   parseStandardRateCardFile,

@@ -12,7 +12,6 @@ import {
   parseMasterKey,
   SecretDecryptionError,
   sealSecret,
-  timingSafeEqualHex,
   unsealSecret,
 } from '../../../../core/auth/secrets.js';
 
@@ -134,16 +133,5 @@ describe('AES-256-GCM', () => {
     parts[3] = ct.toString('base64url');
     expect(() => unsealSecret(KEY, parts.join('.'), 'stripe')).toThrow(SecretDecryptionError);
     expect(() => unsealSecret(KEY, 'garbage', 'stripe')).toThrow(SecretDecryptionError);
-  });
-});
-
-describe('timingSafeEqualHex', () => {
-  it('compares hex case-insensitively and never throws', () => {
-    expect(timingSafeEqualHex('abcd', 'ABCD')).toBe(true);
-    expect(timingSafeEqualHex('abcd', 'abce')).toBe(false);
-    expect(timingSafeEqualHex('abcd', 'abcdef')).toBe(false);
-    expect(timingSafeEqualHex('abc', 'abc')).toBe(false);
-    expect(timingSafeEqualHex('zz', 'zz')).toBe(false);
-    expect(timingSafeEqualHex('', '')).toBe(true);
   });
 });

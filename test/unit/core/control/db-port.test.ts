@@ -1,25 +1,20 @@
 // The control plane over a MessagePort gives the same values and errors as the database itself:
 // rows and parameters, NUMERIC and INT8 as exact strings, bytea as Buffer, timestamptz as Date,
-// SQLSTATE fields on errors, exec scripts. Real PGlite in memory on both ends of a MessageChannel
-// (messages are structured-cloned exactly as between threads).
-import { MessageChannel } from 'node:worker_threads';
+// SQLSTATE fields on errors, exec scripts. Real PGlite on its thread answering a port from
+// connectPort() directly (messages are structured-cloned exactly as between threads).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queryableOverPort, serveQueryable } from '../../../../core/control/db-port.js';
+import { queryableOverPort } from '../../../../core/control/db-port.js';
 import { openControlDb, type ControlDb, type Queryable } from '../../../../core/control/db.js';
 
 let db: ControlDb;
 let remote: Queryable & { close(): void };
-let stopServing: () => void;
 
 beforeAll(async () => {
   db = await openControlDb({ databaseUrl: null, pgliteDir: null });
-  const { port1, port2 } = new MessageChannel();
-  stopServing = serveQueryable(db, port1);
-  remote = queryableOverPort(port2);
+  remote = queryableOverPort(db.connectPort!());
 });
 afterAll(async () => {
   remote.close();
-  stopServing();
   await db.close();
 });
 
@@ -89,13 +84,39 @@ describe('queryableOverPort', () => {
   });
 
   it('after close, statements fail instead of waiting forever', async () => {
-    const { port1, port2 } = new MessageChannel();
-    const stop = serveQueryable(db, port1);
-    const q = queryableOverPort(port2);
+    const q = queryableOverPort(db.connectPort!());
     expect(await q.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
-    stop();
-    await new Promise((r) => setTimeout(r, 20));
-    await expect(q.query('SELECT 1')).rejects.toThrow('the control-plane port is closed');
     q.close();
+    await expect(q.query('SELECT 1')).rejects.toThrow('the control-plane port is closed');
+  });
+
+  it("never runs inside another client's transaction: it waits for the COMMIT, then sees the rows", async () => {
+    await db.exec('CREATE TABLE tx_probe (id int)');
+    let seenDuring: number | null = null;
+    let remoteDone = false;
+    let during: Promise<void> = Promise.resolve();
+    await db.transaction(async (tx) => {
+      await tx.query('INSERT INTO tx_probe VALUES (1)');
+      // Sent while the transaction is open: it must not run in it (it would see row 1 only) nor be lost.
+      during = remote.query<{ n: string }>('SELECT count(*)::text AS n FROM tx_probe').then((r) => {
+        remoteDone = true;
+        seenDuring = Number(r[0]!.n);
+      });
+      await new Promise((r) => setTimeout(r, 50));
+      expect(remoteDone).toBe(false);
+      await tx.query('INSERT INTO tx_probe VALUES (2)');
+    });
+    await during;
+    expect(seenDuring).toBe(2);
+  });
+
+  it("a rolled-back transaction releases the connection to the port's statements", async () => {
+    await db
+      .transaction(async (tx) => {
+        await tx.query('INSERT INTO tx_probe VALUES (3)');
+        throw new Error('give up');
+      })
+      .catch(() => undefined);
+    expect(await remote.query<{ n: string }>('SELECT count(*)::text AS n FROM tx_probe')).toEqual([{ n: '2' }]);
   });
 });

@@ -1,0 +1,36 @@
+// One end user's sessions: the sessions in which the end user has an event in [start, end), with
+// whole-session totals (the same rows and order as /attribution-data/sessions). The session_spans
+// rollup has no end-user column, so the session ids come from the range's raw events first.
+import { getEndUserByExternalId } from '../../core/control/end-users.js';
+import { NotFoundError } from '../../core/errors.js';
+import { parseDateRange } from '../../core/time.js';
+import type { ReadContext } from '../lake/read-context.js';
+import { sessionSummary } from '../sessions/sessions.service.js';
+import { querySessions } from '../sessions/sessions.queries.js';
+import type { SessionList } from '../sessions/sessions.types.js';
+import { pageParams } from '../usage/usage.js';
+
+export async function endUserSessions(
+  rc: ReadContext,
+  externalId: string,
+  q: { start_date: string; end_date: string; limit?: number; offset?: number },
+): Promise<SessionList> {
+  const range = parseDateRange(q.start_date, q.end_date);
+  const page = pageParams(q.limit, q.offset);
+  const user = await getEndUserByExternalId(rc.db, rc.organizationId, externalId);
+  if (!user) throw new NotFoundError('end user', externalId);
+  const ids = await rc.lake.rows<{ session_id: string }>(
+    { organizationId: rc.organizationId, range },
+    `SELECT DISTINCT e.session_id FROM {{events}} e
+      WHERE e.organization_id = $org AND e.end_user_id = $end_user_id AND e.session_id IS NOT NULL
+        AND e.event_timestamp >= $start AND e.event_timestamp < $end`,
+    { end_user_id: user.id },
+  );
+  if (ids.length === 0) return { sessions: [], total: 0, limit: page.limit, offset: page.offset };
+  const sessionIds = ids.map((r) => r.session_id);
+  const window = { from: range.start, to: range.end };
+  const rows = await querySessions(rc.lake, rc.organizationId, window, page, sessionIds);
+  // An offset past the end returns no row to carry the count.
+  const total = rows[0]?.total ?? (await querySessions(rc.lake, rc.organizationId, window, { limit: 1, offset: 0 }, sessionIds))[0]?.total ?? 0;
+  return { sessions: rows.map(sessionSummary), total, limit: page.limit, offset: page.offset };
+}

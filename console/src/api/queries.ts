@@ -1,0 +1,18 @@
+// Data hooks several pages share (one query key per endpoint and parameters, so pages reuse each
+// other's answers). A page's own hooks live in its folder.
+import { useQuery } from '@tanstack/react-query';
+import { rangeQuery, type DateRange } from '../range/date-range.js';
+import { apiGet, type Query } from './client.js';
+import type { ByAgent, CostByEndUser, EndUserDirectory, MarginByEndUser, MarginOrgTotal, SeriesResponse } from './types.js';
+
+export function useApi<T>(path: string, query: Query = {}, enabled = true) {
+  return useQuery({ queryKey: [path, query], queryFn: () => apiGet<T>(path, query), enabled });
+}
+
+export const useCostByEndUser = (r: DateRange) => useApi<CostByEndUser>('/cost-data/by-end-user', rangeQuery(r));
+export const useMarginByEndUser = (r: DateRange) => useApi<MarginByEndUser>('/margin-data/by-end-user', rangeQuery(r));
+export const useMarginSummary = (r: DateRange) => useApi<MarginOrgTotal>('/margin-data/summary', rangeQuery(r));
+export const useByAgent = (r: DateRange) => useApi<ByAgent>('/attribution-data/by-agent', rangeQuery(r));
+export const useEndUser = (endUserId: string) => useApi<EndUserDirectory>('/end-users', { end_user_id: endUserId });
+export const useCostTrend = (r: DateRange, groupBy: string, top = 5) =>
+  useApi<SeriesResponse & { group_by: string }>('/cost-data/trend', { ...rangeQuery(r), group_by: groupBy, top });

@@ -1,0 +1,47 @@
+// The console's one module for showing numbers: money from the API's exact decimal strings (big.js,
+// never a binary float), percentages with two decimals, counts with thousands separators.
+import Big from 'big.js';
+
+/** "1234.5" → "$1,234.50"; "-0.000123" → "-$0.000123". Every digit the API sent is kept. */
+export function money(value: string | null | undefined): string {
+  if (value === null || value === undefined) return '—';
+  const b = new Big(value);
+  const [int, frac = ''] = b.abs().toFixed().split('.');
+  const grouped = int!.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const digits = frac.length < 2 ? frac.padEnd(2, '0') : frac;
+  return `${b.lt(0) ? '-' : ''}$${grouped}.${digits}`;
+}
+
+export function sumMoney(values: ReadonlyArray<string | null | undefined>): string {
+  return values.reduce((acc: Big, v) => (v ? acc.plus(v) : acc), new Big(0)).toFixed();
+}
+
+/** Cost per unit (e.g. per event), rounded half-up to `dp` decimals; null when count is 0. */
+export function perUnit(total: string, count: number, dp = 6): string | null {
+  if (count === 0) return null;
+  return new Big(total).div(count).round(dp, Big.roundHalfUp).toFixed();
+}
+
+/** (current − previous) / previous × 100 to 2 decimals (exact decimals); null when previous is 0. */
+export function changePercent(current: string | number, previous: string | number): string | null {
+  const prev = new Big(previous);
+  if (prev.eq(0)) return null;
+  return new Big(current).minus(prev).div(prev.abs()).times(100).round(2, Big.roundHalfUp).toFixed(2);
+}
+
+/** A percentage the API rounded to 2 decimals (a number), shown with exactly 2. */
+export function percent(value: number | string | null | undefined): string {
+  if (value === null || value === undefined) return '—';
+  return `${new Big(value).toFixed(2)}%`;
+}
+
+export function count(value: number | null | undefined): string {
+  if (value === null || value === undefined) return '—';
+  return value.toLocaleString('en-US', { maximumFractionDigits: 12 });
+}
+
+/** Sort comparator for decimal strings (nulls first). */
+export function compareMoney(a: string | null | undefined, b: string | null | undefined): number {
+  if (a == null || b == null) return a == null ? (b == null ? 0 : -1) : 1;
+  return new Big(a).cmp(b);
+}

@@ -1,0 +1,172 @@
+"""The read methods return the API's figures: a tenant with a known rate card and a known set of
+events; every cost, token and count below is computed here from those events, independently of
+the service. Then every read method is called once and must parse into its model."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from decimal import Decimal
+
+import pytest
+
+import marginal
+from marginal.reads import READ_ENDPOINTS
+
+from .waiting import eventually
+
+RATES = {"input_tokens": "2.5", "output_tokens": "10", "cache_read_input_tokens": "1.25",
+         "cache_creation_input_tokens": "3.75", "reasoning_tokens": "12"}
+MILLION = Decimal(1_000_000)
+
+
+def cost(event) -> Decimal:
+    return sum((Decimal(event.get(k, 0)) * Decimal(rate) / MILLION for k, rate in RATES.items()), Decimal(0))
+
+
+def build_events(now: dt.datetime) -> list[dict]:
+    users = ["alice", "bob", None]
+    agents = ["planner", "coder", None]
+    events = []
+    for i in range(30):
+        event = {
+            "model": "rd-model-v1", "timestamp": now - dt.timedelta(minutes=30 + i),
+            "input_tokens": 1000 + 37 * i, "output_tokens": 200 + 11 * i,
+            "cache_read_input_tokens": 500 * (i % 3), "reasoning_tokens": 64 * (i % 2),
+            "cache_creation_input_tokens": 128 * (i % 4 == 0),
+            "agent_id": agents[i % 3], "workflow_id": f"wf-{i % 2}", "feature": "chat",
+            "session_id": "sess-1", "span_id": f"span-{i % 5}", "parent_span_id": None if i % 5 == 0 else "span-0",
+            "metadata": {"team": ["search", "ads"][i % 2], "latency_ms": 100 + i},
+        }
+        if users[i % 3]:
+            event["user_id"] = users[i % 3]
+        events.append({k: v for k, v in event.items() if v is not None})
+    return events
+
+
+@pytest.fixture(scope="module")
+def tenant_with_events(service):
+    tenant = service.create_tenant(credits=1000)
+    service.add_rate_card(tenant.org_id, model_slug="rd-model", input_cost_per_million=RATES["input_tokens"],
+                          output_cost_per_million=RATES["output_tokens"], cache_read_cost_per_million=RATES["cache_read_input_tokens"],
+                          cache_creation_cost_per_million=RATES["cache_creation_input_tokens"],
+                          reasoning_cost_per_million=RATES["reasoning_tokens"])
+    service.add_dimension(tenant.org_id, key="team", name="Team", value_type="string")
+    service.add_dimension(tenant.org_id, key="latency_ms", name="Latency", value_type="number")
+    now = dt.datetime.now(dt.timezone.utc)
+    events = build_events(now)
+    client = marginal.Marginal(tenant.api_key, tenant.signing_secret, service.origin)
+    for event in events:
+        client.track(event)
+    assert client.flush(30)
+    summary = eventually(client.cost_summary, lambda s: s.status_counts is not None and s.status_counts.completed == len(events))
+    assert summary.status_counts.completed == len(events)
+    yield client, events, now
+    client.shutdown()
+
+
+def test_cost_figures_match_the_events(tenant_with_events):
+    client, events, now = tenant_with_events
+    start, end = now.date() - dt.timedelta(days=1), now.date() + dt.timedelta(days=1)
+    total = sum((cost(e) for e in events), Decimal(0))
+
+    by_user = client.cost_by_end_user(start_date=start, end_date=end)
+    assert Decimal(by_user.total_cost) == total
+    expected_users: dict[str, Decimal] = defaultdict(Decimal)
+    for e in events:
+        expected_users[e.get("user_id", "Unassigned")] += cost(e)
+    assert {u.end_user_name: Decimal(u.total_cost) for u in by_user.end_users} == expected_users
+
+    alice = client.end_user_summary("alice", start_date=start, end_date=end)
+    mine = [e for e in events if e.get("user_id") == "alice"]
+    assert Decimal(alice.total_cost) == sum(cost(e) for e in mine)
+    assert alice.event_count == len(mine)
+    for k in ("input_tokens", "output_tokens", "cache_read_input_tokens", "reasoning_tokens", "cache_creation_input_tokens"):
+        assert getattr(alice, k) == sum(e[k] for e in mine), k
+    assert Decimal(alice.cache_read_cost) == sum(Decimal(e["cache_read_input_tokens"]) * Decimal("1.25") for e in mine) / MILLION
+
+    agents = client.attribution_by_agent(start_date=start, end_date=end)
+    expected_agents: dict[str, Decimal] = defaultdict(Decimal)
+    for e in events:
+        expected_agents[e.get("agent_id", "Unassigned")] += cost(e)
+    assert {i.attribution_value: Decimal(i.total_cost) for i in agents.items} == expected_agents
+    assert client.agents(start_date=start, end_date=end).values == ["coder", "planner"]
+    assert client.workflows(start_date=start, end_date=end).values == ["wf-0", "wf-1"]
+
+    teams = client.dimension_cost_breakdown(dimension_key="team", start_date=start, end_date=end)
+    expected_teams: dict[str, Decimal] = defaultdict(Decimal)
+    for e in events:
+        expected_teams[e["metadata"]["team"]] += cost(e)
+    assert {i.dimension_value: Decimal(i.total_cost) for i in teams.items} == expected_teams
+
+    latency = client.dimension_numeric_summary(dimension_key="latency_ms", start_date=start, end_date=end)
+    values = [e["metadata"]["latency_ms"] for e in events]
+    assert (Decimal(latency.sum), Decimal(latency.min), Decimal(latency.max)) == (sum(values), min(values), max(values))
+
+    tree = client.session_tree("sess-1")
+    assert sum(Decimal(r.subtree_cost) for r in tree.roots) + Decimal(tree.untraced.total_cost) == total
+    assert tree.span_count == 5
+
+    margin = client.margin_summary(start_date=start, end_date=end)
+    assert (Decimal(margin.total_cost), margin.total_revenue) == (total, "0")
+
+    usage = client.usage_summary(start_date=start, end_date=end)
+    assert usage.total_events == len(events)
+    assert usage.metrics[0].total_quantity == sum(e["input_tokens"] + e["output_tokens"] for e in events)
+
+    [rate] = [i for i in client.rates().items if i.model_slug == "rd-model"]
+    assert (Decimal(rate.input_cost_per_million), Decimal(rate.reasoning_cost_per_million)) == (Decimal("2.5"), Decimal("12"))
+
+
+def test_every_read_method_answers_with_its_model(tenant_with_events):
+    client, events, now = tenant_with_events
+    start, end = now - dt.timedelta(days=1), now + dt.timedelta(hours=1)
+    window = {"start_date": start, "end_date": end}
+    calls = {
+        "ping": lambda: client.ping(),
+        "usage_events": lambda: client.usage_events(**window, limit=5),
+        "usage_summary": lambda: client.usage_summary(**window),
+        "usage_aggregation": lambda: client.usage_aggregation(**window),
+        "sessions": lambda: client.sessions(**window),
+        "session_tree": lambda: client.session_tree("sess-1"),
+        "rates": lambda: client.rates(),
+        "margin_by_end_user": lambda: client.margin_by_end_user(**window),
+        "margin_trend": lambda: client.margin_trend(**window),
+        "margin_summary": lambda: client.margin_summary(**window),
+        "end_user_summary": lambda: client.end_user_summary("bob", **window),
+        "end_user_by_model": lambda: client.end_user_by_model("bob", **window),
+        "end_user_by_provider": lambda: client.end_user_by_provider("bob", **window),
+        "end_user_by_dimension": lambda: client.end_user_by_dimension("bob", dimension="team", **window),
+        "end_user_trend": lambda: client.end_user_trend("bob", **window),
+        "dimension_definitions": lambda: client.dimension_definitions(),
+        "dimension_cost_trend": lambda: client.dimension_cost_trend(**window, dimension_key="team"),
+        "dimension_numeric_trend": lambda: client.dimension_numeric_trend(dimension_key="latency_ms", aggregation="max", **window),
+        "dimension_numeric_summary": lambda: client.dimension_numeric_summary(dimension_key="latency_ms", **window),
+        "dimension_cost_breakdown": lambda: client.dimension_cost_breakdown(dimension_key="team", **window),
+        "cost_summary": lambda: client.cost_summary(time_window="last-7-days"),
+        "cost_by_end_user": lambda: client.cost_by_end_user(**window),
+        "attribution_by_agent": lambda: client.attribution_by_agent(**window),
+        "agents": lambda: client.agents(**window),
+        "workflows": lambda: client.workflows(**window),
+        "attribution_by_dimension": lambda: client.attribution_by_dimension(dimension="team", **window),
+        "attribution_dimension_values": lambda: client.attribution_dimension_values(dimension="team", **window),
+    }
+    assert sorted(calls) == sorted(READ_ENDPOINTS)
+    answers = {name: call() for name, call in calls.items()}
+    bob = sum((cost(e) for e in events if e.get("user_id") == "bob"), Decimal(0))
+    assert Decimal(answers["end_user_by_model"].total_cost) == bob
+    assert [i.attribution_value for i in answers["end_user_by_model"].items] == ["rd-model-v1"]
+    assert answers["attribution_dimension_values"].values == ["ads", "search"]
+    assert answers["dimension_definitions"].total == 2
+    assert answers["usage_events"].total == len(events) and len(answers["usage_events"].events) == 5
+    assert Decimal(answers["dimension_numeric_trend"].data_points[-1].value or 0) <= max(e["metadata"]["latency_ms"] for e in events)
+    assert answers["sessions"].sessions[0].session_id == "sess-1"
+
+
+def test_bad_parameters_raise_typed_errors(tenant_with_events):
+    client, _, now = tenant_with_events
+    with pytest.raises(marginal.ValidationError) as raised:
+        client.usage_summary(start_date=now, end_date=now - dt.timedelta(days=1))
+    assert raised.value.status == 400 and raised.value.correlation_id and raised.value.field
+    with pytest.raises(marginal.DateRangeTooLargeError):
+        client.margin_summary(start_date="2024-01-01", end_date="2025-06-01")

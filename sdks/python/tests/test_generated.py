@@ -1,0 +1,26 @@
+"""The read models and methods are generated from openapi/openapi.json and must match it."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from marginal import AsyncMarginal, Marginal
+from marginal.reads import READ_ENDPOINTS
+
+PYTHON_SDK = Path(__file__).resolve().parents[1]
+OPENAPI = PYTHON_SDK.parents[1] / "openapi" / "openapi.json"
+
+
+def test_generated_files_are_up_to_date():
+    run = subprocess.run([sys.executable, str(PYTHON_SDK / "scripts" / "generate.py"), "--check"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+
+
+def test_every_read_endpoint_has_a_sync_and_an_async_method():
+    doc = json.loads(OPENAPI.read_text())
+    gets = {path for path, methods in doc["paths"].items() if "get" in methods and not path.startswith("/admin")}
+    assert len(gets) >= 25
+    assert set(READ_ENDPOINTS.values()) == gets
+    for name in READ_ENDPOINTS:
+        assert callable(getattr(Marginal, name)) and callable(getattr(AsyncMarginal, name))

@@ -1,0 +1,110 @@
+// Typed read methods: one per GET endpoint of the API (admin routes aside), each a name for a path
+// of openapi/openapi.json. Types come from src/generated/openapi.ts (`npm run generate`, with
+// openapi-typescript); requests go through openapi-fetch, whose fetch is the SDK's retrying one.
+// A method takes the path and query parameters in one object and returns the 200 body, or throws
+// the typed error of errors.ts. test/unit/reads.test.ts checks that every GET path has a method.
+import createClient from 'openapi-fetch';
+import type { ResolvedConfig } from './config.js';
+import { errorFromResponse } from './errors.js';
+import type { paths } from './generated/openapi.js';
+import { requestWithRetry } from './retry.js';
+
+/** Method name → API path (under /v1). */
+export const READ_ENDPOINTS = {
+  ping: '/ping',
+  usageEvents: '/usage/events',
+  usageSummary: '/usage/summary',
+  usageAggregation: '/usage/aggregation',
+  costSummary: '/cost-data/summary',
+  costByEndUser: '/cost-data/by-end-user',
+  costTrend: '/cost-data/trend',
+  pendingRateCard: '/cost-data/pending-rate-card',
+  endUsers: '/end-users',
+  endUserSummary: '/end-user-costs/{externalId}/summary',
+  endUserByModel: '/end-user-costs/{externalId}/by-model',
+  endUserByProvider: '/end-user-costs/{externalId}/by-provider',
+  endUserByDimension: '/end-user-costs/{externalId}/by-dimension',
+  endUserTrend: '/end-user-costs/{externalId}/trend',
+  endUserSessions: '/end-user-costs/{externalId}/sessions',
+  dimensionDefinitions: '/dimension-data/definitions',
+  dimensionCostTrend: '/dimension-data/cost-trend',
+  dimensionNumericTrend: '/dimension-data/numeric-trend',
+  dimensionNumericSummary: '/dimension-data/numeric-summary',
+  dimensionCostBreakdown: '/dimension-data/cost-breakdown',
+  attributionByAgent: '/attribution-data/by-agent',
+  attributionByDimension: '/attribution-data/by-dimension',
+  attributionDimensionValues: '/attribution-data/dimension-values',
+  agents: '/attribution-data/agents',
+  workflows: '/attribution-data/workflows',
+  sessions: '/attribution-data/sessions',
+  sessionTree: '/attribution-data/sessions/{sessionId}/tree',
+  marginByEndUser: '/margin-data/by-end-user',
+  marginTrend: '/margin-data/trend',
+  marginSummary: '/margin-data/summary',
+  rates: '/rates',
+  ownRates: '/rates/own',
+} as const satisfies Record<string, keyof paths>;
+
+type Endpoints = typeof READ_ENDPOINTS;
+type GetOperation<P extends keyof paths> = paths[P] extends { get: infer O } ? O : never;
+/** `never` and undefined parameter groups become {}. */
+type Group<T> = [NonNullable<T>] extends [never] ? {} : NonNullable<T>;
+type ParamsOf<O> = O extends { parameters: infer P }
+  ? Group<P extends { path?: infer X } ? X : never> & Group<P extends { query?: infer Q } ? Q : never>
+  : {};
+type ResultOf<O> = O extends { responses: { 200: { content: { 'application/json': infer R } } } } ? R : unknown;
+type RequiredKeys<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never : K }[keyof T];
+
+/** The parameters (path and query, one object) of a read method. */
+export type ReadParams<M extends keyof Endpoints> = ParamsOf<GetOperation<Endpoints[M]>>;
+/** The 200 body of a read method. */
+export type ReadResult<M extends keyof Endpoints> = ResultOf<GetOperation<Endpoints[M]>>;
+
+export type ReadMethods = {
+  [M in keyof Endpoints]: [RequiredKeys<ReadParams<M>>] extends [never]
+    ? (params?: ReadParams<M>) => Promise<ReadResult<M>>
+    : (params: ReadParams<M>) => Promise<ReadResult<M>>;
+} & {
+  /** GET /attribution-data/by-dimension?format=csv: the breakdown as CSV text. */
+  attributionByDimensionCsv(params: Omit<ReadParams<'attributionByDimension'>, 'format'>): Promise<string>;
+};
+
+/** The read methods bound to one client's configuration. */
+export function createReadMethods(config: ResolvedConfig): ReadMethods {
+  const client = createClient<paths>({
+    baseUrl: config.apiUrl,
+    headers: { Authorization: `Bearer ${config.apiKey}` },
+    fetch: (request: Request) => retryingFetch(config, request),
+  });
+  const get = client.GET as unknown as (path: string, init: object) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+  const read = async (path: string, params: Record<string, unknown>, parseAs: 'json' | 'text') => {
+    const pathParams: Record<string, unknown> = {};
+    const query: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(params)) (path.includes(`{${k}}`) ? pathParams : query)[k] = v;
+    const { data, error, response } = await get(path, { params: { path: pathParams, query }, parseAs });
+    if (!response.ok) throw errorFromResponse(response.status, parseAs === 'text' ? parseJson(error) : error, response.headers);
+    return data;
+  };
+  const methods: Record<string, (params?: Record<string, unknown>) => Promise<unknown>> = {};
+  for (const [name, path] of Object.entries(READ_ENDPOINTS)) methods[name] = (params = {}) => read(path, params, 'json');
+  methods.attributionByDimensionCsv = (params = {}) => read(READ_ENDPOINTS.attributionByDimension, { ...params, format: 'csv' }, 'text');
+  return methods as unknown as ReadMethods;
+}
+
+function parseJson(v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  try {
+    return JSON.parse(v);
+  } catch {
+    return v;
+  }
+}
+
+/** fetch with the SDK's retries and per-attempt timeout, answering a plain Response. */
+async function retryingFetch(config: ResolvedConfig, request: Request): Promise<Response> {
+  const answer = await requestWithRetry((signal) => config.fetch(new Request(request, { signal })), config.retry, {
+    timeoutMs: config.timeoutMs,
+  });
+  const empty = answer.status === 204 || answer.status === 304;
+  return new Response(empty ? null : answer.text, { status: answer.status, headers: answer.headers });
+}

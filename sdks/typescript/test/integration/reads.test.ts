@@ -1,0 +1,112 @@
+// The typed read methods against the real service: the figures they return are the ones worked
+// out here from the events sent and the rate cards (big.js), and errors come back typed.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Marginal } from '../../src/client.js';
+import { NotFoundError, ValidationError } from '../../src/errors.js';
+import type { UsageEvent } from '../../src/events.js';
+import { expectedCost, sameAmount, sumCosts, type ClassCosts } from '../support/expected-cost.js';
+import { aroundNow, createTenant, waitFor, type RateCard, type Tenant } from '../support/tenant.js';
+
+const CARDS: RateCard[] = [
+  {
+    model_slug: 'sdk-model-a',
+    input_cost_per_million: '3',
+    output_cost_per_million: '15',
+    cache_creation_cost_per_million: '3.75',
+    cache_read_cost_per_million: '0.3',
+    reasoning_cost_per_million: '15',
+  },
+  { model_slug: 'sdk-model-b', input_cost_per_million: '0.5', output_cost_per_million: '1.5' },
+];
+const card = (model: string) => CARDS.find((c) => model.startsWith(c.model_slug))!;
+
+const EVENTS: UsageEvent[] = [
+  { model: 'sdk-model-a', input_tokens: 1000, output_tokens: 200, cache_read_input_tokens: 5000, user_id: 'alice', agent_id: 'planner', feature: 'search' },
+  { model: 'sdk-model-b', input_tokens: 400, output_tokens: 100, user_id: 'alice', agent_id: 'writer' },
+  { model: 'sdk-model-a', input_tokens: 2000, output_tokens: 50, reasoning_tokens: 300, cache_creation_input_tokens: 1000, user_id: 'bob', agent_id: 'planner' },
+  { model: 'sdk-model-b', input_tokens: 10, output_tokens: 10 },
+];
+const costOf = (e: UsageEvent) => expectedCost(e as Parameters<typeof expectedCost>[0], card(e.model!));
+const costWhere = (pred: (e: UsageEvent) => boolean): ClassCosts => sumCosts(EVENTS.filter(pred).map(costOf));
+
+let tenant: Tenant;
+let reader: Marginal;
+const range = aroundNow();
+
+beforeAll(async () => {
+  tenant = await createTenant({ rateCards: CARDS });
+  const writer = new Marginal({ apiKey: tenant.apiKey, signingSecret: tenant.signingSecret, baseUrl: tenant.url, flushOnExit: false });
+  await writer.send(EVENTS[0]!);
+  for (const e of EVENTS.slice(1)) writer.track(e);
+  await writer.shutdown();
+  reader = new Marginal({ apiKey: tenant.readKey, baseUrl: tenant.url, flushOnExit: false });
+  await waitFor('4 costed events', async () => (await reader.costSummary()).event_count === EVENTS.length);
+});
+
+describe('read methods return the API figures', () => {
+  it('usageSummary and usageEvents: counts and token quantities', async () => {
+    const summary = await reader.usageSummary(range);
+    expect(summary.total_events).toBe(4);
+    const tokens = EVENTS.reduce((s, e) => s + e.input_tokens! + e.output_tokens!, 0);
+    expect(summary.metrics).toEqual([{ metric_name: 'tokens', total_quantity: tokens, event_count: 4 }]);
+    const page = await reader.usageEvents({ ...range, limit: 2 });
+    expect([page.total, page.limit, page.events.length]).toEqual([4, 2, 2]);
+  });
+
+  it('costSummary and costByEndUser: totals, per user, per token class', async () => {
+    const all = costWhere(() => true);
+    const summary = await reader.costSummary({ time_window: 'current-period' });
+    expect(sameAmount(summary.current_period_cost, all.total)).toBe(true);
+
+    const byUser = await reader.costByEndUser(range);
+    expect(sameAmount(byUser.total_cost, all.total)).toBe(true);
+    const alice = byUser.end_users.find((u) => u.end_user_name === 'alice')!;
+    const expectedAlice = costWhere((e) => e.user_id === 'alice');
+    expect(alice.event_count).toBe(2);
+    expect([alice.input_tokens, alice.output_tokens, alice.cache_read_input_tokens]).toEqual([1400, 300, 5000]);
+    expect(sameAmount(alice.total_cost, expectedAlice.total)).toBe(true);
+    expect(sameAmount(alice.cache_read_cost, expectedAlice.cache_read_cost)).toBe(true);
+    const bob = await reader.endUserSummary({ externalId: 'bob', ...range });
+    const expectedBob = costWhere((e) => e.user_id === 'bob');
+    expect([bob.reasoning_tokens, bob.cache_creation_input_tokens]).toEqual([300, 1000]);
+    for (const k of ['input_cost', 'output_cost', 'cache_creation_cost', 'reasoning_cost'] as const) {
+      expect(sameAmount(bob[k], expectedBob[k]), k).toBe(true);
+    }
+    expect(sameAmount(bob.total_cost, expectedBob.total)).toBe(true);
+    expect(byUser.end_users.find((u) => u.end_user_id === 'unassigned')?.event_count).toBe(1);
+  });
+
+  it('attributionByAgent and agents: cost per agent_id', async () => {
+    const byAgent = await reader.attributionByAgent(range);
+    const planner = byAgent.items.find((i) => i.attribution_value === 'planner')!;
+    expect(sameAmount(planner.total_cost, costWhere((e) => e.agent_id === 'planner').total)).toBe(true);
+    expect(planner.event_count).toBe(2);
+    expect((await reader.agents(range)).values).toEqual(['planner', 'writer']);
+  });
+
+  it('attributionByDimensionCsv: the by-dimension breakdown as CSV text', async () => {
+    const csv = await reader.attributionByDimensionCsv({ dimension: 'agent_id', ...range });
+    const lines = csv.trim().split(/\r?\n/);
+    expect(lines.length).toBe(4); // header + planner, writer, Unassigned
+    const planner = lines.find((l) => l.includes('planner'))!;
+    expect(planner).toContain(costWhere((e) => e.agent_id === 'planner').total.toString());
+  });
+
+  it('rates: the organization cards', async () => {
+    const rates = await reader.rates();
+    const a = rates.items.find((i) => i.model_slug === 'sdk-model-a')!;
+    expect(sameAmount(a.cache_read_cost_per_million, costOf({ model: 'sdk-model-a', input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 1_000_000 }).total)).toBe(true);
+  });
+
+  it('errors are typed, with code, correlationId and details', async () => {
+    const notFound = await reader.endUserTrend({ externalId: 'nobody', ...range }).catch((e: unknown) => e);
+    expect(notFound).toBeInstanceOf(NotFoundError);
+    expect(notFound).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    expect((notFound as NotFoundError).correlationId).toMatch(/\S/);
+    const invalid = await reader.usageEvents({ ...range, limit: 5000 }).catch((e: unknown) => e);
+    expect(invalid).toBeInstanceOf(ValidationError);
+    expect(invalid).toMatchObject({ status: 400, code: 'VALIDATION_ERROR', field: 'limit' });
+    const writerOnly = new Marginal({ apiKey: tenant.apiKey, baseUrl: tenant.url, flushOnExit: false });
+    await expect(writerOnly.costSummary()).rejects.toMatchObject({ name: 'PermissionDeniedError', status: 403, code: 'FORBIDDEN' });
+  });
+});
