@@ -34,6 +34,7 @@ export interface CreateDimensionBody {
 @Route('admin/organizations')
 @Tags('Admin: dimensions')
 @Security('admin')
+@Response<ErrorEnvelope>(400, 'Invalid parameter or body; error.details.field names it')
 @Response<ErrorEnvelope>(401, 'Missing or invalid admin token')
 @Response<ErrorEnvelope>(404, 'Unknown organization')
 export class DimensionsController extends Controller {

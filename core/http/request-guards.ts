@@ -17,21 +17,30 @@ interface PathTemplate {
   /** Each segment: a literal, or { param } for "{param}". */
   segments: Array<string | { param: string }>;
   methods: string[];
+  /** Method → the query parameters its operation declares (the only ones any code reads). */
+  query: Map<string, Set<string>>;
   literals: number;
+}
+
+interface OpenApiOperation {
+  parameters?: Array<{ in?: string; name?: string }>;
 }
 
 /** The API's path templates, matched segment by segment (more literal segments win). */
 export class RouteTable {
   private readonly templates: PathTemplate[];
 
-  constructor(openapiPaths: Record<string, Record<string, unknown>>) {
+  constructor(openapiPaths: Record<string, Record<string, OpenApiOperation>>) {
     this.templates = Object.entries(openapiPaths).map(([path, ops]) => {
       const segments = path.split('/').slice(1).map((s) => {
         const m = /^\{(.+)\}$/.exec(s);
         return m ? { param: m[1]! } : s;
       });
-      const methods = Object.keys(ops).filter((k) => ['get', 'post', 'put', 'patch', 'delete'].includes(k)).map((k) => k.toUpperCase());
-      return { segments, methods, literals: segments.filter((s) => typeof s === 'string').length };
+      const operations = Object.entries(ops).filter(([k]) => ['get', 'post', 'put', 'patch', 'delete'].includes(k));
+      const query = new Map(
+        operations.map(([k, op]) => [k.toUpperCase(), new Set((op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name ?? ''))]),
+      );
+      return { segments, methods: operations.map(([k]) => k.toUpperCase()), query, literals: segments.filter((s) => typeof s === 'string').length };
     });
     this.templates.sort((a, b) => b.literals - a.literals);
   }
@@ -48,9 +57,7 @@ export class RouteTable {
   }
 }
 
-function checkPathIds(routes: RouteTable, rawPath: string): void {
-  const template = routes.match(rawPath);
-  if (!template) return;
+function checkPathIds(template: PathTemplate, rawPath: string): void {
   const parts = rawPath.slice(PREFIX.length).split('/').slice(1);
   template.segments.forEach((s, i) => {
     if (typeof s === 'string') return;
@@ -65,27 +72,31 @@ function checkPathIds(routes: RouteTable, rawPath: string): void {
   });
 }
 
-function checkQuery(query: unknown, name: string): void {
-  if (typeof query === 'string') {
-    const fault = textFault(query);
+function checkQueryValue(value: unknown, name: string): void {
+  if (typeof value === 'string') {
+    const fault = textFault(value);
     if (fault) throw new ValidationError(name, fault);
-  } else if (Array.isArray(query)) {
-    for (const v of query) checkQuery(v, name);
-  } else if (typeof query === 'object' && query !== null) {
-    for (const [k, v] of Object.entries(query)) {
-      const keyFault = textFault(k);
-      if (keyFault) throw new ValidationError(name || 'query', `parameter names ${keyFault}`);
-      checkQuery(v, name ? `${name}.${k}` : k);
-    }
+  } else if (Array.isArray(value)) {
+    for (const v of value) checkQueryValue(v, name);
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [k, v] of Object.entries(value)) checkQueryValue(v, `${name}.${k}`);
   }
 }
 
-/** 400 naming the path id or query parameter that is not client text. */
+/**
+ * 400 naming the path id or declared query parameter that is not client text. Query parameters
+ * the operation does not declare are never read by any code, so they are left alone (as routes
+ * ignore them), and an operation without parameters cannot answer 400 here.
+ */
 export function checkRequestText(routes: RouteTable) {
   return (req: Request, _res: Response, next: NextFunction): void => {
     try {
-      checkPathIds(routes, req.path);
-      checkQuery(req.query, '');
+      const template = routes.match(req.path);
+      if (template) {
+        checkPathIds(template, req.path);
+        const declared = template.query.get(req.method);
+        for (const [name, value] of Object.entries(req.query)) if (declared?.has(name)) checkQueryValue(value, name);
+      }
       next();
     } catch (err) {
       next(err);
