@@ -3,6 +3,8 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# npm ci's postinstall applies patches/ (kafkajs: encoder speed-ups, rejoining as a crashed member).
+COPY patches ./patches
 RUN npm ci
 COPY . .
 RUN npm run build && npm prune --omit=dev

@@ -34,6 +34,8 @@ export interface Config {
    * default 10 (docs/decisions.md).
    */
   processorThreadNice: number;
+  /** How long ingest waits for Kafka's acknowledgement before answering 503 (a stalled broker). */
+  ingestPublishTimeoutMs: number;
   logLevel: string;
 }
 
@@ -69,6 +71,14 @@ function str(env: NodeJS.ProcessEnv, name: string): string | null {
  */
 export const PROCESSOR_FLUSH_DEFAULTS = { maxRows: 10_000, maxDelayMs: 500 } as const;
 
+/**
+ * How long a processor may go without heartbeats before the group gives its partitions to the
+ * others (the trade-off is in docs/distributed.md: a shorter session moves a dead member's
+ * partitions sooner, a longer one rides out longer stalls without a rebalance). A restarted
+ * processor does not wait for it: it rejoins as its dead incarnation (processor/group-member.ts).
+ */
+export const PROCESSOR_SESSION_TIMEOUT_DEFAULT_MS = 10_000;
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = path.resolve(str(env, 'DATA_DIR') ?? './data');
   const brokers = str(env, 'KAFKA_BROKERS');
@@ -89,8 +99,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     topicPartitions: int(env, 'KAFKA_TOPIC_PARTITIONS', 4),
     processorFlushMaxRows: int(env, 'PROCESSOR_FLUSH_MAX_ROWS', PROCESSOR_FLUSH_DEFAULTS.maxRows),
     processorFlushMaxDelayMs: int(env, 'PROCESSOR_FLUSH_MAX_DELAY_MS', PROCESSOR_FLUSH_DEFAULTS.maxDelayMs),
-    processorSessionTimeoutMs: int(env, 'PROCESSOR_SESSION_TIMEOUT_MS', 30_000, 6_000),
+    processorSessionTimeoutMs: int(env, 'PROCESSOR_SESSION_TIMEOUT_MS', PROCESSOR_SESSION_TIMEOUT_DEFAULT_MS, 6_000),
     processorThreadNice: intBetween(env, 'PROCESSOR_THREAD_NICE', 10, -20, 19),
+    ingestPublishTimeoutMs: int(env, 'INGEST_PUBLISH_TIMEOUT_MS', 3_000, 100),
     logLevel: str(env, 'LOG_LEVEL') ?? 'info',
   };
 }

@@ -90,9 +90,19 @@ export class RateLimitError extends AppError {
   }
 }
 
+/** Seconds a client is asked to wait before retrying after a 503 (a dependency outage). */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+
+/** 503: a dependency (Kafka, the control plane) cannot serve now; always retryable, with Retry-After. */
 export class ServiceUnavailableError extends AppError {
   constructor(message: string, supportMessage?: string) {
-    super(503, 'SERVICE_UNAVAILABLE', message, { retryable: true, supportMessage });
+    super(
+      503,
+      'SERVICE_UNAVAILABLE',
+      message,
+      { retryable: true, retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS, supportMessage },
+      { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
+    );
   }
 }
 

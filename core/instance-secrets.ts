@@ -11,8 +11,11 @@ import type { Config } from './config.js';
 export interface InstanceSecrets {
   adminToken: string;
   masterKey: string;
-  /** True when this call created the file (first start): the caller prints the admin token. */
+  /** True when this call created the file (first start). */
   created: boolean;
+  /** True when this call generated the admin token (neither the environment nor the file had one):
+   * the only case in which the start banner prints it. */
+  adminTokenGenerated: boolean;
 }
 
 export function loadInstanceSecrets(config: Config): InstanceSecrets {
@@ -21,7 +24,7 @@ export function loadInstanceSecrets(config: Config): InstanceSecrets {
   if (fs.existsSync(file)) stored = JSON.parse(fs.readFileSync(file, 'utf8'));
   const adminToken = config.adminToken ?? stored.adminToken;
   const masterKey = config.masterKey ?? stored.masterKey;
-  if (adminToken && masterKey) return { adminToken, masterKey, created: false };
+  if (adminToken && masterKey) return { adminToken, masterKey, created: false, adminTokenGenerated: false };
   const fresh = {
     adminToken: adminToken ?? `mk_admin_${crypto.randomBytes(24).toString('base64url')}`,
     masterKey: masterKey ?? generateMasterKey(),
@@ -30,5 +33,5 @@ export function loadInstanceSecrets(config: Config): InstanceSecrets {
   const tmp = `${file}.${process.pid}.tmp`;
   fs.writeFileSync(tmp, JSON.stringify(fresh, null, 2), { mode: 0o600 });
   fs.renameSync(tmp, file);
-  return { ...fresh, created: true };
+  return { ...fresh, created: true, adminTokenGenerated: !adminToken };
 }

@@ -1,5 +1,5 @@
-// Runs one or more components (ingest, processor, api) in this process on one HTTP port: opens the AppContext, starts each
-// component (which may add routes and background work), serves, and on SIGINT/SIGTERM stops
+// Runs one or more components (ingest, processor, api) in this process on one HTTP port: opens the AppContext, starts the
+// components together (each may add routes and background work), serves, and on SIGINT/SIGTERM stops
 // everything in reverse order so no child process (broker, JVM) or open file is left behind.
 import type { Server } from 'node:http';
 import type { AppContext } from './app-context.js';
@@ -34,24 +34,35 @@ export async function hostComponents(opts: {
   config: Config;
   secrets: InstanceSecrets;
   logger: Logger;
-  infra: Infra;
+  /** A promise when the infrastructure is still starting: the control plane opens meanwhile. */
+  infra: Infra | Promise<Infra>;
   components: StartComponent[];
   /** Extra cleanups run after the components stop (e.g. the embedded broker). */
   onStop?: Array<() => Promise<void>>;
 }): Promise<Host> {
   const { config, logger } = opts;
-  const ctx = await openAppContext(config, opts.secrets, logger);
+  // The control plane (PGlite start, migrations) opens while the broker may still be starting.
+  const [opened, infraReady] = await Promise.allSettled([openAppContext(config, opts.secrets, logger), opts.infra]);
+  if (opened.status === 'rejected' || infraReady.status === 'rejected') {
+    if (opened.status === 'fulfilled') await opened.value.db.close().catch(() => undefined);
+    throw opened.status === 'rejected' ? opened.reason : (infraReady as PromiseRejectedResult).reason;
+  }
+  const ctx = opened.value;
+  const infra = infraReady.value;
   const running: RunningComponent[] = [];
   const stopAll = async () => {
     for (const s of running.reverse()) await s.stop().catch((err) => logger.error({ err, service: s.name }, 'stop failed'));
     await ctx.db.close().catch(() => undefined);
     for (const f of opts.onStop ?? []) await f().catch((err) => logger.error({ err }, 'cleanup failed'));
   };
-  try {
-    for (const start of opts.components) running.push(await start(ctx, opts.infra));
-  } catch (err) {
+  // Started together (they are independent; the all-in-one's ingest waits on Kafka while the api
+  // opens DuckDB), kept in list order so they stop in reverse.
+  const started = await Promise.allSettled(opts.components.map((start) => start(ctx, infra)));
+  for (const r of started) if (r.status === 'fulfilled') running.push(r.value);
+  const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) {
     await stopAll();
-    throw err;
+    throw failed.reason;
   }
   const app = createHttpApp(ctx, running.flatMap((s) => (s.routes ? [s.routes] : [])));
   const server = await new Promise<Server>((resolve, reject) => {

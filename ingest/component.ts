@@ -45,10 +45,16 @@ export function createIngest(opts: IngestOptions = {}): StartComponent {
     const producer = createIdempotentProducer(kafka, { retry: PRODUCER_RETRY });
     await producer.connect();
     const publisher = new KafkaEventPublisher(producer);
-    const committer = new GroupCommitter(ctx.db, publisher, logger, { ...DEFAULT_GROUP_COMMIT, ...opts.groupCommit });
+    const committer = new GroupCommitter(ctx.db, publisher, logger, {
+      ...DEFAULT_GROUP_COMMIT,
+      publishTimeoutMs: ctx.config.ingestPublishTimeoutMs,
+      ...opts.groupCommit,
+    });
     const sweeper = new Sweeper(ctx.db, publisher, () => committer.inFlightGroups(), logger, {
       ...DEFAULT_SWEEPER,
       ...opts.sweeper,
+      // Only PGlite proves it: its data dir is one process's. PostgreSQL may be shared by replicas.
+      soleIngest: (opts.sweeper?.soleIngest ?? false) && ctx.db.kind === 'pglite',
     });
     sweeper.start();
     ctx.services.ingest = new IngestService(
@@ -72,3 +78,6 @@ export function createIngest(opts: IngestOptions = {}): StartComponent {
 }
 
 export const startIngest: StartComponent = createIngest();
+
+/** The all-in-one's ingest: the only one, so it re-publishes a crashed run's unpublished groups at start. */
+export const startSoleIngest: StartComponent = createIngest({ sweeper: { soleIngest: true } });

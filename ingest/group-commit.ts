@@ -15,7 +15,7 @@
 import type { ControlDb, Queryable } from '../core/control/db.js';
 import { spendAvailableCredits, spendCredits } from '../core/control/credits.js';
 import { createEndUsers, deleteEndUsers } from '../core/control/end-users.js';
-import { sqlState } from '../core/control/sql-errors.js';
+import { isConnectionFailure } from '../core/control/sql-errors.js';
 import {
   beginIngestGroup,
   discardReservations,
@@ -56,11 +56,18 @@ export type EventOutcome =
 export interface GroupCommitOptions {
   /** Most events in one reservation transaction. */
   maxGroupEvents: number;
+  /**
+   * How long a reserved event waits for Kafka's acknowledgement before its request is answered
+   * 503 (a stalled broker must not hold clients for kafkajs's 30 s request timeout). The
+   * reservation stays until the send settles: acknowledged, it is marked published (a retry then
+   * answers 202 with the same event_id, charged once); failed, it is released and refunded.
+   */
+  publishTimeoutMs?: number;
   /** Test hook: runs after the reservation committed, before the publish (crash tests). */
   beforePublish?: () => Promise<void>;
 }
 
-export const DEFAULT_GROUP_COMMIT: GroupCommitOptions = { maxGroupEvents: 2000 };
+export const DEFAULT_GROUP_COMMIT: GroupCommitOptions = { maxGroupEvents: 2000, publishTimeoutMs: 3_000 };
 
 /** End users known to exist, per process; bounded so a flood of ids cannot grow it forever. */
 const KNOWN_END_USERS_MAX = 200_000;
@@ -82,6 +89,8 @@ interface Reserved {
   flagReason: string | null;
   /** The ingest group whose row now holds it (written by the same transaction). */
   groupId: string;
+  /** Answers 503 if Kafka has not acknowledged by then (cleared when the send settles). */
+  deadline?: NodeJS.Timeout;
 }
 
 /** What one organization's share of a reservation transaction produced. */
@@ -92,16 +101,6 @@ interface OrganizationReservation {
   answered: Array<[Entry, EventOutcome]>;
   /** [organization, external id, created by this transaction] of the end users it upserted. */
   newUsers: Array<[string, string, boolean]>;
-}
-
-/**
- * Faults of the connection rather than of a statement (no SQLSTATE, or SQLSTATE class 08
- * connection exception, 53 insufficient resources, 57 operator intervention): splitting the group
- * cannot help, every half would fail the same way.
- */
-function controlPlaneUnreachable(err: unknown): boolean {
-  const state = sqlState(err);
-  return state === undefined || !/^[0-9A-Z]{5}$/.test(state) || ['08', '53', '57'].includes(state.slice(0, 2));
 }
 
 function keyOf(organizationId: string, idempotencyKey: string): string {
@@ -243,7 +242,8 @@ export class GroupCommitter {
     try {
       outcome = await this.reserveInOneTransaction(group);
     } catch (err) {
-      if (group.length > 1 && !controlPlaneUnreachable(err)) {
+      // An unreachable control plane would fail every half the same way: no splitting then.
+      if (group.length > 1 && !isConnectionFailure(err)) {
         const half = Math.ceil(group.length / 2);
         await this.reserveIsolating(group.slice(0, half));
         await this.reserveIsolating(group.slice(half));
@@ -258,6 +258,7 @@ export class GroupCommitter {
     for (const [org, u, created] of outcome.newUsers) if (created) this.unconfirmedUsers.add(keyOf(org, u));
     for (const r of outcome.reserved) this.refUser(r, 1);
     for (const [e, o] of outcome.answered) this.finish(e, o);
+    this.answerUnavailableAfterDeadline(outcome.reserved);
     this.toPublish.push(...outcome.reserved);
   }
 
@@ -275,6 +276,22 @@ export class GroupCommitter {
       const written = await writeIngestGroup(tx, ingestGroup);
       return { ...all, groupId: written ? ingestGroup.id : null };
     });
+  }
+
+  /**
+   * Settles these events' requests with 503 once publishTimeoutMs passed without Kafka's
+   * acknowledgement. Their keys stay in flight (a retry meanwhile gets the same 503) until the
+   * send settles, so the outcome stays one of: published once and charged once, or released.
+   */
+  private answerUnavailableAfterDeadline(reserved: Reserved[]): void {
+    const ms = this.opts.publishTimeoutMs;
+    if (!ms || reserved.length === 0) return;
+    const deadline = setTimeout(() => {
+      const error = unavailable(`Kafka did not acknowledge the event within ${ms} ms; it may still be queued`);
+      for (const r of reserved) r.entry.settle({ ok: false, error });
+    }, ms);
+    deadline.unref();
+    for (const r of reserved) r.deadline = deadline;
   }
 
   /** One organization's part of a reservation transaction: what to publish, what is answered now, which end users are new. */
@@ -357,6 +374,7 @@ export class GroupCommitter {
       await this.publisher.publish(batch.map((r) => ({ key: r.entry.event.organizationId, value: r.value })));
       endTimer();
     } catch (err) {
+      for (const r of batch) clearTimeout(r.deadline);
       this.logger.error({ err, events: batch.length }, 'Kafka publish failed; releasing the reservations');
       for (const [groupId, list] of groupBy(batch, (r) => r.groupId)) await this.release(groupId, list);
       for (const r of batch) this.finish(r.entry, { ok: false, error: unavailable('Kafka cannot take events right now') });
@@ -365,6 +383,7 @@ export class GroupCommitter {
     // Durable in Kafka: answer now; the key and its group stay in flight (retries answer from
     // memory and the sweeper keeps off the group) until the mark stage has recorded it.
     for (const r of batch) {
+      clearTimeout(r.deadline);
       r.entry.settle({ ok: true, eventId: r.eventId, flagReason: r.flagReason, duplicate: !r.isNew });
       this.toMark.push(r);
       // An accepted event names its end user: that user stays.

@@ -104,6 +104,9 @@ export class IngestController extends Controller {
       const o = outcomes[next++]!;
       return o.ok ? ingestResponse(o) : errorResult(o.error);
     });
+    // Events answered 503 in their slots: the request says when to retry, as a whole 503 would.
+    const retryAfter = outcomes.find((o) => !o.ok && o.error.headers['Retry-After']);
+    if (retryAfter && !retryAfter.ok) this.setHeader('Retry-After', retryAfter.error.headers['Retry-After']);
     return { results };
   }
 }

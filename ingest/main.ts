@@ -17,7 +17,8 @@ const host = await hostComponents({
   infra: { kafkaBrokers: config.kafkaBrokers, schemaRegistryUrl: config.schemaRegistryUrl },
   components: [
     createIngest(
-      publishDelayMs > 0 ? { groupCommit: { beforePublish: () => new Promise((r) => setTimeout(r, publishDelayMs)) } } : {},
+      // The pause stands for a process that dies before publishing: no 503 deadline meanwhile.
+      publishDelayMs > 0 ? { groupCommit: { beforePublish: () => new Promise((r) => setTimeout(r, publishDelayMs)), publishTimeoutMs: 0 } } : {},
     ),
   ],
 });

@@ -17,6 +17,12 @@ export interface SweeperOptions {
   strandedAfterMs: number;
   /** Most records per Kafka send (and groups per look). */
   batchSize: number;
+  /**
+   * This process is the only ingest (the all-in-one): every group reserved before it started
+   * belongs to a dead process, so one pass at start re-publishes them at once instead of after
+   * strandedAfterMs (the lake catches up seconds after a crash).
+   */
+  soleIngest?: boolean;
 }
 
 export const DEFAULT_SWEEPER: SweeperOptions = { intervalMs: 5_000, strandedAfterMs: 10_000, batchSize: 1_000 };
@@ -36,15 +42,17 @@ export class Sweeper {
 
   start(): void {
     if (this.timer) return;
-    this.timer = setInterval(() => {
+    const pass = (olderThan?: Date) => {
       if (this.current) return;
-      this.current = this.sweepOnce()
+      this.current = this.sweepOnce(olderThan)
         .catch((err) => {
           this.logger.warn({ err }, 'sweep failed; retrying next interval');
           return 0;
         })
         .finally(() => (this.current = null));
-    }, this.opts.intervalMs);
+    };
+    if (this.opts.soleIngest) pass(new Date());
+    this.timer = setInterval(() => pass(), this.opts.intervalMs);
     this.timer.unref();
   }
 
@@ -54,12 +62,12 @@ export class Sweeper {
     await this.current;
   }
 
-  /** One pass; returns how many records it published. */
-  async sweepOnce(): Promise<number> {
+  /** One pass over groups reserved before `olderThan` (default: strandedAfterMs ago); returns how many records it published. */
+  async sweepOnce(olderThan?: Date): Promise<number> {
     const { batchSize } = this.opts;
     let total = 0;
     for (;;) {
-      const cutoff = new Date(Date.now() - this.opts.strandedAfterMs);
+      const cutoff = olderThan ?? new Date(Date.now() - this.opts.strandedAfterMs);
       const groups = await listStrandedGroups(this.db, cutoff, batchSize, this.inFlightGroups());
       if (groups.length === 0) return total;
       // Groups are published whole (a group is marked once all its records are sent); small ones

@@ -11,8 +11,10 @@ import { RateBook } from '../pricing/rate-book.js';
 import type { Logger } from '../core/logger.js';
 import type { Infra, StartComponent } from '../core/process-host.js';
 import { createUsageEventCodec } from '../core/registry/usage-event-codec.js';
-import { Processor } from './consumer.js';
+import { PROCESSOR_GROUP_ID, Processor } from './consumer.js';
 import { DeadLetterQueue } from './dlq.js';
+import { groupMemberFile } from './group-member.js';
+import { requireProcessorInfra } from './required-infra.js';
 import { LakeWriter } from './lake/lake-writer.js';
 
 export interface ProcessorDeps {
@@ -31,13 +33,12 @@ export interface RunningProcessor {
 /** Starts the processor: topics, codec, lake, DLQ, then the consumer group. */
 export async function runProcessor(deps: ProcessorDeps, infra: Infra): Promise<RunningProcessor> {
   const { config, db, logger } = deps;
-  if (!infra.kafkaBrokers) throw new Error('the processor needs Kafka: set KAFKA_BROKERS');
-  if (!infra.schemaRegistryUrl) throw new Error('the processor needs the schema registry: set SCHEMA_REGISTRY_URL');
-  const kafka = createKafka(infra.kafkaBrokers, 'marginal-processor', {
+  const { kafkaBrokers, schemaRegistryUrl } = requireProcessorInfra(infra);
+  const kafka = createKafka(kafkaBrokers, 'marginal-processor', {
     log: ({ level, msg, time: _time, ...fields }) => logger[level](fields, msg),
   });
   await ensureTopics(kafka, { partitions: config.topicPartitions });
-  const codec = await createUsageEventCodec(infra.schemaRegistryUrl);
+  const codec = await createUsageEventCodec(schemaRegistryUrl);
   const lake = await LakeWriter.open(config.lakeDir);
   const dlq = await DeadLetterQueue.open(kafka).catch(async (err) => {
     await lake.close();
@@ -56,6 +57,7 @@ export async function runProcessor(deps: ProcessorDeps, infra: Infra): Promise<R
       flushMaxRows: config.processorFlushMaxRows,
       flushMaxDelayMs: config.processorFlushMaxDelayMs,
       sessionTimeoutMs: config.processorSessionTimeoutMs,
+      groupMember: groupMemberFile(config.dataDir, PROCESSOR_GROUP_ID),
     });
   } catch (err) {
     await dlq.close().catch(() => undefined);

@@ -7,7 +7,7 @@
 // committed, so their next owner starts exactly where the lake ends. A record the lake keeps
 // refusing is narrowed down and dead-lettered (PartitionWorker), so it cannot stall the partition.
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
-import { PROCESSOR_FLUSH_DEFAULTS } from '../core/config.js';
+import { PROCESSOR_FLUSH_DEFAULTS, PROCESSOR_SESSION_TIMEOUT_DEFAULT_MS } from '../core/config.js';
 import { USAGE_EVENTS_TOPIC } from '../core/kafka/client.js';
 import type { Queryable } from '../core/control/db.js';
 import type { Logger } from '../core/logger.js';
@@ -15,13 +15,14 @@ import type { PricingRates } from '../pricing/price-event.js';
 import type { RateBook } from '../pricing/rate-book.js';
 import type { UsageEventCodec } from '../core/registry/usage-event-codec.js';
 import type { DeadLetterQueue } from './dlq.js';
+import type { GroupMemberStore } from './group-member.js';
 import type { LakeWriter } from './lake/lake-writer.js';
 import { assignedPartitions, deadLetters, pricedEvents } from './metrics.js';
 import { PartitionWorker } from './partition-worker.js';
 import { priceRecord, refusedRecord, type RecordOutcome, type RecordPricingDeps } from './price-record.js';
 import { Repricer } from './repricing.js';
 
-const PROCESSOR_GROUP_ID = 'marginal-processor';
+export const PROCESSOR_GROUP_ID = 'marginal-processor';
 
 export interface ProcessorOptions {
   kafka: Kafka;
@@ -45,7 +46,10 @@ export interface ProcessorOptions {
   repricingIntervalMs?: number;
   /** Partitions whose batches are processed at once. Default 4. */
   partitionsConsumedConcurrently?: number;
+  /** Default PROCESSOR_SESSION_TIMEOUT_DEFAULT_MS. */
   sessionTimeoutMs?: number;
+  /** Where the group member id is kept, so a restart after a crash rejoins as that member. */
+  groupMember?: GroupMemberStore;
   clock?: () => Date;
 }
 
@@ -111,7 +115,8 @@ export class Processor {
   static async start(opts: ProcessorOptions): Promise<Processor> {
     const consumer = opts.kafka.consumer({
       groupId: opts.groupId ?? PROCESSOR_GROUP_ID,
-      sessionTimeout: opts.sessionTimeoutMs ?? 30_000,
+      sessionTimeout: opts.sessionTimeoutMs ?? PROCESSOR_SESSION_TIMEOUT_DEFAULT_MS,
+      memberId: opts.groupMember?.previous() ?? null,
       rebalanceTimeout: 60_000,
       heartbeatInterval: 3_000,
       maxBytesPerPartition: 4 * 1024 * 1024,
@@ -119,7 +124,10 @@ export class Processor {
       maxWaitTimeInMs: 250,
     });
     const processor = new Processor(opts, consumer);
-    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => processor.onAssignment(payload.memberAssignment[processor.topic] ?? []));
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+      processor.rememberMember(payload.memberId);
+      processor.onAssignment(payload.memberAssignment[processor.topic] ?? []);
+    });
     consumer.on(consumer.events.REBALANCING, () => {
       processor.rebalancing = true;
     });
@@ -138,6 +146,15 @@ export class Processor {
     processor.timer = setInterval(() => processor.tick(), TICK_MS);
     processor.repricer.start();
     return processor;
+  }
+
+  private rememberMember(memberId: string): void {
+    try {
+      this.opts.groupMember?.remember(memberId);
+    } catch (err) {
+      // Only a restart's speed depends on it.
+      this.opts.logger.warn({ err }, 'could not record the group member id');
+    }
   }
 
   /** Partitions this processor owns now. */

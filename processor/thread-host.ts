@@ -3,15 +3,18 @@
 // loop. The worker (processor/thread.ts) gets the config and infra. Its control-plane reads take
 // one hop: with PGlite, a port answered by the PGlite thread itself (ctx.db.connectPort; PGlite is
 // one embedded connection, so the worker cannot open its own); with PostgreSQL, its own pool from
-// DATABASE_URL. Its metrics join this process's /metrics. A worker that dies unexpectedly is replaced after a short
-// backoff: the lake's exactly-once rule (files, manifest, then offset) makes a restart safe.
+// DATABASE_URL. Its metrics join this process's /metrics. The component returns before the worker
+// consumes, so the host serves ingest and reads while the worker joins the consumer group; a
+// worker that fails to start or dies is logged, counted (marginal_processor_thread_*) and replaced
+// after a backoff: the lake's exactly-once rule (files, manifest, then offset) makes a restart safe.
 import type { Worker, MessagePort } from 'node:worker_threads';
 import type { Config } from '../core/config.js';
 import { toError, type ErrorFields } from '../core/control/thread-values.js';
 import type { Logger } from '../core/logger.js';
-import { addMetricsSource } from '../core/metrics.js';
+import { addMetricsSource, promClient, registry } from '../core/metrics.js';
 import type { Infra, RunningComponent, StartComponent } from '../core/process-host.js';
 import { startModuleWorker } from '../core/worker-thread.js';
+import { requireProcessorInfra } from './required-infra.js';
 
 /** What the worker receives at start (dbPort, when there is one, is transferred). */
 export interface ProcessorThreadData {
@@ -54,12 +57,27 @@ export interface ProcessorThreadComponent extends RunningComponent {
 
 const MAX_RESTART_DELAY_MS = 30_000;
 
+// The host's view of its worker (the worker's own series come through the metrics source).
+const processorThreadUp = new promClient.Gauge({
+  name: 'marginal_processor_thread_up',
+  help: 'All-in-one: 1 while the processor worker thread consumes, 0 while it starts or restarts',
+  registers: [registry],
+});
+const processorThreadFailures = new promClient.Counter({
+  name: 'marginal_processor_thread_failures_total',
+  help: 'All-in-one: processor worker threads that failed to start (phase=start) or died (phase=run)',
+  labelNames: ['phase'] as const,
+  registers: [registry],
+});
+
 export function processorThread(opts: ProcessorThreadOptions = {}): StartComponent {
   const stopTimeoutMs = opts.stopTimeoutMs ?? 60_000;
   const firstRestartDelayMs = opts.restartDelayMs ?? 1_000;
   const metricsTimeoutMs = opts.metricsTimeoutMs ?? 5_000;
 
   return async (ctx, infra): Promise<ProcessorThreadComponent> => {
+    // What no retry can cure fails the start; the rest is the worker's to retry.
+    requireProcessorInfra(infra);
     const logger: Logger = ctx.logger.child({ service: 'processor' });
     let current: Worker | null = null;
     let starts = 0;
@@ -83,6 +101,7 @@ export function processorThread(opts: ProcessorThreadOptions = {}): StartCompone
           if (m.type === 'ready') {
             ready = true;
             restartDelayMs = firstRestartDelayMs;
+            processorThreadUp.set(1);
             logger.info({ threadId: worker.threadId }, 'processor thread running');
             resolve();
           } else if (m.type === 'failed') {
@@ -99,15 +118,27 @@ export function processorThread(opts: ProcessorThreadOptions = {}): StartCompone
         });
         worker.once('exit', (code) => {
           if (current === worker) current = null;
+          processorThreadUp.set(0);
           if (!ready) {
             reject(crash ?? new Error(`the processor thread exited before it was ready (code ${code})`));
             return;
           }
           if (stopping) return;
+          processorThreadFailures.inc({ phase: 'run' });
           logger.error({ err: crash ?? undefined, exitCode: code, restartInMs: restartDelayMs }, 'processor thread died; starting a new one');
           scheduleRestart();
         });
       });
+
+    /** Launches a worker; one that fails to start is logged, counted and launched again later. */
+    const launchOrRetry = () => {
+      launch().catch((err) => {
+        if (stopping) return;
+        processorThreadFailures.inc({ phase: 'start' });
+        logger.error({ err, restartInMs: restartDelayMs }, 'processor thread failed to start; retrying');
+        scheduleRestart();
+      });
+    };
 
     const scheduleRestart = () => {
       if (stopping) return;
@@ -115,12 +146,7 @@ export function processorThread(opts: ProcessorThreadOptions = {}): StartCompone
       restartDelayMs = Math.min(restartDelayMs * 2, MAX_RESTART_DELAY_MS);
       restartTimer = setTimeout(() => {
         restartTimer = null;
-        if (stopping) return;
-        launch().catch((err) => {
-          if (stopping) return;
-          logger.error({ err, restartInMs: restartDelayMs }, 'processor thread failed to start; retrying');
-          scheduleRestart();
-        });
+        if (!stopping) launchOrRetry();
       }, delay);
     };
 
@@ -141,15 +167,10 @@ export function processorThread(opts: ProcessorThreadOptions = {}): StartCompone
       });
     });
 
-    try {
-      await launch();
-    } catch (err) {
-      stopping = true;
-      removeMetricsSource();
-      const worker = current as Worker | null;
-      await worker?.terminate();
-      throw err;
-    }
+    // Not awaited: the host serves ingest and reads while the worker joins the consumer group
+    // (seconds after a crash).
+    processorThreadUp.set(0);
+    launchOrRetry();
 
     let stopped: Promise<void> | null = null;
     const stop = () =>

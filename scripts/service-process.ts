@@ -1,107 +1,110 @@
-// The all-in-one service (`scripts/start.ts`) as a child process, for programs that drive it from
-// outside as a client would (the fuzzing job, the noisy-neighbour bench): free loopback ports for
-// HTTP, the broker and the registry, a temp DATA_DIR removed on stop, a fixed admin token; tenants
-// are created through the admin API only. stop() sends SIGINT (the service stops its broker) and
-// SIGKILLs after 30 s.
-import { spawn } from 'node:child_process';
-import crypto from 'node:crypto';
+// A Marginal process started as a child: the all-in-one (`scripts/start`) or one distributed
+// service (`ingest/main`, `processor/main`, `api/main`). Built, it runs `node dist/<entry>.js`
+// with the flags `npm start` uses; otherwise the source through tsx. Its stdout and stderr go to
+// a log file. Used by the distributed launcher (scripts/distributed.ts), bench/recovery and the
+// availability tests, which kill these processes on purpose.
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { SCOPES } from '../core/auth/scopes.js';
-import { fromRoot, projectRoot } from '../core/paths.js';
-import { findFreePort } from './kafka/broker.js';
+import { fromRoot } from '../core/paths.js';
+
+export type ServiceEntry = 'scripts/start' | 'ingest/main' | 'processor/main' | 'api/main';
+
+export interface ServiceProcessOptions {
+  name: string;
+  entry: ServiceEntry;
+  /** Added to this process's environment (PORT, DATA_DIR, KAFKA_BROKERS, …). */
+  env: Record<string, string>;
+  logFile: string;
+  /** Run dist/<entry>.js (default: when it exists) or the source through tsx. */
+  built?: boolean;
+  /** Another checkout to run (benchmarks compare with an older build); default this one. */
+  root?: string;
+}
 
 export interface ServiceProcess {
-  /** Origin, e.g. http://127.0.0.1:41234 (routes under /v1). */
-  url: string;
-  adminToken: string;
-  dataDir: string;
+  name: string;
   pid: number;
-  stop(): Promise<void>;
+  logFile: string;
+  child: ChildProcess;
+  /** Settles when the process exits. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Sends a signal (SIGKILL for a crash). */
+  kill(signal: NodeJS.Signals): void;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves once it exited. */
+  stop(graceMs?: number): Promise<void>;
 }
 
-export interface ServiceTenant {
-  organizationId: string;
-  apiKey: string;
-  signingSecret: string;
+/** The same V8 flag `npm start` gives node. */
+export const SERVICE_NODE_FLAGS = ['--max-semi-space-size=32'];
+
+export function isBuilt(entry: ServiceEntry): boolean {
+  return fs.existsSync(fromRoot('dist', `${entry}.js`));
 }
 
-/** Starts the service and resolves once it printed that it is ready (first start may fetch the broker's jars). */
-export async function startServiceProcess(opts: { env?: Record<string, string>; logFile?: string; readyTimeoutMs?: number } = {}): Promise<ServiceProcess> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'marginal-service-'));
-  const adminToken = `mk_admin_${crypto.randomBytes(12).toString('hex')}`;
-  const env = {
-    ...process.env,
-    HOST: '127.0.0.1',
-    PORT: String(await findFreePort()),
-    KAFKA_PORT: String(await findFreePort()),
-    SCHEMA_REGISTRY_PORT: String(await findFreePort()),
-    DATA_DIR: dataDir,
-    MARGINAL_ADMIN_TOKEN: adminToken,
-    MARGINAL_MASTER_KEY: crypto.randomBytes(32).toString('hex'),
-    LOG_LEVEL: 'warn',
-    ...opts.env,
-  };
-  const log = fs.openSync(opts.logFile ?? path.join(dataDir, 'service.log'), 'a');
-  const child = spawn(process.execPath, ['--max-semi-space-size=32', '--import', 'tsx', fromRoot('scripts', 'start.ts')], {
-    cwd: projectRoot,
-    env,
-    stdio: ['ignore', 'pipe', log],
+export function spawnService(opts: ServiceProcessOptions): ServiceProcess {
+  const root = opts.root ?? fromRoot();
+  const built = opts.built ?? fs.existsSync(path.join(root, 'dist', `${opts.entry}.js`));
+  const args = built
+    ? [...SERVICE_NODE_FLAGS, path.join(root, 'dist', `${opts.entry}.js`)]
+    : [...SERVICE_NODE_FLAGS, '--import', 'tsx', path.join(root, `${opts.entry}.ts`)];
+  fs.mkdirSync(path.dirname(opts.logFile), { recursive: true });
+  const out = fs.openSync(opts.logFile, 'a');
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, ...opts.env },
+    stdio: ['ignore', out, out],
   });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('the service did not get ready in time')), opts.readyTimeoutMs ?? 300_000);
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /Marginal is ready at (http:\/\/[^\s]+)\/v1/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`the service exited with ${code} before it was ready (log: ${opts.logFile ?? path.join(dataDir, 'service.log')})`));
-    });
-  });
-  child.stdout!.resume();
+  fs.closeSync(out);
+  if (child.pid === undefined) throw new Error(`could not start ${opts.name}`);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const isRunning = () => child.exitCode === null && child.signalCode === null;
   return {
-    url,
-    adminToken,
-    dataDir,
-    pid: child.pid!,
-    async stop() {
-      if (child.exitCode === null) {
-        child.kill('SIGINT');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-        await exited;
-        clearTimeout(timer);
-      }
-      fs.closeSync(log);
-      fs.rmSync(dataDir, { recursive: true, force: true });
+    name: opts.name,
+    pid: child.pid,
+    logFile: opts.logFile,
+    child,
+    exited,
+    kill(signal) {
+      if (isRunning()) child.kill(signal);
+    },
+    async stop(graceMs = 30_000) {
+      if (!isRunning()) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
     },
   };
 }
 
-async function adminPost<T>(svc: ServiceProcess, urlPath: string, body: unknown): Promise<T> {
-  const res = await fetch(`${svc.url}/v1/admin${urlPath}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${svc.adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const json = (await res.json()) as T;
-  if (!res.ok) throw new Error(`POST /v1/admin${urlPath}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
+/**
+ * Resolves once `url`/healthz answers 200; rejects when the process exits first or after
+ * `timeoutMs` (with the log's last lines).
+ */
+export async function waitUntilServing(service: ServiceProcess, url: string, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let exited = false;
+  void service.exited.then(() => (exited = true));
+  while (Date.now() < deadline) {
+    if (exited) throw new Error(`${service.name} exited before serving; ${logTail(service.logFile)}`);
+    try {
+      const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1_000) });
+      if (res.ok) return;
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${service.name} did not serve ${url} within ${timeoutMs} ms; ${logTail(service.logFile)}`);
 }
 
-/** An organization with one key of every scope and `credits` event credits, through the admin API. */
-export async function createServiceTenant(svc: ServiceProcess, name: string, credits: number): Promise<ServiceTenant> {
-  const { organization_id } = await adminPost<{ organization_id: string }>(svc, '/organizations', { name });
-  const key = await adminPost<{ api_key: string; signing_secret: string }>(svc, `/organizations/${organization_id}/api-keys`, { scopes: [...SCOPES] });
-  await adminPost(svc, `/organizations/${organization_id}/credits`, { amount: credits });
-  return { organizationId: organization_id, apiKey: key.api_key, signingSecret: key.signing_secret };
+export function logTail(file: string, lines = 30): string {
+  try {
+    return `last lines of ${file}:\n${fs.readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n')}`;
+  } catch {
+    return `no log at ${file}`;
+  }
 }
-
-export { adminPost };

@@ -7,7 +7,8 @@ import { loadInstanceSecrets } from '../core/instance-secrets.js';
 import { createLogger } from '../core/logger.js';
 import { hostComponents, stopOnSignals } from '../core/process-host.js';
 import { allInOneComponents } from './all-in-one-components.js';
-import { startBroker } from './kafka/broker.js';
+import { superviseBroker } from './kafka/broker-supervisor.js';
+import { startBanner } from './start-banner.js';
 import { startSchemaRegistry } from './schema-registry/server.js';
 
 const started = Date.now();
@@ -15,67 +16,56 @@ const config = loadConfig();
 const logger = createLogger(config.logLevel, 'marginal');
 const secrets = loadInstanceSecrets(config);
 const cleanups: Array<() => Promise<void>> = [];
+/** What is still starting: a failed start waits for it, so its cleanup is known before running them. */
+const starting: Array<Promise<unknown> | unknown> = [];
 const cleanupNow = async () => {
+  await Promise.allSettled(starting);
   for (const f of cleanups.reverse()) await f().catch(() => undefined);
 };
 
 try {
-  let kafkaBrokers = config.kafkaBrokers;
-  if (!kafkaBrokers) {
+  // The broker, the registry and the control plane (in hostComponents) start together; the
+  // broker takes seconds, the others a moment.
+  const startingRegistry = config.schemaRegistryUrl
+    ? config.schemaRegistryUrl
+    : startSchemaRegistry({ host: '127.0.0.1', port: config.schemaRegistryPort, file: path.join(config.dataDir, 'schema-registry.json') }).then(
+        (registry) => {
+          cleanups.push(registry.stop);
+          return registry.url;
+        },
+      );
+  let startingBroker: Promise<string[]> | string[];
+  if (config.kafkaBrokers) startingBroker = config.kafkaBrokers;
+  else {
     logger.info({ port: config.kafkaPort }, 'starting the local Kafka broker (first run fetches its jars with Maven)');
-    const broker = await startBroker({ port: config.kafkaPort, dataDir: path.join(config.dataDir, 'kafka') });
-    cleanups.push(broker.stop);
-    kafkaBrokers = broker.brokers;
+    // Supervised: a broker that dies is started again, and ingest recovers by itself.
+    startingBroker = superviseBroker({ port: config.kafkaPort, dataDir: path.join(config.dataDir, 'kafka') }, logger.child({ service: 'kafka' })).then(
+      (broker) => {
+        cleanups.push(broker.stop);
+        logger.info({ brokerReadyInSeconds: Number(((Date.now() - started) / 1000).toFixed(2)) }, 'local Kafka broker ready');
+        return broker.brokers;
+      },
+    );
   }
-  let schemaRegistryUrl = config.schemaRegistryUrl;
-  if (!schemaRegistryUrl) {
-    const registry = await startSchemaRegistry({
-      host: '127.0.0.1',
-      port: config.schemaRegistryPort,
-      file: path.join(config.dataDir, 'schema-registry.json'),
-    });
-    cleanups.push(registry.stop);
-    schemaRegistryUrl = registry.url;
-  }
+  starting.push(startingBroker, startingRegistry);
+  const infra = Promise.all([startingBroker, startingRegistry]).then(([kafkaBrokers, schemaRegistryUrl]) => ({ kafkaBrokers, schemaRegistryUrl }));
   const host = await hostComponents({
     config,
     secrets,
     logger,
-    infra: { kafkaBrokers, schemaRegistryUrl },
+    infra,
     components: allInOneComponents,
     onStop: cleanups,
   });
+  const { kafkaBrokers, schemaRegistryUrl } = await infra;
   stopOnSignals(host, logger);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   logger.info({ url: host.url, kafkaBrokers, schemaRegistryUrl, readyInSeconds: Number(seconds) }, 'marginal ready');
-  console.log(banner(host.url, seconds, secrets.created ? secrets.adminToken : null, config.dataDir));
+  // The admin token is shown once, when it was just generated; one from the environment or the
+  // secrets file is never printed (nor logged).
+  console.log(startBanner(host.url, seconds, secrets.adminTokenGenerated ? secrets.adminToken : null, config.dataDir));
 } catch (err) {
   logger.error({ err }, 'start failed');
   await cleanupNow();
   process.exit(1);
-}
-
-function banner(url: string, seconds: string, newAdminToken: string | null, dataDir: string): string {
-  const lines = [
-    '',
-    `Marginal is ready at ${url}/v1 (started in ${seconds} s). API docs: ${url}/docs`,
-  ];
-  if (newAdminToken) {
-    lines.push(
-      '',
-      `First start: the admin token is ${newAdminToken}`,
-      `(kept in ${path.join(dataDir, 'instance-secrets.json')}; the CLI reads it from there).`,
-    );
-  }
-  lines.push(
-    '',
-    'Create an organization and an API key, then call the API:',
-    '  npm run cli -- orgs create --name "Acme"',
-    '  npm run cli -- credits grant --org <organization_id> --amount 10000',
-    '  npm run cli -- keys create --org <organization_id> --scopes usage:write,usage:read,costs:read,revenue:read,dimensions:read',
-    `  curl -s ${url}/v1/ping -H "Authorization: Bearer <api_key>"`,
-    '',
-    'Ctrl-C stops everything.',
-  );
-  return lines.join('\n');
 }

@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { fromRoot, projectRoot } from '../../core/paths.js';
-import { createServiceTenant, startServiceProcess, type ServiceTenant } from '../../scripts/service-process.js';
+import { createServiceTenant, startLocalService, type ServiceTenant } from '../../scripts/local-service.js';
 import type { ClientsConfig, ClientsResult } from './clients.js';
 import { agent, namedBadInputs, send, validEvent, type Req } from './requests.js';
 
@@ -77,7 +77,7 @@ async function main(): Promise<void> {
   });
   const seconds = Number(values.seconds);
   const clients = Number(values.clients);
-  const svc = await startServiceProcess({ env: { RATE_LIMIT_INGEST_PER_MINUTE: '1000000000', RATE_LIMIT_READ_PER_15_MINUTES: '1000000000' } });
+  const svc = await startLocalService({ env: { RATE_LIMIT_INGEST_PER_MINUTE: '1000000000', RATE_LIMIT_READ_PER_15_MINUTES: '1000000000' } });
   try {
     const victim = await createServiceTenant(svc, 'victim', 100_000_000);
     const attacker = await createServiceTenant(svc, 'attacker', 100_000_000);

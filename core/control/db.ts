@@ -40,7 +40,8 @@ export async function openControlDb(opts: ControlDbOptions): Promise<ControlDb> 
 async function openPostgres(url: string, max: number): Promise<ControlDb> {
   const pg = (await import('pg')).default;
   // pg returns NUMERIC and BIGINT as strings (exact) by default; keep them so.
-  const pool = new pg.Pool({ connectionString: url, max });
+  // A connection that cannot be had in 5 s fails (answered 503) instead of holding the request.
+  const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5_000 });
   // An idle client losing its connection emits 'error' on the pool; without a listener that
   // would crash the process. The next query gets a fresh connection.
   pool.on('error', () => undefined);

@@ -1,8 +1,10 @@
 // Maps every thrown error to the spec's envelope (or the flat body for signature faults).
-// Unknown errors become 500 with the correlation id; nothing a client sends crashes the process.
+// An unreachable control plane becomes 503 (retryable, Retry-After); unknown errors become 500
+// with the correlation id; nothing a client sends crashes the process.
 import type { NextFunction, Request, Response } from 'express';
 import { ValidateError } from '@tsoa/runtime';
-import { AppError, SignatureError, ValidationError } from '../errors.js';
+import { isConnectionFailure } from '../control/sql-errors.js';
+import { AppError, ServiceUnavailableError, SignatureError, ValidationError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { errorEnvelope } from './error-envelope.js';
 import { requestIds } from './request-context.js';
@@ -107,7 +109,13 @@ export function errorHandler(logger: Logger) {
     else if (isBodyParserError(err)) appErr = bodyParserError(err);
     else if (isInflateError(err)) appErr = new ValidationError('body', 'could not be decompressed as its Content-Encoding says');
     else if (err instanceof URIError) appErr = new ValidationError('path', 'must be valid percent-encoded UTF-8');
-    else {
+    else if (isConnectionFailure(err)) {
+      // Every control-plane read on a request's path (API key lookup, organization settings,
+      // rates, ledger, admin and read endpoints) ends here when the database is unreachable.
+      const ids = requestIds(req);
+      logger.warn({ err, requestId: ids?.requestId, correlationId: ids?.correlationId, path: req.path }, 'control plane unavailable');
+      appErr = new ServiceUnavailableError('The control-plane database is unavailable; retry shortly', `Quote correlation id ${ids?.correlationId} to support`);
+    } else {
       const ids = requestIds(req);
       logger.error({ err, requestId: ids?.requestId, correlationId: ids?.correlationId, path: req.path }, 'unhandled error');
       appErr = new AppError(500, 'INTERNAL_SERVER_ERROR', 'Internal server error', {

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { signPayload } from '../../ingest/signature.js';
 import { fromRoot, projectRoot } from '../../core/paths.js';
-import { adminPost, createServiceTenant, startServiceProcess, type ServiceProcess, type ServiceTenant } from '../service-process.js';
+import { adminPost, createServiceTenant, startLocalService, type LocalService, type ServiceTenant } from '../local-service.js';
 
 const SCHEMATHESIS = 'schemathesis==4.32.5';
 const VENV = fromRoot('.venv-fuzz');
@@ -54,7 +54,7 @@ async function answersByStatus(url: string): Promise<Record<string, number>> {
   return out;
 }
 
-async function seed(svc: ServiceProcess, t: ServiceTenant): Promise<void> {
+async function seed(svc: LocalService, t: ServiceTenant): Promise<void> {
   const org = `/organizations/${t.organizationId}`;
   await adminPost(svc, `${org}/rate-cards`, {
     model_slug: 'gpt-4o',
@@ -91,7 +91,7 @@ async function seed(svc: ServiceProcess, t: ServiceTenant): Promise<void> {
   if (res.status !== 200) throw new Error(`seeding events: ${res.status} ${await res.text()}`);
 }
 
-function runSchemathesis(st: string, svc: ServiceProcess, t: ServiceTenant, opts: { seconds: number; workers: string; seed?: string; reportDir: string }): Promise<{ code: number; output: string }> {
+function runSchemathesis(st: string, svc: LocalService, t: ServiceTenant, opts: { seconds: number; workers: string; seed?: string; reportDir: string }): Promise<{ code: number; output: string }> {
   const args = [
     'run',
     `${svc.url}/openapi.json`,
@@ -152,7 +152,7 @@ async function main(): Promise<void> {
   });
   const st = ensureSchemathesis();
   const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'marginal-fuzz-report-'));
-  const svc = await startServiceProcess({ env: { RATE_LIMIT_INGEST_PER_MINUTE: '1000000000', RATE_LIMIT_READ_PER_15_MINUTES: '1000000000' } });
+  const svc = await startLocalService({ env: { RATE_LIMIT_INGEST_PER_MINUTE: '1000000000', RATE_LIMIT_READ_PER_15_MINUTES: '1000000000' } });
   let failed = true;
   try {
     const tenant = await createServiceTenant(svc, 'fuzz', 100_000_000);

@@ -26,6 +26,8 @@ export interface RunningBroker {
   brokers: string[];
   pid: number;
   logFile: string;
+  /** Settles when the JVM exits, whoever ended it (a supervisor restarts it; see broker-supervisor.ts). */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   stop(): Promise<void>;
 }
 
@@ -179,7 +181,24 @@ function serverProperties(o: { host: string; port: number; controllerPort: numbe
     'group.initial.rebalance.delay.ms=0',
     'num.network.threads=2',
     'num.io.threads=4',
-    'num.recovery.threads.per.data.dir=1',
+    // A quick restart after a crash (docs/decisions.md, bench/results/recovery.md). After an
+    // unclean stop Kafka re-reads every log segment past the partition's recovery point, which
+    // only moves when the log is flushed: by default at a segment roll, so the whole 1 GB active
+    // segment. Flushing every 5 s in the background (and writing the recovery-point checkpoint as
+    // often) bounds that to the last seconds of writes; smaller segments bound what a roll leaves
+    // unflushed and the producer-state rebuild (snapshots are taken at rolls).
+    'log.flush.scheduler.interval.ms=1000',
+    'log.flush.interval.ms=5000',
+    'log.flush.offset.checkpoint.interval.ms=5000',
+    'log.flush.start.offset.checkpoint.interval.ms=5000',
+    'log.segment.bytes=134217728',
+    'num.recovery.threads.per.data.dir=2',
+    // A restarted broker cannot register while its previous incarnation's session with the
+    // controller lives (DUPLICATE_BROKER_REGISTRATION, retried every 2 s): 9 s by default, the
+    // largest part of a restart after a crash. Broker and controller share this JVM, so a short
+    // session costs nothing: a broker that misses it is fenced and unfenced by its next heartbeat.
+    'broker.session.timeout.ms=3000',
+    'broker.heartbeat.interval.ms=500',
     'log.retention.hours=168',
     '',
   ].join('\n');
@@ -199,20 +218,55 @@ function logExcerpt(file: string): string {
   return errors.length ? `first errors:\n${errors.join('\n')}\nlast lines:\n${last}` : `last lines:\n${last}`;
 }
 
-/** The pid of a broker still running on this data dir, if any (from its pid file). */
-function runningBrokerPid(pidFile: string): number | null {
-  let pid: number;
+/** A broker still running on this data dir (from its pid file "<jvm pid> <owner pid>"), if any. */
+function runningBroker(pidFile: string): { pid: number; ownerAlive: boolean } | null {
+  let fields: number[];
   try {
-    pid = Number(fs.readFileSync(pidFile, 'utf8').trim());
+    fields = fs.readFileSync(pidFile, 'utf8').trim().split(/\s+/).map(Number);
   } catch {
     return null;
   }
-  if (!Number.isInteger(pid) || pid <= 0) return null;
+  const [pid, owner] = fields;
+  if (!pid || !Number.isInteger(pid) || pid <= 0) return null;
   try {
     // A reused pid belongs to some other program: only a kafka.Kafka command line counts.
-    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('kafka.Kafka') ? pid : null;
+    if (!fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('kafka.Kafka')) return null;
   } catch {
     return null;
+  }
+  // Pid files of older versions name no owner: treat that broker as someone's.
+  return { pid, ownerAlive: owner === undefined || !Number.isInteger(owner) || owner <= 0 || isProcessAlive(owner) };
+}
+
+function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * A broker whose owner died (a SIGKILLed `npm start`) is being stopped by its watchdog; a restart
+ * on the same data waits for that (up to the watchdog's grace), then kills what is left.
+ */
+async function waitForOrphan(pid: number): Promise<void> {
+  const gone = () => !isProcessAlive(pid) || !fs.existsSync(`/proc/${pid}`);
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  const deadline = Date.now() + STOP_GRACE_MS;
+  while (!gone() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  if (!gone()) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* gone meanwhile */
+    }
+    while (!gone()) await new Promise((r) => setTimeout(r, 100));
   }
 }
 
@@ -380,7 +434,8 @@ async function waitUntilReady(brokers: string[], jvm: ChildProcess, logFile: str
       return;
     } catch (e) {
       lastError = e;
-      await new Promise((r) => setTimeout(r, 250));
+      // Polled often: after a crash every second of this wait is a second without ingest.
+      await new Promise((r) => setTimeout(r, 100));
     } finally {
       await producer.disconnect().catch(() => {});
       await admin.disconnect().catch(() => {});
@@ -414,8 +469,9 @@ export async function startBroker(opts: StartBrokerOptions): Promise<RunningBrok
   const dataDir = path.resolve(opts.dataDir);
   fs.mkdirSync(dataDir, { recursive: true });
   const pidFile = path.join(dataDir, 'broker.pid');
-  const running = runningBrokerPid(pidFile);
-  if (running !== null) throw new Error(`a Kafka broker (pid ${running}) already runs on ${dataDir}; stop it first`);
+  const running = runningBroker(pidFile);
+  if (running?.ownerAlive) throw new Error(`a Kafka broker (pid ${running.pid}) already runs on ${dataDir}; stop it first`);
+  if (running) await waitForOrphan(running.pid);
   if (!(await isPortFree(opts.port, host))) {
     throw new Error(`cannot start Kafka: ${host}:${opts.port} is already in use`);
   }
@@ -452,7 +508,7 @@ export async function startBroker(opts: StartBrokerOptions): Promise<RunningBrok
   }
   const pid = jvm.pid;
   jvm.on('error', () => {}); // a failed kill() reports here; the exit event tells the rest
-  fs.writeFileSync(pidFile, `${pid}\n`);
+  fs.writeFileSync(pidFile, `${pid} ${process.pid}\n`);
   const watchdog = spawnWatchdog(pid);
   const unfollow = opts.log ? followLog(logFile, opts.log) : () => {};
 
@@ -472,11 +528,14 @@ export async function startBroker(opts: StartBrokerOptions): Promise<RunningBrok
       return stopped;
     },
   };
-  jvm.once('exit', () => {
-    live.delete(tracked);
-    fs.rmSync(pidFile, { force: true });
-    watchdog.kill('SIGKILL');
-    unfollow();
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    jvm.once('exit', (code, signal) => {
+      live.delete(tracked);
+      fs.rmSync(pidFile, { force: true });
+      watchdog.kill('SIGKILL');
+      unfollow();
+      resolve({ code, signal });
+    });
   });
   live.add(tracked);
   installExitHooks();
@@ -488,5 +547,5 @@ export async function startBroker(opts: StartBrokerOptions): Promise<RunningBrok
     await tracked.stop();
     throw e;
   }
-  return { brokers, pid, logFile, stop: tracked.stop };
+  return { brokers, pid, logFile, exited, stop: tracked.stop };
 }

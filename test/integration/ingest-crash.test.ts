@@ -125,7 +125,8 @@ describe('a publish slower than the stranded age', () => {
     host = await startTestHost({
       components: [
         createIngest({
-          groupCommit: { beforePublish: () => sleep(2_000) },
+          // No 503 deadline: this test is about the sweeper, not about answering a slow publish.
+          groupCommit: { beforePublish: () => sleep(2_000), publishTimeoutMs: 0 },
           sweeper: { intervalMs: 200, strandedAfterMs: 300 },
         }),
       ],

@@ -97,8 +97,10 @@ describe('processor rebalance', () => {
     await waitUntil('A owns every partition', async () => a.processor.partitions.length >= 4, 60_000);
     await sleep(1_500);
 
-    const b = await startOne();
+    // Read before B starts: B's start returns once its join completed, and by then A may already
+    // hold only its share (the predicate below could never hold with that as "all").
     const allPartitions = a.processor.partitions;
+    const b = await startOne();
     // Each member learns its share when it rejoins; once both have, the shares are disjoint and
     // cover the topic.
     const splitBetween = (x: RunningProcessor, y: RunningProcessor) => async () => {

@@ -98,7 +98,7 @@ describe('the all-in-one processor on a worker thread', () => {
         RATE_LIMIT_INGEST_PER_MINUTE: '100000',
         RATE_LIMIT_READ_PER_15_MINUTES: '100000',
         PROCESSOR_FLUSH_MAX_DELAY_MS: '200',
-        // A replaced worker's partitions come back once the dead member's session expires.
+        // A replaced worker rejoins as its dead member; were that to fail, the session bounds the wait.
         PROCESSOR_SESSION_TIMEOUT_MS: '6000',
         PROCESSOR_THREAD_NICE: String(NICE),
       },
