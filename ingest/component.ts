@@ -62,6 +62,7 @@ export function createIngest(opts: IngestOptions = {}): StartComponent {
       new RateBook(ctx.db),
       codec,
       committer,
+      ctx.db,
     );
     return {
       name: 'ingest',

@@ -10,9 +10,12 @@
 // Within one process a key is handled by one request at a time, until its group is marked
 // published: concurrent requests for it wait for that one's outcome, so concurrent retries spend
 // one credit and publish one record. The sweeper leaves the groups in flight here alone.
+// No request can fail another: a reservation transaction the control plane refuses is split down
+// to the member it refuses (reserveIsolating), and a 503 deletes only the end users it created.
 import type { ControlDb, Queryable } from '../core/control/db.js';
 import { spendAvailableCredits, spendCredits } from '../core/control/credits.js';
-import { upsertEndUsers } from '../core/control/end-users.js';
+import { createEndUsers, deleteEndUsers } from '../core/control/end-users.js';
+import { isConnectionFailure } from '../core/control/sql-errors.js';
 import {
   beginIngestGroup,
   discardReservations,
@@ -96,8 +99,8 @@ interface OrganizationReservation {
   reserved: Reserved[];
   /** Entries answered without publishing: duplicates of published keys, 402s. */
   answered: Array<[Entry, EventOutcome]>;
-  /** [organization, external id] of end users this transaction created. */
-  newUsers: Array<[string, string]>;
+  /** [organization, external id, created by this transaction] of the end users it upserted. */
+  newUsers: Array<[string, string, boolean]>;
 }
 
 function keyOf(organizationId: string, idempotencyKey: string): string {
@@ -133,6 +136,13 @@ export class GroupCommitter {
   private closed = false;
   private idle: Array<() => void> = [];
   private readonly knownEndUsers = new Set<string>();
+  /**
+   * End users created here whose events are not yet queued, and how many reserved events of this
+   * process name each user: a failed publish deletes the users that no accepted event named (a
+   * 503 leaves no end user behind), unless another event of ours still may.
+   */
+  private readonly unconfirmedUsers = new Set<string>();
+  private readonly userRefs = new Map<string, number>();
 
   constructor(
     private readonly db: ControlDb,
@@ -218,31 +228,54 @@ export class GroupCommitter {
 
   private async reserve(group: Entry[]): Promise<void> {
     groupSize.observe(group.length);
+    await this.reserveIsolating(group);
+  }
+
+  /**
+   * Reserves `group` in one transaction; when the control plane refuses it, the group is split in
+   * halves and each half tried on its own, down to the single member that is refused, so no one
+   * request can fail the others in its group whatever the cause (one bad member among n costs
+   * about 2·log2(n) extra transactions). Only an unreachable control plane fails a group whole.
+   */
+  private async reserveIsolating(group: Entry[]): Promise<void> {
     let outcome: OrganizationReservation & { groupId: string | null };
     try {
-      outcome = await this.db.transaction(async (tx) => {
-        const ingestGroup = await beginIngestGroup(tx);
-        const all: OrganizationReservation = { reserved: [], answered: [], newUsers: [] };
-        for (const [org, entries] of groupBy(group, (e) => e.event.organizationId)) {
-          const one = await this.reserveForOrganization(tx, ingestGroup, org, entries);
-          all.reserved.push(...one.reserved);
-          all.answered.push(...one.answered);
-          all.newUsers.push(...one.newUsers);
-        }
-        // Written when some row references it (all duplicates or all unpaid: nothing to hold).
-        const written = await writeIngestGroup(tx, ingestGroup);
-        return { ...all, groupId: written ? ingestGroup.id : null };
-      });
+      outcome = await this.reserveInOneTransaction(group);
     } catch (err) {
+      // An unreachable control plane would fail every half the same way: no splitting then.
+      if (group.length > 1 && !isConnectionFailure(err)) {
+        const half = Math.ceil(group.length / 2);
+        await this.reserveIsolating(group.slice(0, half));
+        await this.reserveIsolating(group.slice(half));
+        return;
+      }
       this.logger.error({ err, events: group.length }, 'ingest reservation failed');
       for (const e of group) this.finish(e, { ok: false, error: unavailable('The control plane is unavailable') });
       return;
     }
     if (outcome.groupId !== null) this.groupsInFlight.add(outcome.groupId);
     this.rememberEndUsers(outcome.newUsers);
+    for (const [org, u, created] of outcome.newUsers) if (created) this.unconfirmedUsers.add(keyOf(org, u));
+    for (const r of outcome.reserved) this.refUser(r, 1);
     for (const [e, o] of outcome.answered) this.finish(e, o);
     this.answerUnavailableAfterDeadline(outcome.reserved);
     this.toPublish.push(...outcome.reserved);
+  }
+
+  private reserveInOneTransaction(group: Entry[]): Promise<OrganizationReservation & { groupId: string | null }> {
+    return this.db.transaction(async (tx) => {
+      const ingestGroup = await beginIngestGroup(tx);
+      const all: OrganizationReservation = { reserved: [], answered: [], newUsers: [] };
+      for (const [org, entries] of groupBy(group, (e) => e.event.organizationId)) {
+        const one = await this.reserveForOrganization(tx, ingestGroup, org, entries);
+        all.reserved.push(...one.reserved);
+        all.answered.push(...one.answered);
+        all.newUsers.push(...one.newUsers);
+      }
+      // Written when some row references it (all duplicates or all unpaid: nothing to hold).
+      const written = await writeIngestGroup(tx, ingestGroup);
+      return { ...all, groupId: written ? ingestGroup.id : null };
+    });
   }
 
   /**
@@ -265,7 +298,7 @@ export class GroupCommitter {
   private async reserveForOrganization(tx: Queryable, group: IngestGroup, org: string, entries: Entry[]): Promise<OrganizationReservation> {
     const reserved: Reserved[] = [];
     const answered: Array<[Entry, EventOutcome]> = [];
-    const newUsers: Array<[string, string]> = [];
+    const newUsers: OrganizationReservation['newUsers'] = [];
     const reservations = await reserveEvents(
       tx,
       group,
@@ -310,13 +343,24 @@ export class GroupCommitter {
       if (u !== null && !this.knownEndUsers.has(keyOf(org, u))) users.add(u);
     }
     if (users.size > 0) {
-      await upsertEndUsers(tx, org, [...users]);
-      for (const u of users) newUsers.push([org, u]);
+      const created = new Set(await createEndUsers(tx, org, [...users]));
+      for (const u of users) newUsers.push([org, u, created.has(u)]);
     }
     return { reserved, answered, newUsers };
   }
 
-  private rememberEndUsers(users: Array<[string, string]>): void {
+  /** Counts a reserved event's end user in (+1) or out (-1); returns the references left. */
+  private refUser(r: Reserved, delta: 1 | -1): number {
+    const u = r.entry.event.userId;
+    if (u === null) return 0;
+    const key = keyOf(r.entry.event.organizationId, u);
+    const n = (this.userRefs.get(key) ?? 0) + delta;
+    if (n > 0) this.userRefs.set(key, n);
+    else this.userRefs.delete(key);
+    return n;
+  }
+
+  private rememberEndUsers(users: OrganizationReservation['newUsers']): void {
     if (this.knownEndUsers.size + users.length > KNOWN_END_USERS_MAX) this.knownEndUsers.clear();
     for (const [org, u] of users) this.knownEndUsers.add(keyOf(org, u));
   }
@@ -342,6 +386,9 @@ export class GroupCommitter {
       clearTimeout(r.deadline);
       r.entry.settle({ ok: true, eventId: r.eventId, flagReason: r.flagReason, duplicate: !r.isNew });
       this.toMark.push(r);
+      // An accepted event names its end user: that user stays.
+      this.refUser(r, -1);
+      if (r.entry.event.userId !== null) this.unconfirmedUsers.delete(keyOf(r.entry.event.organizationId, r.entry.event.userId));
     }
   }
 
@@ -353,14 +400,33 @@ export class GroupCommitter {
    */
   private async release(groupId: string, list: Reserved[]): Promise<void> {
     const mine = list.filter((r) => r.isNew).map((r) => ({ organizationId: r.entry.event.organizationId, idempotencyKey: r.entry.event.idempotencyKey }));
+    const orphans = this.orphanedUsers(list);
     try {
-      await this.db.transaction((tx) => releaseReservations(tx, groupId, mine, { keepGroup: mine.length < list.length }));
+      await this.db.transaction(async (tx) => {
+        await releaseReservations(tx, groupId, mine, { keepGroup: mine.length < list.length });
+        for (const [org, users] of orphans) await deleteEndUsers(tx, org, users);
+      });
     } catch (err) {
       // Left reserved, they keep their credit and the sweeper publishes them once Kafka is back;
       // a retry of the key then answers 202.
       this.logger.error({ err, events: list.length }, 'releasing reservations failed; the sweeper will publish them');
     }
     this.groupsInFlight.delete(groupId);
+  }
+
+  /** End users created here that no accepted or still reserved event of ours names once `list` is released, by organization. */
+  private orphanedUsers(list: Reserved[]): Array<[string, string[]]> {
+    const orphans = new Map<string, Set<string>>();
+    for (const r of list) {
+      const u = r.entry.event.userId;
+      if (u === null || this.refUser(r, -1) > 0) continue;
+      const key = keyOf(r.entry.event.organizationId, u);
+      if (!this.unconfirmedUsers.delete(key)) continue;
+      this.knownEndUsers.delete(key);
+      const set = orphans.get(r.entry.event.organizationId) ?? new Set<string>();
+      orphans.set(r.entry.event.organizationId, set.add(u));
+    }
+    return [...orphans].map(([org, users]) => [org, [...users]]);
   }
 
   // ---- stage 3: one update marks every group published since the last one ---------------------

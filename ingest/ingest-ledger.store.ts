@@ -270,6 +270,41 @@ async function adoptExisting(
   return out;
 }
 
+/** What an existing ledger row says, for answering a retry: its flag and, while `reserved`, its payload. */
+export interface LedgerDetail {
+  eventId: string;
+  state: LedgerState;
+  flagReason: string | null;
+  /** The stored record while the row is `reserved` (so a retry can publish it); null once published. */
+  payload: Buffer | null;
+}
+
+/** Details of some keys of one organization (absent keys are missing from the map). */
+export async function getLedgerDetails(
+  db: Queryable,
+  organizationId: string,
+  idempotencyKeys: string[],
+): Promise<Map<string, LedgerDetail>> {
+  if (idempotencyKeys.length === 0) return new Map();
+  const rows = await db.query<{
+    idempotency_key: string;
+    event_id: string;
+    state: LedgerState;
+    flag_reason: string | null;
+    payload: Uint8Array | null;
+  }>(
+    `SELECT idempotency_key, event_id, state, flag_reason, payload FROM ingest_ledger_states
+      WHERE organization_id = $1 AND idempotency_key = ANY($2::text[])`,
+    [organizationId, idempotencyKeys],
+  );
+  return new Map(
+    rows.map((r) => [
+      r.idempotency_key,
+      { eventId: r.event_id, state: r.state, flagReason: r.flag_reason, payload: r.payload ? toBuffer(r.payload) : null },
+    ]),
+  );
+}
+
 /**
  * Deletes rows this transaction reserved but could not pay for (the organization ran out of
  * credits part-way through a group): no credit was spent on them, so none is refunded. Their

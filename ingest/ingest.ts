@@ -2,6 +2,7 @@
 // flags, end-user id, Avro encoding) and hands them to the group committer, which answers each
 // only once its fate is durable. Registered as `services.ingest` for the controller.
 import type { AuthContext } from '../core/auth/scopes.js';
+import type { Queryable } from '../core/control/db.js';
 import { SubscriptionInactiveError } from '../core/errors.js';
 import { endUserIdFor, eventIdFor } from '../core/ids.js';
 import type { RateBook } from '../pricing/rate-book.js';
@@ -10,6 +11,7 @@ import type { UsageEvent } from '../schemas/usage-event.js';
 import { flagReasonFor } from './flags.js';
 import type { EventOutcome, GroupCommitter, PendingEvent } from './group-commit.js';
 import type { IngestResponse } from './ingest.types.js';
+import { getLedgerDetails } from './ingest-ledger.store.js';
 import { ingestEvents } from './ingest-metrics.js';
 import type { OrganizationSettingsCache } from './org-settings.js';
 import type { DimensionRule, ValidatedEvent } from './validate-event.js';
@@ -26,7 +28,13 @@ export class IngestService {
     private readonly rateBook: RateBook,
     private readonly codec: UsageEventCodec,
     private readonly committer: GroupCommitter,
+    private readonly db: Queryable,
   ) {}
+
+  /** An admin change of the organization's dimensions or subscriptions: the next request sees it. */
+  organizationChanged(organizationId: string): void {
+    this.settings.forget(organizationId);
+  }
 
   /** The organization's dimension rules, for validating its events. */
   async dimensionsFor(organizationId: string): Promise<DimensionRule[]> {
@@ -37,10 +45,7 @@ export class IngestService {
   async ingest(auth: AuthContext, events: ValidatedEvent[], receivedAt: Date): Promise<EventOutcome[]> {
     const org = auth.organizationId;
     const [settings, rates] = await Promise.all([this.settings.get(org), this.rateBook.ratesFor(org)]);
-    if (settings.subscription.inactive) {
-      ingestEvents.inc({ outcome: 'SUBSCRIPTION_INACTIVE' }, events.length);
-      return events.map(() => ({ ok: false, error: new SubscriptionInactiveError() }));
-    }
+    if (settings.subscription.inactive) return this.answerInactive(org, events);
     const pending = await Promise.all(
       events.map(async (e): Promise<PendingEvent> => {
         const record = toRecord(auth, e, receivedAt, settings.subscription.activeId);
@@ -60,6 +65,19 @@ export class IngestService {
       ingestEvents.inc({ outcome: o.ok ? (o.duplicate ? 'duplicate' : o.flagReason ? 'flagged' : 'accepted') : o.error.code });
     }
     return outcomes;
+  }
+
+  /**
+   * 402 SUBSCRIPTION_INACTIVE for new keys; a key accepted before answers its 202 as any retry does
+   * (spec: "Retrying later with the same idempotency_key is safe"), from the ledger.
+   */
+  private async answerInactive(org: string, events: ValidatedEvent[]): Promise<EventOutcome[]> {
+    const known = await getLedgerDetails(this.db, org, [...new Set(events.map((e) => e.idempotency_key))]);
+    return events.map((e): EventOutcome => {
+      const row = known.get(e.idempotency_key);
+      ingestEvents.inc({ outcome: row ? 'duplicate' : 'SUBSCRIPTION_INACTIVE' });
+      return row ? { ok: true, eventId: row.eventId, flagReason: row.flagReason, duplicate: true } : { ok: false, error: new SubscriptionInactiveError() };
+    });
   }
 }
 

@@ -22,7 +22,9 @@ export interface UsageEventRequest {
   idempotency_key: string;
   /**
    * Event time, ISO 8601 with a time zone (`Z` or `±hh:mm`); default: the time received.
+   * Accepted from 2000-01-01T00:00:00Z (inclusive) to 2100-01-01T00:00:00Z (exclusive).
    * More than 24 hours old or more than 1 minute ahead flags the event.
+   * @format date-time
    * @example "2026-01-15T10:30:00Z"
    */
   timestamp?: string | null;
@@ -46,30 +48,35 @@ export interface UsageEventRequest {
    * Input (prompt) tokens, a non-negative integer. Required when `metric` is omitted.
    * @isLong
    * @minimum 0
+   * @maximum 1000000000000000
    */
   input_tokens?: number | null;
   /**
    * Output (completion) tokens, a non-negative integer. Required when `metric` is omitted.
    * @isLong
    * @minimum 0
+   * @maximum 1000000000000000
    */
   output_tokens?: number | null;
   /**
    * Tokens written to the prompt cache, a non-negative integer, priced at the cache-creation rate.
    * @isLong
    * @minimum 0
+   * @maximum 1000000000000000
    */
   cache_creation_input_tokens?: number | null;
   /**
    * Tokens read from the prompt cache, a non-negative integer, priced at the cache-read rate.
    * @isLong
    * @minimum 0
+   * @maximum 1000000000000000
    */
   cache_read_input_tokens?: number | null;
   /**
    * Reasoning tokens, a non-negative integer, priced at the reasoning rate.
    * @isLong
    * @minimum 0
+   * @maximum 1000000000000000
    */
   reasoning_tokens?: number | null;
   /**
@@ -106,7 +113,9 @@ export interface UsageEventRequest {
   span_kind?: SpanKind | null;
   /**
    * When the span's call started (ISO 8601 with a time zone); with `timestamp` as its end it gives
-   * the span's duration.
+   * the span's duration. Accepted from 2000-01-01T00:00:00Z (inclusive) to 2100-01-01T00:00:00Z
+   * (exclusive).
+   * @format date-time
    */
   started_at?: string | null;
   /** Agent that made the call; falls back to `metadata.agent_id`. */
@@ -116,7 +125,8 @@ export interface UsageEventRequest {
   /** Product feature that made the call; falls back to `metadata.feature`. */
   feature?: string | null;
   /**
-   * Free key-value object: at most 64 keys and 16 KiB as JSON. Holds custom dimension values;
+   * Free key-value object: at most 64 keys, 16 KiB as JSON and 32 levels of nesting; every key
+   * and string well-formed Unicode without NUL (as every string of the event). Holds custom dimension values;
    * keys of `is_required` dimensions must be present and `number` dimensions need finite numbers.
    */
   metadata?: { [key: string]: unknown } | null;
@@ -150,6 +160,7 @@ export interface IngestResponse {
 export interface UsageEventBatchRequest {
   /**
    * The events, in order (1–1000).
+   * @minItems 1
    * @maxItems 1000
    */
   events: UsageEventRequest[];

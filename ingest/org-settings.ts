@@ -1,7 +1,8 @@
 // What ingest needs to know about an organization besides its rates: dimension definitions
 // (validation) and its subscription state (402 SUBSCRIPTION_INACTIVE, and the id stamped on each
 // event). Read from the control plane about once per `ttlMs` per organization, so the hot path
-// makes no query of its own; a change is seen within 2 × ttlMs.
+// makes no query of its own; a change is seen within 2 × ttlMs by other processes, and by the next
+// request in the process whose admin API made it (the admin controllers call forget()).
 import type { Queryable } from '../core/control/db.js';
 import { listDimensions } from '../core/control/dimensions.js';
 import { getActiveSubscription, listSubscriptions } from '../core/control/subscriptions.js';
@@ -64,6 +65,11 @@ export class OrganizationSettingsCache {
     });
     if (this.entries.size > 100_000) this.entries.clear();
     return value;
+  }
+
+  /** Drops what is cached for the organization: its next request reads the control plane. */
+  forget(organizationId: string): void {
+    this.entries.delete(organizationId);
   }
 
   private async load(organizationId: string): Promise<OrganizationSettings> {

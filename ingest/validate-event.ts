@@ -3,6 +3,7 @@
 // a normalized event out, or a ValidationError naming the first failing field (dotted path for
 // metadata keys). JSON types are taken as sent: "5" is not a token count.
 import { ValidationError } from '../core/errors.js';
+import { textFault } from '../core/text.js';
 import { formatMoney, isDecimalString, isUnsignedDecimalString, toBig } from '../core/money.js';
 import type { DimensionValueType } from '../core/control/dimensions.js';
 import type { SpanKind } from './ingest.types.js';
@@ -11,16 +12,27 @@ import { TOKEN_FIELDS } from '../schemas/usage-event.js';
 const MAX_STRING_LENGTH = 255;
 const MAX_METADATA_KEYS = 64;
 const MAX_METADATA_BYTES = 16 * 1024;
+/** Nesting levels of objects and arrays, metadata itself included (deeper JSON is refused). */
+export const MAX_METADATA_DEPTH = 32;
+/**
+ * One limit for every token count: the Avro `long` (avsc) carries up to 2^53-2, and five classes
+ * at 10^15 still add up to an exact integer (the event's quantity).
+ */
+export const MAX_TOKEN_COUNT = 1_000_000_000_000_000;
+/** Event times (timestamp, started_at) are accepted in [2000-01-01, 2100-01-01) UTC. */
+const EARLIEST_EVENT_TIME = new Date('2000-01-01T00:00:00Z');
+const LATEST_EVENT_TIME = new Date('2100-01-01T00:00:00Z');
 const SPAN_KINDS: readonly SpanKind[] = ['agent', 'tool', 'llm', 'retrieval', 'task'];
 /** DECIMAL(38,12) in the lake leaves 26 integer digits. */
 const MAX_COST_OVERRIDE = toBig('1e26');
 
 type TokenField = (typeof TOKEN_FIELDS)[number];
 
-const ATTRIBUTION_FIELDS = ['agent_id', 'workflow_id', 'feature'] as const;
+/** Fields read from the top level, else from a string under the same key in metadata (top level wins). */
+const ATTRIBUTION_FIELDS = ['agent_id', 'workflow_id', 'feature', 'session_id'] as const;
 type AttributionField = (typeof ATTRIBUTION_FIELDS)[number];
 
-const PLAIN_STRING_FIELDS = ['user_id', 'model', 'provider', 'metric', 'unit', 'session_id', 'span_id', 'parent_span_id', 'span_name'] as const;
+const PLAIN_STRING_FIELDS = ['user_id', 'model', 'provider', 'metric', 'unit', 'span_id', 'parent_span_id', 'span_name'] as const;
 type PlainStringField = (typeof PLAIN_STRING_FIELDS)[number];
 
 /** Every accepted top-level field; anything else is a 400 naming it. */
@@ -75,8 +87,8 @@ function checkString(field: string, v: unknown): string {
   if (typeof v !== 'string') throw new ValidationError(field, 'must be a string');
   if (v.length === 0) throw new ValidationError(field, 'must not be empty');
   if (v.length > MAX_STRING_LENGTH) throw new ValidationError(field, `must be at most ${MAX_STRING_LENGTH} characters`);
-  // PostgreSQL text (the ledger, end users) cannot hold NUL.
-  if (v.includes('\u0000')) throw new ValidationError(field, 'must not contain NUL characters');
+  const fault = textFault(v);
+  if (fault) throw new ValidationError(field, fault);
   return v;
 }
 
@@ -90,7 +102,7 @@ function optionalTokens(body: Body, field: TokenField): number | null {
   if (!sent(v)) return null;
   if (typeof v !== 'number' || !Number.isFinite(v)) throw new ValidationError(field, 'must be a non-negative integer');
   if (!Number.isInteger(v) || v < 0) throw new ValidationError(field, 'must be a non-negative integer');
-  if (v > Number.MAX_SAFE_INTEGER) throw new ValidationError(field, `must be at most ${Number.MAX_SAFE_INTEGER}`);
+  if (v > MAX_TOKEN_COUNT) throw new ValidationError(field, `must be at most ${MAX_TOKEN_COUNT} (10^15)`);
   return v;
 }
 
@@ -130,6 +142,10 @@ function optionalDateTime(body: Body, field: string): Date | null {
   if (typeof v !== 'string') throw new ValidationError(field, 'must be an ISO 8601 date-time string');
   const d = parseIsoDateTime(v);
   if (!d) throw new ValidationError(field, 'must be an ISO 8601 date-time with a time zone, e.g. 2026-01-15T10:30:00Z');
+  // Outside this range the lake cannot file the event (year 0 has no date partition).
+  if (d < EARLIEST_EVENT_TIME || d >= LATEST_EVENT_TIME) {
+    throw new ValidationError(field, 'must be from 2000-01-01T00:00:00Z (inclusive) to 2100-01-01T00:00:00Z (exclusive)');
+  }
   return d;
 }
 
@@ -150,19 +166,31 @@ function costOverride(body: Body): string | null {
   return formatMoney(v);
 }
 
-/** The first non-finite number inside a metadata value (JSON's 1e999 parses to Infinity). */
-function nonFinitePath(value: unknown, path: string): string | null {
-  if (typeof value === 'number') return Number.isFinite(value) ? null : path;
+/**
+ * The first fault inside a metadata value, walked depth-first and bounded in depth (so no input
+ * can exhaust the stack): a container nested deeper than MAX_METADATA_DEPTH, a non-finite number
+ * (JSON's 1e999 parses to Infinity), or a key or string that is not client text.
+ */
+function metadataFault(value: unknown, path: string, depth: number): ValidationError | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? null : new ValidationError(path, 'must be a finite number');
+  if (typeof value === 'string') {
+    const fault = textFault(value);
+    return fault ? new ValidationError(path, fault) : null;
+  }
+  if (typeof value !== 'object' || value === null) return null;
+  if (depth > MAX_METADATA_DEPTH) return new ValidationError('metadata', `must nest objects and arrays at most ${MAX_METADATA_DEPTH} levels deep`);
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const p = nonFinitePath(value[i], `${path}[${i}]`);
-      if (p) return p;
+      const f = metadataFault(value[i], `${path}[${i}]`, depth + 1);
+      if (f) return f;
     }
-  } else if (isPlainObject(value)) {
-    for (const [k, v] of Object.entries(value)) {
-      const p = nonFinitePath(v, `${path}.${k}`);
-      if (p) return p;
-    }
+    return null;
+  }
+  for (const [k, v] of Object.entries(value)) {
+    const keyFault = textFault(k);
+    if (keyFault) return new ValidationError(path, `keys ${keyFault}`);
+    const f = metadataFault(v, `${path}.${k}`, depth + 1);
+    if (f) return f;
   }
   return null;
 }
@@ -173,8 +201,8 @@ function metadataOf(body: Body): { metadata: Record<string, unknown>; json: stri
   if (!isPlainObject(v)) throw new ValidationError('metadata', 'must be a JSON object');
   const keys = Object.keys(v);
   if (keys.length > MAX_METADATA_KEYS) throw new ValidationError('metadata', `must have at most ${MAX_METADATA_KEYS} keys (has ${keys.length})`);
-  const bad = nonFinitePath(v, 'metadata');
-  if (bad) throw new ValidationError(bad, 'must be a finite number');
+  const fault = metadataFault(v, 'metadata', 1);
+  if (fault) throw fault;
   const json = JSON.stringify(v);
   const bytes = Buffer.byteLength(json);
   if (bytes > MAX_METADATA_BYTES) {
@@ -271,6 +299,8 @@ export function validateEvent(raw: unknown, dimensions: readonly DimensionRule[]
     agent_id: attribution(body, metadata, 'agent_id'),
     workflow_id: attribution(body, metadata, 'workflow_id'),
     feature: attribution(body, metadata, 'feature'),
+    // The spec's session tree is keyed by "the session_id metadata value".
+    session_id: attribution(body, metadata, 'session_id'),
     metadata,
     metadata_json: json,
   };

@@ -38,6 +38,7 @@ export interface CreateRateCardBody {
 @Route('admin/organizations')
 @Tags('Admin: rate cards')
 @Security('admin')
+@Response<ErrorEnvelope>(400, 'Invalid parameter or body; error.details.field names it')
 @Response<ErrorEnvelope>(401, 'Missing or invalid admin token')
 @Response<ErrorEnvelope>(404, 'Unknown organization')
 export class RateCardsController extends Controller {

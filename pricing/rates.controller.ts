@@ -1,6 +1,7 @@
 // GET /v1/rates: the rate estimation table (USD per million tokens per token class).
 import type { Request as ExRequest } from 'express';
 import { Controller, Get, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
+import type { IsoDateParam } from '../core/http/params.js';
 import type { ErrorEnvelope } from '../core/http/error-envelope.js';
 import { readContext } from '../api/lake/read-context.js';
 import { rateTable } from './rates.service.js';
@@ -20,7 +21,7 @@ export class RatesController extends Controller {
    */
   @Get()
   @Response<ErrorEnvelope>(400, 'as_of is not an ISO 8601 date or datetime')
-  public async getRates(@Request() req: ExRequest, @Query() as_of?: string): Promise<RateEstimationTableView> {
+  public async getRates(@Request() req: ExRequest, @Query() as_of?: IsoDateParam): Promise<RateEstimationTableView> {
     return rateTable(readContext(req), as_of);
   }
 }

@@ -40,6 +40,7 @@ export interface CreateUnitRateBody {
 @Route('admin/organizations')
 @Tags('Admin: unit rates')
 @Security('admin')
+@Response<ErrorEnvelope>(400, 'Invalid parameter or body; error.details.field names it')
 @Response<ErrorEnvelope>(401, 'Missing or invalid admin token')
 @Response<ErrorEnvelope>(404, 'Unknown organization')
 export class UnitRatesController extends Controller {

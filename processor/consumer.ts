@@ -4,7 +4,8 @@
 // the lake by size (flushMaxRows) or age (flushMaxDelayMs). A flush writes files, then the
 // manifest, then commits the offset (see PartitionWorker for the exactly-once rule). On a
 // rebalance, partitions that went elsewhere drop their buffers: nothing past the manifest was
-// committed, so their next owner starts exactly where the lake ends.
+// committed, so their next owner starts exactly where the lake ends. A record the lake keeps
+// refusing is narrowed down and dead-lettered (PartitionWorker), so it cannot stall the partition.
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import { PROCESSOR_FLUSH_DEFAULTS, PROCESSOR_SESSION_TIMEOUT_DEFAULT_MS } from '../core/config.js';
 import { USAGE_EVENTS_TOPIC } from '../core/kafka/client.js';
@@ -18,7 +19,7 @@ import type { GroupMemberStore } from './group-member.js';
 import type { LakeWriter } from './lake/lake-writer.js';
 import { assignedPartitions, deadLetters, pricedEvents } from './metrics.js';
 import { PartitionWorker } from './partition-worker.js';
-import { priceRecord, type RecordOutcome, type RecordPricingDeps } from './price-record.js';
+import { priceRecord, refusedRecord, type RecordOutcome, type RecordPricingDeps } from './price-record.js';
 import { Repricer } from './repricing.js';
 
 export const PROCESSOR_GROUP_ID = 'marginal-processor';
@@ -268,12 +269,17 @@ export class Processor {
       }
       const record = { key: m.key, value: m.value, offset, timestamp: m.timestamp };
       let outcome: RecordOutcome;
-      try {
-        outcome = await priceRecord(record, this.topic, w.partition, pricedAt, deps);
-      } catch {
-        const retried = await this.retrying(heartbeat, 'price record', () => priceRecord(record, this.topic, w.partition, pricedAt, deps));
-        if (retried === null) return;
-        outcome = retried.value;
+      const refusal = w.refusalAt(offset);
+      if (refusal) {
+        outcome = refusedRecord(record, this.topic, w.partition, pricedAt, refusal);
+      } else {
+        try {
+          outcome = await priceRecord(record, this.topic, w.partition, pricedAt, deps);
+        } catch {
+          const retried = await this.retrying(heartbeat, 'price record', () => priceRecord(record, this.topic, w.partition, pricedAt, deps));
+          if (retried === null) return;
+          outcome = retried.value;
+        }
       }
       if (w.generation !== generation) return;
       if (outcome.deadLetter) {
@@ -284,6 +290,10 @@ export class Processor {
       const status = outcome.row?.status ?? 'failed';
       counts.set(status, (counts.get(status) ?? 0) + 1);
       w.accept(outcome.row, offset);
+      if (w.mustFlushNow) {
+        await w.flushAll();
+        if (w.generation !== generation) return;
+      }
     }
   }
 

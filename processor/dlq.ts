@@ -1,5 +1,6 @@
 // The dead-letter queue: records of usage-events that can never be stored as events (undecodable
-// bytes, or an organization id the lake cannot file) are copied, key and value untouched, to
+// bytes, an organization id the lake cannot file, or a record the lake refused to write after
+// bounded attempts, see partition-worker.ts) are copied, key and value untouched, to
 // usage-events.dlq with headers saying where they came from and why. A dead letter is sent
 // before the flush that moves the partition past it, so a crash can repeat a dead letter but
 // never lose one; readers of the DLQ de-duplicate on (source partition, source offset).
@@ -14,7 +15,7 @@ export interface DeadLetter {
   sourceOffset: number;
   /** Kafka timestamp of the source record, epoch ms as a string. */
   sourceTimestamp: string;
-  /** Short machine-readable cause, e.g. 'bad_magic_byte' or 'invalid_organization_id'. */
+  /** Short machine-readable cause, e.g. 'bad_magic_byte', 'invalid_organization_id' or 'lake_write_refused'. */
   reason: string;
   detail: string;
 }

@@ -5,8 +5,13 @@
 // and whenever the worker's picture may be wrong (a failed or fenced write, a new owner) it drops
 // its buffer and starts again from the manifest. Kafka offset commits follow the manifest and
 // only tell the group where to fetch; they are never trusted over it.
+// A record the lake refuses cannot stall the partition: after LAKE_WRITE_ATTEMPTS failed flushes
+// from one offset the worker narrows the refused range down by halves (flushing each chunk before
+// consuming the next), and a single record refused LAKE_WRITE_ATTEMPTS times becomes `poison`:
+// the consumer dead-letters it and stores a failed stand-in when it reads it again.
 import type { LakeEventRow } from '../core/lake/events-schema.js';
 import type { Logger } from '../core/logger.js';
+import type { LakeRefusal } from './price-record.js';
 import { EventBatch, LakeFencedError, type LakeWriter } from './lake/lake-writer.js';
 import { compactionDuration, consumerLag, duplicateRows, flushDuration, flushedRows, partitionResets } from './metrics.js';
 
@@ -26,6 +31,9 @@ class SerialLock {
     return result;
   }
 }
+
+/** Failed flushes from one offset before its range is narrowed down, and of a single record before it is dead-lettered. */
+const LAKE_WRITE_ATTEMPTS = 3;
 
 export interface PartitionWorkerDeps {
   lake: LakeWriter;
@@ -62,6 +70,12 @@ export class PartitionWorker {
   private lastCompaction = performance.now();
   private failures = 0;
   private lastSeek = { offset: -1, attempts: 0 };
+  /** Failed flushes in a row that started at offset `from`. */
+  private refusals = { from: -1, count: 0 };
+  /** While set, offsets below `end` are flushed in chunks of at most `chunk` offsets (a refused range narrowed down). */
+  private isolation: { end: number; chunk: number } | null = null;
+  /** A record the lake refused alone LAKE_WRITE_ATTEMPTS times: dead-lettered when next consumed. */
+  private poison: (LakeRefusal & { offset: number }) | null = null;
 
   constructor(
     readonly partition: number,
@@ -97,6 +111,17 @@ export class PartitionWorker {
     this.bufferSince ??= performance.now();
   }
 
+  /** Why the lake refuses the record at `offset`, when it has been found to (see the header). */
+  refusalAt(offset: number): LakeRefusal | null {
+    return this.poison?.offset === offset ? this.poison : null;
+  }
+
+  /** While a refused range is narrowed down, the chunk just consumed must be flushed before the next record. */
+  get mustFlushNow(): boolean {
+    const iso = this.isolation;
+    return iso !== null && (this.position - this.durable >= iso.chunk || this.position >= iso.end);
+  }
+
   /** Accepts that offsets [position, offset) do not exist (retention, or a seek that landed later). */
   skipTo(offset: number): void {
     this.position = offset;
@@ -116,11 +141,12 @@ export class PartitionWorker {
     if (this.inflight) return this.inflight;
     if (this.revoked || !this.hasUnflushed) return Promise.resolve();
     const rows = this.buffer;
+    const from = this.durable;
     const nextOffset = this.position;
     const generation = this.generation;
     this.buffer = new EventBatch();
     this.bufferSince = null;
-    const run = this.flush(rows, nextOffset, generation).finally(() => {
+    const run = this.flush(rows, from, nextOffset, generation).finally(() => {
       if (this.inflight === run) this.inflight = null;
     });
     this.inflight = run;
@@ -133,13 +159,18 @@ export class PartitionWorker {
     await this.startFlush();
   }
 
-  private async flush(rows: EventBatch, nextOffset: number, generation: number): Promise<void> {
+  private async flush(rows: EventBatch, from: number, nextOffset: number, generation: number): Promise<void> {
     const started = performance.now();
     try {
       const result = await this.deps.lake.flush(this.partition, rows, nextOffset);
       if (generation !== this.generation) return;
       this.durable = nextOffset;
       this.failures = 0;
+      this.refusals = { from: -1, count: 0 };
+      // Past the refused range, or past the record found in it: back to normal batches.
+      const passedPoison = this.poison !== null && nextOffset > this.poison.offset;
+      if (passedPoison) this.poison = null;
+      if (this.isolation && (nextOffset >= this.isolation.end || passedPoison)) this.isolation = null;
       flushDuration.observe((performance.now() - started) / 1000);
       flushedRows.inc(result.written);
       if (result.duplicates > 0) duplicateRows.inc(result.duplicates);
@@ -150,7 +181,29 @@ export class PartitionWorker {
       if (performance.now() - this.lastCompaction >= this.deps.compactEveryMs) await this.compact(generation);
     } catch (err) {
       if (generation !== this.generation) return;
+      if (!(err instanceof LakeFencedError)) this.noteRefusal(from, nextOffset, err);
       this.reset(err);
+    }
+  }
+
+  /** Counts a failed flush of offsets [from, to) and narrows the range down once it is refused (see the header). */
+  private noteRefusal(from: number, to: number, err: unknown): void {
+    const reason = err instanceof Error ? err.message : String(err);
+    if (this.isolation && to - from > 1) {
+      // Narrowing: a chunk refused once is halved at once (its range already failed as a whole).
+      this.isolation.chunk = Math.ceil((to - from) / 2);
+      return;
+    }
+    this.refusals = this.refusals.from === from ? { from, count: this.refusals.count + 1 } : { from, count: 1 };
+    if (this.refusals.count < LAKE_WRITE_ATTEMPTS) return;
+    this.refusals = { from: -1, count: 0 };
+    if (to - from === 1) {
+      this.poison = { offset: from, reason, standInRefused: this.poison?.offset === from };
+      this.isolation ??= { end: to, chunk: 1 };
+      this.deps.logger.error({ partition: this.partition, offset: from, reason }, 'the lake refuses this record; it goes to the DLQ when read again');
+    } else {
+      this.isolation = { end: to, chunk: Math.ceil((to - from) / 2) };
+      this.deps.logger.warn({ partition: this.partition, from, to, attempts: LAKE_WRITE_ATTEMPTS }, 'the lake refuses this range; narrowing it down');
     }
   }
 
@@ -178,7 +231,8 @@ export class PartitionWorker {
     const fenced = cause instanceof LakeFencedError;
     partitionResets.inc({ cause: fenced ? 'fenced' : 'error' });
     this.failures++;
-    const delay = fenced ? 0 : Math.min(30_000, 250 * 2 ** Math.min(this.failures, 7));
+    // While narrowing a refused range down, failures are expected: retry soon.
+    const delay = fenced ? 0 : this.isolation ? 250 : Math.min(30_000, 250 * 2 ** Math.min(this.failures, 7));
     if (fenced) this.deps.logger.info({ partition: this.partition }, 'another processor wrote this partition (rebalance); reloading it from its manifest');
     else this.deps.logger.error({ err: cause, partition: this.partition, retryInMs: delay }, 'lake write failed; reloading the partition from its manifest');
     this.generation++;

@@ -8,7 +8,7 @@ import type { LakeEventRow } from '../core/lake/events-schema.js';
 import { priceEvent, type PricingRates } from '../pricing/price-event.js';
 import { UndecodableEventError, type UsageEventCodec } from '../core/registry/usage-event-codec.js';
 import type { DeadLetter } from './dlq.js';
-import { costFits, failedLakeRow, toLakeRow, undecodableLakeRow, unstorableFields, type RecordPosition } from './to-lake-row.js';
+import { costFits, failedLakeRow, standInLakeRow, toLakeRow, unstorableFields, type RecordPosition } from './to-lake-row.js';
 
 export interface ConsumedRecord {
   key: Buffer | null;
@@ -70,7 +70,7 @@ export async function priceRecord(
     const org = organizationOf(record.key?.toString('utf8') ?? null);
     const reason = `undecodable record (${e.reason}): ${e.message}; copied to usage-events.dlq`;
     return {
-      row: org === null ? null : undecodableLakeRow(org, reason, at, recordTime(record)),
+      row: org === null ? null : standInLakeRow('undecodable', org, reason, at, recordTime(record)),
       deadLetter: deadLetter(record, topic, partition, e.reason, e.message),
     };
   }
@@ -100,4 +100,25 @@ export async function priceRecord(
     return { row: failedLakeRow(event, `cost ${cost.total_cost} exceeds DECIMAL(38,12)`, at, recordTime(record)), deadLetter: null };
   }
   return { row: toLakeRow(event, cost, at), deadLetter: null };
+}
+
+/** Why the lake refused a record, as the partition worker concluded it. */
+export interface LakeRefusal {
+  reason: string;
+  /** The stand-in row was refused too: the record leaves nothing in the lake. */
+  standInRefused: boolean;
+}
+
+/**
+ * A record the lake refused to write, alone, after bounded attempts: the DLQ gets it untouched
+ * (reason `lake_write_refused`), the lake a `failed` stand-in for the key's organization.
+ */
+export function refusedRecord(record: ConsumedRecord, topic: string, partition: number, pricedAt: Date, refusal: LakeRefusal): RecordOutcome {
+  const org = organizationOf(record.key?.toString('utf8') ?? null);
+  const at: RecordPosition = { partition, offset: record.offset, pricedAt };
+  const reason = `the lake refused the record (${refusal.reason}); copied to usage-events.dlq`;
+  return {
+    row: org === null || refusal.standInRefused ? null : standInLakeRow('refused', org, reason, at, recordTime(record)),
+    deadLetter: deadLetter(record, topic, partition, 'lake_write_refused', refusal.reason),
+  };
 }

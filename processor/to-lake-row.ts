@@ -164,12 +164,19 @@ export function failedLakeRow(event: UsageEvent, reason: string, at: RecordPosit
 }
 
 /**
- * The row standing for a record that could not be decoded at all (it also goes to the DLQ), so
- * the organization named by the record key sees it in status_counts.failed. Its event_id is
- * derived from the Kafka position because the real one is inside the unreadable bytes.
+ * The row standing for a record that goes to the DLQ instead of the lake (`undecodable` bytes, or
+ * a record the lake `refused` to write), so the organization named by the record key sees it in
+ * status_counts.failed. Its event_id is derived from the Kafka position: the real one is inside
+ * bytes that cannot be read, or belongs to a row that cannot be stored.
  */
-export function undecodableLakeRow(organizationId: string, reason: string, at: RecordPosition, recordTimestamp: Date): LakeEventRow {
-  const idempotencyKey = `undecodable:${at.partition}:${at.offset}`;
+export function standInLakeRow(
+  kind: 'undecodable' | 'refused',
+  organizationId: string,
+  reason: string,
+  at: RecordPosition,
+  recordTimestamp: Date,
+): LakeEventRow {
+  const idempotencyKey = `${kind}:${at.partition}:${at.offset}`;
   return {
     event_id: eventIdFor(organizationId, idempotencyKey),
     organization_id: organizationId,

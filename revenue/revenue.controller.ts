@@ -114,6 +114,7 @@ const AMOUNT_LIMIT = new Big('1e18');
 @Route('admin/organizations')
 @Tags('Admin: revenue')
 @Security('admin')
+@Response<ErrorEnvelope>(400, 'Invalid parameter or body; error.details.field names it')
 @Response<ErrorEnvelope>(401, 'Missing or invalid admin token')
 @Response<ErrorEnvelope>(404, 'Unknown organization')
 export class RevenueController extends Controller {

@@ -25,6 +25,7 @@ export interface CreateApiKeyBody {
 @Route('admin/organizations')
 @Tags('Admin: API keys')
 @Security('admin')
+@Response<ErrorEnvelope>(400, 'Invalid parameter or body; error.details.field names it')
 @Response<ErrorEnvelope>(401, 'Missing or invalid admin token')
 @Response<ErrorEnvelope>(404, 'Unknown organization or key')
 export class ApiKeysController extends Controller {

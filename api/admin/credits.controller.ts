@@ -14,6 +14,7 @@ export interface GrantCreditsBody {
    * Event credits to add.
    * @isInt must be a positive integer
    * @minimum 1 must be a positive integer
+   * @maximum 1000000000 must be at most 1000000000 per grant
    */
   amount: number;
   /**
@@ -26,6 +27,7 @@ export interface GrantCreditsBody {
 @Route('admin/organizations')
 @Tags('Admin: credits')
 @Security('admin')
+@Response<ErrorEnvelope>(400, 'Invalid parameter or body; error.details.field names it')
 @Response<ErrorEnvelope>(401, 'Missing or invalid admin token')
 @Response<ErrorEnvelope>(404, 'Unknown organization')
 export class CreditsController extends Controller {

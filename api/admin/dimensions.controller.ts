@@ -3,6 +3,7 @@
 import type { Request as ExRequest } from 'express';
 import { Body, Controller, Get, Path, Post, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import { appContext } from '../../core/app-context.js';
+import { ingestSettingsChanged } from './ingest-settings.js';
 import { createDimension, listDimensions } from '../../core/control/dimensions.js';
 import { requireOrganization } from '../../core/control/organizations.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
@@ -33,6 +34,7 @@ export interface CreateDimensionBody {
 @Route('admin/organizations')
 @Tags('Admin: dimensions')
 @Security('admin')
+@Response<ErrorEnvelope>(400, 'Invalid parameter or body; error.details.field names it')
 @Response<ErrorEnvelope>(401, 'Missing or invalid admin token')
 @Response<ErrorEnvelope>(404, 'Unknown organization')
 export class DimensionsController extends Controller {
@@ -56,6 +58,7 @@ export class DimensionsController extends Controller {
     const { db } = appContext(req);
     await requireOrganization(db, organizationId);
     const dimension = await createDimension(db, organizationId, input);
+    ingestSettingsChanged(req, organizationId);
     this.setStatus(201);
     return dimensionView(dimension);
   }

@@ -26,6 +26,7 @@ export interface CreateOrganizationBody {
 @Route('admin/organizations')
 @Tags('Admin: organizations')
 @Security('admin')
+@Response<ErrorEnvelope>(400, 'Invalid parameter or body; error.details.field names it')
 @Response<ErrorEnvelope>(400, 'Invalid body; error.details.field names the field')
 @Response<ErrorEnvelope>(401, 'Missing or invalid admin token')
 export class OrganizationsController extends Controller {

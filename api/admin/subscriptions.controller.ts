@@ -3,6 +3,7 @@
 import type { Request as ExRequest } from 'express';
 import { Body, Controller, Get, Patch, Path, Post, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import { appContext } from '../../core/app-context.js';
+import { ingestSettingsChanged } from './ingest-settings.js';
 import { DEFAULT_PLAN, requireOrganization } from '../../core/control/organizations.js';
 import {
   createSubscription,
@@ -33,6 +34,7 @@ export interface UpdateSubscriptionBody {
 @Route('admin/organizations')
 @Tags('Admin: subscriptions')
 @Security('admin')
+@Response<ErrorEnvelope>(400, 'Invalid parameter or body; error.details.field names it')
 @Response<ErrorEnvelope>(401, 'Missing or invalid admin token')
 @Response<ErrorEnvelope>(404, 'Unknown organization or subscription')
 export class SubscriptionsController extends Controller {
@@ -49,6 +51,7 @@ export class SubscriptionsController extends Controller {
     const { db } = appContext(req);
     await requireOrganization(db, organizationId);
     const subscription = await createSubscription(db, organizationId, { plan, status: body.status });
+    ingestSettingsChanged(req, organizationId);
     this.setStatus(201);
     return subscriptionView(subscription);
   }
@@ -73,6 +76,7 @@ export class SubscriptionsController extends Controller {
     @Body() body: UpdateSubscriptionBody,
   ): Promise<SubscriptionView> {
     const subscription = await setSubscriptionStatus(appContext(req).db, organizationId, subscriptionId, body.status);
+    ingestSettingsChanged(req, organizationId);
     return subscriptionView(subscription);
   }
 }

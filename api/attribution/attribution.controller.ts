@@ -4,6 +4,7 @@
 import { Readable } from 'node:stream';
 import type { Request as ExRequest } from 'express';
 import { Controller, Get, Produces, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
+import type { IsoDateParam } from '../../core/http/params.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import { readContext } from '../lake/read-context.js';
 import { breakdownCsv } from './attribution.js';
@@ -25,7 +26,7 @@ export class AttributionController extends Controller {
    * @param end_date ISO 8601 date or datetime, exclusive.
    */
   @Get('by-agent')
-  public async getCostByAgent(@Request() req: ExRequest, @Query() start_date: string, @Query() end_date: string): Promise<AttributionBreakdown> {
+  public async getCostByAgent(@Request() req: ExRequest, @Query() start_date: IsoDateParam, @Query() end_date: IsoDateParam): Promise<AttributionBreakdown> {
     return costByAgent(readContext(req), start_date, end_date);
   }
 
@@ -35,7 +36,7 @@ export class AttributionController extends Controller {
    * @param end_date ISO 8601 date or datetime, exclusive.
    */
   @Get('agents')
-  public async getAgents(@Request() req: ExRequest, @Query() start_date: string, @Query() end_date: string): Promise<DistinctValues> {
+  public async getAgents(@Request() req: ExRequest, @Query() start_date: IsoDateParam, @Query() end_date: IsoDateParam): Promise<DistinctValues> {
     return distinctAgents(readContext(req), start_date, end_date);
   }
 
@@ -45,7 +46,7 @@ export class AttributionController extends Controller {
    * @param end_date ISO 8601 date or datetime, exclusive.
    */
   @Get('workflows')
-  public async getWorkflows(@Request() req: ExRequest, @Query() start_date: string, @Query() end_date: string): Promise<DistinctValues> {
+  public async getWorkflows(@Request() req: ExRequest, @Query() start_date: IsoDateParam, @Query() end_date: IsoDateParam): Promise<DistinctValues> {
     return distinctWorkflows(readContext(req), start_date, end_date);
   }
 
@@ -67,8 +68,8 @@ export class AttributionController extends Controller {
   public async getCostByDimension(
     @Request() req: ExRequest,
     @Query() dimension: string,
-    @Query() start_date: string,
-    @Query() end_date: string,
+    @Query() start_date: IsoDateParam,
+    @Query() end_date: IsoDateParam,
     @Query() filter_key?: string,
     @Query() filter_value?: string,
     @Query() format?: 'json' | 'csv',
@@ -95,8 +96,8 @@ export class AttributionController extends Controller {
   public async getDimensionValues(
     @Request() req: ExRequest,
     @Query() dimension: string,
-    @Query() start_date: string,
-    @Query() end_date: string,
+    @Query() start_date: IsoDateParam,
+    @Query() end_date: IsoDateParam,
   ): Promise<DimensionValues> {
     return dimensionValues(readContext(req), { dimension, start_date, end_date });
   }

@@ -65,10 +65,11 @@ export function cappedBreakdown(rows: Array<KeyedCostGroupRow>, cap = GROUP_CAP)
 
 /**
  * Values already sorted (code-point order) and limited to cap + 1 by the query: the first `cap`,
- * with truncated = true when more existed.
+ * with truncated = true when the cap was reached (the spec: "true when the value cap was
+ * reached"), so exactly `cap` values also say the list may be incomplete.
  */
 export function capDistinctValues(sortedValues: readonly string[], cap = DISTINCT_VALUES_CAP): { values: string[]; truncated: boolean } {
-  return { values: sortedValues.slice(0, cap), truncated: sortedValues.length > cap };
+  return { values: sortedValues.slice(0, cap), truncated: sortedValues.length >= cap };
 }
 
 const CSV_COLUMNS = [

@@ -1,6 +1,7 @@
 // GET /v1/cost-data/*: the organization's cost summary and its breakdown by end user.
 import type { Request as ExRequest } from 'express';
 import { Controller, Get, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
+import type { IsoDateParam } from '../../core/http/params.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import { readContext } from '../lake/read-context.js';
 import { costByEndUser, costSummary } from './cost-data.service.js';
@@ -36,8 +37,8 @@ export class CostDataController extends Controller {
   @Response<ErrorEnvelope>(400, 'Bad or missing dates, or start_date not before end_date')
   public async getCostByEndUser(
     @Request() req: ExRequest,
-    @Query() start_date: string,
-    @Query() end_date: string,
+    @Query() start_date: IsoDateParam,
+    @Query() end_date: IsoDateParam,
   ): Promise<CostByEndUser> {
     return costByEndUser(readContext(req), start_date, end_date);
   }

@@ -2,6 +2,7 @@
 // (cost over time stacked by model or provider) and warns about (models without a rate card).
 import type { Request as ExRequest } from 'express';
 import { Controller, Get, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
+import type { IsoDateParam } from '../../core/http/params.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import { readContext } from '../lake/read-context.js';
 import { costTrend, pendingRateCards } from './cost-trend.service.js';
@@ -30,8 +31,8 @@ export class CostTrendController extends Controller {
   @Response<ErrorEnvelope>(400, 'Bad or missing dates, start_date not before end_date, bad group_by or top')
   public async getCostTrendByGroup(
     @Request() req: ExRequest,
-    @Query() start_date: string,
-    @Query() end_date: string,
+    @Query() start_date: IsoDateParam,
+    @Query() end_date: IsoDateParam,
     @Query() group_by?: CostTrendGroupBy,
     @Query() top?: number,
   ): Promise<CostTrend> {
@@ -47,7 +48,7 @@ export class CostTrendController extends Controller {
    */
   @Get('pending-rate-card')
   @Response<ErrorEnvelope>(400, 'Bad or missing dates, or start_date not before end_date')
-  public async getPendingRateCards(@Request() req: ExRequest, @Query() start_date: string, @Query() end_date: string): Promise<PendingRateCards> {
+  public async getPendingRateCards(@Request() req: ExRequest, @Query() start_date: IsoDateParam, @Query() end_date: IsoDateParam): Promise<PendingRateCards> {
     return pendingRateCards(readContext(req), { start_date, end_date });
   }
 }

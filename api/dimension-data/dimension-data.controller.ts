@@ -1,6 +1,7 @@
 // GET /v1/dimension-data/*: custom dimension definitions and analytics over their values.
 import type { Request as ExRequest } from 'express';
 import { Controller, Get, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
+import type { IsoDateParam } from '../../core/http/params.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import type { Granularity } from '../costs/costs.types.js';
 import { readContext } from '../lake/read-context.js';
@@ -48,8 +49,8 @@ export class DimensionDataController extends Controller {
   @Response<ErrorEnvelope>(404, 'Dimension not found')
   public async getCostTrend(
     @Request() req: ExRequest,
-    @Query() start_date: string,
-    @Query() end_date: string,
+    @Query() start_date: IsoDateParam,
+    @Query() end_date: IsoDateParam,
     @Query() dimension_key?: string,
     @Query() dimension_value?: string,
   ): Promise<DimensionCostTrend> {
@@ -72,8 +73,8 @@ export class DimensionDataController extends Controller {
     @Request() req: ExRequest,
     @Query() dimension_key: string,
     @Query() aggregation: NumericAggregation,
-    @Query() start_date: string,
-    @Query() end_date: string,
+    @Query() start_date: IsoDateParam,
+    @Query() end_date: IsoDateParam,
     @Query() interval?: Granularity,
   ): Promise<NumericTrend> {
     return dimensionNumericTrend(readContext(req), { dimension_key, aggregation, start_date, end_date, interval });
@@ -92,8 +93,8 @@ export class DimensionDataController extends Controller {
   public async getNumericSummary(
     @Request() req: ExRequest,
     @Query() dimension_key: string,
-    @Query() start_date: string,
-    @Query() end_date: string,
+    @Query() start_date: IsoDateParam,
+    @Query() end_date: IsoDateParam,
   ): Promise<NumericSummary> {
     return dimensionNumericSummary(readContext(req), { dimension_key, start_date, end_date });
   }
@@ -112,8 +113,8 @@ export class DimensionDataController extends Controller {
   public async getCostBreakdown(
     @Request() req: ExRequest,
     @Query() dimension_key: string,
-    @Query() start_date: string,
-    @Query() end_date: string,
+    @Query() start_date: IsoDateParam,
+    @Query() end_date: IsoDateParam,
   ): Promise<DimensionCostBreakdown> {
     return dimensionCostBreakdown(readContext(req), { dimension_key, start_date, end_date });
   }

@@ -2,6 +2,7 @@
 // (the user_id sent on events); responses give the internal UUID as end_user_id.
 import type { Request as ExRequest } from 'express';
 import { Controller, Get, Path, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
+import type { IsoDateParam } from '../../core/http/params.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import { readContext } from '../lake/read-context.js';
 import {
@@ -32,8 +33,8 @@ export class EndUserCostsController extends Controller {
   public async getEndUserSummary(
     @Request() req: ExRequest,
     @Path() externalId: string,
-    @Query() start_date: string,
-    @Query() end_date: string,
+    @Query() start_date: IsoDateParam,
+    @Query() end_date: IsoDateParam,
   ): Promise<EndUserCostSummary> {
     return endUserSummary(readContext(req), externalId, start_date, end_date);
   }
@@ -49,8 +50,8 @@ export class EndUserCostsController extends Controller {
   public async getEndUserByModel(
     @Request() req: ExRequest,
     @Path() externalId: string,
-    @Query() start_date: string,
-    @Query() end_date: string,
+    @Query() start_date: IsoDateParam,
+    @Query() end_date: IsoDateParam,
   ): Promise<EndUserCostBreakdown> {
     return endUserByModel(readContext(req), externalId, start_date, end_date);
   }
@@ -65,8 +66,8 @@ export class EndUserCostsController extends Controller {
   public async getEndUserByProvider(
     @Request() req: ExRequest,
     @Path() externalId: string,
-    @Query() start_date: string,
-    @Query() end_date: string,
+    @Query() start_date: IsoDateParam,
+    @Query() end_date: IsoDateParam,
   ): Promise<EndUserCostBreakdown> {
     return endUserByProvider(readContext(req), externalId, start_date, end_date);
   }
@@ -86,8 +87,8 @@ export class EndUserCostsController extends Controller {
     @Request() req: ExRequest,
     @Path() externalId: string,
     @Query() dimension: string,
-    @Query() start_date: string,
-    @Query() end_date: string,
+    @Query() start_date: IsoDateParam,
+    @Query() end_date: IsoDateParam,
   ): Promise<EndUserCostBreakdown> {
     return endUserByDimension(readContext(req), externalId, dimension, start_date, end_date);
   }
@@ -103,8 +104,8 @@ export class EndUserCostsController extends Controller {
   public async getEndUserTrend(
     @Request() req: ExRequest,
     @Path() externalId: string,
-    @Query() start_date: string,
-    @Query() end_date: string,
+    @Query() start_date: IsoDateParam,
+    @Query() end_date: IsoDateParam,
   ): Promise<EndUserCostTrend> {
     return endUserTrend(readContext(req), externalId, start_date, end_date);
   }

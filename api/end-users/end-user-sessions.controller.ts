@@ -2,6 +2,7 @@
 // customer page lists them and links to each call tree).
 import type { Request as ExRequest } from 'express';
 import { Controller, Get, Path, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
+import type { IsoDateParam } from '../../core/http/params.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import { readContext } from '../lake/read-context.js';
 import type { SessionList } from '../sessions/sessions.types.js';
@@ -21,9 +22,13 @@ export class EndUserSessionsController extends Controller {
    * @param start_date ISO 8601 date or datetime, inclusive. Must be before end_date.
    * @param end_date ISO 8601 date or datetime, exclusive.
    * @param limit 1 to 1000, default 100.
-   * @param offset Zero or more, default 0.
+   * @param offset 0 to 2147483647, default 0.
    * @isInt limit
+   * @minimum limit 1
+   * @maximum limit 1000
    * @isInt offset
+   * @minimum offset 0
+   * @maximum offset 2147483647
    */
   @Get('{externalId}/sessions')
   @Response<ErrorEnvelope>(400, 'Bad or missing dates, start_date not before end_date, limit or offset out of range')
@@ -31,8 +36,8 @@ export class EndUserSessionsController extends Controller {
   public async getEndUserSessions(
     @Request() req: ExRequest,
     @Path() externalId: string,
-    @Query() start_date: string,
-    @Query() end_date: string,
+    @Query() start_date: IsoDateParam,
+    @Query() end_date: IsoDateParam,
     @Query() limit?: number,
     @Query() offset?: number,
   ): Promise<SessionList> {

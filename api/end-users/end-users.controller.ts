@@ -37,6 +37,7 @@ export class EndUsersController extends Controller {
    * @param end_user_id An internal end-user id (as cost and margin rows carry it).
    */
   @Get()
+  @Response<ErrorEnvelope>(400, 'end_user_id is not well-formed Unicode without NUL')
   public async listEndUsers(@Request() req: ExRequest, @Query() end_user_id?: string): Promise<EndUserDirectory> {
     const rc = readContext(req);
     let users: EndUser[];

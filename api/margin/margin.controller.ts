@@ -2,6 +2,7 @@
 // minus cost, per end user, over time, and in total. Ranges are at most 12 months (422).
 import type { Request as ExRequest } from 'express';
 import { Controller, Get, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
+import type { IsoDateParam } from '../../core/http/params.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import { readContext } from '../lake/read-context.js';
 import { marginForEndUsers, marginSummary, marginTrendOf } from './margin.service.js';
@@ -23,7 +24,7 @@ export class MarginController extends Controller {
    * @param end_date ISO 8601 date or datetime, exclusive; at most 12 months after start_date.
    */
   @Get('by-end-user')
-  public async getMarginByEndUser(@Request() req: ExRequest, @Query() start_date: string, @Query() end_date: string): Promise<MarginByEndUser> {
+  public async getMarginByEndUser(@Request() req: ExRequest, @Query() start_date: IsoDateParam, @Query() end_date: IsoDateParam): Promise<MarginByEndUser> {
     return marginForEndUsers(readContext(req), start_date, end_date);
   }
 
@@ -37,8 +38,8 @@ export class MarginController extends Controller {
   @Get('trend')
   public async getMarginTrend(
     @Request() req: ExRequest,
-    @Query() start_date: string,
-    @Query() end_date: string,
+    @Query() start_date: IsoDateParam,
+    @Query() end_date: IsoDateParam,
     @Query() end_user_id?: string,
   ): Promise<MarginTrend> {
     return marginTrendOf(readContext(req), { start_date, end_date, end_user_id });
@@ -50,7 +51,7 @@ export class MarginController extends Controller {
    * @param end_date ISO 8601 date or datetime, exclusive; at most 12 months after start_date.
    */
   @Get('summary')
-  public async getMarginSummary(@Request() req: ExRequest, @Query() start_date: string, @Query() end_date: string): Promise<MarginSummary> {
+  public async getMarginSummary(@Request() req: ExRequest, @Query() start_date: IsoDateParam, @Query() end_date: IsoDateParam): Promise<MarginSummary> {
     return marginSummary(readContext(req), start_date, end_date);
   }
 }

@@ -14,15 +14,20 @@ export interface MarginFigures {
   profitability_category: ProfitabilityCategory;
 }
 
-/** (revenue - cost) / revenue × 100 rounded half-up to 2 decimals; null when revenue is zero. */
+/**
+ * (revenue - cost) / |revenue| × 100 rounded half-up to 2 decimals; null when revenue is zero.
+ * The spec's formula divides by revenue; over net-negative revenue (refunds exceeding sales) that
+ * flips the sign and a loss would read as a gain, so the magnitude is used: the percent then
+ * always has the sign of margin_amount and agrees with profitability_category.
+ */
 export function marginPercent(revenue: Big, cost: Big): number | null {
-  return revenue.eq(0) ? null : percentOf(revenue.minus(cost), revenue);
+  return revenue.eq(0) ? null : percentOf(revenue.minus(cost), revenue.abs());
 }
 
 /**
  * profitable above 20 %; break-even from 0 to 20 %, or with no activity at all; unprofitable
  * below 0 %, or with cost and zero revenue. Net-negative revenue (refunds exceeding sales) is
- * unprofitable whatever the formula's sign says. Compared on the rounded percent the client sees.
+ * unprofitable (its percent is negative too). Compared on the rounded percent the client sees.
  */
 function categoryOf(revenue: Big, cost: Big, pct: number | null): ProfitabilityCategory {
   if (revenue.eq(0) || pct === null) return cost.gt(0) ? 'unprofitable' : 'break-even';

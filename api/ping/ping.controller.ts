@@ -1,6 +1,7 @@
 // GET /v1/ping: the spec's ping shape; any valid key, no scope.
 import type { Request as ExRequest } from 'express';
-import { Controller, Get, Request, Route, Security, Tags } from '@tsoa/runtime';
+import { Controller, Get, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
+import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import { authOf } from '../../core/http/authentication.js';
 
 export interface PingResponse {
@@ -16,6 +17,8 @@ export class PingController extends Controller {
   /** Checks that the API key is valid and names its organization. */
   @Get()
   @Security('api_key', [])
+  @Response<ErrorEnvelope>(401, 'Missing or invalid API key')
+  @Response<ErrorEnvelope>(429, 'Rate limit exceeded (general tier); see RateLimit-* and Retry-After')
   public async ping(@Request() req: ExRequest): Promise<PingResponse> {
     return { ok: true, organization_id: authOf(req).organizationId };
   }

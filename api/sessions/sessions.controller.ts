@@ -2,6 +2,7 @@
 // every event carrying its session_id, across all time.
 import type { Request as ExRequest } from 'express';
 import { Controller, Get, Path, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
+import type { IsoDateParam } from '../../core/http/params.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import { readContext } from '../lake/read-context.js';
 import { sessionList, sessionTree } from './sessions.service.js';
@@ -21,15 +22,19 @@ export class SessionsController extends Controller {
    * @param start_date ISO 8601 date or datetime, inclusive. Must be before end_date.
    * @param end_date ISO 8601 date or datetime, exclusive.
    * @param limit Page size, 1 to 1000. Default 100.
-   * @param offset Sessions to skip, zero or positive. Default 0.
+   * @param offset Sessions to skip, 0 to 2147483647. Default 0.
    * @isInt limit must be an integer
+   * @minimum limit 1
+   * @maximum limit 1000
    * @isInt offset must be an integer
+   * @minimum offset 0
+   * @maximum offset 2147483647
    */
   @Get()
   public async listSessions(
     @Request() req: ExRequest,
-    @Query() start_date: string,
-    @Query() end_date: string,
+    @Query() start_date: IsoDateParam,
+    @Query() end_date: IsoDateParam,
     @Query() limit?: number,
     @Query() offset?: number,
   ): Promise<SessionList> {

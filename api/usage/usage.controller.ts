@@ -1,6 +1,7 @@
 // GET /v1/usage/*: the organization's usage events, summary and aggregation.
 import type { Request as ExRequest } from 'express';
 import { Controller, Get, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
+import type { IsoDateParam } from '../../core/http/params.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import { readContext } from '../lake/read-context.js';
 import { usageAggregation, usageEvents, usageSummary } from './usage.service.js';
@@ -21,17 +22,21 @@ export class UsageController extends Controller {
    * @param subscription_id Only events accepted under this subscription of the caller's organization.
    * @param metric_name Exact match on the lowercase stored name (`tokens` for LLM calls).
    * @param limit Page size, 1 to 1000. Default 100.
-   * @param offset Events to skip, zero or positive. Default 0.
+   * @param offset Events to skip, 0 to 2147483647. Default 0.
    * @isInt limit must be an integer
+   * @minimum limit 1
+   * @maximum limit 1000
    * @isInt offset must be an integer
+   * @minimum offset 0
+   * @maximum offset 2147483647
    */
   @Get('events')
   @Response<ErrorEnvelope>(400, 'Bad dates, start not before end, range over 90 days, limit not in 1 to 1000, negative offset')
   @Response<ErrorEnvelope>(404, 'Subscription not found or not accessible')
   public async getUsageEvents(
     @Request() req: ExRequest,
-    @Query() start_date: string,
-    @Query() end_date: string,
+    @Query() start_date: IsoDateParam,
+    @Query() end_date: IsoDateParam,
     @Query() subscription_id?: string,
     @Query() metric_name?: string,
     @Query() limit?: number,
@@ -48,7 +53,7 @@ export class UsageController extends Controller {
    */
   @Get('summary')
   @Response<ErrorEnvelope>(400, 'Bad or missing dates, or start_date not before end_date')
-  public async getUsageSummary(@Request() req: ExRequest, @Query() start_date: string, @Query() end_date: string): Promise<UsageSummary> {
+  public async getUsageSummary(@Request() req: ExRequest, @Query() start_date: IsoDateParam, @Query() end_date: IsoDateParam): Promise<UsageSummary> {
     return usageSummary(readContext(req), start_date, end_date);
   }
 
@@ -65,8 +70,8 @@ export class UsageController extends Controller {
   @Response<ErrorEnvelope>(404, 'Subscription not found or not accessible')
   public async getUsageAggregation(
     @Request() req: ExRequest,
-    @Query() start_date: string,
-    @Query() end_date: string,
+    @Query() start_date: IsoDateParam,
+    @Query() end_date: IsoDateParam,
     @Query() subscription_id?: string,
     @Query() metric_name?: string,
   ): Promise<UsageAggregation> {

@@ -45,10 +45,15 @@ function toEndUser(r: EndUserRow): EndUser {
  * many were created.
  */
 export async function upsertEndUsers(db: Queryable, organizationId: string, externalIds: string[]): Promise<number> {
+  return (await createEndUsers(db, organizationId, externalIds)).length;
+}
+
+/** As upsertEndUsers, returning the external ids this call created. */
+export async function createEndUsers(db: Queryable, organizationId: string, externalIds: string[]): Promise<string[]> {
   // Sorted, so concurrent batches insert in one order and cannot deadlock on each other's rows.
   const unique = [...new Set(externalIds)].sort();
-  if (unique.length === 0) return 0;
-  const rows = await db.query<{ id: string }>(
+  if (unique.length === 0) return [];
+  const rows = await db.query<{ external_id: string }>(
     `INSERT INTO end_users (organization_id, id, external_id, name)
      SELECT $1, u.id, u.external_id,
             (SELECT r.customer_name FROM revenue_records r
@@ -56,10 +61,16 @@ export async function upsertEndUsers(db: Queryable, organizationId: string, exte
               ORDER BY r.period_end DESC LIMIT 1)
        FROM unnest($2::uuid[], $3::text[]) AS u(id, external_id)
      ON CONFLICT DO NOTHING
-     RETURNING id`,
+     RETURNING external_id`,
     [organizationId, unique.map((ext) => endUserIdFor(organizationId, ext)), unique],
   );
-  return rows.length;
+  return rows.map((r) => r.external_id);
+}
+
+/** Deletes end users (by external id) that no accepted event named after all (ingest's 503 path). */
+export async function deleteEndUsers(db: Queryable, organizationId: string, externalIds: string[]): Promise<void> {
+  if (externalIds.length === 0) return;
+  await db.query(`DELETE FROM end_users WHERE organization_id = $1 AND external_id = ANY($2::text[])`, [organizationId, [...externalIds].sort()]);
 }
 
 export async function getEndUserByExternalId(

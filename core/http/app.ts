@@ -1,6 +1,7 @@
 // The HTTP shell shared by ingest, api and the all-in-one process: request ids, JSON body
-// limits (raw body kept for request signing), tsoa routes, /docs, /openapi.json, /metrics,
-// and the error envelope on every failure, including unknown routes.
+// limits (raw body kept for request signing), request guards (request-guards.ts), tsoa routes,
+// /docs, /openapi.json, /metrics, and the error envelope on every failure, including unknown
+// routes (404) and unsupported methods (405).
 import fs from 'node:fs';
 import express, { type Express, type Request, type Router } from 'express';
 import swaggerUi from 'swagger-ui-express';
@@ -9,6 +10,7 @@ import { NotFoundError } from '../errors.js';
 import { httpDuration, httpRequests, metricsText, registry } from '../metrics.js';
 import { fromRoot } from '../paths.js';
 import { errorHandler } from './error-handler.js';
+import { authenticateEncodedBody, checkRequestText, methodNotAllowed, RouteTable } from './request-guards.js';
 import { requestContext } from './request-context.js';
 
 export type RegisterRoutes = (router: Router) => void;
@@ -39,6 +41,12 @@ export function createHttpApp(ctx: AppContext, routeSets: RegisterRoutes[]): Exp
     next();
   });
 
+  const openapiPath = fromRoot('openapi', 'openapi.json');
+  const openapi = fs.existsSync(openapiPath) ? JSON.parse(fs.readFileSync(openapiPath, 'utf8')) : {};
+  const routes = new RouteTable(openapi.paths ?? {});
+  app.use(authenticateEncodedBody(ctx));
+  app.use(checkRequestText(routes));
+
   const keepRaw = (req: Request, _res: unknown, buf: Buffer) => {
     (req as Request & { rawBody?: Buffer }).rawBody = buf;
   };
@@ -49,8 +57,6 @@ export function createHttpApp(ctx: AppContext, routeSets: RegisterRoutes[]): Exp
   for (const register of routeSets) register(router);
   app.use(router);
 
-  const openapiPath = fromRoot('openapi', 'openapi.json');
-  const openapi = fs.existsSync(openapiPath) ? JSON.parse(fs.readFileSync(openapiPath, 'utf8')) : {};
   app.get('/openapi.json', (_req, res) => res.json(openapi));
   app.use('/docs', swaggerUi.serve, swaggerUi.setup(openapi, { customSiteTitle: 'Marginal API' }));
   app.get('/metrics', async (_req, res) => {
@@ -59,6 +65,7 @@ export function createHttpApp(ctx: AppContext, routeSets: RegisterRoutes[]): Exp
   });
   app.get('/healthz', (_req, res) => res.json({ ok: true }));
 
+  app.use(methodNotAllowed(routes));
   app.use((req, _res, next) => next(new NotFoundError('Route', `${req.method} ${req.path}`)));
   app.use(errorHandler(ctx.logger));
   return app;

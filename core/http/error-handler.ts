@@ -107,6 +107,8 @@ export function errorHandler(logger: Logger) {
     if (err instanceof AppError) appErr = err;
     else if (err instanceof ValidateError) appErr = fromTsoaValidateError(err);
     else if (isBodyParserError(err)) appErr = bodyParserError(err);
+    else if (isInflateError(err)) appErr = new ValidationError('body', 'could not be decompressed as its Content-Encoding says');
+    else if (err instanceof URIError) appErr = new ValidationError('path', 'must be valid percent-encoded UTF-8');
     else if (isConnectionFailure(err)) {
       // Every control-plane read on a request's path (API key lookup, organization settings,
       // rates, ledger, admin and read endpoints) ends here when the database is unreachable.
@@ -124,6 +126,12 @@ export function errorHandler(logger: Logger) {
     for (const [k, v] of Object.entries(appErr.headers)) res.setHeader(k, v);
     res.status(appErr.status).json(errorEnvelope(req, appErr.code, appErr.message, appErr.details));
   };
+}
+
+/** zlib's fault on a body whose bytes are not what its Content-Encoding says (body-parser passes it on with status 400). */
+function isInflateError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('Z_');
 }
 
 interface BodyParserError {

@@ -15,7 +15,8 @@ export interface RateLimitOutcome {
 }
 
 export class RateLimiter {
-  private readonly windows = new Map<string, { start: number; count: number }>();
+  /** Each window keeps its own length, so pruning never ends another tier's window early. */
+  private readonly windows = new Map<string, { start: number; count: number; windowMs: number }>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -24,14 +25,14 @@ export class RateLimiter {
     const id = `${tier.name}:${key}`;
     let w = this.windows.get(id);
     if (!w || now - w.start >= tier.windowMs) {
-      w = { start: now, count: 0 };
+      w = { start: now, count: 0, windowMs: tier.windowMs };
       this.windows.set(id, w);
     }
     const resetMs = w.start + tier.windowMs - now;
     const resetSeconds = Math.max(1, Math.ceil(resetMs / 1000));
     const allowed = w.count < tier.limit;
     if (allowed) w.count++;
-    if (this.windows.size > 100_000) this.prune(now, tier.windowMs);
+    if (this.windows.size > 100_000) this.prune(now);
     return {
       allowed,
       retryAfterSeconds: resetSeconds,
@@ -50,7 +51,12 @@ export class RateLimiter {
     if (!outcome.allowed) throw new RateLimitError(outcome.retryAfterSeconds, outcome.headers);
   }
 
-  private prune(now: number, windowMs: number): void {
-    for (const [id, w] of this.windows) if (now - w.start >= windowMs) this.windows.delete(id);
+  /** Windows held (open or not yet pruned). */
+  get size(): number {
+    return this.windows.size;
+  }
+
+  private prune(now: number): void {
+    for (const [id, w] of this.windows) if (now - w.start >= w.windowMs) this.windows.delete(id);
   }
 }

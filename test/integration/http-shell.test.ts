@@ -108,8 +108,10 @@ describeEachHost(
     it('an unknown route answers 404 NOT_FOUND in the envelope (query string not in meta.path)', async () => {
       const res = await http(h.url, 'GET', '/v1/no-such-thing?x=1');
       expectEnvelope(res, { status: 404, code: 'NOT_FOUND', method: 'GET', path: '/v1/no-such-thing' });
+      // A known path with a method it does not support is 405 with Allow (issue 16).
       const post = await http(h.url, 'POST', '/v1/ping', { json: {} });
-      expectEnvelope(post, { status: 404, code: 'NOT_FOUND', method: 'POST', path: '/v1/ping' });
+      expectEnvelope(post, { status: 405, code: 'METHOD_NOT_ALLOWED', method: 'POST', path: '/v1/ping' });
+      expect(post.headers.get('allow')).toBe('GET');
     });
 
     it(`counts reads per key: RateLimit-* headers, then 429 RATE_LIMIT_EXCEEDED with Retry-After after ${READ_LIMIT}`, async () => {

@@ -117,7 +117,7 @@ describe('validateEvent: rejections name the field', () => {
     expect(rejects({ ...llm, output_tokens: 1.5 }).field).toBe('output_tokens');
     expect(rejects({ ...llm, reasoning_tokens: JSON.parse('1e999') }).field).toBe('reasoning_tokens');
     expect(rejects({ ...llm, cache_read_input_tokens: true }).field).toBe('cache_read_input_tokens');
-    expect(rejects({ ...llm, cache_creation_input_tokens: 2 ** 53 }).message).toBe('cache_creation_input_tokens: must be at most 9007199254740991');
+    expect(rejects({ ...llm, cache_creation_input_tokens: 2 ** 53 }).message).toBe('cache_creation_input_tokens: must be at most 1000000000000000 (10^15)');
   });
 
   it('an LLM event needs model, input_tokens and output_tokens', () => {

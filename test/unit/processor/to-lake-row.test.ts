@@ -12,7 +12,7 @@ import {
   fitsMoneyColumn,
   repricedLakeRow,
   toLakeRow,
-  undecodableLakeRow,
+  standInLakeRow,
   unstorableFields,
 } from '../../../processor/to-lake-row.js';
 import type { UsageEvent } from '../../../schemas/usage-event.js';
@@ -175,9 +175,9 @@ describe('failedLakeRow', () => {
   });
 });
 
-describe('undecodableLakeRow', () => {
+describe('standInLakeRow', () => {
   it('is a failed, zero-cost row of the key organization, identified by its Kafka position', () => {
-    const row = undecodableLakeRow(ORG, 'undecodable record (bad_magic_byte)', AT, RECORD_TS);
+    const row = standInLakeRow('undecodable', ORG, 'undecodable record (bad_magic_byte)', AT, RECORD_TS);
     expect(row).toMatchObject({
       event_id: eventIdFor(ORG, 'undecodable:3:42'),
       organization_id: ORG,

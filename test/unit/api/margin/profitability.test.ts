@@ -16,8 +16,8 @@ describe('marginFigures and the profitability rule', () => {
     ['100', '0', '100', 100, 'profitable'],
     ['0', '0', '0', null, 'break-even'], // no activity at all
     ['0', '5', '-5', null, 'unprofitable'], // cost with zero revenue
-    ['-10', '0', '-10', 100, 'unprofitable'], // refunds exceed sales: the formula's +100 is not profit
-    ['-10', '5', '-15', 150, 'unprofitable'],
+    ['-10', '0', '-10', -100, 'unprofitable'], // refunds exceed sales: over |revenue|, the percent says the loss too
+    ['-10', '5', '-15', -150, 'unprofitable'],
   ];
   it.each(cases)('revenue %s, cost %s → margin %s, %s %%, %s', (revenue, cost, margin, pct, category) => {
     expect(marginFigures(revenue, cost)).toEqual({

@@ -1,0 +1,134 @@
+// Checks every request meets before any route runs, named from the OpenAPI document's path
+// templates (the routes' own description): path ids and query parameters must be client text
+// (well-formed Unicode without NUL, core/text.ts) and path ids valid percent-encoded UTF-8, else
+// 400 naming the parameter; a known path asked with a method it does not support is 405 with
+// Allow; a compressed body is inflated only for a caller holding a valid key or the admin token.
+import type { NextFunction, Request, Response } from 'express';
+import type { AppContext } from '../app-context.js';
+import { bearerToken } from '../auth/api-key-authenticator.js';
+import { AppError, UnauthorizedError, ValidationError } from '../errors.js';
+import { textFault } from '../text.js';
+import { constantTimeEqual } from './authentication.js';
+
+/** API routes live under this prefix; the OpenAPI paths are relative to it. */
+const PREFIX = '/v1';
+
+interface PathTemplate {
+  /** Each segment: a literal, or { param } for "{param}". */
+  segments: Array<string | { param: string }>;
+  methods: string[];
+  /** Method → the query parameters its operation declares (the only ones any code reads). */
+  query: Map<string, Set<string>>;
+  literals: number;
+}
+
+interface OpenApiOperation {
+  parameters?: Array<{ in?: string; name?: string }>;
+}
+
+/** The API's path templates, matched segment by segment (more literal segments win). */
+export class RouteTable {
+  private readonly templates: PathTemplate[];
+
+  constructor(openapiPaths: Record<string, Record<string, OpenApiOperation>>) {
+    this.templates = Object.entries(openapiPaths).map(([path, ops]) => {
+      const segments = path.split('/').slice(1).map((s) => {
+        const m = /^\{(.+)\}$/.exec(s);
+        return m ? { param: m[1]! } : s;
+      });
+      const operations = Object.entries(ops).filter(([k]) => ['get', 'post', 'put', 'patch', 'delete'].includes(k));
+      const query = new Map(
+        operations.map(([k, op]) => [k.toUpperCase(), new Set((op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name ?? ''))]),
+      );
+      return { segments, methods: operations.map(([k]) => k.toUpperCase()), query, literals: segments.filter((s) => typeof s === 'string').length };
+    });
+    this.templates.sort((a, b) => b.literals - a.literals);
+  }
+
+  /** The template a raw (still percent-encoded) request path fits, if any. */
+  match(rawPath: string): PathTemplate | null {
+    if (!rawPath.startsWith(`${PREFIX}/`)) return null;
+    const parts = rawPath.slice(PREFIX.length).split('/').slice(1);
+    return (
+      this.templates.find(
+        (t) => t.segments.length === parts.length && t.segments.every((s, i) => typeof s !== 'string' || s === parts[i]),
+      ) ?? null
+    );
+  }
+}
+
+function checkPathIds(template: PathTemplate, rawPath: string): void {
+  const parts = rawPath.slice(PREFIX.length).split('/').slice(1);
+  template.segments.forEach((s, i) => {
+    if (typeof s === 'string') return;
+    let value: string;
+    try {
+      value = decodeURIComponent(parts[i]!);
+    } catch {
+      throw new ValidationError(s.param, 'must be valid percent-encoded UTF-8');
+    }
+    const fault = textFault(value);
+    if (fault) throw new ValidationError(s.param, fault);
+  });
+}
+
+function checkQueryValue(value: unknown, name: string): void {
+  if (typeof value === 'string') {
+    const fault = textFault(value);
+    if (fault) throw new ValidationError(name, fault);
+  } else if (Array.isArray(value)) {
+    for (const v of value) checkQueryValue(v, name);
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [k, v] of Object.entries(value)) checkQueryValue(v, `${name}.${k}`);
+  }
+}
+
+/**
+ * 400 naming the path id or declared query parameter that is not client text. Query parameters
+ * the operation does not declare are never read by any code, so they are left alone (as routes
+ * ignore them), and an operation without parameters cannot answer 400 here.
+ */
+export function checkRequestText(routes: RouteTable) {
+  return (req: Request, _res: Response, next: NextFunction): void => {
+    try {
+      const template = routes.match(req.path);
+      if (template) {
+        checkPathIds(template, req.path);
+        const declared = template.query.get(req.method);
+        for (const [name, value] of Object.entries(req.query)) if (declared?.has(name)) checkQueryValue(value, name);
+      }
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+}
+
+/** After the routes: a known path with an unsupported method is 405 (with Allow), not 404. */
+export function methodNotAllowed(routes: RouteTable) {
+  return (req: Request, _res: Response, next: NextFunction): void => {
+    const template = routes.match(req.path);
+    if (!template || template.methods.includes(req.method)) return next();
+    const allow = template.methods.join(', ');
+    next(new AppError(405, 'METHOD_NOT_ALLOWED', `${req.method} is not supported on this path; use ${allow}`, { allow: template.methods }, { Allow: allow }));
+  };
+}
+
+/**
+ * A body with a Content-Encoding is inflated only after its bearer token checks out (an API key
+ * or the admin token), so no anonymous caller can make us decompress; scope, rate limit and
+ * signature are still checked by the route as usual.
+ */
+export function authenticateEncodedBody(ctx: AppContext) {
+  return (req: Request, _res: Response, next: NextFunction): void => {
+    const encoding = req.headers['content-encoding'];
+    if (encoding === undefined || encoding.trim().toLowerCase() === 'identity') return next();
+    const token = bearerToken(req.headers.authorization);
+    if (!token) return next(new UnauthorizedError('Missing API key: send Authorization: Bearer <API_KEY>'));
+    if (constantTimeEqual(token, ctx.adminToken)) return next();
+    ctx.auth.authenticate(token).then(
+      (auth) => next(auth ? undefined : new UnauthorizedError('Invalid API key')),
+      next,
+    );
+  };
+}
