@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Dict, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, RootModel
 
 
 class ErrorDetails(BaseModel):
@@ -116,9 +116,10 @@ class UsageEventRequest(BaseModel):
     Deduplication key, 1–255 characters. The same key is never counted twice and never spends a
     second credit; `event_id` is derived from it, so retries get the same id.
     """
-    timestamp: str | None = Field(None, examples=['2026-01-15T10:30:00Z'])
+    timestamp: AwareDatetime | None = Field(None, examples=['2026-01-15T10:30:00Z'])
     """
     Event time, ISO 8601 with a time zone (`Z` or `±hh:mm`); default: the time received.
+    Accepted from 2000-01-01T00:00:00Z (inclusive) to 2100-01-01T00:00:00Z (exclusive).
     More than 24 hours old or more than 1 minute ahead flags the event.
     """
     user_id: str | None = Field(None, examples=['customer_42'])
@@ -134,23 +135,23 @@ class UsageEventRequest(BaseModel):
     """
     Provider, e.g. `openai`. With `metric`, identifies what is priced when `model` is absent.
     """
-    input_tokens: int | None = Field(None, ge=0)
+    input_tokens: int | None = Field(None, ge=0, le=1000000000000000)
     """
     Input (prompt) tokens, a non-negative integer. Required when `metric` is omitted.
     """
-    output_tokens: int | None = Field(None, ge=0)
+    output_tokens: int | None = Field(None, ge=0, le=1000000000000000)
     """
     Output (completion) tokens, a non-negative integer. Required when `metric` is omitted.
     """
-    cache_creation_input_tokens: int | None = Field(None, ge=0)
+    cache_creation_input_tokens: int | None = Field(None, ge=0, le=1000000000000000)
     """
     Tokens written to the prompt cache, a non-negative integer, priced at the cache-creation rate.
     """
-    cache_read_input_tokens: int | None = Field(None, ge=0)
+    cache_read_input_tokens: int | None = Field(None, ge=0, le=1000000000000000)
     """
     Tokens read from the prompt cache, a non-negative integer, priced at the cache-read rate.
     """
-    reasoning_tokens: int | None = Field(None, ge=0)
+    reasoning_tokens: int | None = Field(None, ge=0, le=1000000000000000)
     """
     Reasoning tokens, a non-negative integer, priced at the reasoning rate.
     """
@@ -192,10 +193,11 @@ class UsageEventRequest(BaseModel):
     """
     Kind of span.
     """
-    started_at: str | None = None
+    started_at: AwareDatetime | None = None
     """
     When the span's call started (ISO 8601 with a time zone); with `timestamp` as its end it gives
-    the span's duration.
+    the span's duration. Accepted from 2000-01-01T00:00:00Z (inclusive) to 2100-01-01T00:00:00Z
+    (exclusive).
     """
     agent_id: str | None = None
     """
@@ -211,7 +213,8 @@ class UsageEventRequest(BaseModel):
     """
     metadata: dict[str, Any] | None = None
     """
-    Free key-value object: at most 64 keys and 16 KiB as JSON. Holds custom dimension values;
+    Free key-value object: at most 64 keys, 16 KiB as JSON and 32 levels of nesting; every key
+    and string well-formed Unicode without NUL (as every string of the event). Holds custom dimension values;
     keys of `is_required` dimensions must be present and `number` dimensions need finite numbers.
     """
 
@@ -262,7 +265,7 @@ class UsageEventBatchRequest(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    events: list[UsageEventRequest] = Field(..., max_length=1000)
+    events: list[UsageEventRequest] = Field(..., max_length=1000, min_length=1)
     """
     The events, in order (1–1000).
     """
@@ -328,6 +331,19 @@ class UsageEventPage(BaseModel):
     """
     limit: float
     offset: float
+
+
+class IsoDateParam(RootModel[str]):
+    root: str = Field(
+        ...,
+        examples=['2026-01-15'],
+        pattern='^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?([Zz]|[+-]\\d{2}:?\\d{2})?)?$',
+    )
+    """
+    An ISO 8601 date (UTC midnight) or date-time (UTC when it has no offset), e.g. `2026-01-15` or
+    `2026-01-15T10:30:00Z`: the syntax core/time.ts's parseIsoDate reads (which also checks the
+    calendar).
+    """
 
 
 class UsageMetric(BaseModel):
@@ -1431,7 +1447,7 @@ class GrantCreditsBody(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    amount: int = Field(..., ge=1)
+    amount: int = Field(..., ge=1, le=1000000000)
     """
     Event credits to add.
     """

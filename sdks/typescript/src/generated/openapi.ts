@@ -1005,7 +1005,9 @@ export interface components {
              */
             idempotency_key: string;
             /**
+             * Format: date-time
              * @description Event time, ISO 8601 with a time zone (`Z` or `±hh:mm`); default: the time received.
+             *     Accepted from 2000-01-01T00:00:00Z (inclusive) to 2100-01-01T00:00:00Z (exclusive).
              *     More than 24 hours old or more than 1 minute ahead flags the event.
              * @example 2026-01-15T10:30:00Z
              */
@@ -1084,8 +1086,10 @@ export interface components {
             /** @description Kind of span. */
             span_kind?: components["schemas"]["SpanKind"] | null;
             /**
+             * Format: date-time
              * @description When the span's call started (ISO 8601 with a time zone); with `timestamp` as its end it gives
-             *     the span's duration.
+             *     the span's duration. Accepted from 2000-01-01T00:00:00Z (inclusive) to 2100-01-01T00:00:00Z
+             *     (exclusive).
              */
             started_at?: string | null;
             /** @description Agent that made the call; falls back to `metadata.agent_id`. */
@@ -1095,7 +1099,8 @@ export interface components {
             /** @description Product feature that made the call; falls back to `metadata.feature`. */
             feature?: string | null;
             /**
-             * @description Free key-value object: at most 64 keys and 16 KiB as JSON. Holds custom dimension values;
+             * @description Free key-value object: at most 64 keys, 16 KiB as JSON and 32 levels of nesting; every key
+             *     and string well-formed Unicode without NUL (as every string of the event). Holds custom dimension values;
              *     keys of `is_required` dimensions must be present and `number` dimensions need finite numbers.
              */
             metadata?: {
@@ -1167,6 +1172,13 @@ export interface components {
             /** Format: double */
             offset: number;
         };
+        /**
+         * @description An ISO 8601 date (UTC midnight) or date-time (UTC when it has no offset), e.g. `2026-01-15` or
+         *     `2026-01-15T10:30:00Z`: the syntax core/time.ts's parseIsoDate reads (which also checks the
+         *     calendar).
+         * @example 2026-01-15
+         */
+        IsoDateParam: string;
         UsageMetric: {
             /** @description Lowercase. */
             metric_name: string;
@@ -2347,22 +2359,40 @@ export interface operations {
                     "application/json": components["schemas"]["PingResponse"];
                 };
             };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded (general tier); see RateLimit-* and Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     GetUsageEvents: {
         parameters: {
             query: {
                 /** @description ISO 8601 date or datetime, inclusive; a date alone is UTC midnight. Must be strictly before end_date. */
-                start_date: string;
+                start_date: components["schemas"]["IsoDateParam"];
                 /** @description ISO 8601 date or datetime, exclusive. At most 90 days after start_date. */
-                end_date: string;
+                end_date: components["schemas"]["IsoDateParam"];
                 /** @description Only events accepted under this subscription of the caller's organization. */
                 subscription_id?: string;
                 /** @description Exact match on the lowercase stored name (`tokens` for LLM calls). */
                 metric_name?: string;
                 /** @description Page size, 1 to 1000. Default 100. */
                 limit?: number;
-                /** @description Events to skip, zero or positive. Default 0. */
+                /** @description Events to skip, 0 to 2147483647. Default 0. */
                 offset?: number;
             };
             header?: never;
@@ -2431,9 +2461,9 @@ export interface operations {
         parameters: {
             query: {
                 /** @description ISO 8601 date or datetime, inclusive. Must be strictly before end_date. */
-                start_date: string;
+                start_date: components["schemas"]["IsoDateParam"];
                 /** @description ISO 8601 date or datetime, exclusive. */
-                end_date: string;
+                end_date: components["schemas"]["IsoDateParam"];
             };
             header?: never;
             path?: never;
@@ -2492,9 +2522,9 @@ export interface operations {
         parameters: {
             query: {
                 /** @description ISO 8601 date or datetime, inclusive. Must be strictly before end_date. */
-                start_date: string;
+                start_date: components["schemas"]["IsoDateParam"];
                 /** @description ISO 8601 date or datetime, exclusive. */
-                end_date: string;
+                end_date: components["schemas"]["IsoDateParam"];
                 /** @description Only events accepted under this subscription of the caller's organization. */
                 subscription_id?: string;
                 /** @description Only this metric (exact, lowercase). */
@@ -2566,12 +2596,12 @@ export interface operations {
         parameters: {
             query: {
                 /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
-                start_date: string;
+                start_date: components["schemas"]["IsoDateParam"];
                 /** @description ISO 8601 date or datetime, exclusive. */
-                end_date: string;
+                end_date: components["schemas"]["IsoDateParam"];
                 /** @description Page size, 1 to 1000. Default 100. */
                 limit?: number;
-                /** @description Sessions to skip, zero or positive. Default 0. */
+                /** @description Sessions to skip, 0 to 2147483647. Default 0. */
                 offset?: number;
             };
             header?: never;
@@ -2746,9 +2776,9 @@ export interface operations {
         parameters: {
             query: {
                 /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
-                start_date: string;
+                start_date: components["schemas"]["IsoDateParam"];
                 /** @description ISO 8601 date or datetime, exclusive; at most 12 months after start_date. */
-                end_date: string;
+                end_date: components["schemas"]["IsoDateParam"];
             };
             header?: never;
             path?: never;
@@ -2816,9 +2846,9 @@ export interface operations {
         parameters: {
             query: {
                 /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
-                start_date: string;
+                start_date: components["schemas"]["IsoDateParam"];
                 /** @description ISO 8601 date or datetime, exclusive; at most 12 months after start_date. */
-                end_date: string;
+                end_date: components["schemas"]["IsoDateParam"];
                 /** @description The internal end-user UUID from /margin-data/by-end-user. */
                 end_user_id?: string;
             };
@@ -2888,9 +2918,9 @@ export interface operations {
         parameters: {
             query: {
                 /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
-                start_date: string;
+                start_date: components["schemas"]["IsoDateParam"];
                 /** @description ISO 8601 date or datetime, exclusive; at most 12 months after start_date. */
-                end_date: string;
+                end_date: components["schemas"]["IsoDateParam"];
             };
             header?: never;
             path?: never;
@@ -2975,6 +3005,15 @@ export interface operations {
                     "application/json": components["schemas"]["EndUserDirectory"];
                 };
             };
+            /** @description end_user_id is not well-formed Unicode without NUL */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Missing or invalid API key */
             401: {
                 headers: {
@@ -3008,12 +3047,12 @@ export interface operations {
         parameters: {
             query: {
                 /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
-                start_date: string;
+                start_date: components["schemas"]["IsoDateParam"];
                 /** @description ISO 8601 date or datetime, exclusive. */
-                end_date: string;
+                end_date: components["schemas"]["IsoDateParam"];
                 /** @description 1 to 1000, default 100. */
                 limit?: number;
-                /** @description Zero or more, default 0. */
+                /** @description 0 to 2147483647, default 0. */
                 offset?: number;
             };
             header?: never;
@@ -3085,9 +3124,9 @@ export interface operations {
         parameters: {
             query: {
                 /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
-                start_date: string;
+                start_date: components["schemas"]["IsoDateParam"];
                 /** @description ISO 8601 date or datetime, exclusive. */
-                end_date: string;
+                end_date: components["schemas"]["IsoDateParam"];
             };
             header?: never;
             path: {
@@ -3158,9 +3197,9 @@ export interface operations {
         parameters: {
             query: {
                 /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
-                start_date: string;
+                start_date: components["schemas"]["IsoDateParam"];
                 /** @description ISO 8601 date or datetime, exclusive. */
-                end_date: string;
+                end_date: components["schemas"]["IsoDateParam"];
             };
             header?: never;
             path: {
@@ -3231,9 +3270,9 @@ export interface operations {
         parameters: {
             query: {
                 /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
-                start_date: string;
+                start_date: components["schemas"]["IsoDateParam"];
                 /** @description ISO 8601 date or datetime, exclusive. */
-                end_date: string;
+                end_date: components["schemas"]["IsoDateParam"];
             };
             header?: never;
             path: {
@@ -3306,9 +3345,9 @@ export interface operations {
                 /** @description Metadata key to group by. */
                 dimension: string;
                 /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
-                start_date: string;
+                start_date: components["schemas"]["IsoDateParam"];
                 /** @description ISO 8601 date or datetime, exclusive. */
-                end_date: string;
+                end_date: components["schemas"]["IsoDateParam"];
             };
             header?: never;
             path: {
@@ -3379,9 +3418,9 @@ export interface operations {
         parameters: {
             query: {
                 /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
-                start_date: string;
+                start_date: components["schemas"]["IsoDateParam"];
                 /** @description ISO 8601 date or datetime, exclusive. */
-                end_date: string;
+                end_date: components["schemas"]["IsoDateParam"];
             };
             header?: never;
             path: {
@@ -3499,9 +3538,9 @@ export interface operations {
         parameters: {
             query: {
                 /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
-                start_date: string;
+                start_date: components["schemas"]["IsoDateParam"];
                 /** @description ISO 8601 date or datetime, exclusive. */
-                end_date: string;
+                end_date: components["schemas"]["IsoDateParam"];
                 /** @description A key exactly as returned by definitions. */
                 dimension_key?: string;
                 /** @description Filters to one value; needs dimension_key. */
@@ -3576,9 +3615,9 @@ export interface operations {
                 dimension_key: string;
                 aggregation: components["schemas"]["NumericAggregation"];
                 /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
-                start_date: string;
+                start_date: components["schemas"]["IsoDateParam"];
                 /** @description ISO 8601 date or datetime, exclusive. */
-                end_date: string;
+                end_date: components["schemas"]["IsoDateParam"];
                 /** @description Overrides adaptive granularity. */
                 interval?: components["schemas"]["Granularity"];
             };
@@ -3650,9 +3689,9 @@ export interface operations {
                 /** @description A dimension with value_type `number`. */
                 dimension_key: string;
                 /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
-                start_date: string;
+                start_date: components["schemas"]["IsoDateParam"];
                 /** @description ISO 8601 date or datetime, exclusive. */
-                end_date: string;
+                end_date: components["schemas"]["IsoDateParam"];
             };
             header?: never;
             path?: never;
@@ -3722,9 +3761,9 @@ export interface operations {
                 /** @description A key exactly as returned by definitions. */
                 dimension_key: string;
                 /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
-                start_date: string;
+                start_date: components["schemas"]["IsoDateParam"];
                 /** @description ISO 8601 date or datetime, exclusive. */
-                end_date: string;
+                end_date: components["schemas"]["IsoDateParam"];
             };
             header?: never;
             path?: never;
@@ -3792,9 +3831,9 @@ export interface operations {
         parameters: {
             query: {
                 /** @description ISO 8601 date or datetime, inclusive; a date alone is UTC midnight. Must be before end_date. */
-                start_date: string;
+                start_date: components["schemas"]["IsoDateParam"];
                 /** @description ISO 8601 date or datetime, exclusive. */
-                end_date: string;
+                end_date: components["schemas"]["IsoDateParam"];
                 /** @description Default `total` (one series, key `total`). */
                 group_by?: components["schemas"]["CostTrendGroupBy"];
                 /** @description Values drawn as their own series, 1 to 20; default 5. */
@@ -3857,9 +3896,9 @@ export interface operations {
         parameters: {
             query: {
                 /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
-                start_date: string;
+                start_date: components["schemas"]["IsoDateParam"];
                 /** @description ISO 8601 date or datetime, exclusive. */
-                end_date: string;
+                end_date: components["schemas"]["IsoDateParam"];
             };
             header?: never;
             path?: never;
@@ -3977,9 +4016,9 @@ export interface operations {
         parameters: {
             query: {
                 /** @description ISO 8601 date or datetime, inclusive; a date alone is UTC midnight. Must be before end_date. */
-                start_date: string;
+                start_date: components["schemas"]["IsoDateParam"];
                 /** @description ISO 8601 date or datetime, exclusive. */
-                end_date: string;
+                end_date: components["schemas"]["IsoDateParam"];
             };
             header?: never;
             path?: never;
@@ -4038,9 +4077,9 @@ export interface operations {
         parameters: {
             query: {
                 /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
-                start_date: string;
+                start_date: components["schemas"]["IsoDateParam"];
                 /** @description ISO 8601 date or datetime, exclusive. */
-                end_date: string;
+                end_date: components["schemas"]["IsoDateParam"];
             };
             header?: never;
             path?: never;
@@ -4099,9 +4138,9 @@ export interface operations {
         parameters: {
             query: {
                 /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
-                start_date: string;
+                start_date: components["schemas"]["IsoDateParam"];
                 /** @description ISO 8601 date or datetime, exclusive. */
-                end_date: string;
+                end_date: components["schemas"]["IsoDateParam"];
             };
             header?: never;
             path?: never;
@@ -4160,9 +4199,9 @@ export interface operations {
         parameters: {
             query: {
                 /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
-                start_date: string;
+                start_date: components["schemas"]["IsoDateParam"];
                 /** @description ISO 8601 date or datetime, exclusive. */
-                end_date: string;
+                end_date: components["schemas"]["IsoDateParam"];
             };
             header?: never;
             path?: never;
@@ -4223,9 +4262,9 @@ export interface operations {
                 /** @description The key to group by. */
                 dimension: string;
                 /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
-                start_date: string;
+                start_date: components["schemas"]["IsoDateParam"];
                 /** @description ISO 8601 date or datetime, exclusive. */
-                end_date: string;
+                end_date: components["schemas"]["IsoDateParam"];
                 /** @description A second key to filter on (with filter_value). */
                 filter_key?: string;
                 /** @description The value filter_key must have. */
@@ -4293,9 +4332,9 @@ export interface operations {
                 /** @description The key. */
                 dimension: string;
                 /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
-                start_date: string;
+                start_date: components["schemas"]["IsoDateParam"];
                 /** @description ISO 8601 date or datetime, exclusive. */
-                end_date: string;
+                end_date: components["schemas"]["IsoDateParam"];
             };
             header?: never;
             path?: never;
@@ -4368,6 +4407,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SubscriptionList"];
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Missing or invalid admin token */
@@ -4655,6 +4703,15 @@ export interface operations {
                     "application/json": components["schemas"]["DimensionDefinitionList"];
                 };
             };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Missing or invalid admin token */
             401: {
                 headers: {
@@ -4757,6 +4814,15 @@ export interface operations {
                     "application/json": components["schemas"]["CreditBalanceView"];
                 };
             };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Missing or invalid admin token */
             401: {
                 headers: {
@@ -4848,6 +4914,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyList"];
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Missing or invalid admin token */
@@ -4944,6 +5019,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyView"];
                 };
             };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Missing or invalid admin token */
             401: {
                 headers: {
@@ -4982,6 +5066,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RateCardList"];
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Missing or invalid admin token */
@@ -5086,6 +5179,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnitRateList"];
                 };
             };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Missing or invalid admin token */
             401: {
                 headers: {
@@ -5172,7 +5274,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description ISO 8601 date or datetime; the cards in effect then. Default now. */
-                as_of?: string;
+                as_of?: components["schemas"]["IsoDateParam"];
             };
             header?: never;
             path?: never;
@@ -5247,6 +5349,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RevenueRecordList"];
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Missing or invalid admin token */
@@ -5342,6 +5453,15 @@ export interface operations {
                     "application/json": components["schemas"]["RevenueConnectionList"];
                 };
             };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Missing or invalid admin token */
             401: {
                 headers: {
@@ -5380,6 +5500,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RevenueConnectionView"];
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Missing or invalid admin token */
@@ -5484,6 +5613,15 @@ export interface operations {
                     "application/json": components["schemas"]["RevenueConnectionView"];
                 };
             };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Missing or invalid admin token */
             401: {
                 headers: {
@@ -5524,6 +5662,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["StripeSyncResult"];
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Missing or invalid admin token */
