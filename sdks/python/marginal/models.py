@@ -585,16 +585,6 @@ class SessionTree(BaseModel):
     """
 
 
-class OwnRateCardSlugs(BaseModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    model_slugs: list[str]
-    """
-    Lowercase model slugs priced by the organization's own cards, sorted.
-    """
-
-
 class EndUserMarginRow(BaseModel):
     model_config = ConfigDict(
         extra='allow',
@@ -1711,6 +1701,16 @@ class RateEstimationTableView(BaseModel):
     slug that prefixes it (lowercased); a null rate means that token class cannot be priced.
     The organization's own cards replace standard cards with the same slug; per-unit priced
     models are not listed.
+    """
+
+
+class OwnRateCardSlugs(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    model_slugs: list[str]
+    """
+    Lowercase model slugs priced by the organization's own cards, sorted.
     """
 
 

@@ -21,7 +21,7 @@ def _segment(value: str) -> str:
     return quote(value, safe="")
 
 
-READ_ENDPOINTS = {'ping': '/ping', 'usage_events': '/usage/events', 'usage_summary': '/usage/summary', 'usage_aggregation': '/usage/aggregation', 'sessions': '/attribution-data/sessions', 'session_tree': '/attribution-data/sessions/{sessionId}/tree', 'own_rates': '/rates/own', 'margin_by_end_user': '/margin-data/by-end-user', 'margin_trend': '/margin-data/trend', 'margin_summary': '/margin-data/summary', 'end_users': '/end-users', 'end_user_sessions': '/end-user-costs/{externalId}/sessions', 'end_user_summary': '/end-user-costs/{externalId}/summary', 'end_user_by_model': '/end-user-costs/{externalId}/by-model', 'end_user_by_provider': '/end-user-costs/{externalId}/by-provider', 'end_user_by_dimension': '/end-user-costs/{externalId}/by-dimension', 'end_user_trend': '/end-user-costs/{externalId}/trend', 'dimension_definitions': '/dimension-data/definitions', 'dimension_cost_trend': '/dimension-data/cost-trend', 'dimension_numeric_trend': '/dimension-data/numeric-trend', 'dimension_numeric_summary': '/dimension-data/numeric-summary', 'dimension_cost_breakdown': '/dimension-data/cost-breakdown', 'cost_trend': '/cost-data/trend', 'pending_rate_card': '/cost-data/pending-rate-card', 'cost_summary': '/cost-data/summary', 'cost_by_end_user': '/cost-data/by-end-user', 'attribution_by_agent': '/attribution-data/by-agent', 'agents': '/attribution-data/agents', 'workflows': '/attribution-data/workflows', 'attribution_by_dimension': '/attribution-data/by-dimension', 'attribution_dimension_values': '/attribution-data/dimension-values', 'rates': '/rates'}
+READ_ENDPOINTS = {'ping': '/ping', 'usage_events': '/usage/events', 'usage_summary': '/usage/summary', 'usage_aggregation': '/usage/aggregation', 'sessions': '/attribution-data/sessions', 'session_tree': '/attribution-data/sessions/{sessionId}/tree', 'margin_by_end_user': '/margin-data/by-end-user', 'margin_trend': '/margin-data/trend', 'margin_summary': '/margin-data/summary', 'end_users': '/end-users', 'end_user_sessions': '/end-user-costs/{externalId}/sessions', 'end_user_summary': '/end-user-costs/{externalId}/summary', 'end_user_by_model': '/end-user-costs/{externalId}/by-model', 'end_user_by_provider': '/end-user-costs/{externalId}/by-provider', 'end_user_by_dimension': '/end-user-costs/{externalId}/by-dimension', 'end_user_trend': '/end-user-costs/{externalId}/trend', 'dimension_definitions': '/dimension-data/definitions', 'dimension_cost_trend': '/dimension-data/cost-trend', 'dimension_numeric_trend': '/dimension-data/numeric-trend', 'dimension_numeric_summary': '/dimension-data/numeric-summary', 'dimension_cost_breakdown': '/dimension-data/cost-breakdown', 'cost_trend': '/cost-data/trend', 'pending_rate_card': '/cost-data/pending-rate-card', 'cost_summary': '/cost-data/summary', 'cost_by_end_user': '/cost-data/by-end-user', 'attribution_by_agent': '/attribution-data/by-agent', 'agents': '/attribution-data/agents', 'workflows': '/attribution-data/workflows', 'attribution_by_dimension': '/attribution-data/by-dimension', 'attribution_dimension_values': '/attribution-data/dimension-values', 'rates': '/rates', 'own_rates': '/rates/own'}
 """Every read method: its name and its path under /v1."""
 
 
@@ -51,10 +51,6 @@ class ReadMethods:
     def session_tree(self, session_id: str) -> models.SessionTree:
         """GET /v1/attribution-data/sessions/{sessionId}/tree: The session's call tree over all time: spans nested by parent, roots and children by subtree cost, orphans promoted to roots, cycles broken, 32 levels, at most node_limit (500) spans (the earliest by start). Roots' subtree costs + untraced + withheld = the session's total."""
         return models.SessionTree.model_validate(self._transport.get(f"/attribution-data/sessions/{_segment(session_id)}/tree", {}))
-
-    def own_rates(self) -> models.OwnRateCardSlugs:
-        """GET /v1/rates/own: Model slugs whose rates come from the organization's own cards rather than the standard ones."""
-        return models.OwnRateCardSlugs.model_validate(self._transport.get("/rates/own", {}))
 
     def margin_by_end_user(self, *, start_date: DateParam, end_date: DateParam) -> models.MarginByEndUser:
         """GET /v1/margin-data/by-end-user: Margin per end user (least profitable first: margin_amount ascending, ties by end_user_id), the organization's totals and warnings about unattributed records or a missing revenue source."""
@@ -156,6 +152,10 @@ class ReadMethods:
         """GET /v1/rates: The token rate cards that price the organization's events, one per model slug, sorted by model_slug; all rates are USD per million tokens as decimal strings."""
         return models.RateEstimationTableView.model_validate(self._transport.get("/rates", {"as_of": _param(as_of)}))
 
+    def own_rates(self) -> models.OwnRateCardSlugs:
+        """GET /v1/rates/own: Model slugs whose rates come from the organization's own cards rather than the standard ones."""
+        return models.OwnRateCardSlugs.model_validate(self._transport.get("/rates/own", {}))
+
 
 class AsyncReadMethods:
     _transport: AsyncTransport
@@ -183,10 +183,6 @@ class AsyncReadMethods:
     async def session_tree(self, session_id: str) -> models.SessionTree:
         """GET /v1/attribution-data/sessions/{sessionId}/tree: The session's call tree over all time: spans nested by parent, roots and children by subtree cost, orphans promoted to roots, cycles broken, 32 levels, at most node_limit (500) spans (the earliest by start). Roots' subtree costs + untraced + withheld = the session's total."""
         return models.SessionTree.model_validate(await self._transport.get(f"/attribution-data/sessions/{_segment(session_id)}/tree", {}))
-
-    async def own_rates(self) -> models.OwnRateCardSlugs:
-        """GET /v1/rates/own: Model slugs whose rates come from the organization's own cards rather than the standard ones."""
-        return models.OwnRateCardSlugs.model_validate(await self._transport.get("/rates/own", {}))
 
     async def margin_by_end_user(self, *, start_date: DateParam, end_date: DateParam) -> models.MarginByEndUser:
         """GET /v1/margin-data/by-end-user: Margin per end user (least profitable first: margin_amount ascending, ties by end_user_id), the organization's totals and warnings about unattributed records or a missing revenue source."""
@@ -287,3 +283,7 @@ class AsyncReadMethods:
     async def rates(self, *, as_of: DateParam | None = None) -> models.RateEstimationTableView:
         """GET /v1/rates: The token rate cards that price the organization's events, one per model slug, sorted by model_slug; all rates are USD per million tokens as decimal strings."""
         return models.RateEstimationTableView.model_validate(await self._transport.get("/rates", {"as_of": _param(as_of)}))
+
+    async def own_rates(self) -> models.OwnRateCardSlugs:
+        """GET /v1/rates/own: Model slugs whose rates come from the organization's own cards rather than the standard ones."""
+        return models.OwnRateCardSlugs.model_validate(await self._transport.get("/rates/own", {}))

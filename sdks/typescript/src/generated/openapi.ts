@@ -168,23 +168,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/rates/own": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Model slugs whose rates come from the organization's own cards rather than the standard ones. */
-        get: operations["GetOwnRateCardSlugs"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/margin-data/by-end-user": {
         parameters: {
             query?: never;
@@ -852,6 +835,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/rates/own": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Model slugs whose rates come from the organization's own cards rather than the standard ones. */
+        get: operations["GetOwnRateCardSlugs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/organizations/{organizationId}/revenue-records": {
         parameters: {
             query?: never;
@@ -1334,10 +1334,6 @@ export interface components {
             node_limit: number;
             /** @description Spans beyond node_limit (the latest by start time); all zeros unless truncated. */
             withheld: components["schemas"]["WithheldSpans"];
-        };
-        OwnRateCardSlugs: {
-            /** @description Lowercase model slugs priced by the organization's own cards, sorted. */
-            model_slugs: string[];
         };
         /** @enum {string} */
         ProfitabilityCategory: "profitable" | "break-even" | "unprofitable";
@@ -2032,6 +2028,10 @@ export interface components {
              */
             items: components["schemas"]["RateEstimationItem"][];
         };
+        OwnRateCardSlugs: {
+            /** @description Lowercase model slugs priced by the organization's own cards, sorted. */
+            model_slugs: string[];
+        };
         /** @enum {string} */
         RevenueSource: "import" | "stripe";
         /** @enum {string} */
@@ -2707,53 +2707,6 @@ export interface operations {
             };
             /** @description No event of the organization carries this session id */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Rate limit exceeded (general tier); see RateLimit-* and Retry-After */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
-    GetOwnRateCardSlugs: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Ok */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OwnRateCardSlugs"];
-                };
-            };
-            /** @description Missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The key lacks costs:read */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5298,6 +5251,53 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks costs:read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded (general tier); see RateLimit-* and Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    GetOwnRateCardSlugs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnRateCardSlugs"];
                 };
             };
             /** @description Missing or invalid API key */
