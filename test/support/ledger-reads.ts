@@ -1,7 +1,9 @@
-// Test support: what the idempotency ledger holds for some keys, read straight from its state view
-// (ingest_ledger_states, the one place the state rule is written), for assertions.
+// Test support: what the idempotency ledger holds for some keys, read through production's own read
+// (getLedgerDetails, over ingest_ledger_states, the one place the state rule is written).
 import type { Queryable } from '../../core/control/db.js';
-import type { LedgerState } from '../../ingest/ingest-ledger.store.js';
+import { getLedgerDetails, type LedgerState } from '../../ingest/ingest-ledger.store.js';
+
+export { getLedgerDetails };
 
 /** Current ledger state of some keys of one organization (absent keys are missing from the map). */
 export async function getLedgerEntries(
@@ -9,14 +11,6 @@ export async function getLedgerEntries(
   organizationId: string,
   idempotencyKeys: string[],
 ): Promise<Map<string, { eventId: string; state: LedgerState }>> {
-  if (idempotencyKeys.length === 0) return new Map();
-  const rows = await db.query<{ idempotency_key: string; event_id: string; state: LedgerState }>(
-    `SELECT idempotency_key, event_id, state FROM ingest_ledger_states
-      WHERE organization_id = $1 AND idempotency_key = ANY($2::text[])`,
-    [organizationId, idempotencyKeys],
-  );
-  return new Map(rows.map((r) => [r.idempotency_key, { eventId: r.event_id, state: r.state }]));
+  const details = await getLedgerDetails(db, organizationId, idempotencyKeys);
+  return new Map([...details].map(([key, d]) => [key, { eventId: d.eventId, state: d.state }]));
 }
-
-// Ingest answers retries from the same read (a subscription gone inactive), so it lives there.
-export { getLedgerDetails } from '../../ingest/ingest-ledger.store.js';

@@ -2,7 +2,7 @@
 // TypeScript types `sdks/typescript` generates from openapi/openapi.json with `npm run generate`),
 // so the console never restates what the api already declares. Money fields are USD decimal
 // strings; counts are numbers. Names are the console's; the right-hand side is the api's schema.
-import type { components } from '../../../sdks/typescript/src/generated/openapi';
+import type { components } from '../../../sdks/typescript/src/generated/openapi.js';
 
 type Schemas = components['schemas'];
 
