@@ -78,7 +78,7 @@ export function DataTable<T>(props: {
         {props.filter && (
           <input className="filter" placeholder="Filter…" value={globalFilter} onChange={(e) => setGlobalFilter(e.target.value)} aria-label={`Filter ${props.name}`} />
         )}
-        <span className="muted">{rows.length} rows</span>
+        <span className="muted">{rows.length} {rows.length === 1 ? 'row' : 'rows'}</span>
         <button type="button" onClick={download} disabled={rows.length === 0}>
           Download CSV
         </button>
