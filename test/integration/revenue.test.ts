@@ -54,6 +54,14 @@ describeEachHost(
       orgId = (await admin(h, 'POST', '/organizations', { name: 'Revenue Co' })).body.organization_id;
     });
     const org = (suffix: string) => `/organizations/${orgId}${suffix}`;
+    /** Polls the Stripe connection until its sync is no longer running (at most 10 s). */
+    const settledSyncState = async (state: string): Promise<string> => {
+      for (let i = 0; i < 200 && state === 'running'; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        state = (await admin(h, 'GET', org('/revenue-connections/stripe'))).body.last_sync.state;
+      }
+      return state;
+    };
 
     describe('import', () => {
       it('upserts records by id, keeps refunds negative and activates the import connection', async () => {
@@ -138,6 +146,9 @@ describeEachHost(
       });
 
       it('syncs on demand: invoice lines and credit notes become records, stale ones are removed', async () => {
+        // The sync that connecting started must finish first: a sync on demand joins a running one,
+        // which would not see the stale record written below.
+        expect(await settledSyncState((await admin(h, 'GET', org('/revenue-connections/stripe'))).body.last_sync.state)).toBe('succeeded');
         // A record of an earlier sync that Stripe no longer reports (say, a voided invoice).
         await upsertRevenueRecords(h.db, orgId, 'stripe', [
           { id: 'in_old:il_old', userId: 'alice', amount: '5', periodStart: new Date('2025-01-01'), periodEnd: new Date('2025-02-01') },
@@ -191,12 +202,7 @@ describeEachHost(
         const res = await admin(h, 'POST', org('/revenue-connections/stripe/sync'));
         expect(res.status).toBe(202);
         expect(res.body.sync.state).toMatch(/running|succeeded/);
-        let state = res.body.sync.state;
-        for (let i = 0; i < 100 && state === 'running'; i++) {
-          await new Promise((r) => setTimeout(r, 50));
-          state = (await admin(h, 'GET', org('/revenue-connections/stripe'))).body.last_sync.state;
-        }
-        expect(state).toBe('succeeded');
+        expect(await settledSyncState(res.body.sync.state)).toBe('succeeded');
       });
 
       it('disconnect: inactive, key forgotten, sync refused', async () => {
