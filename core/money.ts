@@ -8,6 +8,20 @@ export { Big };
 
 export const MONEY_SCALE = 12;
 
+/**
+ * The most integer digits a cost of one event may have: every cost is below 10^15 USD. The lake's
+ * DECIMAL(38,12) holds 26 integer digits, so this leaves room for sums over 10^11 events at the
+ * bound; at 10^26 per event (the column's own limit) two events overflowed DuckDB's SUM and every
+ * read of the organization's range answered 500.
+ */
+export const MAX_EVENT_COST_DIGITS = 15;
+
+/** Integer digits of a well-formed decimal string, leading zeros included (an upper bound). */
+export function integerDigits(value: string): number {
+  const dot = value.indexOf('.');
+  return (dot < 0 ? value.length : dot) - (value.startsWith('-') ? 1 : 0);
+}
+
 /** Parse a decimal string or a finite number (taken by its shortest decimal form). */
 export function toBig(value: string | number | Big): Big {
   if (value instanceof Big) return value;

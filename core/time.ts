@@ -37,7 +37,9 @@ function parseIsoDate(value: string): Date | null {
 
 function checkedUtc(y: number, mo: number, d: number, h: number, mi: number, s: number, ms: number): Date | null {
   if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59) return null;
-  const date = new Date(Date.UTC(y, mo - 1, d, h, mi, s, ms));
+  const date = new Date(0);
+  date.setUTCFullYear(y, mo - 1, d); // Date.UTC would read years 0–99 as 1900–1999
+  date.setUTCHours(h, mi, s, ms);
   if (date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d) return null; // 2026-02-30
   return date;
 }

@@ -7,6 +7,19 @@
 export type SpanKind = 'agent' | 'tool' | 'llm' | 'retrieval' | 'task';
 
 /**
+ * A decimal string ≥ 0 and below 10^15 (the most one event may cost), e.g. `"0.0125"`.
+ * @pattern ^\d{1,15}(\.\d+)?$ must be a decimal string below 10^15
+ */
+type CostOverrideString = string;
+
+/**
+ * A finite number ≥ 0 and below 10^15 (the most one event may cost).
+ * @minimum 0
+ * @maximum 999999999999999.9
+ */
+type CostOverrideNumber = number;
+
+/**
  * One usage event: an LLM call (no `metric`: `model`, `input_tokens` and `output_tokens` required)
  * or a metered operation (`metric` with `unit` and `quantity`, and `model` or `provider`).
  * Optional fields may be omitted or null. Any other top-level field is rejected.
@@ -18,6 +31,7 @@ export interface UsageEventRequest {
    * @minLength 1
    * @maxLength 255
    * @example "req_01HZX3B6Q8W2"
+   * @pattern ^[^\u0000]*$
    */
   idempotency_key: string;
   /**
@@ -31,17 +45,26 @@ export interface UsageEventRequest {
   /**
    * External id of your end user (1–255 characters). The end user is created on first sight.
    * @example "customer_42"
+   * @minLength 1
+   * @maxLength 255
+   * @pattern ^[^\u0000]*$
    */
   user_id?: string | null;
   /**
    * Model called, e.g. `gpt-4o-mini`. Required when `metric` is omitted; priced by the longest
    * rate-card slug that prefixes it.
    * @example "gpt-4o-mini"
+   * @minLength 1
+   * @maxLength 255
+   * @pattern ^[^\u0000]*$
    */
   model?: string | null;
   /**
    * Provider, e.g. `openai`. With `metric`, identifies what is priced when `model` is absent.
    * @example "openai"
+   * @minLength 1
+   * @maxLength 255
+   * @pattern ^[^\u0000]*$
    */
   provider?: string | null;
   /**
@@ -83,11 +106,17 @@ export interface UsageEventRequest {
    * Metered operation other than an LLM call, e.g. `image_generation`; needs `unit` and
    * `quantity`.
    * @example "image_generation"
+   * @minLength 1
+   * @maxLength 255
+   * @pattern ^[^\u0000]*$
    */
   metric?: string | null;
   /**
    * Unit of `quantity`, recorded exactly as sent and never converted; the unit rate must use it.
    * @example "image"
+   * @minLength 1
+   * @maxLength 255
+   * @pattern ^[^\u0000]*$
    */
   unit?: string | null;
   /**
@@ -100,14 +129,34 @@ export interface UsageEventRequest {
    * fractional digits are kept, rounded half-up). A missing rate card then does not flag the event.
    * @example "0.0125"
    */
-  cost_override?: string | number | null;
-  /** Session (trace) the event belongs to. */
+  cost_override?: CostOverrideString | CostOverrideNumber | null;
+  /**
+   * Session (trace) the event belongs to.
+   * @minLength 1
+   * @maxLength 255
+   * @pattern ^[^\u0000]*$
+   */
   session_id?: string | null;
-  /** Span within the session. */
+  /**
+   * Span within the session.
+   * @minLength 1
+   * @maxLength 255
+   * @pattern ^[^\u0000]*$
+   */
   span_id?: string | null;
-  /** Parent span; absent on a root span. */
+  /**
+   * Parent span; absent on a root span.
+   * @minLength 1
+   * @maxLength 255
+   * @pattern ^[^\u0000]*$
+   */
   parent_span_id?: string | null;
-  /** Display name of the span. */
+  /**
+   * Display name of the span.
+   * @minLength 1
+   * @maxLength 255
+   * @pattern ^[^\u0000]*$
+   */
   span_name?: string | null;
   /** Kind of span. */
   span_kind?: SpanKind | null;
@@ -118,11 +167,26 @@ export interface UsageEventRequest {
    * @format date-time
    */
   started_at?: string | null;
-  /** Agent that made the call; falls back to `metadata.agent_id`. */
+  /**
+   * Agent that made the call; falls back to `metadata.agent_id`.
+   * @minLength 1
+   * @maxLength 255
+   * @pattern ^[^\u0000]*$
+   */
   agent_id?: string | null;
-  /** Workflow that made the call; falls back to `metadata.workflow_id`. */
+  /**
+   * Workflow that made the call; falls back to `metadata.workflow_id`.
+   * @minLength 1
+   * @maxLength 255
+   * @pattern ^[^\u0000]*$
+   */
   workflow_id?: string | null;
-  /** Product feature that made the call; falls back to `metadata.feature`. */
+  /**
+   * Product feature that made the call; falls back to `metadata.feature`.
+   * @minLength 1
+   * @maxLength 255
+   * @pattern ^[^\u0000]*$
+   */
   feature?: string | null;
   /**
    * Free key-value object: at most 64 keys, 16 KiB as JSON and 32 levels of nesting; every key

@@ -4,7 +4,7 @@
 // metadata keys). JSON types are taken as sent: "5" is not a token count.
 import { ValidationError } from '../core/errors.js';
 import { textFault } from '../core/text.js';
-import { formatMoney, isDecimalString, isUnsignedDecimalString, toBig } from '../core/money.js';
+import { formatMoney, integerDigits, isDecimalString, isUnsignedDecimalString, MAX_EVENT_COST_DIGITS } from '../core/money.js';
 import type { DimensionValueType } from '../core/control/dimensions.js';
 import type { SpanKind } from './ingest.types.js';
 import { TOKEN_FIELDS } from '../schemas/usage-event.js';
@@ -23,8 +23,6 @@ export const MAX_TOKEN_COUNT = 1_000_000_000_000_000;
 const EARLIEST_EVENT_TIME = new Date('2000-01-01T00:00:00Z');
 const LATEST_EVENT_TIME = new Date('2100-01-01T00:00:00Z');
 const SPAN_KINDS: readonly SpanKind[] = ['agent', 'tool', 'llm', 'retrieval', 'task'];
-/** DECIMAL(38,12) in the lake leaves 26 integer digits. */
-const MAX_COST_OVERRIDE = toBig('1e26');
 
 type TokenField = (typeof TOKEN_FIELDS)[number];
 
@@ -162,8 +160,10 @@ function costOverride(body: Body): string | null {
   } else {
     throw new ValidationError('cost_override', 'must be a decimal string or a number');
   }
-  if (!toBig(v).lt(MAX_COST_OVERRIDE)) throw new ValidationError('cost_override', 'must be less than 10^26');
-  return formatMoney(v);
+  // Checked as it will be stored (rounded to 12 digits), against the one per-event cost bound.
+  const cost = formatMoney(v);
+  if (integerDigits(cost) > MAX_EVENT_COST_DIGITS) throw new ValidationError('cost_override', `must be less than 10^${MAX_EVENT_COST_DIGITS}`);
+  return cost;
 }
 
 /**

@@ -97,7 +97,7 @@ export async function priceRecord(
     return { row: failedLakeRow(event, `pricing failed: ${(e as Error).message}`, at, recordTime(record)), deadLetter: null };
   }
   if (!costFits(cost)) {
-    return { row: failedLakeRow(event, `cost ${cost.total_cost} exceeds DECIMAL(38,12)`, at, recordTime(record)), deadLetter: null };
+    return { row: failedLakeRow(event, `cost ${cost.total_cost} is not below 10^15, the most one event may cost`, at, recordTime(record)), deadLetter: null };
   }
   return { row: toLakeRow(event, cost, at), deadLetter: null };
 }

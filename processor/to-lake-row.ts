@@ -5,7 +5,7 @@
 // partition's flush; a value the lake cannot hold turns the event into `failed` with a reason.
 import { eventIdFor } from '../core/ids.js';
 import { eventCostsOf, UNPRICED_COSTS, type EventStatus, type LakeEventRow } from '../core/lake/events-schema.js';
-import { isDecimalString } from '../core/money.js';
+import { integerDigits, isDecimalString, MAX_EVENT_COST_DIGITS } from '../core/money.js';
 import type { PriceableEvent, PricedCost } from '../pricing/price-event.js';
 import { TOKEN_FIELDS, type UsageEvent } from '../schemas/usage-event.js';
 
@@ -18,18 +18,9 @@ export interface RecordPosition {
 
 const COST_FIELDS = ['input_cost', 'output_cost', 'cache_creation_cost', 'cache_read_cost', 'reasoning_cost', 'unit_cost'] as const;
 
-// DECIMAL(38,12) holds at most 26 integer digits; a longer value would make the flush's cast throw.
-const MAX_INTEGER_DIGITS = 26;
-
-/** Whether a decimal string fits the lake's money column. */
+/** Whether a decimal string is a cost the lake takes: below 10^15 (core/money.ts says why). */
 export function fitsMoneyColumn(value: string): boolean {
-  return isDecimalString(value) && integerDigits(value) <= MAX_INTEGER_DIGITS;
-}
-
-/** Integer digits of a well-formed decimal string, leading zeros included (an upper bound). */
-function integerDigits(value: string): number {
-  const dot = value.indexOf('.');
-  return (dot < 0 ? value.length : dot) - (value.startsWith('-') ? 1 : 0);
+  return isDecimalString(value) && integerDigits(value) <= MAX_EVENT_COST_DIGITS;
 }
 
 function validDate(d: unknown): d is Date {
@@ -129,10 +120,10 @@ export function toLakeRow(event: UsageEvent, cost: PricedCost, at: RecordPositio
  * with formatMoney (always well-formed), so only their length is checked, per row on the hot path.
  */
 export function costFits(cost: PricedCost): boolean {
-  if (integerDigits(cost.total_cost) > MAX_INTEGER_DIGITS) return false;
+  if (integerDigits(cost.total_cost) > MAX_EVENT_COST_DIGITS) return false;
   for (const f of COST_FIELDS) {
     const v = cost[f];
-    if (v !== null && integerDigits(v) > MAX_INTEGER_DIGITS) return false;
+    if (v !== null && integerDigits(v) > MAX_EVENT_COST_DIGITS) return false;
   }
   return true;
 }

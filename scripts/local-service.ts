@@ -15,6 +15,8 @@ export interface LocalService {
   url: string;
   adminToken: string;
   pid: number;
+  /** The service's log (JSON lines); removed with DATA_DIR on stop. */
+  logFile: string;
   stop(): Promise<void>;
 }
 
@@ -29,11 +31,12 @@ export async function startLocalService(opts: { env?: Record<string, string> } =
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'marginal-local-'));
   const adminToken = `mk_admin_${crypto.randomBytes(12).toString('hex')}`;
   const port = await findFreePort();
+  const logFile = path.join(dataDir, 'service.log');
   const service = spawnService({
     name: 'marginal',
     entry: 'scripts/start',
     built: false,
-    logFile: path.join(dataDir, 'service.log'),
+    logFile,
     env: {
       HOST: '127.0.0.1',
       PORT: String(port),
@@ -57,6 +60,7 @@ export async function startLocalService(opts: { env?: Record<string, string> } =
     url,
     adminToken,
     pid: service.pid,
+    logFile,
     async stop() {
       await service.stop(30_000);
       fs.rmSync(dataDir, { recursive: true, force: true });

@@ -4,7 +4,7 @@
 import { Readable } from 'node:stream';
 import type { Request as ExRequest } from 'express';
 import { Controller, Get, Produces, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
-import type { IsoDateParam } from '../../core/http/params.js';
+import type { IsoDateParam, KeyParam, TextParam } from '../../core/http/params.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import { readContext } from '../lake/read-context.js';
 import { breakdownCsv } from './attribution.js';
@@ -67,11 +67,11 @@ export class AttributionController extends Controller {
   @Produces('text/csv')
   public async getCostByDimension(
     @Request() req: ExRequest,
-    @Query() dimension: string,
+    @Query() dimension: KeyParam,
     @Query() start_date: IsoDateParam,
     @Query() end_date: IsoDateParam,
-    @Query() filter_key?: string,
-    @Query() filter_value?: string,
+    @Query() filter_key?: KeyParam,
+    @Query() filter_value?: TextParam,
     @Query() format?: 'json' | 'csv',
   ): Promise<AttributionDimensionBreakdown | Readable> {
     const result = await costByDimension(readContext(req), { dimension, start_date, end_date, filter_key, filter_value });
@@ -95,7 +95,7 @@ export class AttributionController extends Controller {
   @Get('dimension-values')
   public async getDimensionValues(
     @Request() req: ExRequest,
-    @Query() dimension: string,
+    @Query() dimension: KeyParam,
     @Query() start_date: IsoDateParam,
     @Query() end_date: IsoDateParam,
   ): Promise<DimensionValues> {

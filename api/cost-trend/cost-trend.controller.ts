@@ -26,6 +26,8 @@ export class CostTrendController extends Controller {
    * @param group_by Default `total` (one series, key `total`).
    * @param top Values drawn as their own series, 1 to 20; default 5.
    * @isInt top
+   * @minimum top 1
+   * @maximum top 20
    */
   @Get('trend')
   @Response<ErrorEnvelope>(400, 'Bad or missing dates, start_date not before end_date, bad group_by or top')

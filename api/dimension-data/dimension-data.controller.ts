@@ -1,7 +1,7 @@
 // GET /v1/dimension-data/*: custom dimension definitions and analytics over their values.
 import type { Request as ExRequest } from 'express';
 import { Controller, Get, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
-import type { IsoDateParam } from '../../core/http/params.js';
+import type { IsoDateParam, KeyParam, TextParam } from '../../core/http/params.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import type { Granularity } from '../costs/costs.types.js';
 import { readContext } from '../lake/read-context.js';
@@ -51,8 +51,8 @@ export class DimensionDataController extends Controller {
     @Request() req: ExRequest,
     @Query() start_date: IsoDateParam,
     @Query() end_date: IsoDateParam,
-    @Query() dimension_key?: string,
-    @Query() dimension_value?: string,
+    @Query() dimension_key?: KeyParam,
+    @Query() dimension_value?: TextParam,
   ): Promise<DimensionCostTrend> {
     return dimensionCostTrend(readContext(req), { start_date, end_date, dimension_key, dimension_value });
   }
@@ -71,7 +71,7 @@ export class DimensionDataController extends Controller {
   @Response<ErrorEnvelope>(404, 'Dimension not found')
   public async getNumericTrend(
     @Request() req: ExRequest,
-    @Query() dimension_key: string,
+    @Query() dimension_key: KeyParam,
     @Query() aggregation: NumericAggregation,
     @Query() start_date: IsoDateParam,
     @Query() end_date: IsoDateParam,
@@ -92,7 +92,7 @@ export class DimensionDataController extends Controller {
   @Response<ErrorEnvelope>(404, 'Dimension not found')
   public async getNumericSummary(
     @Request() req: ExRequest,
-    @Query() dimension_key: string,
+    @Query() dimension_key: KeyParam,
     @Query() start_date: IsoDateParam,
     @Query() end_date: IsoDateParam,
   ): Promise<NumericSummary> {
@@ -112,7 +112,7 @@ export class DimensionDataController extends Controller {
   @Response<ErrorEnvelope>(404, 'Dimension not found')
   public async getCostBreakdown(
     @Request() req: ExRequest,
-    @Query() dimension_key: string,
+    @Query() dimension_key: KeyParam,
     @Query() start_date: IsoDateParam,
     @Query() end_date: IsoDateParam,
   ): Promise<DimensionCostBreakdown> {

@@ -2,7 +2,7 @@
 // (the user_id sent on events); responses give the internal UUID as end_user_id.
 import type { Request as ExRequest } from 'express';
 import { Controller, Get, Path, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
-import type { IsoDateParam } from '../../core/http/params.js';
+import type { IsoDateParam, KeyParam } from '../../core/http/params.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import { readContext } from '../lake/read-context.js';
 import {
@@ -86,7 +86,7 @@ export class EndUserCostsController extends Controller {
   public async getEndUserByDimension(
     @Request() req: ExRequest,
     @Path() externalId: string,
-    @Query() dimension: string,
+    @Query() dimension: KeyParam,
     @Query() start_date: IsoDateParam,
     @Query() end_date: IsoDateParam,
   ): Promise<EndUserCostBreakdown> {

@@ -1,6 +1,7 @@
 // GET /v1/end-users: the organization's end users with both identifiers, so a client holding the
 // internal end_user_id of a cost or margin row can call /end-user-costs/{externalId}/… (the
 // console's customer drill-down). End users exist from the first event that names them.
+import type { TextParam } from '../../core/http/params.js';
 import type { Request as ExRequest } from 'express';
 import { Controller, Get, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
 import { getEndUser, listEndUsers, type EndUser } from '../../core/control/end-users.js';
@@ -38,7 +39,7 @@ export class EndUsersController extends Controller {
    */
   @Get()
   @Response<ErrorEnvelope>(400, 'end_user_id is not well-formed Unicode without NUL')
-  public async listEndUsers(@Request() req: ExRequest, @Query() end_user_id?: string): Promise<EndUserDirectory> {
+  public async listEndUsers(@Request() req: ExRequest, @Query() end_user_id?: TextParam): Promise<EndUserDirectory> {
     const rc = readContext(req);
     let users: EndUser[];
     if (end_user_id === undefined) users = await listEndUsers(rc.db, rc.organizationId);

@@ -2,7 +2,7 @@
 // minus cost, per end user, over time, and in total. Ranges are at most 12 months (422).
 import type { Request as ExRequest } from 'express';
 import { Controller, Get, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
-import type { IsoDateParam } from '../../core/http/params.js';
+import type { IsoDateParam, UuidParam } from '../../core/http/params.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import { readContext } from '../lake/read-context.js';
 import { marginForEndUsers, marginSummary, marginTrendOf } from './margin.service.js';
@@ -40,7 +40,7 @@ export class MarginController extends Controller {
     @Request() req: ExRequest,
     @Query() start_date: IsoDateParam,
     @Query() end_date: IsoDateParam,
-    @Query() end_user_id?: string,
+    @Query() end_user_id?: UuidParam,
   ): Promise<MarginTrend> {
     return marginTrendOf(readContext(req), { start_date, end_date, end_user_id });
   }

@@ -1,7 +1,7 @@
 // GET /v1/usage/*: the organization's usage events, summary and aggregation.
 import type { Request as ExRequest } from 'express';
 import { Controller, Get, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
-import type { IsoDateParam } from '../../core/http/params.js';
+import type { IsoDateParam, TextParam } from '../../core/http/params.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import { readContext } from '../lake/read-context.js';
 import { usageAggregation, usageEvents, usageSummary } from './usage.service.js';
@@ -37,8 +37,8 @@ export class UsageController extends Controller {
     @Request() req: ExRequest,
     @Query() start_date: IsoDateParam,
     @Query() end_date: IsoDateParam,
-    @Query() subscription_id?: string,
-    @Query() metric_name?: string,
+    @Query() subscription_id?: TextParam,
+    @Query() metric_name?: TextParam,
     @Query() limit?: number,
     @Query() offset?: number,
   ): Promise<UsageEventPage> {
@@ -72,8 +72,8 @@ export class UsageController extends Controller {
     @Request() req: ExRequest,
     @Query() start_date: IsoDateParam,
     @Query() end_date: IsoDateParam,
-    @Query() subscription_id?: string,
-    @Query() metric_name?: string,
+    @Query() subscription_id?: TextParam,
+    @Query() metric_name?: TextParam,
   ): Promise<UsageAggregation> {
     return usageAggregation(readContext(req), { start_date, end_date, subscription_id, metric_name });
   }

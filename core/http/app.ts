@@ -10,7 +10,7 @@ import { NotFoundError } from '../errors.js';
 import { httpDuration, httpRequests, metricsText, registry } from '../metrics.js';
 import { fromRoot } from '../paths.js';
 import { errorHandler } from './error-handler.js';
-import { authenticateEncodedBody, checkRequestText, methodNotAllowed, RouteTable } from './request-guards.js';
+import { answerOptions, authenticateEncodedBody, checkRequestText, methodNotAllowed, RouteTable } from './request-guards.js';
 import { requestContext } from './request-context.js';
 
 export type RegisterRoutes = (router: Router) => void;
@@ -44,6 +44,7 @@ export function createHttpApp(ctx: AppContext, routeSets: RegisterRoutes[]): Exp
   const openapiPath = fromRoot('openapi', 'openapi.json');
   const openapi = fs.existsSync(openapiPath) ? JSON.parse(fs.readFileSync(openapiPath, 'utf8')) : {};
   const routes = new RouteTable(openapi.paths ?? {});
+  app.use(answerOptions(routes));
   app.use(authenticateEncodedBody(ctx));
   app.use(checkRequestText(routes));
 

@@ -2,7 +2,7 @@
 // templates (the routes' own description): path ids and query parameters must be client text
 // (well-formed Unicode without NUL, core/text.ts) and path ids valid percent-encoded UTF-8, else
 // 400 naming the parameter; a known path asked with a method it does not support is 405 with
-// Allow; a compressed body is inflated only for a caller holding a valid key or the admin token.
+// Allow, and OPTIONS lists the same methods; a compressed body is inflated only for a caller holding a valid key or the admin token.
 import type { NextFunction, Request, Response } from 'express';
 import type { AppContext } from '../app-context.js';
 import { bearerToken } from '../auth/api-key-authenticator.js';
@@ -111,6 +111,19 @@ export function methodNotAllowed(routes: RouteTable) {
     if (!template || template.methods.includes(req.method)) return next();
     const allow = template.methods.join(', ');
     next(new AppError(405, 'METHOD_NOT_ALLOWED', `${req.method} is not supported on this path; use ${allow}`, { allow: template.methods }, { Allow: allow }));
+  };
+}
+
+/**
+ * OPTIONS on a known path answers 204 with Allow listing exactly the methods the OpenAPI document
+ * has for it (Express would list those of every route that happens to match).
+ */
+export function answerOptions(routes: RouteTable) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const template = req.method === 'OPTIONS' ? routes.match(req.path) : null;
+    if (!template) return next();
+    res.setHeader('Allow', template.methods.join(', '));
+    res.status(204).end();
   };
 }
 

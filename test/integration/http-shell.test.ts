@@ -112,6 +112,12 @@ describeEachHost(
       const post = await http(h.url, 'POST', '/v1/ping', { json: {} });
       expectEnvelope(post, { status: 405, code: 'METHOD_NOT_ALLOWED', method: 'POST', path: '/v1/ping' });
       expect(post.headers.get('allow')).toBe('GET');
+      // OPTIONS lists exactly the document's methods for the path (Express would add GET and HEAD
+      // of any matching route).
+      const options = await http(h.url, 'OPTIONS', '/v1/usage-events');
+      expect(options.status).toBe(204);
+      expect(options.headers.get('allow')).toBe('POST');
+      expect((await http(h.url, 'OPTIONS', '/v1/ping')).headers.get('allow')).toBe('GET');
     });
 
     it(`counts reads per key: RateLimit-* headers, then 429 RATE_LIMIT_EXCEEDED with Retry-After after ${READ_LIMIT}`, async () => {

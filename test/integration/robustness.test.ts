@@ -7,7 +7,7 @@ import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, type HttpResult } from '../support/http.js';
 import { signedPost } from '../support/ingest-harness.js';
-import { apiGet, createTenant, llmEvent, startPipeline, type Pipeline, type Tenant } from '../support/pipeline.js';
+import { apiGet, createTenant, ingest, llmEvent, startPipeline, waitForLake, type Pipeline, type Tenant } from '../support/pipeline.js';
 
 let p: Pipeline;
 let t: Tenant;
@@ -72,6 +72,23 @@ describe('ingestion refuses what would poison a partition or fail a group', () =
       headers: { ...headers, 'x-timestamp': ts, 'x-signature': `v1=${crypto.createHmac('sha256', t.writer.signingSecret).update(`${ts}.${body}`).digest('hex')}` },
     });
     expect(ok.status, JSON.stringify(ok.body)).toBe(202);
+  });
+});
+
+describe('costs at the per-event bound', () => {
+  // Before the bound (core/money.ts), costs up to 10^26 were accepted and two of them overflowed
+  // DuckDB's SUM over DECIMAL(38,12): every read of the organization's range answered 500.
+  it('10^15 is refused; three events just below it add up exactly in the reads', async () => {
+    const own = await createTenant(p, { name: 'cost-bound' });
+    expect400(await signedPost(p.url, own.writer, '/v1/usage-events', llmEvent('cb-over', { cost_override: '1000000000000000' })), 'cost_override');
+    const top = '999999999999999.999999999999';
+    const now = new Date().toISOString();
+    await ingest(p, own, ['cb-1', 'cb-2', 'cb-3'].map((k) => llmEvent(k, { cost_override: top, timestamp: now })));
+    await waitForLake(p, own.organizationId, 3);
+    const summary = await apiGet(p, own.readKey, '/cost-data/summary');
+    expect(summary.status, JSON.stringify(summary.body)).toBe(200);
+    // 3 × (10^15 − 10^-12), worked by hand.
+    expect(summary.body.current_period_cost).toBe('2999999999999999.999999999997');
   });
 });
 

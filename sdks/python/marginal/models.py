@@ -99,6 +99,20 @@ class IngestResponse(BaseModel):
     """
 
 
+class CostOverrideString(RootModel[str]):
+    root: str = Field(..., pattern='^\\d{1,15}(\\.\\d+)?$')
+    """
+    A decimal string ≥ 0 and below 10^15 (the most one event may cost), e.g. `"0.0125"`.
+    """
+
+
+class CostOverrideNumber(RootModel[float]):
+    root: float = Field(..., ge=0.0, le=999999999999999.9)
+    """
+    A finite number ≥ 0 and below 10^15 (the most one event may cost).
+    """
+
+
 class UsageEventRequest(BaseModel):
     """
     One usage event: an LLM call (no `metric`: `model`, `input_tokens` and `output_tokens` required)
@@ -110,7 +124,11 @@ class UsageEventRequest(BaseModel):
         extra='allow',
     )
     idempotency_key: str = Field(
-        ..., examples=['req_01HZX3B6Q8W2'], max_length=255, min_length=1
+        ...,
+        examples=['req_01HZX3B6Q8W2'],
+        max_length=255,
+        min_length=1,
+        pattern='^[^\\u0000]*$',
     )
     """
     Deduplication key, 1–255 characters. The same key is never counted twice and never spends a
@@ -122,16 +140,30 @@ class UsageEventRequest(BaseModel):
     Accepted from 2000-01-01T00:00:00Z (inclusive) to 2100-01-01T00:00:00Z (exclusive).
     More than 24 hours old or more than 1 minute ahead flags the event.
     """
-    user_id: str | None = Field(None, examples=['customer_42'])
+    user_id: str | None = Field(
+        None,
+        examples=['customer_42'],
+        max_length=255,
+        min_length=1,
+        pattern='^[^\\u0000]*$',
+    )
     """
     External id of your end user (1–255 characters). The end user is created on first sight.
     """
-    model: str | None = Field(None, examples=['gpt-4o-mini'])
+    model: str | None = Field(
+        None,
+        examples=['gpt-4o-mini'],
+        max_length=255,
+        min_length=1,
+        pattern='^[^\\u0000]*$',
+    )
     """
     Model called, e.g. `gpt-4o-mini`. Required when `metric` is omitted; priced by the longest
     rate-card slug that prefixes it.
     """
-    provider: str | None = Field(None, examples=['openai'])
+    provider: str | None = Field(
+        None, examples=['openai'], max_length=255, min_length=1, pattern='^[^\\u0000]*$'
+    )
     """
     Provider, e.g. `openai`. With `metric`, identifies what is priced when `model` is absent.
     """
@@ -155,12 +187,20 @@ class UsageEventRequest(BaseModel):
     """
     Reasoning tokens, a non-negative integer, priced at the reasoning rate.
     """
-    metric: str | None = Field(None, examples=['image_generation'])
+    metric: str | None = Field(
+        None,
+        examples=['image_generation'],
+        max_length=255,
+        min_length=1,
+        pattern='^[^\\u0000]*$',
+    )
     """
     Metered operation other than an LLM call, e.g. `image_generation`; needs `unit` and
     `quantity`.
     """
-    unit: str | None = Field(None, examples=['image'])
+    unit: str | None = Field(
+        None, examples=['image'], max_length=255, min_length=1, pattern='^[^\\u0000]*$'
+    )
     """
     Unit of `quantity`, recorded exactly as sent and never converted; the unit rate must use it.
     """
@@ -168,24 +208,34 @@ class UsageEventRequest(BaseModel):
     """
     Amount in `unit`: a finite number ≥ 0. Required with `metric`.
     """
-    cost_override: str | float | None = Field(None, examples=['0.0125'])
+    cost_override: CostOverrideString | CostOverrideNumber | None = Field(
+        None, examples=['0.0125']
+    )
     """
     Total cost in USD that replaces the computed one: a decimal string or number ≥ 0 (at most 12
     fractional digits are kept, rounded half-up). A missing rate card then does not flag the event.
     """
-    session_id: str | None = None
+    session_id: str | None = Field(
+        None, max_length=255, min_length=1, pattern='^[^\\u0000]*$'
+    )
     """
     Session (trace) the event belongs to.
     """
-    span_id: str | None = None
+    span_id: str | None = Field(
+        None, max_length=255, min_length=1, pattern='^[^\\u0000]*$'
+    )
     """
     Span within the session.
     """
-    parent_span_id: str | None = None
+    parent_span_id: str | None = Field(
+        None, max_length=255, min_length=1, pattern='^[^\\u0000]*$'
+    )
     """
     Parent span; absent on a root span.
     """
-    span_name: str | None = None
+    span_name: str | None = Field(
+        None, max_length=255, min_length=1, pattern='^[^\\u0000]*$'
+    )
     """
     Display name of the span.
     """
@@ -199,15 +249,21 @@ class UsageEventRequest(BaseModel):
     the span's duration. Accepted from 2000-01-01T00:00:00Z (inclusive) to 2100-01-01T00:00:00Z
     (exclusive).
     """
-    agent_id: str | None = None
+    agent_id: str | None = Field(
+        None, max_length=255, min_length=1, pattern='^[^\\u0000]*$'
+    )
     """
     Agent that made the call; falls back to `metadata.agent_id`.
     """
-    workflow_id: str | None = None
+    workflow_id: str | None = Field(
+        None, max_length=255, min_length=1, pattern='^[^\\u0000]*$'
+    )
     """
     Workflow that made the call; falls back to `metadata.workflow_id`.
     """
-    feature: str | None = None
+    feature: str | None = Field(
+        None, max_length=255, min_length=1, pattern='^[^\\u0000]*$'
+    )
     """
     Product feature that made the call; falls back to `metadata.feature`.
     """
@@ -337,12 +393,21 @@ class IsoDateParam(RootModel[str]):
     root: str = Field(
         ...,
         examples=['2026-01-15'],
-        pattern='^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?([Zz]|[+-]\\d{2}:?\\d{2})?)?$',
+        pattern='^(?:\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))|(?:\\d{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)(?:[Tt](?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d{1,9})?)?(?:[Zz]|[+-](?:[01]\\d|2[0-3]):?[0-5]\\d)?)?$',
     )
     """
     An ISO 8601 date (UTC midnight) or date-time (UTC when it has no offset), e.g. `2026-01-15` or
-    `2026-01-15T10:30:00Z`: the syntax core/time.ts's parseIsoDate reads (which also checks the
-    calendar).
+    `2026-01-15T10:30:00Z`: exactly what core/time.ts's parseDateParam reads, calendar included
+    (months of 30 days, February 29 in leap years only), so a value the pattern admits is never
+    refused as a date (a unit test compares the two).
+    """
+
+
+class TextParam(RootModel[str]):
+    root: str = Field(..., pattern='^[^\\u0000]*$')
+    """
+    Free text given as a query parameter (an id or a value): without NUL characters
+    (core/http/request-guards.ts refuses them).
     """
 
 
@@ -702,6 +767,18 @@ class MarginTrend(BaseModel):
     granularity: Literal['daily', 'weekly', 'monthly']
 
 
+class UuidParam(RootModel[str]):
+    root: str = Field(
+        ...,
+        examples=['0b0e8c7e-3f7a-4c53-9d2e-5a4c1e2b7f10'],
+        pattern='^(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|[fF]{8}-[fF]{4}-[fF]{4}-[fF]{4}-[fF]{12})$',
+    )
+    """
+    A UUID as core/ids.ts's isUuid reads it (the uuid package's rule: versions 1–8 with the RFC
+    variant, or the nil and max UUIDs), either case.
+    """
+
+
 class MarginSummary(RootModel[MarginOrgTotal]):
     root: MarginOrgTotal
     """
@@ -867,6 +944,14 @@ class EndUserCostBreakdown(BaseModel):
     total_cost: str
     """
     USD; the items sum to it.
+    """
+
+
+class KeyParam(RootModel[str]):
+    root: str = Field(..., pattern='^[^\\u0000]+$')
+    """
+    A key given as a query parameter (a dimension or metadata key): not empty, and like every query
+    parameter without NUL characters (core/http/request-guards.ts refuses them).
     """
 
 

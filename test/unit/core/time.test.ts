@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { AppError, ValidationError } from '../../../core/errors.js';
 import {
@@ -37,6 +38,35 @@ describe('date parameters', () => {
       expect((err as ValidationError).field).toBe('end_date');
     },
   );
+
+  it("admits exactly what the OpenAPI document's IsoDateParam pattern admits, calendar included", () => {
+    const doc = JSON.parse(fs.readFileSync(new URL('../../../openapi/openapi.json', import.meta.url), 'utf8'));
+    const pattern = new RegExp(doc.components.schemas.IsoDateParam.pattern);
+    const parses = (v: string) => {
+      try {
+        return parseDateParam('start_date', v) !== null;
+      } catch {
+        return false;
+      }
+    };
+    const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+    let compared = 0;
+    for (const year of [0, 50, 1900, 1996, 2000, 2023, 2024, 2026, 2100, 9999]) {
+      for (let month = 0; month <= 13; month++) {
+        for (let day = 0; day <= 32; day++) {
+          const date = `${pad(year, 4)}-${pad(month)}-${pad(day)}`;
+          expect(pattern.test(date), date).toBe(parses(date));
+          compared++;
+        }
+      }
+    }
+    for (const time of ['T00:00', 't23:59:59', 'T24:00', 'T12:60', 'T12:00:60', 'T12:00:00.123456789Z', 'T12:00:00.1234567890Z', 'T12:00+23:59', 'T12:00-2400', 'T12:00+12:60', 'T12:00z']) {
+      expect(pattern.test(`2024-02-29${time}`), time).toBe(parses(`2024-02-29${time}`));
+      compared++;
+    }
+    expect(compared).toBe(10 * 14 * 33 + 11);
+    expect(iso(parseDateParam('start_date', '0050-03-01')!)).toBe('0050-03-01T00:00:00.000Z');
+  });
 
   it('requires start strictly before end', () => {
     expect(() => parseDateRange('2026-03-02', '2026-03-02')).toThrow(/start_date/);

@@ -145,7 +145,11 @@ describe('validateEvent: rejections name the field', () => {
     expect(rejects({ ...llm, cost_override: '1e3' }).message).toBe('cost_override: must be a decimal string such as "0.0125"');
     expect(rejects({ ...llm, cost_override: '$1' }).field).toBe('cost_override');
     expect(rejects({ ...llm, cost_override: true }).message).toBe('cost_override: must be a decimal string or a number');
-    expect(rejects({ ...llm, cost_override: '1'.padEnd(27, '0') }).message).toBe('cost_override: must be less than 10^26');
+    // Below 10^15 as stored (rounded to 12 fractional digits): core/money.ts's per-event bound.
+    expect(validateEvent({ ...llm, cost_override: '999999999999999.999999999999' }).cost_override).toBe('999999999999999.999999999999');
+    expect(rejects({ ...llm, cost_override: '999999999999999.9999999999995' }).message).toBe('cost_override: must be less than 10^15');
+    expect(rejects({ ...llm, cost_override: '1'.padEnd(16, '0') }).message).toBe('cost_override: must be less than 10^15');
+    expect(rejects({ ...llm, cost_override: 1e15 }).message).toBe('cost_override: must be less than 10^15');
   });
 
   it('strings: type and length', () => {

@@ -130,10 +130,11 @@ describe('toLakeRow', () => {
 });
 
 describe('what the lake can hold', () => {
-  it('accepts money with up to 26 integer digits, in plain decimal notation only', () => {
+  it('accepts costs below 10^15 (15 integer digits), in plain decimal notation only', () => {
     expect(fitsMoneyColumn('0')).toBe(true);
     expect(fitsMoneyColumn('12.5')).toBe(true);
-    expect(fitsMoneyColumn('99999999999999999999999999.999999999999')).toBe(true); // 26 digits
+    expect(fitsMoneyColumn('999999999999999.999999999999')).toBe(true); // 15 digits
+    expect(fitsMoneyColumn('1000000000000000')).toBe(false); // 16 digits
     expect(fitsMoneyColumn('100000000000000000000000000')).toBe(false); // 27 digits
     expect(fitsMoneyColumn('1e5')).toBe(false);
     expect(fitsMoneyColumn('abc')).toBe(false);

@@ -987,6 +987,13 @@ export interface components {
              */
             flag_reason?: string;
         };
+        /** @description A decimal string ≥ 0 and below 10^15 (the most one event may cost), e.g. `"0.0125"`. */
+        CostOverrideString: string;
+        /**
+         * Format: double
+         * @description A finite number ≥ 0 and below 10^15 (the most one event may cost).
+         */
+        CostOverrideNumber: number;
         /**
          * @description Span kinds of the session call tree.
          * @enum {string}
@@ -1074,7 +1081,7 @@ export interface components {
              *     fractional digits are kept, rounded half-up). A missing rate card then does not flag the event.
              * @example 0.0125
              */
-            cost_override?: (string | number) | null;
+            cost_override?: (components["schemas"]["CostOverrideString"] | components["schemas"]["CostOverrideNumber"]) | null;
             /** @description Session (trace) the event belongs to. */
             session_id?: string | null;
             /** @description Span within the session. */
@@ -1174,11 +1181,17 @@ export interface components {
         };
         /**
          * @description An ISO 8601 date (UTC midnight) or date-time (UTC when it has no offset), e.g. `2026-01-15` or
-         *     `2026-01-15T10:30:00Z`: the syntax core/time.ts's parseIsoDate reads (which also checks the
-         *     calendar).
+         *     `2026-01-15T10:30:00Z`: exactly what core/time.ts's parseDateParam reads, calendar included
+         *     (months of 30 days, February 29 in leap years only), so a value the pattern admits is never
+         *     refused as a date (a unit test compares the two).
          * @example 2026-01-15
          */
         IsoDateParam: string;
+        /**
+         * @description Free text given as a query parameter (an id or a value): without NUL characters
+         *     (core/http/request-guards.ts refuses them).
+         */
+        TextParam: string;
         UsageMetric: {
             /** @description Lowercase. */
             metric_name: string;
@@ -1417,6 +1430,12 @@ export interface components {
             data_points: components["schemas"]["MarginTrendPoint"][];
             granularity: components["schemas"]["Granularity"];
         };
+        /**
+         * @description A UUID as core/ids.ts's isUuid reads it (the uuid package's rule: versions 1–8 with the RFC
+         *     variant, or the nil and max UUIDs), either case.
+         * @example 0b0e8c7e-3f7a-4c53-9d2e-5a4c1e2b7f10
+         */
+        UuidParam: string;
         /** @description The margin summary: the org_total shape on its own. */
         MarginSummary: components["schemas"]["MarginOrgTotal"];
         EndUserEntry: {
@@ -1519,6 +1538,11 @@ export interface components {
             /** @description USD; the items sum to it. */
             total_cost: string;
         };
+        /**
+         * @description A key given as a query parameter (a dimension or metadata key): not empty, and like every query
+         *     parameter without NUL characters (core/http/request-guards.ts refuses them).
+         */
+        KeyParam: string;
         TimeSeriesPoint: {
             /** @description Bucket start, ISO 8601 UTC. */
             date: string;
@@ -2387,9 +2411,9 @@ export interface operations {
                 /** @description ISO 8601 date or datetime, exclusive. At most 90 days after start_date. */
                 end_date: components["schemas"]["IsoDateParam"];
                 /** @description Only events accepted under this subscription of the caller's organization. */
-                subscription_id?: string;
+                subscription_id?: components["schemas"]["TextParam"];
                 /** @description Exact match on the lowercase stored name (`tokens` for LLM calls). */
-                metric_name?: string;
+                metric_name?: components["schemas"]["TextParam"];
                 /** @description Page size, 1 to 1000. Default 100. */
                 limit?: number;
                 /** @description Events to skip, 0 to 2147483647. Default 0. */
@@ -2526,9 +2550,9 @@ export interface operations {
                 /** @description ISO 8601 date or datetime, exclusive. */
                 end_date: components["schemas"]["IsoDateParam"];
                 /** @description Only events accepted under this subscription of the caller's organization. */
-                subscription_id?: string;
+                subscription_id?: components["schemas"]["TextParam"];
                 /** @description Only this metric (exact, lowercase). */
-                metric_name?: string;
+                metric_name?: components["schemas"]["TextParam"];
             };
             header?: never;
             path?: never;
@@ -2803,7 +2827,7 @@ export interface operations {
                 /** @description ISO 8601 date or datetime, exclusive; at most 12 months after start_date. */
                 end_date: components["schemas"]["IsoDateParam"];
                 /** @description The internal end-user UUID from /margin-data/by-end-user. */
-                end_user_id?: string;
+                end_user_id?: components["schemas"]["UuidParam"];
             };
             header?: never;
             path?: never;
@@ -2941,7 +2965,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description An internal end-user id (as cost and margin rows carry it). */
-                end_user_id?: string;
+                end_user_id?: components["schemas"]["TextParam"];
             };
             header?: never;
             path?: never;
@@ -3296,7 +3320,7 @@ export interface operations {
         parameters: {
             query: {
                 /** @description Metadata key to group by. */
-                dimension: string;
+                dimension: components["schemas"]["KeyParam"];
                 /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
                 start_date: components["schemas"]["IsoDateParam"];
                 /** @description ISO 8601 date or datetime, exclusive. */
@@ -3495,9 +3519,9 @@ export interface operations {
                 /** @description ISO 8601 date or datetime, exclusive. */
                 end_date: components["schemas"]["IsoDateParam"];
                 /** @description A key exactly as returned by definitions. */
-                dimension_key?: string;
+                dimension_key?: components["schemas"]["KeyParam"];
                 /** @description Filters to one value; needs dimension_key. */
-                dimension_value?: string;
+                dimension_value?: components["schemas"]["TextParam"];
             };
             header?: never;
             path?: never;
@@ -3565,7 +3589,7 @@ export interface operations {
         parameters: {
             query: {
                 /** @description A dimension with value_type `number`. */
-                dimension_key: string;
+                dimension_key: components["schemas"]["KeyParam"];
                 aggregation: components["schemas"]["NumericAggregation"];
                 /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
                 start_date: components["schemas"]["IsoDateParam"];
@@ -3640,7 +3664,7 @@ export interface operations {
         parameters: {
             query: {
                 /** @description A dimension with value_type `number`. */
-                dimension_key: string;
+                dimension_key: components["schemas"]["KeyParam"];
                 /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
                 start_date: components["schemas"]["IsoDateParam"];
                 /** @description ISO 8601 date or datetime, exclusive. */
@@ -3712,7 +3736,7 @@ export interface operations {
         parameters: {
             query: {
                 /** @description A key exactly as returned by definitions. */
-                dimension_key: string;
+                dimension_key: components["schemas"]["KeyParam"];
                 /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
                 start_date: components["schemas"]["IsoDateParam"];
                 /** @description ISO 8601 date or datetime, exclusive. */
@@ -4213,15 +4237,15 @@ export interface operations {
         parameters: {
             query: {
                 /** @description The key to group by. */
-                dimension: string;
+                dimension: components["schemas"]["KeyParam"];
                 /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
                 start_date: components["schemas"]["IsoDateParam"];
                 /** @description ISO 8601 date or datetime, exclusive. */
                 end_date: components["schemas"]["IsoDateParam"];
                 /** @description A second key to filter on (with filter_value). */
-                filter_key?: string;
+                filter_key?: components["schemas"]["KeyParam"];
                 /** @description The value filter_key must have. */
-                filter_value?: string;
+                filter_value?: components["schemas"]["TextParam"];
                 /** @description `json` (default) or `csv`. */
                 format?: "json" | "csv";
             };
@@ -4283,7 +4307,7 @@ export interface operations {
         parameters: {
             query: {
                 /** @description The key. */
-                dimension: string;
+                dimension: components["schemas"]["KeyParam"];
                 /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
                 start_date: components["schemas"]["IsoDateParam"];
                 /** @description ISO 8601 date or datetime, exclusive. */
