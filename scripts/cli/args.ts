@@ -79,6 +79,14 @@ function convert(flag: FlagSpec, raw: string | true): unknown {
     return Number(raw);
   }
   if (flag.type === 'list') return raw.split(',').map((s) => s.trim()).filter(Boolean);
+  if (flag.type === 'json') {
+    try {
+      // Numbers in the JSON stay as written only when quoted: pass rates as strings ("3.75").
+      return JSON.parse(raw) as unknown;
+    } catch {
+      throw new UsageError(`--${flag.name} must be JSON, got ${raw}`);
+    }
+  }
   return raw;
 }
 

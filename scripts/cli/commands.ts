@@ -9,7 +9,9 @@ type FlagType =
   /** Comma-separated; sent as an array of strings. */
   | 'list'
   /** Present or absent, takes no value; sent as true when present. */
-  | 'boolean';
+  | 'boolean'
+  /** A JSON value, sent as parsed (an array of tiers, say). */
+  | 'json';
 
 export interface FlagSpec {
   /** The flag without dashes: `model-slug` for --model-slug. */
@@ -109,6 +111,13 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'cache-creation', type: 'string', field: 'cache_creation_cost_per_million', help: 'cache-creation rate (default: none)' },
       { name: 'cache-read', type: 'string', field: 'cache_read_cost_per_million', help: 'cache-read rate (default: none)' },
       { name: 'reasoning', type: 'string', field: 'reasoning_cost_per_million', help: 'reasoning rate (default: none)' },
+      { name: 'cache-creation-1h', type: 'string', field: 'cache_creation_1h_cost_per_million', help: 'one-hour cache-write rate (default: none)' },
+      { name: 'service-tier', type: 'string', help: 'service tier the card prices: batch, flex, priority… (default standard)' },
+      {
+        name: 'tiers',
+        type: 'json',
+        help: 'long-context tiers as JSON: \'[{"above_prompt_tokens":200000,"input_cost_per_million":"6","output_cost_per_million":"22.5"}]\'',
+      },
       effectiveFrom,
     ],
   },
