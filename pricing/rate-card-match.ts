@@ -35,7 +35,7 @@ export interface TokenRates {
   readonly reasoning: Big | null;
 }
 
-export interface IndexedContextTier extends TokenRates {
+interface IndexedContextTier extends TokenRates {
   readonly abovePromptTokens: number;
 }
 
@@ -113,7 +113,7 @@ function parseTiers(card: TokenRateCard, slug: string): IndexedContextTier[] {
 }
 
 /** The id a card prices events under: its own, else one derived from its identity. */
-export function tokenCardId(card: TokenRateCard): string {
+function tokenCardId(card: TokenRateCard): string {
   return card.id ?? `standard:${card.model_slug.toLowerCase()}:${card.service_tier ?? STANDARD_SERVICE_TIER}:${card.effective_from.toISOString()}`;
 }
 

@@ -2,7 +2,7 @@
 // it was priced (status, token counts, the cost breakdown and the rate card used).
 
 /** The event's cost in USD decimal strings; a class the event did not report is null. */
-export interface EventCostBreakdown {
+interface EventCostBreakdown {
   /** Every class below plus unit_cost, or the override when cost_override was sent; "0" while unpriced. */
   total_cost: string;
   input_cost: string | null;
@@ -20,7 +20,7 @@ export interface EventCostBreakdown {
 }
 
 /** The token rate card that priced the event. */
-export interface EventRateCard {
+interface EventRateCard {
   /** The organization card's UUID, or `standard:<slug>:<service tier>:<effective_from>` for a shipped card. */
   rate_card_id: string;
   model_slug: string;
