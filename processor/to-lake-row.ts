@@ -269,12 +269,17 @@ export function priceableFromRow(row: LakeEventRow): PriceableEvent {
  */
 export function repricedLakeRow(row: LakeEventRow, cost: PricedCost, pricedAt: Date): LakeEventRow | null {
   if (cost.status !== 'completed' || !costFits(cost)) return null;
-  const status: EventStatus = 'completed';
+  return rowWithCost(row, cost, pricedAt);
+}
+
+/** A stored row with a new pricing result, whatever its status (history re-pricing). */
+export function rowWithCost(row: LakeEventRow, cost: PricedCost, pricedAt: Date): LakeEventRow {
+  const status: EventStatus = cost.status;
   return {
     ...row,
     ...eventCostsOf(cost),
     status,
-    status_reason: null,
+    status_reason: status === 'completed' ? null : cost.pending_reason,
     rate_card_slug: cost.rate_card_slug,
     ...provenanceOf(cost),
     priced_at: pricedAt,

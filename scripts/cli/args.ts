@@ -108,7 +108,7 @@ export function buildRequest(command: CommandSpec, flags: Map<string, string | t
   const body: Record<string, unknown> = {};
   for (const flag of command.flags) {
     const raw = flags.get(flag.name);
-    if (raw === undefined) continue;
+    if (raw === undefined || flag.local) continue;
     const value = convert(flag, raw);
     if (flag.pathParam) path = path.replace(`{${flag.pathParam}}`, encodeURIComponent(String(value)));
     else body[bodyField(flag)] = value;

@@ -22,6 +22,8 @@ export interface FlagSpec {
   pathParam?: string;
   /** Body field it sets (default: the flag name with - replaced by _). */
   field?: string;
+  /** Read by the CLI itself, never sent. */
+  local?: boolean;
   help: string;
 }
 
@@ -35,6 +37,8 @@ export interface CommandSpec {
   flags: FlagSpec[];
   /** Flags of which exactly one must be given. */
   exactlyOneOf?: string[];
+  /** After the call, poll the created re-pricing and draw a progress bar until it completes (unless --detach). */
+  follow?: 'repricing';
 }
 
 const org: FlagSpec = { name: 'org', type: 'string', required: true, pathParam: 'org', help: 'organization id' };
@@ -121,6 +125,29 @@ export const COMMANDS: CommandSpec[] = [
       effectiveFrom,
     ],
   },
+  {
+    resource: 'repricings',
+    action: 'create',
+    summary: "Re-price an organization's events in a range with the cards in effect now; shows a progress bar until done",
+    method: 'POST',
+    path: '/organizations/{org}/repricings',
+    flags: [
+      org,
+      { name: 'start-date', type: 'string', required: true, help: 'ISO 8601 date or date-time, inclusive' },
+      { name: 'end-date', type: 'string', required: true, help: 'ISO 8601 date or date-time, exclusive' },
+      { name: 'detach', type: 'boolean', local: true, help: 'print the job and return at once instead of following it' },
+    ],
+    follow: 'repricing',
+  },
+  {
+    resource: 'repricings',
+    action: 'get',
+    summary: 'Show a re-pricing: progress, then the result',
+    method: 'GET',
+    path: '/organizations/{org}/repricings/{id}',
+    flags: [org, { name: 'id', type: 'string', required: true, pathParam: 'id', help: 'repricing_id' }],
+  },
+  { resource: 'repricings', action: 'list', summary: "List an organization's re-pricings", method: 'GET', path: '/organizations/{org}/repricings', flags: [org] },
   { resource: 'rate-cards', action: 'list', summary: "List an organization's rate cards", method: 'GET', path: '/organizations/{org}/rate-cards', flags: [org] },
   {
     resource: 'unit-rates',
