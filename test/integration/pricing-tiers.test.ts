@@ -197,3 +197,26 @@ describe('the other endpoints agree', () => {
     expect(dup.status).toBe(409);
   });
 });
+
+describe('re-pricing through the admin API (in-process processor, PGlite)', () => {
+  it('with unchanged cards the job completes with every event examined and nothing changed', async () => {
+    const base = `/organizations/${t.organizationId}/repricings`;
+    const bad = await admin(p.host, 'POST', base, { start_date: RANGE.end_date, end_date: RANGE.start_date });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details.field).toBe('start_date');
+    expect((await admin(p.host, 'GET', `${base}/${eventIdFor(t.organizationId, 'x')}`)).status).toBe(404);
+    const created = await admin(p.host, 'POST', base, RANGE);
+    expect(created.status).toBe(202);
+    // five events, none failed; the waiting one is examined too
+    expect(created.body).toMatchObject({ status: 'running', events_total: 5, partitions_total: 1 });
+    const path = `${base}/${created.body.repricing_id}`;
+    const deadline = Date.now() + 60_000;
+    let job = created.body;
+    while (job.status !== 'completed' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+      job = (await admin(p.host, 'GET', path)).body;
+    }
+    expect(job).toMatchObject({ status: 'completed', events_repriced: 5, events_changed: 0, cost_before: TOTAL, cost_after: TOTAL, cost_change: '0', progress_percent: 100 });
+    expect((await apiGet(p, t.readKey, '/cost-data/by-end-user', RANGE)).body.total_cost).toBe(TOTAL);
+  });
+});
