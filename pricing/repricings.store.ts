@@ -6,7 +6,7 @@ import { NotFoundError } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
 import type { Queryable } from '../core/control/db.js';
 
-export type RepricingStatus = 'running' | 'completed';
+type RepricingStatus = 'running' | 'completed';
 
 export interface PartitionResult {
   partition: number;
