@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { buildRequest, helpText, parseArgs, UsageError, type AdminRequest } from './cli/args.js';
 import { followJob } from './cli/progress-bar.js';
+import { runPrices } from './cli/prices.js';
 
 /** --url, else MARGINAL_URL, else the local default; a trailing /v1 is tolerated. */
 function baseUrl(flag: string | true | undefined, env: NodeJS.ProcessEnv): string {
@@ -87,6 +88,7 @@ async function followRepricing(url: string, token: string, createdPath: string, 
 
 async function main(argv: string[]): Promise<number> {
   try {
+    if (argv[0] === 'prices') return runPrices(argv.slice(1));
     const parsed = parseArgs(argv);
     if (parsed.command === 'help') {
       console.log(helpText());

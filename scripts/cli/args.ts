@@ -142,6 +142,12 @@ export function helpText(): string {
     if (c.exactlyOneOf) lines.push(`      Give exactly one of ${c.exactlyOneOf.map((n) => `--${n}`).join(', ')}.`);
     for (const f of c.flags.filter((f) => f.name !== 'org')) lines.push(`        --${f.name}: ${f.help}`);
   }
+  lines.push(
+    '  prices diff',
+    '      What the pinned @pydantic/genai-prices package would change in the standard cards (local, no server).',
+    '  prices apply [--effective-from YYYY-MM-DD]',
+    '      Appends those changes as new effective-dated standard cards (default today); never edits a card.',
+  );
   lines.push('  help', '      This text.');
   return lines.join('\n');
 }
