@@ -1,7 +1,7 @@
 // Why an accepted event needs attention (spec "States and transitions": accepted_flagged). Pure:
 // the event, the time it was received and the organization's rates in; the flag reason, or null.
 // Rate matching is pricing/'s, so ingest flags exactly what the processor cannot price.
-import { missingRateReason, type PricingRates, type RateQuery } from '../pricing/price-event.js';
+import { missingRateReason, pricingNoteFor, type PricingRates, type RateQuery } from '../pricing/price-event.js';
 
 const MAX_AGE_MS = 24 * 60 * 60 * 1000;
 const MAX_FUTURE_MS = 60 * 1000;
@@ -22,6 +22,11 @@ export function flagReasonFor(event: FlaggableEvent, receivedAt: Date, rates: Pr
   if (event.cost_override === null) {
     const missing = missingRateReason(event, rates);
     if (missing !== null) reasons.push(missing);
+    // A service tier without its own card: priced, but not at the tier's price.
+    else if (event.service_tier) {
+      const note = pricingNoteFor(event, rates);
+      if (note !== null) reasons.push(note);
+    }
   }
   return reasons.length > 0 ? reasons.join('; ') : null;
 }

@@ -106,6 +106,8 @@ function toRecord(auth: AuthContext, e: ValidatedEvent, receivedAt: Date, subscr
     cache_creation_input_tokens: e.cache_creation_input_tokens,
     cache_read_input_tokens: e.cache_read_input_tokens,
     reasoning_tokens: e.reasoning_tokens,
+    cache_creation_1h_input_tokens: e.cache_creation_1h_input_tokens,
+    service_tier: e.service_tier,
     cost_override: e.cost_override,
     session_id: e.session_id,
     span_id: e.span_id,

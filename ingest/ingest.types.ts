@@ -89,6 +89,15 @@ export interface UsageEventRequest {
    */
   cache_creation_input_tokens?: number | null;
   /**
+   * The part of `cache_creation_input_tokens` written with a one-hour TTL (Anthropic's
+   * `cache_creation.ephemeral_1h_input_tokens`), priced at the card's one-hour cache-write rate;
+   * the rest is priced at the cache-creation rate. At most `cache_creation_input_tokens`.
+   * @isLong
+   * @minimum 0
+   * @maximum 1000000000000000
+   */
+  cache_creation_1h_input_tokens?: number | null;
+  /**
    * Tokens read from the prompt cache, a non-negative integer, priced at the cache-read rate.
    * @isLong
    * @minimum 0
@@ -130,6 +139,14 @@ export interface UsageEventRequest {
    * @example "0.0125"
    */
   cost_override?: CostOverrideString | CostOverrideNumber | null;
+  /**
+   * Provider service tier the call was billed in (`standard`, `batch`, `flex`, `priority`…),
+   * lowercased; selects the rate card of that tier. A tier without its own card is priced at the
+   * standard card and the event is flagged. Absent: `standard`.
+   * @example "batch"
+   * @pattern ^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$ must be 1–64 letters, digits, _, - or ., starting with a letter or digit
+   */
+  service_tier?: string | null;
   /**
    * Session (trace) the event belongs to.
    * @minLength 1

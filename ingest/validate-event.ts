@@ -45,7 +45,11 @@ const EVENT_FIELDS: ReadonlySet<string> = new Set([
   'started_at',
   ...ATTRIBUTION_FIELDS,
   'metadata',
+  'service_tier',
 ]);
+
+/** A provider service tier name (standard, batch, flex, priority…): stored lowercase. */
+const SERVICE_TIER = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
 
 /** What validation needs to know about a dimension definition. */
 export interface DimensionRule {
@@ -64,6 +68,8 @@ export type ValidatedEvent = {
   cost_override: string | null;
   span_kind: SpanKind | null;
   started_at: Date | null;
+  /** Lowercase; null = standard. */
+  service_tier: string | null;
   metadata: Record<string, unknown>;
   /** JSON text of metadata, as measured and as published. */
   metadata_json: string;
@@ -93,6 +99,28 @@ function checkString(field: string, v: unknown): string {
 function optionalString(body: Body, field: string): string | null {
   const v = body[field];
   return sent(v) ? checkString(field, v) : null;
+}
+
+function serviceTier(body: Body): string | null {
+  const v = optionalString(body, 'service_tier');
+  if (v === null) return null;
+  const tier = v.toLowerCase();
+  if (!SERVICE_TIER.test(tier)) {
+    throw new ValidationError('service_tier', 'must be 1–64 letters, digits, "_", "-" or ".", starting with a letter or digit');
+  }
+  return tier;
+}
+
+/** One-hour cache writes are a part of cache_creation_input_tokens, never more. */
+function checkOneHourCacheWrites(tokens: Record<TokenField, number | null>): void {
+  const oneHour = tokens.cache_creation_1h_input_tokens;
+  if (oneHour === null) return;
+  if (tokens.cache_creation_input_tokens === null) {
+    throw new ValidationError('cache_creation_input_tokens', 'is required when cache_creation_1h_input_tokens is sent (the one-hour writes are a part of it)');
+  }
+  if (oneHour > tokens.cache_creation_input_tokens) {
+    throw new ValidationError('cache_creation_1h_input_tokens', 'must be at most cache_creation_input_tokens (the one-hour writes are a part of it)');
+  }
 }
 
 function optionalTokens(body: Body, field: TokenField): number | null {
@@ -269,7 +297,9 @@ export function validateEvent(raw: unknown, dimensions: readonly DimensionRule[]
     span_kind = body.span_kind as SpanKind;
   }
   const started_at = optionalDateTime(body, 'started_at');
+  const service_tier = serviceTier(body);
   const { metadata, json } = metadataOf(body);
+  checkOneHourCacheWrites(tokens);
 
   if (strings.metric === null) {
     // An LLM call: the model and both token counts are required; unit/quantity mean a metric.
@@ -296,6 +326,7 @@ export function validateEvent(raw: unknown, dimensions: readonly DimensionRule[]
     cost_override,
     span_kind,
     started_at,
+    service_tier,
     agent_id: attribution(body, metadata, 'agent_id'),
     workflow_id: attribution(body, metadata, 'workflow_id'),
     feature: attribution(body, metadata, 'feature'),

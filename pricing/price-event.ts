@@ -1,25 +1,37 @@
 // Prices one usage event. Pure: the result depends only on the event and the rate cards in effect
 // at the event's timestamp, so replays, re-pricing and any processing order give the same cost.
 //
+// Which rates: the card of the event's service tier (else the standard card, noted), and within
+// it the highest context tier whose threshold the prompt (input + cache read + cache creation
+// tokens) is above, else the card's base rates; every class of the request uses that one set.
+// One-hour cache writes are the part of cache_creation_input_tokens sent as
+// cache_creation_1h_input_tokens, priced at their own rate; cache_creation_cost covers both.
+//
 // Rounding: each token-class cost (and the unit cost) is rounded once, half-up, to 12 fractional
 // digits (the lake's DECIMAL(38,12)), and total_cost is the exact sum of those rounded parts. So
 // for every priced event the stored columns add up to total_cost exactly; only cost_override
 // makes total_cost exceed their sum (the difference is overridden cost).
 import { Big, MONEY_SCALE, formatMoney, toBig } from '../core/money.js';
 import {
-  lookupTokenCard,
   lookupUnitRate,
+  matchTokenCard,
   type IndexedTokenCard,
   type IndexedUnitRate,
   type TokenRateIndex,
+  type TokenRates,
   type UnitRateIndex,
 } from './rate-card-match.js';
 import type { UsageEvent } from '../schemas/usage-event.js';
-import { UNPRICED_COSTS, type EventCosts } from '../core/lake/events-schema.js';
+import {
+  NO_PROVENANCE,
+  UNPRICED_COSTS,
+  type EventCosts,
+  type PricingProvenance,
+} from '../core/lake/events-schema.js';
 
 type PricingStatus = 'completed' | 'pending_rate_card';
 
-export interface PricedCost extends EventCosts {
+export interface PricedCost extends EventCosts, PricingProvenance {
   status: PricingStatus;
   /** The token card's slug that matched the model, when one did. */
   rate_card_slug: string | null;
@@ -35,47 +47,88 @@ type TokenField =
   | 'input_tokens'
   | 'output_tokens'
   | 'cache_creation_input_tokens'
+  | 'cache_creation_1h_input_tokens'
   | 'cache_read_input_tokens'
   | 'reasoning_tokens';
 
 /** What rate matching needs to know about an event; ingest can call hasRateFor with this. */
 export type RateQuery = Pick<UsageEvent, 'timestamp' | 'model' | 'provider' | 'metric' | 'unit'> &
-  Partial<Pick<UsageEvent, TokenField>>;
+  Partial<Pick<UsageEvent, TokenField | 'service_tier'>>;
 
 /** What pricing needs to know about an event (a UsageEvent is one). */
 export type PriceableEvent = RateQuery & Pick<UsageEvent, 'quantity' | 'cost_override'>;
 
-type CostField = 'input_cost' | 'output_cost' | 'cache_creation_cost' | 'cache_read_cost' | 'reasoning_cost';
-
 interface TokenClass {
-  tokens: TokenField;
-  cost: CostField;
-  rate: (card: IndexedTokenCard) => Big | null;
+  rate: (r: TokenRates) => Big | null;
   label: string;
 }
 
-// Token classes as sent are disjoint; each is priced at its own rate per million.
+// The priced classes, in this order everywhere below. Classes as sent are disjoint except that
+// one-hour writes are a part of cache creation: the five-minute class is the rest of it.
 const TOKEN_CLASSES: readonly TokenClass[] = [
-  { tokens: 'input_tokens', cost: 'input_cost', rate: (c) => c.input, label: 'input' },
-  { tokens: 'output_tokens', cost: 'output_cost', rate: (c) => c.output, label: 'output' },
-  { tokens: 'cache_creation_input_tokens', cost: 'cache_creation_cost', rate: (c) => c.cacheCreation, label: 'cache creation' },
-  { tokens: 'cache_read_input_tokens', cost: 'cache_read_cost', rate: (c) => c.cacheRead, label: 'cache read' },
-  { tokens: 'reasoning_tokens', cost: 'reasoning_cost', rate: (c) => c.reasoning, label: 'reasoning' },
+  { rate: (r) => r.input, label: 'input' },
+  { rate: (r) => r.output, label: 'output' },
+  { rate: (r) => r.cacheCreation, label: 'cache creation' },
+  { rate: (r) => r.cacheCreation1h, label: 'one-hour cache creation' },
+  { rate: (r) => r.cacheRead, label: 'cache read' },
+  { rate: (r) => r.reasoning, label: 'reasoning' },
 ];
+const INPUT = 0;
+const OUTPUT = 1;
+const CACHE_5M = 2;
+const CACHE_1H = 3;
+const CACHE_READ = 4;
+const REASONING = 5;
+
+type ClassTokens = readonly [number | null, number | null, number | null, number | null, number | null, number | null];
+
+/** Tokens per priced class (TOKEN_CLASSES order); null where the event did not report the class. */
+function classTokens(event: RateQuery): ClassTokens {
+  const creation = event.cache_creation_input_tokens ?? null;
+  const oneHour = event.cache_creation_1h_input_tokens ?? null;
+  if (oneHour !== null && oneHour > (creation ?? 0)) {
+    throw new Error('cache_creation_1h_input_tokens exceeds cache_creation_input_tokens');
+  }
+  return [
+    event.input_tokens ?? null,
+    event.output_tokens ?? null,
+    creation === null ? null : creation - (oneHour ?? 0),
+    oneHour,
+    event.cache_read_input_tokens ?? null,
+    event.reasoning_tokens ?? null,
+  ];
+}
+
+/** The prompt size that selects a context tier: input + cache read + cache creation tokens. */
+export function promptTokensOf(event: RateQuery): number {
+  return (event.input_tokens ?? 0) + (event.cache_read_input_tokens ?? 0) + (event.cache_creation_input_tokens ?? 0);
+}
+
+/** The rates of the highest context tier the prompt is above, else the card's base rates. */
+function ratesFor(card: IndexedTokenCard, promptTokens: number): { rates: TokenRates; above: number | null } {
+  for (let i = card.tiers.length - 1; i >= 0; i--) {
+    const tier = card.tiers[i]!;
+    if (promptTokens > tier.abovePromptTokens) return { rates: tier, above: tier.abovePromptTokens };
+  }
+  return { rates: card, above: null };
+}
 
 const PER_TOKEN = new Big('0.000001'); // rates are per million tokens
 
+interface TokenPricing {
+  card: IndexedTokenCard;
+  rates: TokenRates;
+  tokens: ClassTokens;
+  provenance: PricingProvenance;
+}
+
 type Resolution =
-  | { kind: 'token'; card: IndexedTokenCard }
+  | ({ kind: 'token' } & TokenPricing)
   | { kind: 'unit'; rate: IndexedUnitRate }
   | { kind: 'missing'; reason: string; card: IndexedTokenCard | null };
 
 function isMetricEvent(event: RateQuery): boolean {
   return event.metric !== null && event.metric !== '';
-}
-
-function tokensOf(event: RateQuery, field: TokenField): number | null {
-  return event[field] ?? null;
 }
 
 /** The rate that prices the event, or why there is none. The single matching path for all callers. */
@@ -94,23 +147,46 @@ function resolveRate(event: RateQuery, rates: PricingRates): Resolution {
     };
   }
   if (!event.model) return { kind: 'missing', card: null, reason: 'event names no model' };
-  const card = lookupTokenCard(rates.tokenCards, event.model, at);
-  if (!card) {
-    return { kind: 'missing', card: null, reason: `no rate card for model "${event.model}" at ${at.toISOString()}` };
+  const match = matchTokenCard(rates.tokenCards, event.model, at, event.service_tier ?? null);
+  if (!match) {
+    const tier = event.service_tier ? ` (service tier "${event.service_tier}")` : '';
+    return { kind: 'missing', card: null, reason: `no rate card for model "${event.model}"${tier} at ${at.toISOString()}` };
   }
-  for (const cls of TOKEN_CLASSES) {
-    const tokens = tokensOf(event, cls.tokens);
-    if (tokens !== null && tokens > 0 && cls.rate(card) === null) {
-      return { kind: 'missing', card, reason: `rate card "${card.slug}" has no ${cls.label} rate` };
+  const { card } = match;
+  const tokens = classTokens(event);
+  const { rates: chosen, above } = ratesFor(card, promptTokensOf(event));
+  for (let i = 0; i < TOKEN_CLASSES.length; i++) {
+    const n = tokens[i];
+    if (n !== null && n > 0 && TOKEN_CLASSES[i]!.rate(chosen) === null) {
+      const where = above === null ? '' : ` above ${above} prompt tokens`;
+      return { kind: 'missing', card, reason: `rate card "${card.slug}" has no ${TOKEN_CLASSES[i]!.label} rate${where}` };
     }
   }
-  return { kind: 'token', card };
+  return {
+    kind: 'token',
+    card,
+    rates: chosen,
+    tokens,
+    provenance: {
+      rate_card_id: card.id,
+      rate_card_effective_from: card.card.effective_from,
+      rate_card_service_tier: card.serviceTier,
+      context_tier_above_prompt_tokens: above,
+      pricing_note: match.fallbackReason,
+    },
+  };
 }
 
 /** Why the event cannot be priced from rates (ignoring cost_override), or null when it can. */
 export function missingRateReason(event: RateQuery, rates: PricingRates): string | null {
   const resolution = resolveRate(event, rates);
   return resolution.kind === 'missing' ? resolution.reason : null;
+}
+
+/** Why a priced event is priced otherwise than it asked (its service tier had no card), or null. */
+export function pricingNoteFor(event: RateQuery, rates: PricingRates): string | null {
+  const resolution = resolveRate(event, rates);
+  return resolution.kind === 'token' ? resolution.provenance.pricing_note : null;
 }
 
 /**
@@ -126,11 +202,19 @@ function roundCost(value: Big): Big {
   return value.round(MONEY_SCALE, Big.roundHalfUp);
 }
 
+type ClassCostField = 'input_cost' | 'output_cost' | 'cache_creation_cost' | 'cache_creation_1h_cost' | 'cache_read_cost' | 'reasoning_cost';
+
 /** "0" for every class the event reports, null for the rest. */
-function zeroClassCosts(event: RateQuery): Pick<PricedCost, CostField> {
-  const costs = {} as Pick<PricedCost, CostField>;
-  for (const cls of TOKEN_CLASSES) costs[cls.cost] = tokensOf(event, cls.tokens) === null ? null : '0';
-  return costs;
+function zeroClassCosts(event: RateQuery): Pick<PricedCost, ClassCostField> {
+  const zero = (n: number | null | undefined) => (n === null || n === undefined ? null : '0');
+  return {
+    input_cost: zero(event.input_tokens),
+    output_cost: zero(event.output_tokens),
+    cache_creation_cost: zero(event.cache_creation_input_tokens),
+    cache_creation_1h_cost: zero(event.cache_creation_1h_input_tokens),
+    cache_read_cost: zero(event.cache_read_input_tokens),
+    reasoning_cost: zero(event.reasoning_tokens),
+  };
 }
 
 export function priceEvent(event: PriceableEvent, rates: PricingRates): PricedCost {
@@ -146,6 +230,7 @@ export function priceEvent(event: PriceableEvent, rates: PricingRates): PricedCo
       total_cost: formatMoney(event.cost_override),
       rate_card_slug: slug,
       pending_reason: null,
+      ...NO_PROVENANCE,
     };
   }
 
@@ -156,6 +241,7 @@ export function priceEvent(event: PriceableEvent, rates: PricingRates): PricedCo
         ...UNPRICED_COSTS,
         rate_card_slug: slug,
         pending_reason: resolution.reason,
+        ...NO_PROVENANCE,
       };
     case 'unit': {
       // Metric events are priced per unit only; token counts they carry are informational.
@@ -169,37 +255,49 @@ export function priceEvent(event: PriceableEvent, rates: PricingRates): PricedCo
         total_cost: formatMoney(unitCost),
         rate_card_slug: null,
         pending_reason: null,
+        ...NO_PROVENANCE,
       };
     }
     case 'token':
-      return exactTokenCost(event, resolution.card) ?? tokenCost(event, resolution.card);
+      return exactTokenCost(resolution) ?? tokenCost(resolution);
   }
 }
 
-/** Token pricing through big.js: any rate, any token count. */
-function tokenCost(event: PriceableEvent, card: IndexedTokenCard): PricedCost {
-  const costs = {} as Pick<PricedCost, CostField>;
-  let total = new Big(0);
-  for (const cls of TOKEN_CLASSES) {
-    const tokens = tokensOf(event, cls.tokens);
-    if (tokens === null) {
-      costs[cls.cost] = null;
-      continue;
-    }
-    const rate = cls.rate(card);
-    // rate is null only with zero tokens here (resolveRate rejected tokens > 0).
-    const cost = rate === null ? new Big(0) : roundCost(toBig(tokens).times(rate).times(PER_TOKEN));
-    costs[cls.cost] = formatMoney(cost);
-    total = total.plus(cost);
-  }
+/** The priced result from per-class costs (TOKEN_CLASSES order, null = class not reported) and their total. */
+function tokenResult(p: TokenPricing, costs: readonly (string | null)[], creationCost: string | null, total: string): PricedCost {
   return {
     status: 'completed',
-    ...costs,
+    input_cost: costs[INPUT]!,
+    output_cost: costs[OUTPUT]!,
+    cache_creation_cost: creationCost,
+    cache_creation_1h_cost: costs[CACHE_1H]!,
+    cache_read_cost: costs[CACHE_READ]!,
+    reasoning_cost: costs[REASONING]!,
     unit_cost: null,
-    total_cost: formatMoney(total),
-    rate_card_slug: card.slug,
+    total_cost: total,
+    rate_card_slug: p.card.slug,
     pending_reason: null,
+    ...p.provenance,
   };
+}
+
+/** Token pricing through big.js: any rate, any token count. */
+function tokenCost(p: TokenPricing): PricedCost {
+  const parts = TOKEN_CLASSES.map((cls, i) => {
+    const tokens = p.tokens[i]!;
+    if (tokens === null) return null;
+    const rate = cls.rate(p.rates);
+    // rate is null only with zero tokens here (resolveRate rejected tokens > 0).
+    return rate === null ? new Big(0) : roundCost(toBig(tokens).times(rate).times(PER_TOKEN));
+  });
+  const total = parts.reduce((sum: Big, part) => (part ? sum.plus(part) : sum), new Big(0));
+  const creation = parts[CACHE_5M] === null ? null : parts[CACHE_5M]!.plus(parts[CACHE_1H] ?? 0);
+  return tokenResult(
+    p,
+    parts.map((part) => part && formatMoney(part)),
+    creation && formatMoney(creation),
+    formatMoney(total),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -212,20 +310,20 @@ function tokenCost(event: PriceableEvent, card: IndexedTokenCard): PricedCost {
 const UNITS_PER_USD = 1e12;
 const NOT_EXACT = -1;
 
-/** Per card, each class's rate as 10^-12 USD per token (NOT_EXACT when it has no such form). */
-const unitRates = new WeakMap<IndexedTokenCard, readonly number[]>();
+/** Per rate set (a card's base rates or a context tier), each class's rate as 10^-12 USD per token (NOT_EXACT when it has no such form). */
+const unitRates = new WeakMap<TokenRates, readonly number[]>();
 
-function unitRatesOf(card: IndexedTokenCard): readonly number[] {
-  let rates = unitRates.get(card);
+function unitRatesOf(set: TokenRates): readonly number[] {
+  let rates = unitRates.get(set);
   if (!rates) {
     rates = TOKEN_CLASSES.map((cls) => {
-      const rate = cls.rate(card);
+      const rate = cls.rate(set);
       if (rate === null) return 0; // only ever priced with zero tokens
       const perToken = rate.times(1_000_000); // rate / 10^6 USD per token, in 10^-12 USD
       const whole = perToken.round(0, Big.roundDown);
       return whole.eq(perToken) && whole.gte(0) && whole.lte(Number.MAX_SAFE_INTEGER) ? Number(whole.toFixed(0)) : NOT_EXACT;
     });
-    unitRates.set(card, rates);
+    unitRates.set(set, rates);
   }
   return rates;
 }
@@ -243,42 +341,26 @@ function formatUnits(units: number): string {
   return `${whole}.${String(fraction).padStart(digits, '0')}`;
 }
 
-/** One class's cost in units, also added to `sum.units`; null when integers cannot price it exactly. */
-function classUnits(tokens: number | null, rate: number, sum: { units: number }): number | null {
+/** One class's cost in units; null when integers cannot price it exactly. */
+function classUnits(tokens: number | null, rate: number): number | null {
   if (tokens === null || tokens === 0) return 0;
   if (rate === NOT_EXACT || !Number.isSafeInteger(tokens) || tokens < 0) return null;
   const units = tokens * rate;
-  if (!(units <= Number.MAX_SAFE_INTEGER)) return null;
-  sum.units += units;
-  return units;
+  return units <= Number.MAX_SAFE_INTEGER ? units : null;
 }
 
-function exactTokenCost(event: PriceableEvent, card: IndexedTokenCard): PricedCost | null {
-  const rates = unitRatesOf(card); // in TOKEN_CLASSES order
-  // Fields read directly (not through tokensOf): this runs for nearly every event.
-  const inputTokens = event.input_tokens ?? null;
-  const outputTokens = event.output_tokens ?? null;
-  const cacheCreationTokens = event.cache_creation_input_tokens ?? null;
-  const cacheReadTokens = event.cache_read_input_tokens ?? null;
-  const reasoningTokens = event.reasoning_tokens ?? null;
-  const sum = { units: 0 };
-  const input = classUnits(inputTokens, rates[0]!, sum);
-  const output = classUnits(outputTokens, rates[1]!, sum);
-  const cacheCreation = classUnits(cacheCreationTokens, rates[2]!, sum);
-  const cacheRead = classUnits(cacheReadTokens, rates[3]!, sum);
-  const reasoning = classUnits(reasoningTokens, rates[4]!, sum);
-  if (input === null || output === null || cacheCreation === null || cacheRead === null || reasoning === null) return null;
-  if (!(sum.units <= Number.MAX_SAFE_INTEGER)) return null;
-  return {
-    status: 'completed',
-    input_cost: inputTokens === null ? null : formatUnits(input),
-    output_cost: outputTokens === null ? null : formatUnits(output),
-    cache_creation_cost: cacheCreationTokens === null ? null : formatUnits(cacheCreation),
-    cache_read_cost: cacheReadTokens === null ? null : formatUnits(cacheRead),
-    reasoning_cost: reasoningTokens === null ? null : formatUnits(reasoning),
-    unit_cost: null,
-    total_cost: formatUnits(sum.units),
-    rate_card_slug: card.slug,
-    pending_reason: null,
-  };
+function exactTokenCost(p: TokenPricing): PricedCost | null {
+  const rates = unitRatesOf(p.rates);
+  const units: number[] = [];
+  let sum = 0;
+  for (let i = 0; i < TOKEN_CLASSES.length; i++) {
+    const u = classUnits(p.tokens[i]!, rates[i]!);
+    if (u === null) return null;
+    units.push(u);
+    sum += u;
+  }
+  if (!(sum <= Number.MAX_SAFE_INTEGER)) return null;
+  const costs = units.map((u, i) => (p.tokens[i] === null ? null : formatUnits(u)));
+  const creation = p.tokens[CACHE_5M] === null ? null : formatUnits(units[CACHE_5M]! + units[CACHE_1H]!);
+  return tokenResult(p, costs, creation, formatUnits(sum));
 }

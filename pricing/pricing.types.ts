@@ -3,6 +3,24 @@
 
 type RateCardSource = 'standard' | 'organization';
 
+/** The service tier of a card nobody named: what an event without `service_tier` is priced at. */
+export const STANDARD_SERVICE_TIER = 'standard';
+
+/**
+ * A long-context tier of a token card: a request whose prompt (input + cache read + cache creation
+ * tokens) is above `above_prompt_tokens` has every class priced at these rates. Null rates mean
+ * the same as on the card: that class cannot be priced in this tier.
+ */
+export interface ContextTier {
+  above_prompt_tokens: number;
+  input_cost_per_million: string;
+  output_cost_per_million: string;
+  cache_creation_cost_per_million: string | null;
+  cache_creation_1h_cost_per_million?: string | null;
+  cache_read_cost_per_million: string | null;
+  reasoning_cost_per_million: string | null;
+}
+
 /** A token rate card. A null rate means that token class cannot be priced by this card. */
 export interface TokenRateCard {
   /** Lowercase; matches every model name it prefixes. */
@@ -12,8 +30,16 @@ export interface TokenRateCard {
   cache_creation_cost_per_million: string | null;
   cache_read_cost_per_million: string | null;
   reasoning_cost_per_million: string | null;
+  /** One-hour cache writes (the part of cache creation written with a 1 h TTL); absent = null. */
+  cache_creation_1h_cost_per_million?: string | null;
+  /** Absent = `standard`. Part of the card's identity with model_slug and effective_from. */
+  service_tier?: string;
+  /** Long-context tiers, any order; absent or empty = one price whatever the prompt size. */
+  tiers?: readonly ContextTier[];
   effective_from: Date;
   source?: RateCardSource;
+  /** A stable id recorded on every event the card prices (organization cards: their UUID). */
+  id?: string;
 }
 
 /** A per-unit rate for metric events: (model or provider, metric, unit) → USD per unit. */
@@ -27,7 +53,7 @@ export interface UnitRate {
   effective_from: Date;
 }
 
-/** One row of the spec's "Rate estimation table". */
+/** One row of the spec's "Rate estimation table" (its fields), plus optional additions. */
 export interface RateEstimationItem {
   model_slug: string;
   input_cost_per_million: string;
@@ -35,6 +61,24 @@ export interface RateEstimationItem {
   cache_read_cost_per_million: string | null;
   output_cost_per_million: string;
   reasoning_cost_per_million: string | null;
+  /** One-hour cache writes; present only when the card prices them. */
+  cache_creation_1h_cost_per_million?: string;
+  /** Long-context tiers by prompt size, ascending; present only when the card has some. */
+  tiers?: ContextTier[];
+  /** The slug's cards of other service tiers (batch, flex, priority…) in effect then; present only when there are some. */
+  service_tiers?: RateEstimationServiceTier[];
+}
+
+/** A non-standard service tier's rates in the rate estimation table. */
+export interface RateEstimationServiceTier {
+  service_tier: string;
+  input_cost_per_million: string;
+  cache_creation_cost_per_million: string | null;
+  cache_read_cost_per_million: string | null;
+  output_cost_per_million: string;
+  reasoning_cost_per_million: string | null;
+  cache_creation_1h_cost_per_million?: string;
+  tiers?: ContextTier[];
 }
 
 export interface RateEstimationTable {
@@ -50,6 +94,10 @@ export interface StandardRateCardEntry {
   cache_creation_cost_per_million: string | null;
   cache_read_cost_per_million: string | null;
   reasoning_cost_per_million: string | null;
+  cache_creation_1h_cost_per_million?: string | null;
+  /** Absent = `standard`. */
+  service_tier?: string;
+  tiers?: ContextTier[];
   /** ISO date (YYYY-MM-DD, UTC midnight) or full ISO timestamp. */
   effective_from: string;
   source: string;

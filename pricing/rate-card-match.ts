@@ -3,16 +3,17 @@
 // (lowercased); the card used is the latest whose effective_from is at or before the given time,
 // so a price is a function of the event and the cards, whatever order events are processed in.
 import { Big } from '../core/money.js';
-import type {
-  RateEstimationItem,
-  RateEstimationTable,
-  TokenRateCard,
-  UnitRate,
+import {
+  STANDARD_SERVICE_TIER,
+  type ContextTier,
+  type RateEstimationItem,
+  type RateEstimationServiceTier,
+  type RateEstimationTable,
+  type TokenRateCard,
+  type UnitRate,
 } from './pricing.types.js';
 
 export type {
-  
-  
   RateEstimationTable,
   TokenRateCard,
   UnitRate,
@@ -23,26 +24,42 @@ export { loadStandardRateCards } from './standard-rate-cards.js';
 // ---------------------------------------------------------------------------------------------
 // Token rate cards
 
-/** A card with its rates parsed once, so pricing an event does no string parsing. */
-export interface IndexedTokenCard {
-  readonly card: TokenRateCard;
-  /** The lowercased model_slug. */
-  readonly slug: string;
-  readonly fromMs: number;
+/** One set of token rates, parsed once: a card's base rates or one of its context tiers. */
+export interface TokenRates {
   readonly input: Big;
   readonly output: Big;
   readonly cacheCreation: Big | null;
+  /** One-hour cache writes; null = they cannot be priced. */
+  readonly cacheCreation1h: Big | null;
   readonly cacheRead: Big | null;
   readonly reasoning: Big | null;
 }
 
+interface IndexedContextTier extends TokenRates {
+  readonly abovePromptTokens: number;
+}
+
+/** A card with its rates parsed once, so pricing an event does no string parsing. Its own fields are the base rates. */
+export interface IndexedTokenCard extends TokenRates {
+  readonly card: TokenRateCard;
+  /** The lowercased model_slug. */
+  readonly slug: string;
+  readonly serviceTier: string;
+  /** What priced events record: the organization card's UUID, or `standard:<slug>:<tier>:<effective_from>`. */
+  readonly id: string;
+  readonly fromMs: number;
+  /** Ascending by threshold; empty when the card has one price whatever the prompt size. */
+  readonly tiers: readonly IndexedContextTier[];
+}
+
 /**
- * Cards grouped by slug (each group sorted by effective_from) plus the distinct slug lengths,
- * longest first: a lookup tries one Map probe per length instead of scanning every card.
+ * Cards grouped by slug, then by service tier (each group sorted by effective_from), plus the
+ * distinct slug lengths, longest first: a lookup tries one Map probe per length instead of
+ * scanning every card.
  */
 export interface TokenRateIndex {
   readonly kind: 'token-rate-index';
-  readonly bySlug: ReadonlyMap<string, readonly IndexedTokenCard[]>;
+  readonly bySlug: ReadonlyMap<string, ReadonlyMap<string, readonly IndexedTokenCard[]>>;
   readonly slugLengths: readonly number[];
 }
 
@@ -54,48 +71,104 @@ function parseRate(value: string, slug: string, field: string): Big {
   }
 }
 
-function parseNullableRate(value: string | null, slug: string, field: string): Big | null {
-  return value === null ? null : parseRate(value, slug, field);
+function parseNullableRate(value: string | null | undefined, slug: string, field: string): Big | null {
+  return value === null || value === undefined ? null : parseRate(value, slug, field);
+}
+
+type RateFields = Pick<
+  TokenRateCard,
+  | 'input_cost_per_million'
+  | 'output_cost_per_million'
+  | 'cache_creation_cost_per_million'
+  | 'cache_creation_1h_cost_per_million'
+  | 'cache_read_cost_per_million'
+  | 'reasoning_cost_per_million'
+>;
+
+function parseRates(r: RateFields, slug: string): TokenRates {
+  return {
+    input: parseRate(r.input_cost_per_million, slug, 'input_cost_per_million'),
+    output: parseRate(r.output_cost_per_million, slug, 'output_cost_per_million'),
+    cacheCreation: parseNullableRate(r.cache_creation_cost_per_million, slug, 'cache_creation_cost_per_million'),
+    cacheCreation1h: parseNullableRate(r.cache_creation_1h_cost_per_million, slug, 'cache_creation_1h_cost_per_million'),
+    cacheRead: parseNullableRate(r.cache_read_cost_per_million, slug, 'cache_read_cost_per_million'),
+    reasoning: parseNullableRate(r.reasoning_cost_per_million, slug, 'reasoning_cost_per_million'),
+  };
+}
+
+function parseTiers(card: TokenRateCard, slug: string): IndexedContextTier[] {
+  const tiers = (card.tiers ?? []).map((t) => {
+    if (!Number.isSafeInteger(t.above_prompt_tokens) || t.above_prompt_tokens < 0) {
+      throw new Error(`rate card ${slug}: tier above_prompt_tokens must be a non-negative integer`);
+    }
+    return { abovePromptTokens: t.above_prompt_tokens, ...parseRates(t, slug) };
+  });
+  tiers.sort((a, b) => a.abovePromptTokens - b.abovePromptTokens);
+  for (let i = 1; i < tiers.length; i++) {
+    if (tiers[i]!.abovePromptTokens === tiers[i - 1]!.abovePromptTokens) {
+      throw new Error(`rate card ${slug}: two tiers above ${tiers[i]!.abovePromptTokens} prompt tokens`);
+    }
+  }
+  return tiers;
+}
+
+/** The id a card prices events under: its own, else one derived from its identity. */
+function tokenCardId(card: TokenRateCard): string {
+  return card.id ?? `standard:${card.model_slug.toLowerCase()}:${card.service_tier ?? STANDARD_SERVICE_TIER}:${card.effective_from.toISOString()}`;
 }
 
 export function buildTokenRateIndex(cards: readonly TokenRateCard[]): TokenRateIndex {
-  const bySlug = new Map<string, IndexedTokenCard[]>();
+  const bySlug = new Map<string, Map<string, IndexedTokenCard[]>>();
   for (const card of cards) {
     const slug = card.model_slug.toLowerCase();
     if (slug === '') throw new Error('rate card with an empty model_slug');
     const fromMs = card.effective_from.getTime();
     if (Number.isNaN(fromMs)) throw new Error(`rate card ${slug}: effective_from is not a valid date`);
+    const serviceTier = (card.service_tier ?? STANDARD_SERVICE_TIER).toLowerCase();
     const indexed: IndexedTokenCard = {
       card,
       slug,
+      serviceTier,
+      id: tokenCardId(card),
       fromMs,
-      input: parseRate(card.input_cost_per_million, slug, 'input_cost_per_million'),
-      output: parseRate(card.output_cost_per_million, slug, 'output_cost_per_million'),
-      cacheCreation: parseNullableRate(card.cache_creation_cost_per_million, slug, 'cache_creation_cost_per_million'),
-      cacheRead: parseNullableRate(card.cache_read_cost_per_million, slug, 'cache_read_cost_per_million'),
-      reasoning: parseNullableRate(card.reasoning_cost_per_million, slug, 'reasoning_cost_per_million'),
+      ...parseRates(card, slug),
+      tiers: parseTiers(card, slug),
     };
-    const group = bySlug.get(slug);
+    let byTier = bySlug.get(slug);
+    if (!byTier) bySlug.set(slug, (byTier = new Map()));
+    const group = byTier.get(serviceTier);
     if (group) group.push(indexed);
-    else bySlug.set(slug, [indexed]);
+    else byTier.set(serviceTier, [indexed]);
   }
-  // Stable sort: of two cards with the same slug and effective_from, the later one in the list
-  // wins (mergeRateCards puts organization cards last).
-  for (const group of bySlug.values()) group.sort((a, b) => a.fromMs - b.fromMs);
+  // Stable sort: of two cards with the same identity, the later one in the list wins
+  // (mergeRateCards puts organization cards last).
+  for (const byTier of bySlug.values()) for (const group of byTier.values()) group.sort((a, b) => a.fromMs - b.fromMs);
   const slugLengths = [...new Set([...bySlug.keys()].map((s) => s.length))].sort((a, b) => b - a);
   return { kind: 'token-rate-index', bySlug, slugLengths };
 }
 
 /** The card of a slug group in effect at `atMs`: the latest with effective_from <= atMs. */
-function inEffect<T extends { fromMs: number }>(group: readonly T[], atMs: number): T | null {
+function inEffect<T extends { fromMs: number }>(group: readonly T[] | undefined, atMs: number): T | null {
+  if (!group) return null;
   for (let i = group.length - 1; i >= 0; i--) {
     if (group[i]!.fromMs <= atMs) return group[i]!;
   }
   return null;
 }
 
+/** The card that priced an event and, when its service tier had no card of its own, why the standard one did. */
+export interface TokenCardMatch {
+  readonly card: IndexedTokenCard;
+  /** Null when the card is of the tier asked for. */
+  readonly fallbackReason: string | null;
+}
+
 /**
- * The card that prices `model` at `at`, or null.
+ * The card that prices `model` at `at` in `serviceTier` (default standard), or null.
+ *
+ * The slug is chosen first, by longest prefix over cards of every service tier; then, within that
+ * slug, the card of the asked tier in effect at `at`, else the slug's standard card (with the
+ * reason recorded). So a batch request for gpt-4o-mini never takes gpt-4o's batch card.
  *
  * No fallback to a shorter slug: when the longest matching slug has no card in effect at `at`
  * (its first card starts later), the answer is null rather than a shorter slug's card. A longer
@@ -103,15 +176,33 @@ function inEffect<T extends { fromMs: number }>(group: readonly T[], atMs: numbe
  * it at the shorter slug's rate would silently misstate cost, while null marks the event
  * pending_rate_card, visible and re-priced once a card covering that date is added.
  */
-export function lookupTokenCard(index: TokenRateIndex, model: string, at: Date): IndexedTokenCard | null {
+export function matchTokenCard(
+  index: TokenRateIndex,
+  model: string,
+  at: Date,
+  serviceTier: string | null = null,
+): TokenCardMatch | null {
   const name = model.toLowerCase();
+  const tier = (serviceTier ?? STANDARD_SERVICE_TIER).toLowerCase();
   const atMs = at.getTime();
   for (const length of index.slugLengths) {
     if (length > name.length) continue;
-    const group = index.bySlug.get(length === name.length ? name : name.slice(0, length));
-    if (group) return inEffect(group, atMs);
+    const byTier = index.bySlug.get(length === name.length ? name : name.slice(0, length));
+    if (!byTier) continue;
+    const own = inEffect(byTier.get(tier), atMs);
+    if (own) return { card: own, fallbackReason: null };
+    if (tier === STANDARD_SERVICE_TIER) return null;
+    const standard = inEffect(byTier.get(STANDARD_SERVICE_TIER), atMs);
+    return standard
+      ? { card: standard, fallbackReason: `no "${tier}" service tier card for "${standard.slug}"; priced at the standard card` }
+      : null;
   }
   return null;
+}
+
+/** The standard-tier card that prices `model` at `at`, or null (matchTokenCard without a service tier). */
+export function lookupTokenCard(index: TokenRateIndex, model: string, at: Date): IndexedTokenCard | null {
+  return matchTokenCard(index, model, at)?.card ?? null;
 }
 
 // Callers that hold a plain array get an index built once per array (arrays are treated as
@@ -129,42 +220,53 @@ function asTokenIndex(cards: readonly TokenRateCard[] | TokenRateIndex): TokenRa
   return index;
 }
 
+function identityOf(c: TokenRateCard): string {
+  return `${c.model_slug.toLowerCase()}\u0000${(c.service_tier ?? STANDARD_SERVICE_TIER).toLowerCase()}`;
+}
+
 /**
- * An organization's cards replace every standard card with the same slug (whatever their
- * effective_from), so an organization that prices a model owns that model's whole price history.
+ * An organization's cards replace every standard card with the same slug and service tier
+ * (whatever their effective_from), so an organization that prices a model in a tier owns that
+ * model's whole price history in that tier.
  */
 export function mergeRateCards(
   standard: readonly TokenRateCard[],
   organization: readonly TokenRateCard[],
 ): TokenRateCard[] {
-  const replaced = new Set(organization.map((c) => c.model_slug.toLowerCase()));
+  const replaced = new Set(organization.map(identityOf));
   return [
-    ...standard
-      .filter((c) => !replaced.has(c.model_slug.toLowerCase()))
-      .map((c): TokenRateCard => ({ ...c, source: 'standard' })),
+    ...standard.filter((c) => !replaced.has(identityOf(c))).map((c): TokenRateCard => ({ ...c, source: 'standard' })),
     ...organization.map((c): TokenRateCard => ({ ...c, source: 'organization' })),
   ];
 }
 
 /** An organization's stored card (the control plane's camelCase record), structurally typed. */
 export interface TokenRateRecord {
+  id: string;
   modelSlug: string;
+  serviceTier: string;
   inputCostPerMillion: string;
   outputCostPerMillion: string;
   cacheCreationCostPerMillion: string | null;
+  cacheCreation1hCostPerMillion: string | null;
   cacheReadCostPerMillion: string | null;
   reasoningCostPerMillion: string | null;
+  tiers: ContextTier[];
   effectiveFrom: Date;
 }
 
 export function tokenRateCardFromRecord(record: TokenRateRecord): TokenRateCard {
   return {
+    id: record.id,
     model_slug: record.modelSlug,
+    service_tier: record.serviceTier,
     input_cost_per_million: record.inputCostPerMillion,
     output_cost_per_million: record.outputCostPerMillion,
     cache_creation_cost_per_million: record.cacheCreationCostPerMillion,
+    cache_creation_1h_cost_per_million: record.cacheCreation1hCostPerMillion,
     cache_read_cost_per_million: record.cacheReadCostPerMillion,
     reasoning_cost_per_million: record.reasoningCostPerMillion,
+    tiers: record.tiers,
     effective_from: record.effectiveFrom,
     source: 'organization',
   };
@@ -175,9 +277,39 @@ function rateString(rate: Big): string {
   return rate.toFixed();
 }
 
+function nullableRateString(rate: Big | null): string | null {
+  return rate && rateString(rate);
+}
+
+/** The spec's rate fields of one rate set, plus the additions that are present only when set. */
+function rateView(r: TokenRates, tiers: readonly IndexedContextTier[]): Omit<RateEstimationServiceTier, 'service_tier'> {
+  return {
+    input_cost_per_million: rateString(r.input),
+    cache_creation_cost_per_million: nullableRateString(r.cacheCreation),
+    cache_read_cost_per_million: nullableRateString(r.cacheRead),
+    output_cost_per_million: rateString(r.output),
+    reasoning_cost_per_million: nullableRateString(r.reasoning),
+    ...(r.cacheCreation1h ? { cache_creation_1h_cost_per_million: rateString(r.cacheCreation1h) } : {}),
+    ...(tiers.length > 0 ? { tiers: tiers.map(tierView) } : {}),
+  };
+}
+
+function tierView(t: IndexedContextTier): ContextTier {
+  return {
+    above_prompt_tokens: t.abovePromptTokens,
+    input_cost_per_million: rateString(t.input),
+    output_cost_per_million: rateString(t.output),
+    cache_creation_cost_per_million: nullableRateString(t.cacheCreation),
+    cache_creation_1h_cost_per_million: nullableRateString(t.cacheCreation1h),
+    cache_read_cost_per_million: nullableRateString(t.cacheRead),
+    reasoning_cost_per_million: nullableRateString(t.reasoning),
+  };
+}
+
 /**
- * The spec's rate estimation table at `at`: one item per slug (the card in effect then; slugs
- * whose first card starts later are left out), sorted by model_slug in code-point order.
+ * The spec's rate estimation table at `at`: one item per slug with a standard card in effect
+ * then (slugs whose first card starts later are left out), sorted by model_slug in code-point
+ * order. Context tiers, one-hour cache writes and other service tiers are optional additions.
  */
 export function rateEstimationTable(
   cards: readonly TokenRateCard[] | TokenRateIndex,
@@ -186,17 +318,16 @@ export function rateEstimationTable(
   const index = asTokenIndex(cards);
   const atMs = at.getTime();
   const items: RateEstimationItem[] = [];
-  for (const group of index.bySlug.values()) {
-    const card = inEffect(group, atMs);
+  for (const [slug, byTier] of index.bySlug) {
+    const card = inEffect(byTier.get(STANDARD_SERVICE_TIER), atMs);
     if (!card) continue;
-    items.push({
-      model_slug: card.slug,
-      input_cost_per_million: rateString(card.input),
-      cache_creation_cost_per_million: card.cacheCreation && rateString(card.cacheCreation),
-      cache_read_cost_per_million: card.cacheRead && rateString(card.cacheRead),
-      output_cost_per_million: rateString(card.output),
-      reasoning_cost_per_million: card.reasoning && rateString(card.reasoning),
-    });
+    const others: RateEstimationServiceTier[] = [];
+    for (const [tier, group] of byTier) {
+      const other = tier === STANDARD_SERVICE_TIER ? null : inEffect(group, atMs);
+      if (other) others.push({ service_tier: tier, ...rateView(other, other.tiers) });
+    }
+    others.sort((a, b) => compareCodePoints(a.service_tier, b.service_tier));
+    items.push({ model_slug: slug, ...rateView(card, card.tiers), ...(others.length > 0 ? { service_tiers: others } : {}) });
   }
   items.sort((a, b) => compareCodePoints(a.model_slug, b.model_slug));
   return { items };

@@ -5,6 +5,8 @@ import { Body, Controller, Get, Path, Post, Request, Response, Route, Security, 
 import { appContext } from '../core/app-context.js';
 import { requireOrganization } from '../core/control/organizations.js';
 import { ALWAYS, createRateCard, listRateCards } from './rate-cards.store.js';
+import { ValidationError } from '../core/errors.js';
+import { STANDARD_SERVICE_TIER, type ContextTier } from './pricing.types.js';
 import type { ErrorEnvelope } from '../core/http/error-envelope.js';
 import { parseDateParam } from '../core/time.js';
 import { parseNullableRate, parseRate, requireText } from '../api/admin/admin-input.js';
@@ -28,11 +30,68 @@ export interface CreateRateCardBody {
   cache_read_cost_per_million?: Rate | null;
   /** Null or absent: reasoning tokens cannot be priced by this card. */
   reasoning_cost_per_million?: Rate | null;
+  /** One-hour cache writes (events' `cache_creation_1h_input_tokens`). Null or absent: they cannot be priced by this card. */
+  cache_creation_1h_cost_per_million?: Rate | null;
+  /**
+   * The provider service tier this card prices (`batch`, `flex`, `priority`…), lowercased; part
+   * of the card's identity with model_slug and effective_from. Absent: `standard`.
+   * @minLength 1 must not be empty
+   * @maxLength 64 must be at most 64 characters
+   * @pattern ^[A-Za-z0-9][A-Za-z0-9_.-]*$ must be letters, digits, "_", "-" or "."
+   */
+  service_tier?: string;
+  /**
+   * Long-context tiers: a request whose prompt (input + cache read + cache creation tokens) is
+   * above a tier's `above_prompt_tokens` has every class priced at that tier's rates (the highest
+   * such tier). At most 16, distinct thresholds.
+   * @maxItems 16 at most 16 tiers
+   */
+  tiers?: ContextTierBody[];
   /**
    * ISO 8601 date (UTC midnight) or date-time (UTC unless an offset is given) from which the
    * card applies. Absent: always (it also prices events already waiting for a rate card).
    */
   effective_from?: string;
+}
+
+/** One long-context tier of a rate card; rates as on the card. */
+export interface ContextTierBody {
+  /**
+   * @isLong
+   * @minimum 0
+   */
+  above_prompt_tokens: number;
+  input_cost_per_million: Rate;
+  output_cost_per_million: Rate;
+  cache_creation_cost_per_million?: Rate | null;
+  cache_creation_1h_cost_per_million?: Rate | null;
+  cache_read_cost_per_million?: Rate | null;
+  reasoning_cost_per_million?: Rate | null;
+}
+
+function parseTiers(tiers: ContextTierBody[] | undefined): ContextTier[] {
+  const parsed = (tiers ?? []).map((t, i): ContextTier => {
+    const at = `tiers[${i}]`;
+    if (!Number.isSafeInteger(t.above_prompt_tokens) || t.above_prompt_tokens < 0) {
+      throw new ValidationError(`${at}.above_prompt_tokens`, 'must be a non-negative integer');
+    }
+    return {
+      above_prompt_tokens: t.above_prompt_tokens,
+      input_cost_per_million: parseRate(`${at}.input_cost_per_million`, t.input_cost_per_million),
+      output_cost_per_million: parseRate(`${at}.output_cost_per_million`, t.output_cost_per_million),
+      cache_creation_cost_per_million: parseNullableRate(`${at}.cache_creation_cost_per_million`, t.cache_creation_cost_per_million),
+      cache_creation_1h_cost_per_million: parseNullableRate(`${at}.cache_creation_1h_cost_per_million`, t.cache_creation_1h_cost_per_million),
+      cache_read_cost_per_million: parseNullableRate(`${at}.cache_read_cost_per_million`, t.cache_read_cost_per_million),
+      reasoning_cost_per_million: parseNullableRate(`${at}.reasoning_cost_per_million`, t.reasoning_cost_per_million),
+    };
+  });
+  parsed.sort((a, b) => a.above_prompt_tokens - b.above_prompt_tokens);
+  parsed.forEach((t, i) => {
+    if (i > 0 && t.above_prompt_tokens === parsed[i - 1]!.above_prompt_tokens) {
+      throw new ValidationError('tiers', `two tiers above ${t.above_prompt_tokens} prompt tokens`);
+    }
+  });
+  return parsed;
 }
 
 @Route('admin/organizations')
@@ -46,7 +105,7 @@ export class RateCardsController extends Controller {
   @Post('{organizationId}/rate-cards')
   @SuccessResponse(201, 'Created')
   @Response<ErrorEnvelope>(400, 'Invalid body; error.details.field names the field')
-  @Response<ErrorEnvelope>(409, 'A card for this model_slug and effective_from exists')
+  @Response<ErrorEnvelope>(409, 'A card for this model_slug, service_tier and effective_from exists')
   public async createRateCard(
     @Request() req: ExRequest,
     @Path() organizationId: string,
@@ -59,6 +118,9 @@ export class RateCardsController extends Controller {
       cacheCreationCostPerMillion: parseNullableRate('cache_creation_cost_per_million', body.cache_creation_cost_per_million),
       cacheReadCostPerMillion: parseNullableRate('cache_read_cost_per_million', body.cache_read_cost_per_million),
       reasoningCostPerMillion: parseNullableRate('reasoning_cost_per_million', body.reasoning_cost_per_million),
+      cacheCreation1hCostPerMillion: parseNullableRate('cache_creation_1h_cost_per_million', body.cache_creation_1h_cost_per_million),
+      serviceTier: body.service_tier === undefined ? STANDARD_SERVICE_TIER : requireText('service_tier', body.service_tier, 64).toLowerCase(),
+      tiers: parseTiers(body.tiers),
       effectiveFrom: body.effective_from === undefined ? ALWAYS : (parseDateParam('effective_from', body.effective_from) as Date),
     };
     const { db } = appContext(req);
@@ -68,7 +130,7 @@ export class RateCardsController extends Controller {
     return rateCardView(card);
   }
 
-  /** The organization's own cards (not the standard ones), by model_slug then effective_from. */
+  /** The organization's own cards (not the standard ones), by model_slug, service_tier, then effective_from. */
   @Get('{organizationId}/rate-cards')
   public async listRateCards(@Request() req: ExRequest, @Path() organizationId: string): Promise<RateCardList> {
     const { db } = appContext(req);

@@ -4,6 +4,7 @@
 import { ConflictError, NotFoundError } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
 import type { ControlDb, Queryable } from '../core/control/db.js';
+import { STANDARD_SERVICE_TIER, type ContextTier } from './pricing.types.js';
 import { FOREIGN_KEY_VIOLATION, UNIQUE_VIOLATION, sqlState } from '../core/control/sql-errors.js';
 
 /** USD per million tokens, as decimal strings; null = that class cannot be priced. */
@@ -13,6 +14,10 @@ interface TokenRates {
   cacheCreationCostPerMillion: string | null;
   cacheReadCostPerMillion: string | null;
   reasoningCostPerMillion: string | null;
+  /** One-hour cache writes; null = they cannot be priced. */
+  cacheCreation1hCostPerMillion: string | null;
+  /** Long-context tiers by prompt size (ascending), in the API's field names; [] = none. */
+  tiers: ContextTier[];
 }
 
 export interface RateCard extends TokenRates {
@@ -20,12 +25,18 @@ export interface RateCard extends TokenRates {
   organizationId: string;
   /** Lowercase; matches a model by longest prefix. */
   modelSlug: string;
+  /** Lowercase; `standard` unless the card prices another service tier. */
+  serviceTier: string;
   effectiveFrom: Date;
   createdAt: Date;
 }
 
-export interface RateCardInput extends TokenRates {
+export interface RateCardInput extends Omit<TokenRates, 'cacheCreation1hCostPerMillion' | 'tiers'> {
   modelSlug: string;
+  /** Default `standard`. */
+  serviceTier?: string;
+  cacheCreation1hCostPerMillion?: string | null;
+  tiers?: ContextTier[];
   effectiveFrom: Date;
 }
 
@@ -67,24 +78,31 @@ interface RateCardRow {
   cache_creation_cost_per_million: string | null;
   cache_read_cost_per_million: string | null;
   reasoning_cost_per_million: string | null;
+  cache_creation_1h_cost_per_million: string | null;
+  service_tier: string;
+  tiers: ContextTier[] | string;
   effective_from: Date;
   created_at: Date;
 }
 
-const CARD_COLUMNS = `id, organization_id, model_slug, input_cost_per_million, output_cost_per_million,
-  cache_creation_cost_per_million, cache_read_cost_per_million, reasoning_cost_per_million,
-  effective_from, created_at`;
+const CARD_COLUMNS = `id, organization_id, model_slug, service_tier, input_cost_per_million, output_cost_per_million,
+  cache_creation_cost_per_million, cache_creation_1h_cost_per_million, cache_read_cost_per_million,
+  reasoning_cost_per_million, tiers, effective_from, created_at`;
 
 function toRateCard(r: RateCardRow): RateCard {
   return {
     id: r.id,
     organizationId: r.organization_id,
     modelSlug: r.model_slug,
+    serviceTier: r.service_tier,
     inputCostPerMillion: r.input_cost_per_million,
     outputCostPerMillion: r.output_cost_per_million,
     cacheCreationCostPerMillion: r.cache_creation_cost_per_million,
+    cacheCreation1hCostPerMillion: r.cache_creation_1h_cost_per_million,
     cacheReadCostPerMillion: r.cache_read_cost_per_million,
     reasoningCostPerMillion: r.reasoning_cost_per_million,
+    // jsonb comes back parsed from pg and PGlite; text is parsed for safety.
+    tiers: typeof r.tiers === 'string' ? (JSON.parse(r.tiers) as ContextTier[]) : r.tiers,
     effectiveFrom: r.effective_from,
     createdAt: r.created_at,
   };
@@ -147,8 +165,9 @@ async function createRateCards(
       for (const c of cards) {
         const [row] = await tx.query<RateCardRow>(
           `INSERT INTO rate_cards (organization_id, model_slug, input_cost_per_million, output_cost_per_million,
-             cache_creation_cost_per_million, cache_read_cost_per_million, reasoning_cost_per_million, effective_from)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+             cache_creation_cost_per_million, cache_read_cost_per_million, reasoning_cost_per_million, effective_from,
+             service_tier, cache_creation_1h_cost_per_million, tiers)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb)
            RETURNING ${CARD_COLUMNS}`,
           [
             organizationId,
@@ -159,6 +178,9 @@ async function createRateCards(
             c.cacheReadCostPerMillion,
             c.reasoningCostPerMillion,
             c.effectiveFrom,
+            (c.serviceTier ?? STANDARD_SERVICE_TIER).toLowerCase(),
+            c.cacheCreation1hCostPerMillion ?? null,
+            JSON.stringify(c.tiers ?? []),
           ],
         );
         out.push(toRateCard(row!));
@@ -166,7 +188,7 @@ async function createRateCards(
       return { cards: out, ratesVersion };
     });
   } catch (err) {
-    throw mapWriteError(err, organizationId, 'a rate card for that model_slug');
+    throw mapWriteError(err, organizationId, 'a rate card for that model_slug and service_tier');
   }
 }
 
@@ -178,7 +200,7 @@ export async function createRateCard(db: ControlDb, organizationId: string, card
 export async function listRateCards(db: Queryable, organizationId: string): Promise<RateCard[]> {
   if (!isUuid(organizationId)) return [];
   const rows = await db.query<RateCardRow>(
-    `SELECT ${CARD_COLUMNS} FROM rate_cards WHERE organization_id = $1 ORDER BY model_slug, effective_from`,
+    `SELECT ${CARD_COLUMNS} FROM rate_cards WHERE organization_id = $1 ORDER BY model_slug, service_tier, effective_from`,
     [organizationId],
   );
   return rows.map(toRateCard);

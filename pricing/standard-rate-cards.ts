@@ -4,7 +4,13 @@
 import fs from 'node:fs';
 import { isUnsignedDecimalString } from '../core/money.js';
 import { fromRoot } from '../core/paths.js';
-import type { StandardRateCardEntry, StandardRateCardFile, TokenRateCard } from './pricing.types.js';
+import {
+  STANDARD_SERVICE_TIER,
+  type ContextTier,
+  type StandardRateCardEntry,
+  type StandardRateCardFile,
+  type TokenRateCard,
+} from './pricing.types.js';
 
 export const STANDARD_RATE_CARDS_PATH = fromRoot('pricing', 'standard-rate-cards.json');
 
@@ -14,9 +20,11 @@ const RATE_FIELDS = [
   'cache_creation_cost_per_million',
   'cache_read_cost_per_million',
   'reasoning_cost_per_million',
+  'cache_creation_1h_cost_per_million',
 ] as const;
 const NULLABLE_RATE_FIELDS = new Set<string>([
   'cache_creation_cost_per_million',
+  'cache_creation_1h_cost_per_million',
   'cache_read_cost_per_million',
   'reasoning_cost_per_million',
 ]);
@@ -27,6 +35,25 @@ function invalid(index: number, slug: unknown, message: string): Error {
   return new Error(`standard rate card #${index} (${String(slug)}): ${message}`);
 }
 
+function checkRate(index: number, slug: string, field: string, value: unknown, nullable: boolean): void {
+  if (value === null && nullable) return;
+  if (typeof value !== 'string' || !isUnsignedDecimalString(value)) {
+    throw invalid(index, slug, `${field} must be a non-negative decimal string${nullable ? ' or null' : ''}`);
+  }
+}
+
+function checkTiers(index: number, slug: string, tiers: unknown): ContextTier[] {
+  if (tiers === undefined) return [];
+  if (!Array.isArray(tiers)) throw invalid(index, slug, 'tiers must be an array');
+  return tiers.map((t: ContextTier, i) => {
+    if (!Number.isSafeInteger(t.above_prompt_tokens) || t.above_prompt_tokens < 0) {
+      throw invalid(index, slug, `tiers[${i}].above_prompt_tokens must be a non-negative integer`);
+    }
+    for (const field of RATE_FIELDS) checkRate(index, slug, `tiers[${i}].${field}`, t[field] ?? null, NULLABLE_RATE_FIELDS.has(field));
+    return t;
+  });
+}
+
 /** Checks one file entry and turns it into a card; throws naming the entry when it is malformed. */
 function parseStandardRateCardEntry(entry: StandardRateCardEntry, index: number): TokenRateCard {
   const slug = entry.model_slug;
@@ -34,13 +61,12 @@ function parseStandardRateCardEntry(entry: StandardRateCardEntry, index: number)
     throw invalid(index, slug, 'model_slug must be a non-empty lowercase string');
   }
   if (typeof entry.provider !== 'string' || entry.provider === '') throw invalid(index, slug, 'provider is required');
-  for (const field of RATE_FIELDS) {
-    const value: unknown = entry[field];
-    if (value === null && NULLABLE_RATE_FIELDS.has(field)) continue;
-    if (typeof value !== 'string' || !isUnsignedDecimalString(value)) {
-      throw invalid(index, slug, `${field} must be a non-negative decimal string${NULLABLE_RATE_FIELDS.has(field) ? ' or null' : ''}`);
-    }
+  for (const field of RATE_FIELDS) checkRate(index, slug, field, entry[field] ?? null, NULLABLE_RATE_FIELDS.has(field));
+  const serviceTier = entry.service_tier ?? STANDARD_SERVICE_TIER;
+  if (typeof serviceTier !== 'string' || serviceTier === '' || serviceTier !== serviceTier.toLowerCase()) {
+    throw invalid(index, slug, 'service_tier must be a non-empty lowercase string');
   }
+  const tiers = checkTiers(index, slug, entry.tiers);
   const effective = new Date(entry.effective_from);
   if (typeof entry.effective_from !== 'string' || !ISO_INSTANT.test(entry.effective_from) || Number.isNaN(effective.getTime())) {
     throw invalid(index, slug, 'effective_from must be an ISO date or UTC timestamp');
@@ -58,6 +84,9 @@ function parseStandardRateCardEntry(entry: StandardRateCardEntry, index: number)
     cache_creation_cost_per_million: entry.cache_creation_cost_per_million,
     cache_read_cost_per_million: entry.cache_read_cost_per_million,
     reasoning_cost_per_million: entry.reasoning_cost_per_million,
+    cache_creation_1h_cost_per_million: entry.cache_creation_1h_cost_per_million ?? null,
+    service_tier: serviceTier,
+    tiers,
     effective_from: effective,
     source: 'standard',
   };
@@ -70,7 +99,7 @@ export function parseStandardRateCardFile(file: StandardRateCardFile): TokenRate
   const seen = new Set<string>();
   return file.cards.map((entry, i) => {
     const card = parseStandardRateCardEntry(entry, i);
-    const key = `${card.model_slug}@${card.effective_from.toISOString()}`;
+    const key = `${card.model_slug}/${card.service_tier}@${card.effective_from.toISOString()}`;
     if (seen.has(key)) throw invalid(i, card.model_slug, `duplicate card for effective_from ${entry.effective_from}`);
     seen.add(key);
     return card;

@@ -19,11 +19,12 @@ import { repricedEvents, repricingDuration } from './metrics.js';
 import type { PartitionWorker } from './partition-worker.js';
 import { priceableFromRow, repricedLakeRow } from './to-lake-row.js';
 import type { LakeEventRow } from '../core/lake/events-schema.js';
+import { runRepricingJobs } from './repricing-jobs.js';
 
 export interface RepricerDeps {
   lake: LakeWriter;
   rateBook: RateBook;
-  /** The control plane, for every organization's rates_version in one query per tick. */
+  /** The control plane, for every organization's rates_version in one query per tick, and re-pricing jobs. */
   db: Queryable;
   logger: Logger;
   clock: () => Date;
@@ -106,6 +107,8 @@ export class Repricer {
         await this.reprice(w, org, rates, version);
       }
     }
+    // Re-pricing history asked through the admin API (processor/repricing-jobs.ts).
+    await runRepricingJobs(this.deps, workers, () => this.stopped);
   }
 
   private async reprice(w: PartitionWorker, org: string, rates: PricingRates, version: number): Promise<void> {

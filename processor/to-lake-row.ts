@@ -4,7 +4,15 @@
 // the lake's appender and DECIMAL(38,12) casts accept it — so one bad event can never wedge a
 // partition's flush; a value the lake cannot hold turns the event into `failed` with a reason.
 import { eventIdFor } from '../core/ids.js';
-import { eventCostsOf, UNPRICED_COSTS, type EventStatus, type LakeEventRow } from '../core/lake/events-schema.js';
+import {
+  eventCostsOf,
+  NO_PROVENANCE,
+  provenanceOf,
+  UNPRICED_COSTS,
+  type EventStatus,
+  type LakeEventRow,
+  type PricingProvenance,
+} from '../core/lake/events-schema.js';
 import { integerDigits, isDecimalString, MAX_EVENT_COST_DIGITS } from '../core/money.js';
 import type { PriceableEvent, PricedCost } from '../pricing/price-event.js';
 import { TOKEN_FIELDS, type UsageEvent } from '../schemas/usage-event.js';
@@ -16,7 +24,7 @@ export interface RecordPosition {
   pricedAt: Date;
 }
 
-const COST_FIELDS = ['input_cost', 'output_cost', 'cache_creation_cost', 'cache_read_cost', 'reasoning_cost', 'unit_cost'] as const;
+const COST_FIELDS = ['input_cost', 'output_cost', 'cache_creation_cost', 'cache_creation_1h_cost', 'cache_read_cost', 'reasoning_cost', 'unit_cost'] as const;
 
 /** Whether a decimal string is a cost the lake takes: below 10^15 (core/money.ts says why). */
 export function fitsMoneyColumn(value: string): boolean {
@@ -34,7 +42,7 @@ export function unstorableFields(event: UsageEvent): string[] {
   if (!validDate(event.timestamp)) bad.push('timestamp');
   if (event.started_at !== null && !validDate(event.started_at)) bad.push('started_at');
   for (const f of TOKEN_FIELDS) {
-    const v = event[f];
+    const v = event[f] ?? null; // fields added in a later schema version may be absent
     if (v !== null && !(Number.isSafeInteger(v) && v >= 0)) bad.push(f);
   }
   if (event.quantity !== null && !Number.isFinite(event.quantity)) bad.push('quantity');
@@ -46,7 +54,8 @@ export function unstorableFields(event: UsageEvent): string[] {
 type RowCosts = Pick<
   LakeEventRow,
   (typeof COST_FIELDS)[number] | 'total_cost' | 'status' | 'status_reason' | 'rate_card_slug'
->;
+> &
+  PricingProvenance;
 
 // One object literal with every column: building rows by spreading a partial row into another
 // measured about 20k rows/s (V8 falls back to slow objects); this shape is an order faster.
@@ -98,6 +107,14 @@ function rowOf(event: UsageEvent, c: RowCosts, at: RecordPosition): LakeEventRow
     kafka_partition: at.partition,
     kafka_offset: at.offset,
     priced_at: at.pricedAt,
+    service_tier: event.service_tier ?? null,
+    cache_creation_1h_input_tokens: event.cache_creation_1h_input_tokens ?? null,
+    cache_creation_1h_cost: c.cache_creation_1h_cost,
+    rate_card_id: c.rate_card_id,
+    rate_card_effective_from: c.rate_card_effective_from,
+    rate_card_service_tier: c.rate_card_service_tier,
+    context_tier_above_prompt_tokens: c.context_tier_above_prompt_tokens,
+    pricing_note: c.pricing_note,
   };
 }
 
@@ -110,6 +127,7 @@ export function toLakeRow(event: UsageEvent, cost: PricedCost, at: RecordPositio
       status: cost.status,
       status_reason: cost.status === 'completed' ? null : cost.pending_reason,
       rate_card_slug: cost.rate_card_slug,
+      ...provenanceOf(cost),
     },
     at,
   );
@@ -149,6 +167,7 @@ export function failedLakeRow(event: UsageEvent, reason: string, at: RecordPosit
       status: 'failed',
       status_reason: reason,
       rate_card_slug: null,
+      ...NO_PROVENANCE,
     },
     at,
   );
@@ -209,6 +228,9 @@ export function standInLakeRow(
     kafka_partition: at.partition,
     kafka_offset: at.offset,
     priced_at: at.pricedAt,
+    service_tier: null,
+    cache_creation_1h_input_tokens: null,
+    ...NO_PROVENANCE,
   };
 }
 
@@ -227,6 +249,8 @@ export function priceableFromRow(row: LakeEventRow): PriceableEvent {
     cache_creation_input_tokens: row.cache_creation_input_tokens,
     cache_read_input_tokens: row.cache_read_input_tokens,
     reasoning_tokens: row.reasoning_tokens,
+    cache_creation_1h_input_tokens: row.cache_creation_1h_input_tokens,
+    service_tier: row.service_tier,
   };
 }
 
@@ -236,13 +260,19 @@ export function priceableFromRow(row: LakeEventRow): PriceableEvent {
  */
 export function repricedLakeRow(row: LakeEventRow, cost: PricedCost, pricedAt: Date): LakeEventRow | null {
   if (cost.status !== 'completed' || !costFits(cost)) return null;
-  const status: EventStatus = 'completed';
+  return rowWithCost(row, cost, pricedAt);
+}
+
+/** A stored row with a new pricing result, whatever its status (history re-pricing). */
+export function rowWithCost(row: LakeEventRow, cost: PricedCost, pricedAt: Date): LakeEventRow {
+  const status: EventStatus = cost.status;
   return {
     ...row,
     ...eventCostsOf(cost),
     status,
-    status_reason: null,
+    status_reason: status === 'completed' ? null : cost.pending_reason,
     rate_card_slug: cost.rate_card_slug,
+    ...provenanceOf(cost),
     priced_at: pricedAt,
   };
 }

@@ -40,6 +40,10 @@ export interface UsageEvent {
   /** JSON text of the metadata object. */
   metadata: string;
   flag_reason: string | null;
+  /** Added in schema version 2 (optional here so producers of version 1 still type-check); null = standard. */
+  service_tier?: string | null;
+  /** The part of cache_creation_input_tokens written with a one-hour TTL (schema version 2). */
+  cache_creation_1h_input_tokens?: number | null;
 }
 
 /** The token-count fields of an event: disjoint classes, each priced at its own rate. */
@@ -49,6 +53,7 @@ export const TOKEN_FIELDS = [
   'cache_creation_input_tokens',
   'cache_read_input_tokens',
   'reasoning_tokens',
+  'cache_creation_1h_input_tokens',
 ] as const;
 
 export function usageEventSchemaText(): string {

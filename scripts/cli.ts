@@ -4,6 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildRequest, helpText, parseArgs, UsageError, type AdminRequest } from './cli/args.js';
+import { followJob } from './cli/progress-bar.js';
+import { runPrices } from './cli/prices.js';
 
 /** --url, else MARGINAL_URL, else the local default; a trailing /v1 is tolerated. */
 function baseUrl(flag: string | true | undefined, env: NodeJS.ProcessEnv): string {
@@ -59,8 +61,34 @@ async function send(url: string, token: string, req: AdminRequest): Promise<{ ok
   return { ok: res.ok, body };
 }
 
+/** Polls the created re-pricing, drawing the bar on stderr (redrawn in place on a terminal). */
+async function followRepricing(url: string, token: string, createdPath: string, created: { repricing_id: string }) {
+  const jobPath = `${createdPath}/${encodeURIComponent(created.repricing_id)}`;
+  let failure: { ok: boolean; body: unknown } | null = null;
+  const tty = process.stderr.isTTY;
+  try {
+    const body = await followJob(
+      async () => {
+        const res = await send(url, token, { method: 'GET', path: jobPath });
+        if (!res.ok) {
+          failure = res;
+          throw new Error('poll failed');
+        }
+        return res.body as { status: string; progress_percent: number; events_repriced: number; events_total: number };
+      },
+      (line) => process.stderr.write(tty ? `\r${line}` : `${line}\n`),
+    );
+    if (tty) process.stderr.write('\n');
+    return { ok: true, body };
+  } catch (err) {
+    if (failure) return failure;
+    throw err;
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   try {
+    if (argv[0] === 'prices') return runPrices(argv.slice(1));
     const parsed = parseArgs(argv);
     if (parsed.command === 'help') {
       console.log(helpText());
@@ -69,7 +97,10 @@ async function main(argv: string[]): Promise<number> {
     const request = buildRequest(parsed.command, parsed.flags);
     const url = baseUrl(parsed.flags.get('url'), process.env);
     const token = adminToken(parsed.flags.get('token'), process.env);
-    const { ok, body } = await send(url, token, request);
+    let { ok, body } = await send(url, token, request);
+    if (ok && parsed.command.follow === 'repricing' && !parsed.flags.has('detach')) {
+      ({ ok, body } = await followRepricing(url, token, request.path, body as { repricing_id: string }));
+    }
     (ok ? process.stdout : process.stderr).write(`${JSON.stringify(body, null, 2)}\n`);
     return ok ? 0 : 1;
   } catch (err) {

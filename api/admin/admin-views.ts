@@ -7,6 +7,7 @@ import type { CreditGrant } from '../../core/control/credits.js';
 import type { DimensionDefinition } from '../../core/control/dimensions.js';
 import type { Organization } from '../../core/control/organizations.js';
 import type { RateCard, UnitRate } from '../../pricing/rate-cards.store.js';
+import type { ContextTier } from '../../pricing/pricing.types.js';
 import type { Subscription, SubscriptionStatus } from '../../core/control/subscriptions.js';
 import { Big } from '../../core/money.js';
 
@@ -87,6 +88,12 @@ export interface RateCardView {
   cache_creation_cost_per_million: string | null;
   cache_read_cost_per_million: string | null;
   reasoning_cost_per_million: string | null;
+  /** Null: one-hour cache writes cannot be priced by this card. */
+  cache_creation_1h_cost_per_million: string | null;
+  /** `standard` unless the card prices another service tier. */
+  service_tier: string;
+  /** Long-context tiers by prompt size, ascending; empty when none. */
+  tiers: ContextTier[];
   effective_from: string;
   created_at: string;
 }
@@ -199,6 +206,17 @@ export function rateCardView(c: RateCard): RateCardView {
     cache_creation_cost_per_million: nullableRate(c.cacheCreationCostPerMillion),
     cache_read_cost_per_million: nullableRate(c.cacheReadCostPerMillion),
     reasoning_cost_per_million: nullableRate(c.reasoningCostPerMillion),
+    cache_creation_1h_cost_per_million: nullableRate(c.cacheCreation1hCostPerMillion),
+    service_tier: c.serviceTier,
+    tiers: c.tiers.map((t) => ({
+      above_prompt_tokens: t.above_prompt_tokens,
+      input_cost_per_million: rate(t.input_cost_per_million),
+      output_cost_per_million: rate(t.output_cost_per_million),
+      cache_creation_cost_per_million: nullableRate(t.cache_creation_cost_per_million),
+      cache_creation_1h_cost_per_million: nullableRate(t.cache_creation_1h_cost_per_million ?? null),
+      cache_read_cost_per_million: nullableRate(t.cache_read_cost_per_million),
+      reasoning_cost_per_million: nullableRate(t.reasoning_cost_per_million),
+    })),
     effective_from: iso(c.effectiveFrom),
     created_at: iso(c.createdAt),
   };

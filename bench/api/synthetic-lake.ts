@@ -6,7 +6,7 @@
 // optional token classes, a few pending and failed events, and metadata with string and number
 // dimensions.
 import { endUserIdFor, eventIdFor } from '../../core/ids.js';
-import type { LakeEventRow } from '../../core/lake/events-schema.js';
+import { NO_PROVENANCE, type LakeEventRow } from '../../core/lake/events-schema.js';
 import { LakeWriter } from '../../processor/lake/lake-writer.js';
 
 export const PARTITIONS = 4;
@@ -182,5 +182,9 @@ function syntheticRow(org: OrgPlan, random: () => number, dayStart: number, part
     kafka_partition: partition,
     kafka_offset: offset,
     priced_at: ts,
+    service_tier: null,
+    cache_creation_1h_input_tokens: null,
+    cache_creation_1h_cost: null,
+    ...NO_PROVENANCE,
   };
 }

@@ -101,6 +101,16 @@ export const EVENTS_COLUMNS = [
   col('kafka_partition', 'integer', false),
   col('kafka_offset', 'bigint', false),
   col('priced_at', 'timestamp', false),
+  // Added with service tiers, context tiers and one-hour cache writes (issue 15); files written
+  // before read them as NULL (union_by_name).
+  col('service_tier', 'string'),
+  col('cache_creation_1h_input_tokens', 'bigint'),
+  col('cache_creation_1h_cost', 'decimal'),
+  col('rate_card_id', 'string'),
+  col('rate_card_effective_from', 'timestamp'),
+  col('rate_card_service_tier', 'string'),
+  col('context_tier_above_prompt_tokens', 'bigint'),
+  col('pricing_note', 'string'),
 ] as const;
 
 type EventsColumnName = (typeof EVENTS_COLUMNS)[number]['name'];
@@ -115,6 +125,8 @@ export interface EventCosts {
   cache_creation_cost: string | null;
   cache_read_cost: string | null;
   reasoning_cost: string | null;
+  /** The part of cache_creation_cost from one-hour cache writes (null when the event sent none). */
+  cache_creation_1h_cost: string | null;
   /** Metric events only: quantity × cost_per_unit ("0" under cost_override). */
   unit_cost: string | null;
   /** "0" while pending_rate_card or failed. */
@@ -129,8 +141,38 @@ export function eventCostsOf(c: EventCosts): EventCosts {
     cache_creation_cost: c.cache_creation_cost,
     cache_read_cost: c.cache_read_cost,
     reasoning_cost: c.reasoning_cost,
+    cache_creation_1h_cost: c.cache_creation_1h_cost,
     unit_cost: c.unit_cost,
     total_cost: c.total_cost,
+  };
+}
+
+/** Which price was used: the card (id, effective date, service tier) and context tier that priced an event. */
+export interface PricingProvenance {
+  rate_card_id: string | null;
+  rate_card_effective_from: Date | null;
+  rate_card_service_tier: string | null;
+  /** The context tier's threshold when the prompt was above one; null at the card's base rates. */
+  context_tier_above_prompt_tokens: number | null;
+  /** Set when the event was priced otherwise than it asked (a service tier without its own card). */
+  pricing_note: string | null;
+}
+
+export const NO_PROVENANCE: Readonly<PricingProvenance> = {
+  rate_card_id: null,
+  rate_card_effective_from: null,
+  rate_card_service_tier: null,
+  context_tier_above_prompt_tokens: null,
+  pricing_note: null,
+};
+
+export function provenanceOf(p: PricingProvenance): PricingProvenance {
+  return {
+    rate_card_id: p.rate_card_id,
+    rate_card_effective_from: p.rate_card_effective_from,
+    rate_card_service_tier: p.rate_card_service_tier,
+    context_tier_above_prompt_tokens: p.context_tier_above_prompt_tokens,
+    pricing_note: p.pricing_note,
   };
 }
 
@@ -141,6 +183,7 @@ export const UNPRICED_COSTS: Readonly<EventCosts> = {
   cache_creation_cost: null,
   cache_read_cost: null,
   reasoning_cost: null,
+  cache_creation_1h_cost: null,
   unit_cost: null,
   total_cost: '0',
 };
@@ -151,7 +194,12 @@ export const UNPRICED_COSTS: Readonly<EventCosts> = {
  * where it sat in Kafka. Costs are decimal strings (at most 12 fractional digits; more are
  * rounded half-up by the DECIMAL cast); timestamps are Date in UTC; token counts are safe integers.
  */
-export interface LakeEventRow extends Omit<UsageEvent, 'timestamp'>, EventCosts {
+export interface LakeEventRow
+  extends Omit<UsageEvent, 'timestamp' | 'service_tier' | 'cache_creation_1h_input_tokens'>,
+    EventCosts,
+    PricingProvenance {
+  service_tier: string | null;
+  cache_creation_1h_input_tokens: number | null;
   event_timestamp: Date;
   status: EventStatus;
   /** Why the event is pending_rate_card or failed (null when completed). */

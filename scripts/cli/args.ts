@@ -79,6 +79,14 @@ function convert(flag: FlagSpec, raw: string | true): unknown {
     return Number(raw);
   }
   if (flag.type === 'list') return raw.split(',').map((s) => s.trim()).filter(Boolean);
+  if (flag.type === 'json') {
+    try {
+      // Numbers in the JSON stay as written only when quoted: pass rates as strings ("3.75").
+      return JSON.parse(raw) as unknown;
+    } catch {
+      throw new UsageError(`--${flag.name} must be JSON, got ${raw}`);
+    }
+  }
   return raw;
 }
 
@@ -100,7 +108,7 @@ export function buildRequest(command: CommandSpec, flags: Map<string, string | t
   const body: Record<string, unknown> = {};
   for (const flag of command.flags) {
     const raw = flags.get(flag.name);
-    if (raw === undefined) continue;
+    if (raw === undefined || flag.local) continue;
     const value = convert(flag, raw);
     if (flag.pathParam) path = path.replace(`{${flag.pathParam}}`, encodeURIComponent(String(value)));
     else body[bodyField(flag)] = value;
@@ -134,6 +142,12 @@ export function helpText(): string {
     if (c.exactlyOneOf) lines.push(`      Give exactly one of ${c.exactlyOneOf.map((n) => `--${n}`).join(', ')}.`);
     for (const f of c.flags.filter((f) => f.name !== 'org')) lines.push(`        --${f.name}: ${f.help}`);
   }
+  lines.push(
+    '  prices diff',
+    '      What the pinned @pydantic/genai-prices package would change in the standard cards (local, no server).',
+    '  prices apply [--effective-from YYYY-MM-DD]',
+    '      Appends those changes as new effective-dated standard cards (default today); never edits a card.',
+  );
   lines.push('  help', '      This text.');
   return lines.join('\n');
 }

@@ -9,7 +9,9 @@ type FlagType =
   /** Comma-separated; sent as an array of strings. */
   | 'list'
   /** Present or absent, takes no value; sent as true when present. */
-  | 'boolean';
+  | 'boolean'
+  /** A JSON value, sent as parsed (an array of tiers, say). */
+  | 'json';
 
 export interface FlagSpec {
   /** The flag without dashes: `model-slug` for --model-slug. */
@@ -20,6 +22,8 @@ export interface FlagSpec {
   pathParam?: string;
   /** Body field it sets (default: the flag name with - replaced by _). */
   field?: string;
+  /** Read by the CLI itself, never sent. */
+  local?: boolean;
   help: string;
 }
 
@@ -33,6 +37,8 @@ export interface CommandSpec {
   flags: FlagSpec[];
   /** Flags of which exactly one must be given. */
   exactlyOneOf?: string[];
+  /** After the call, poll the created re-pricing and draw a progress bar until it completes (unless --detach). */
+  follow?: 'repricing';
 }
 
 const org: FlagSpec = { name: 'org', type: 'string', required: true, pathParam: 'org', help: 'organization id' };
@@ -109,9 +115,39 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'cache-creation', type: 'string', field: 'cache_creation_cost_per_million', help: 'cache-creation rate (default: none)' },
       { name: 'cache-read', type: 'string', field: 'cache_read_cost_per_million', help: 'cache-read rate (default: none)' },
       { name: 'reasoning', type: 'string', field: 'reasoning_cost_per_million', help: 'reasoning rate (default: none)' },
+      { name: 'cache-creation-1h', type: 'string', field: 'cache_creation_1h_cost_per_million', help: 'one-hour cache-write rate (default: none)' },
+      { name: 'service-tier', type: 'string', help: 'service tier the card prices: batch, flex, priority… (default standard)' },
+      {
+        name: 'tiers',
+        type: 'json',
+        help: 'long-context tiers as JSON: \'[{"above_prompt_tokens":200000,"input_cost_per_million":"6","output_cost_per_million":"22.5"}]\'',
+      },
       effectiveFrom,
     ],
   },
+  {
+    resource: 'repricings',
+    action: 'create',
+    summary: "Re-price an organization's events in a range with the cards in effect now; shows a progress bar until done",
+    method: 'POST',
+    path: '/organizations/{org}/repricings',
+    flags: [
+      org,
+      { name: 'start-date', type: 'string', required: true, help: 'ISO 8601 date or date-time, inclusive' },
+      { name: 'end-date', type: 'string', required: true, help: 'ISO 8601 date or date-time, exclusive' },
+      { name: 'detach', type: 'boolean', local: true, help: 'print the job and return at once instead of following it' },
+    ],
+    follow: 'repricing',
+  },
+  {
+    resource: 'repricings',
+    action: 'get',
+    summary: 'Show a re-pricing: progress, then the result',
+    method: 'GET',
+    path: '/organizations/{org}/repricings/{id}',
+    flags: [org, { name: 'id', type: 'string', required: true, pathParam: 'id', help: 'repricing_id' }],
+  },
+  { resource: 'repricings', action: 'list', summary: "List an organization's re-pricings", method: 'GET', path: '/organizations/{org}/repricings', flags: [org] },
   { resource: 'rate-cards', action: 'list', summary: "List an organization's rate cards", method: 'GET', path: '/organizations/{org}/rate-cards', flags: [org] },
   {
     resource: 'unit-rates',

@@ -220,6 +220,9 @@ describeEachHost('admin API', ({ host }) => {
         cache_creation_cost_per_million: null,
         cache_read_cost_per_million: '1.25',
         reasoning_cost_per_million: null,
+        cache_creation_1h_cost_per_million: null,
+        service_tier: 'standard',
+        tiers: [],
         effective_from: EPOCH,
       });
     });

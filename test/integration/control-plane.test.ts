@@ -53,6 +53,8 @@ const MIGRATION_NAMES = [
   '005_revenue',
   '006_ingest_groups',
   '007_ingest_group_member_names',
+  '015_rate_card_tiers',
+  '016_repricings',
 ];
 
 const sha256 = (s: string) => crypto.createHash('sha256').update(s).digest('hex');
@@ -83,7 +85,7 @@ for (const kind of CONTROL_DB_KINDS) {
         const rows = await fresh.db.query<{ version: number; name: string; checksum: string }>(
           'SELECT version, name, checksum FROM schema_migrations ORDER BY version',
         );
-        expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+        expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 15, 16]);
         expect(rows[0]!.checksum).toMatch(/^[0-9a-f]{64}$/);
         const tables = await fresh.db.query<{ table_name: string }>(
           `SELECT table_name FROM information_schema.tables
@@ -100,6 +102,8 @@ for (const kind of CONTROL_DB_KINDS) {
           'ingest_ledger_states',
           'organizations',
           'rate_cards',
+          'repricing_partitions',
+          'repricings',
           'revenue_connections',
           'revenue_records',
           'schema_migrations',
@@ -135,7 +139,7 @@ for (const kind of CONTROL_DB_KINDS) {
           [org, eventIdFor(org, 'old-pub'), eventIdFor(org, 'old-res-1'), eventIdFor(org, 'old-res-2')],
         );
         // 007 renames the members' fields of the groups 006 made; the sweeper's reads below go through the new names.
-        expect(await migrate(fresh.db)).toEqual(['006_ingest_groups', '007_ingest_group_member_names']);
+        expect(await migrate(fresh.db)).toEqual(['006_ingest_groups', '007_ingest_group_member_names', '015_rate_card_tiers', '016_repricings']);
 
         const entries = await getLedgerEntries(fresh.db, org, ['old-pub', 'old-res-1', 'old-res-2']);
         expect([...entries].sort()).toEqual([
@@ -199,7 +203,7 @@ for (const kind of CONTROL_DB_KINDS) {
         // Every migration was applied exactly once, by whichever process got there first.
         expect(results.flat().sort()).toEqual(MIGRATION_NAMES);
         const [count] = await fresh.db.query<{ n: string }>('SELECT count(*) AS n FROM schema_migrations');
-        expect(count!.n).toBe('7');
+        expect(count!.n).toBe(String(MIGRATION_NAMES.length));
       } finally {
         if (fresh.url) for (const o of others) await o.close();
         await fresh.dispose();

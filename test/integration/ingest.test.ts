@@ -145,6 +145,8 @@ describe('POST /v1/usage-events: accepted events', () => {
       feature: null,
       metadata: JSON.stringify(body.metadata),
       flag_reason: null,
+      service_tier: null,
+      cache_creation_1h_input_tokens: null,
     });
   });
 

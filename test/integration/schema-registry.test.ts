@@ -69,6 +69,8 @@ function fullEvent(): UsageEvent {
     feature: 'chat',
     metadata: '{"team":"search","tags":["a","b"],"ünïcode":"✓"}',
     flag_reason: 'timestamp_in_future',
+    service_tier: 'batch',
+    cache_creation_1h_input_tokens: 0,
   };
 }
 

@@ -1,7 +1,7 @@
 // Builds LakeEventRow values for lake tests and benchmarks: each caller states only the fields
 // that matter to it; the rest are valid, boring defaults.
 import { eventIdFor, endUserIdFor } from '../../core/ids.js';
-import type { LakeEventRow } from '../../core/lake/events-schema.js';
+import { NO_PROVENANCE, type LakeEventRow } from '../../core/lake/events-schema.js';
 import { Big } from '../../core/money.js';
 
 export const ORG_A = '0b9a5c1e-6f3d-4a8e-9c2b-1d7e5f4a3b21';
@@ -57,6 +57,10 @@ export function lakeEvent(fields: Partial<LakeEventRow> & Pick<LakeEventRow, 'ka
     metadata: '{}',
     flag_reason: null,
     kafka_partition: 0,
+    service_tier: null,
+    cache_creation_1h_input_tokens: null,
+    cache_creation_1h_cost: null,
+    ...NO_PROVENANCE,
     priced_at: new Date(event_timestamp.getTime() + 2000),
     ...fields,
   };

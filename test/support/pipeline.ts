@@ -60,6 +60,9 @@ interface RateCardSpec {
   cache_creation_cost_per_million?: string | null;
   cache_read_cost_per_million?: string | null;
   reasoning_cost_per_million?: string | null;
+  cache_creation_1h_cost_per_million?: string | null;
+  service_tier?: string;
+  tiers?: Array<Record<string, string | number | null>>;
   effective_from?: string;
 }
 

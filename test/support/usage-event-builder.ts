@@ -46,6 +46,8 @@ export function usageEvent(overrides: Partial<UsageEvent> = {}): UsageEvent {
     feature: null,
     metadata: '{}',
     flag_reason: null,
+    service_tier: null,
+    cache_creation_1h_input_tokens: null,
     ...overrides,
   };
 }

@@ -179,6 +179,12 @@ class UsageEventRequest(BaseModel):
     """
     Tokens written to the prompt cache, a non-negative integer, priced at the cache-creation rate.
     """
+    cache_creation_1h_input_tokens: int | None = Field(None, ge=0, le=1000000000000000)
+    """
+    The part of `cache_creation_input_tokens` written with a one-hour TTL (Anthropic's
+    `cache_creation.ephemeral_1h_input_tokens`), priced at the card's one-hour cache-write rate;
+    the rest is priced at the cache-creation rate. At most `cache_creation_input_tokens`.
+    """
     cache_read_input_tokens: int | None = Field(None, ge=0, le=1000000000000000)
     """
     Tokens read from the prompt cache, a non-negative integer, priced at the cache-read rate.
@@ -214,6 +220,14 @@ class UsageEventRequest(BaseModel):
     """
     Total cost in USD that replaces the computed one: a decimal string or number ≥ 0 (at most 12
     fractional digits are kept, rounded half-up). A missing rate card then does not flag the event.
+    """
+    service_tier: str | None = Field(
+        None, examples=['batch'], pattern='^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$'
+    )
+    """
+    Provider service tier the call was billed in (`standard`, `batch`, `flex`, `priority`…),
+    lowercased; selects the rate card of that tier. A tier without its own card is priced at the
+    standard card and the event is flagged. Absent: `standard`.
     """
     session_id: str | None = Field(
         None, max_length=255, min_length=1, pattern='^[^\\u0000]*$'
@@ -338,6 +352,126 @@ class PingResponse(BaseModel):
     organization_id: str
     """
     The organization the key belongs to.
+    """
+
+
+class EventCostBreakdown(BaseModel):
+    """
+    The event's cost in USD decimal strings; a class the event did not report is null.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    total_cost: str
+    """
+    Every class below plus unit_cost, or the override when cost_override was sent; "0" while unpriced.
+    """
+    input_cost: str | None = Field(...)
+    output_cost: str | None = Field(...)
+    cache_creation_cost: str | None = Field(...)
+    """
+    All cache writes, five-minute and one-hour.
+    """
+    cache_creation_1h_cost: str | None = Field(...)
+    """
+    The part of cache_creation_cost from one-hour writes.
+    """
+    cache_read_cost: str | None = Field(...)
+    reasoning_cost: str | None = Field(...)
+    unit_cost: str | None = Field(...)
+    """
+    Metric events: quantity × the unit rate.
+    """
+    cost_override: str | None = Field(...)
+    """
+    The total the client sent in place of the computed one, or null.
+    """
+
+
+class EventRateCard(BaseModel):
+    """
+    The token rate card that priced the event.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    rate_card_id: str
+    """
+    The organization card's UUID, or `standard:<slug>:<service tier>:<effective_from>` for a shipped card.
+    """
+    model_slug: str
+    service_tier: str
+    effective_from: str
+    """
+    ISO 8601 UTC.
+    """
+    context_tier_above_prompt_tokens: float | None = Field(...)
+    """
+    The context tier's threshold when the prompt was above one; null at the card's base rates.
+    """
+
+
+class UsageEventDetail(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    id: str
+    """
+    The event_id (UUID).
+    """
+    event_type: str
+    metric_name: str
+    quantity: float
+    event_timestamp: str
+    """
+    ISO 8601 UTC.
+    """
+    metadata: dict[str, str] | None = None
+    """
+    As on GET /usage/events.
+    """
+    status: str
+    """
+    `completed`, `pending_rate_card` or `failed`.
+    """
+    status_reason: str | None = Field(...)
+    """
+    Why the event is pending_rate_card or failed; null when completed.
+    """
+    flag_reason: str | None = Field(...)
+    """
+    Why ingest answered accepted_flagged, or null.
+    """
+    pricing_note: str | None = Field(...)
+    """
+    Set when the event was priced otherwise than it asked (a service tier without its own card).
+    """
+    model: str | None = Field(...)
+    provider: str | None = Field(...)
+    service_tier: str | None = Field(...)
+    """
+    As sent (lowercased); null = standard.
+    """
+    user_id: str | None = Field(...)
+    """
+    The end user's external id as sent, or null.
+    """
+    input_tokens: float | None = Field(...)
+    output_tokens: float | None = Field(...)
+    cache_creation_input_tokens: float | None = Field(...)
+    cache_creation_1h_input_tokens: float | None = Field(...)
+    cache_read_input_tokens: float | None = Field(...)
+    reasoning_tokens: float | None = Field(...)
+    cost: EventCostBreakdown
+    rate_card: EventRateCard | None = Field(...)
+    """
+    Null when no token card priced the event (unpriced, per-unit priced, or overridden).
+    """
+    priced_at: str
+    """
+    When the cost was last computed (ISO 8601 UTC); a re-priced event shows the re-pricing time.
     """
 
 
@@ -1626,6 +1760,77 @@ class ApiKeyList(BaseModel):
     total: float
 
 
+class UnpricedItem(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    model: str | None = Field(...)
+    """
+    The event's model; null for metric events named by provider only.
+    """
+    provider: str | None = Field(...)
+    metric: str | None = Field(...)
+    """
+    Null for LLM calls (token events).
+    """
+    unit: str | None = Field(...)
+    """
+    Null for LLM calls; for metric events the unit exactly as sent.
+    """
+    event_count: float
+    """
+    Events in the range stored as `pending_rate_card` with this model, provider, metric and unit.
+    """
+    first_seen: str
+    """
+    ISO 8601 UTC: the earliest and latest event_timestamp among them.
+    """
+    last_seen: str
+    sample_event_id: str
+    """
+    One of them (the smallest event_id), to look up with GET /usage/events/{eventId}.
+    """
+    sample_reason: str | None = Field(...)
+    """
+    Why that event waits (for example the token class a card lacks).
+    """
+
+
+class UnpricedList(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    items: list[UnpricedItem]
+    """
+    Most events first, ties by model, provider, metric, unit.
+    """
+    total_events: float
+    """
+    Sum of event_count over items.
+    """
+    period_start: str
+    period_end: str
+
+
+class ContextTier(BaseModel):
+    """
+    A long-context tier of a token card: a request whose prompt (input + cache read + cache creation
+    tokens) is above `above_prompt_tokens` has every class priced at these rates. Null rates mean
+    the same as on the card: that class cannot be priced in this tier.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    above_prompt_tokens: float
+    input_cost_per_million: str
+    output_cost_per_million: str
+    cache_creation_cost_per_million: str | None = Field(...)
+    cache_creation_1h_cost_per_million: str | None = None
+    cache_read_cost_per_million: str | None = Field(...)
+    reasoning_cost_per_million: str | None = Field(...)
+
+
 class RateCardView(BaseModel):
     model_config = ConfigDict(
         extra='allow',
@@ -1644,8 +1849,55 @@ class RateCardView(BaseModel):
     """
     cache_read_cost_per_million: str | None = Field(...)
     reasoning_cost_per_million: str | None = Field(...)
+    cache_creation_1h_cost_per_million: str | None = Field(...)
+    """
+    Null: one-hour cache writes cannot be priced by this card.
+    """
+    service_tier: str
+    """
+    `standard` unless the card prices another service tier.
+    """
+    tiers: list[ContextTier]
+    """
+    Long-context tiers by prompt size, ascending; empty when none.
+    """
     effective_from: str
     created_at: str
+
+
+class ContextTierBody(BaseModel):
+    """
+    One long-context tier of a rate card; rates as on the card.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    above_prompt_tokens: int = Field(..., ge=0)
+    input_cost_per_million: str | float
+    """
+    USD per million tokens: a decimal string ("3", "0.075") or a JSON number, >= 0.
+    """
+    output_cost_per_million: str | float
+    """
+    USD per million tokens: a decimal string ("3", "0.075") or a JSON number, >= 0.
+    """
+    cache_creation_cost_per_million: str | float | None = None
+    """
+    USD per million tokens: a decimal string ("3", "0.075") or a JSON number, >= 0.
+    """
+    cache_creation_1h_cost_per_million: str | float | None = None
+    """
+    USD per million tokens: a decimal string ("3", "0.075") or a JSON number, >= 0.
+    """
+    cache_read_cost_per_million: str | float | None = None
+    """
+    USD per million tokens: a decimal string ("3", "0.075") or a JSON number, >= 0.
+    """
+    reasoning_cost_per_million: str | float | None = None
+    """
+    USD per million tokens: a decimal string ("3", "0.075") or a JSON number, >= 0.
+    """
 
 
 class CreateRateCardBody(BaseModel):
@@ -1675,6 +1927,23 @@ class CreateRateCardBody(BaseModel):
     reasoning_cost_per_million: str | float | None = None
     """
     Null or absent: reasoning tokens cannot be priced by this card.
+    """
+    cache_creation_1h_cost_per_million: str | float | None = None
+    """
+    One-hour cache writes (events' `cache_creation_1h_input_tokens`). Null or absent: they cannot be priced by this card.
+    """
+    service_tier: str | None = Field(
+        None, max_length=64, min_length=1, pattern='^[A-Za-z0-9][A-Za-z0-9_.-]*$'
+    )
+    """
+    The provider service tier this card prices (`batch`, `flex`, `priority`…), lowercased; part
+    of the card's identity with model_slug and effective_from. Absent: `standard`.
+    """
+    tiers: list[ContextTierBody] | None = Field(None, max_length=16)
+    """
+    Long-context tiers: a request whose prompt (input + cache read + cache creation tokens) is
+    above a tier's `above_prompt_tokens` has every class priced at that tier's rates (the highest
+    such tier). At most 16, distinct thresholds.
     """
     effective_from: str | None = None
     """
@@ -1760,9 +2029,115 @@ class UnitRateList(BaseModel):
     total: float
 
 
+class RepricingPartitionView(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    partition: float
+    events_repriced: float
+    events_changed: float
+    cost_before: str
+    cost_after: str
+    finished_at: str
+
+
+class RepricingView(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    repricing_id: str
+    organization_id: str
+    start_date: str
+    """
+    ISO 8601 UTC, inclusive.
+    """
+    end_date: str
+    """
+    ISO 8601 UTC, exclusive.
+    """
+    status: str
+    """
+    `running`, then `completed`.
+    """
+    rates_version: float
+    """
+    The organization's rates_version when asked; processors re-price with rates at least this new.
+    """
+    events_total: float
+    """
+    Events in the range when asked (events arriving later are priced with the new cards anyway).
+    """
+    events_repriced: float
+    """
+    Events re-priced so far (finished partitions plus those under way).
+    """
+    events_changed: float
+    """
+    Events whose cost, status or card changed (finished partitions).
+    """
+    progress_percent: float
+    """
+    0–100, two decimals; 100 only once completed.
+    """
+    cost_before: str
+    """
+    Sum of total_cost of the re-priced events before and after (finished partitions), USD.
+    """
+    cost_after: str
+    cost_change: str
+    """
+    cost_after − cost_before.
+    """
+    partitions_total: float
+    partitions_done: float
+    partitions: list[RepricingPartitionView]
+    created_at: str
+    completed_at: str | None = Field(...)
+
+
+class CreateRepricingBody(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    start_date: str
+    """
+    ISO 8601 date or date-time, inclusive: events with event_timestamp from here…
+    """
+    end_date: str
+    """
+    …to here, exclusive.
+    """
+
+
+class RepricingList(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    repricings: list[RepricingView]
+    total: float
+
+
+class RateEstimationServiceTier(BaseModel):
+    """
+    A non-standard service tier's rates in the rate estimation table.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    service_tier: str
+    input_cost_per_million: str
+    cache_creation_cost_per_million: str | None = Field(...)
+    cache_read_cost_per_million: str | None = Field(...)
+    output_cost_per_million: str
+    reasoning_cost_per_million: str | None = Field(...)
+    cache_creation_1h_cost_per_million: str | None = None
+    tiers: list[ContextTier] | None = None
+
+
 class RateEstimationItem(BaseModel):
     """
-    One row of the spec's "Rate estimation table".
+    One row of the spec's "Rate estimation table" (its fields), plus optional additions.
     """
 
     model_config = ConfigDict(
@@ -1774,6 +2149,18 @@ class RateEstimationItem(BaseModel):
     cache_read_cost_per_million: str | None = Field(...)
     output_cost_per_million: str
     reasoning_cost_per_million: str | None = Field(...)
+    cache_creation_1h_cost_per_million: str | None = None
+    """
+    One-hour cache writes; present only when the card prices them.
+    """
+    tiers: list[ContextTier] | None = None
+    """
+    Long-context tiers by prompt size, ascending; present only when the card has some.
+    """
+    service_tiers: list[RateEstimationServiceTier] | None = None
+    """
+    The slug's cards of other service tiers (batch, flex, priority…) in effect then; present only when there are some.
+    """
 
 
 class RateEstimationTableView(BaseModel):

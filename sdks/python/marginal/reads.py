@@ -21,7 +21,7 @@ def _segment(value: str) -> str:
     return quote(value, safe="")
 
 
-READ_ENDPOINTS = {'ping': '/ping', 'usage_events': '/usage/events', 'usage_summary': '/usage/summary', 'usage_aggregation': '/usage/aggregation', 'sessions': '/attribution-data/sessions', 'session_tree': '/attribution-data/sessions/{sessionId}/tree', 'margin_by_end_user': '/margin-data/by-end-user', 'margin_trend': '/margin-data/trend', 'margin_summary': '/margin-data/summary', 'end_users': '/end-users', 'end_user_sessions': '/end-user-costs/{externalId}/sessions', 'end_user_summary': '/end-user-costs/{externalId}/summary', 'end_user_by_model': '/end-user-costs/{externalId}/by-model', 'end_user_by_provider': '/end-user-costs/{externalId}/by-provider', 'end_user_by_dimension': '/end-user-costs/{externalId}/by-dimension', 'end_user_trend': '/end-user-costs/{externalId}/trend', 'dimension_definitions': '/dimension-data/definitions', 'dimension_cost_trend': '/dimension-data/cost-trend', 'dimension_numeric_trend': '/dimension-data/numeric-trend', 'dimension_numeric_summary': '/dimension-data/numeric-summary', 'dimension_cost_breakdown': '/dimension-data/cost-breakdown', 'cost_trend': '/cost-data/trend', 'pending_rate_card': '/cost-data/pending-rate-card', 'cost_summary': '/cost-data/summary', 'cost_by_end_user': '/cost-data/by-end-user', 'attribution_by_agent': '/attribution-data/by-agent', 'agents': '/attribution-data/agents', 'workflows': '/attribution-data/workflows', 'attribution_by_dimension': '/attribution-data/by-dimension', 'attribution_dimension_values': '/attribution-data/dimension-values', 'rates': '/rates', 'own_rates': '/rates/own'}
+READ_ENDPOINTS = {'ping': '/ping', 'usage_event': '/usage/events/{eventId}', 'usage_events': '/usage/events', 'usage_summary': '/usage/summary', 'usage_aggregation': '/usage/aggregation', 'sessions': '/attribution-data/sessions', 'session_tree': '/attribution-data/sessions/{sessionId}/tree', 'margin_by_end_user': '/margin-data/by-end-user', 'margin_trend': '/margin-data/trend', 'margin_summary': '/margin-data/summary', 'end_users': '/end-users', 'end_user_sessions': '/end-user-costs/{externalId}/sessions', 'end_user_summary': '/end-user-costs/{externalId}/summary', 'end_user_by_model': '/end-user-costs/{externalId}/by-model', 'end_user_by_provider': '/end-user-costs/{externalId}/by-provider', 'end_user_by_dimension': '/end-user-costs/{externalId}/by-dimension', 'end_user_trend': '/end-user-costs/{externalId}/trend', 'dimension_definitions': '/dimension-data/definitions', 'dimension_cost_trend': '/dimension-data/cost-trend', 'dimension_numeric_trend': '/dimension-data/numeric-trend', 'dimension_numeric_summary': '/dimension-data/numeric-summary', 'dimension_cost_breakdown': '/dimension-data/cost-breakdown', 'cost_trend': '/cost-data/trend', 'pending_rate_card': '/cost-data/pending-rate-card', 'cost_summary': '/cost-data/summary', 'cost_by_end_user': '/cost-data/by-end-user', 'attribution_by_agent': '/attribution-data/by-agent', 'agents': '/attribution-data/agents', 'workflows': '/attribution-data/workflows', 'attribution_by_dimension': '/attribution-data/by-dimension', 'attribution_dimension_values': '/attribution-data/dimension-values', 'unpriced_rates': '/rates/unpriced', 'rates': '/rates', 'own_rates': '/rates/own'}
 """Every read method: its name and its path under /v1."""
 
 
@@ -31,6 +31,10 @@ class ReadMethods:
     def ping(self) -> models.PingResponse:
         """GET /v1/ping: Checks that the API key is valid and names its organization."""
         return models.PingResponse.model_validate(self._transport.get("/ping", {}))
+
+    def usage_event(self, event_id: str) -> models.UsageEventDetail:
+        """GET /v1/usage/events/{eventId}: One processed event of the organization by its event_id: the usage event item's fields, its status, token counts, cost breakdown and the rate card (id, effective date, service tier and context tier) that priced it. Reads every date, so it is slower than a page of events."""
+        return models.UsageEventDetail.model_validate(self._transport.get(f"/usage/events/{_segment(event_id)}", {}))
 
     def usage_events(self, *, start_date: DateParam, end_date: DateParam, subscription_id: str | None = None, metric_name: str | None = None, limit: int | None = None, offset: int | None = None) -> models.UsageEventPage:
         """GET /v1/usage/events: Usage events with event_timestamp in [start_date, end_date), newest first (ties by id). The range may not exceed 90 days."""
@@ -148,6 +152,10 @@ class ReadMethods:
         """GET /v1/attribution-data/dimension-values: Distinct values of a key among the range's events (fields as in by-dimension), sorted; at most 1000 (`truncated` when more exist). Events without the key add nothing."""
         return models.DimensionValues.model_validate(self._transport.get("/attribution-data/dimension-values", {"dimension": _param(dimension), "start_date": _param(start_date), "end_date": _param(end_date)}))
 
+    def unpriced_rates(self, *, start_date: DateParam, end_date: DateParam) -> models.UnpricedList:
+        """GET /v1/rates/unpriced: Models and units with events in [start_date, end_date) waiting for a rate card (`pending_rate_card`): how many, first and last seen, and a sample event. Adding a card (or unit rate) that prices them re-prices them."""
+        return models.UnpricedList.model_validate(self._transport.get("/rates/unpriced", {"start_date": _param(start_date), "end_date": _param(end_date)}))
+
     def rates(self, *, as_of: DateParam | None = None) -> models.RateEstimationTableView:
         """GET /v1/rates: The token rate cards that price the organization's events, one per model slug, sorted by model_slug; all rates are USD per million tokens as decimal strings."""
         return models.RateEstimationTableView.model_validate(self._transport.get("/rates", {"as_of": _param(as_of)}))
@@ -163,6 +171,10 @@ class AsyncReadMethods:
     async def ping(self) -> models.PingResponse:
         """GET /v1/ping: Checks that the API key is valid and names its organization."""
         return models.PingResponse.model_validate(await self._transport.get("/ping", {}))
+
+    async def usage_event(self, event_id: str) -> models.UsageEventDetail:
+        """GET /v1/usage/events/{eventId}: One processed event of the organization by its event_id: the usage event item's fields, its status, token counts, cost breakdown and the rate card (id, effective date, service tier and context tier) that priced it. Reads every date, so it is slower than a page of events."""
+        return models.UsageEventDetail.model_validate(await self._transport.get(f"/usage/events/{_segment(event_id)}", {}))
 
     async def usage_events(self, *, start_date: DateParam, end_date: DateParam, subscription_id: str | None = None, metric_name: str | None = None, limit: int | None = None, offset: int | None = None) -> models.UsageEventPage:
         """GET /v1/usage/events: Usage events with event_timestamp in [start_date, end_date), newest first (ties by id). The range may not exceed 90 days."""
@@ -279,6 +291,10 @@ class AsyncReadMethods:
     async def attribution_dimension_values(self, *, dimension: str, start_date: DateParam, end_date: DateParam) -> models.DimensionValues:
         """GET /v1/attribution-data/dimension-values: Distinct values of a key among the range's events (fields as in by-dimension), sorted; at most 1000 (`truncated` when more exist). Events without the key add nothing."""
         return models.DimensionValues.model_validate(await self._transport.get("/attribution-data/dimension-values", {"dimension": _param(dimension), "start_date": _param(start_date), "end_date": _param(end_date)}))
+
+    async def unpriced_rates(self, *, start_date: DateParam, end_date: DateParam) -> models.UnpricedList:
+        """GET /v1/rates/unpriced: Models and units with events in [start_date, end_date) waiting for a rate card (`pending_rate_card`): how many, first and last seen, and a sample event. Adding a card (or unit rate) that prices them re-prices them."""
+        return models.UnpricedList.model_validate(await self._transport.get("/rates/unpriced", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
     async def rates(self, *, as_of: DateParam | None = None) -> models.RateEstimationTableView:
         """GET /v1/rates: The token rate cards that price the organization's events, one per model slug, sorted by model_slug; all rates are USD per million tokens as decimal strings."""

@@ -37,6 +37,7 @@ REPRESENTATION_PARAMS = {"format"}
 READ_ENDPOINTS = {
     "ping": "/ping",
     "usage_events": "/usage/events",
+    "usage_event": "/usage/events/{eventId}",
     "usage_summary": "/usage/summary",
     "usage_aggregation": "/usage/aggregation",
     "cost_summary": "/cost-data/summary",
@@ -67,6 +68,7 @@ READ_ENDPOINTS = {
     "margin_summary": "/margin-data/summary",
     "rates": "/rates",
     "own_rates": "/rates/own",
+    "unpriced_rates": "/rates/unpriced",
 }
 
 

@@ -13,6 +13,7 @@ import { requestWithRetry } from './retry.js';
 export const READ_ENDPOINTS = {
   ping: '/ping',
   usageEvents: '/usage/events',
+  usageEvent: '/usage/events/{eventId}',
   usageSummary: '/usage/summary',
   usageAggregation: '/usage/aggregation',
   costSummary: '/cost-data/summary',
@@ -43,6 +44,7 @@ export const READ_ENDPOINTS = {
   marginSummary: '/margin-data/summary',
   rates: '/rates',
   ownRates: '/rates/own',
+  unpricedRates: '/rates/unpriced',
 } as const satisfies Record<string, keyof paths>;
 
 type Endpoints = typeof READ_ENDPOINTS;

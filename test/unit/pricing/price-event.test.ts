@@ -12,6 +12,7 @@ import {
   type PricingRates,
 } from '../../../pricing/price-event.js';
 import type { UsageEvent } from '../../../schemas/usage-event.js';
+import { NO_PROVENANCE } from '../../../core/lake/events-schema.js';
 import { usageEvent } from '../../support/usage-event-builder.js';
 
 function card(slug: string, from: string, rates: Partial<TokenRateCard>): TokenRateCard {
@@ -79,6 +80,12 @@ describe('priceEvent: token events', () => {
       total_cost: '0.0075',
       rate_card_slug: 'gpt-4o',
       pending_reason: null,
+      cache_creation_1h_cost: null,
+      rate_card_id: 'standard:gpt-4o:standard:2024-01-01T00:00:00.000Z',
+      rate_card_effective_from: new Date('2024-01-01'),
+      rate_card_service_tier: 'standard',
+      context_tier_above_prompt_tokens: null,
+      pricing_note: null,
     });
   });
 
@@ -119,6 +126,12 @@ describe('priceEvent: token events', () => {
       total_cost: '0.0333',
       rate_card_slug: 'claude-test',
       pending_reason: null,
+      cache_creation_1h_cost: null,
+      rate_card_id: 'standard:claude-test:standard:2024-01-01T00:00:00.000Z',
+      rate_card_effective_from: new Date('2024-01-01'),
+      rate_card_service_tier: 'standard',
+      context_tier_above_prompt_tokens: null,
+      pricing_note: null,
     });
   });
 
@@ -190,6 +203,8 @@ describe('priceEvent: token events', () => {
       total_cost: '0',
       rate_card_slug: 'gpt-4o-mini',
       pending_reason: 'rate card "gpt-4o-mini" has no cache read rate',
+      cache_creation_1h_cost: null,
+      ...NO_PROVENANCE,
     });
   });
 
@@ -231,6 +246,8 @@ describe('priceEvent: metric events', () => {
       total_cost: '0.12',
       rate_card_slug: null,
       pending_reason: null,
+      cache_creation_1h_cost: null,
+      ...NO_PROVENANCE,
     });
   });
 
@@ -280,6 +297,9 @@ describe('priceEvent: cost_override', () => {
       total_cost: '1.25',
       rate_card_slug: 'gpt-4o',
       pending_reason: null,
+      cache_creation_1h_cost: null,
+      // an override is no card's price
+      ...NO_PROVENANCE,
     });
   });
 

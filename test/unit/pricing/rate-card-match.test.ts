@@ -248,7 +248,11 @@ describe('index validation', () => {
 describe('control-plane records', () => {
   it('convert to cards and unit rates that match', () => {
     const cardFromDb = tokenRateCardFromRecord({
+      id: '6f1c1a52-0b7e-4d8e-9a51-3c1f4f7f2a10',
       modelSlug: 'acme-llm',
+      serviceTier: 'standard',
+      cacheCreation1hCostPerMillion: null,
+      tiers: [],
       inputCostPerMillion: '1.000000000000',
       outputCostPerMillion: '2',
       cacheCreationCostPerMillion: null,

@@ -2,7 +2,7 @@
 // stand-ins, and the re-pricing transform. Expected rows and costs are written out by hand.
 import { describe, expect, it } from 'vitest';
 import { eventIdFor } from '../../../core/ids.js';
-import type { LakeEventRow } from '../../../core/lake/events-schema.js';
+import { NO_PROVENANCE, type LakeEventRow } from '../../../core/lake/events-schema.js';
 import type { ManifestFile } from '../../../core/lake/manifest.js';
 import type { PricedCost } from '../../../pricing/price-event.js';
 import { buildTokenRateIndex, buildUnitRateIndex } from '../../../pricing/rate-card-match.js';
@@ -64,10 +64,16 @@ const COMPLETED: PricedCost = {
   cache_creation_cost: null,
   cache_read_cost: '0.000125',
   reasoning_cost: '0',
+  cache_creation_1h_cost: null,
   unit_cost: null,
   total_cost: '0.006125',
   rate_card_slug: 'gpt-4o',
   pending_reason: null,
+  rate_card_id: 'standard:gpt-4o:standard:2024-10-02T00:00:00.000Z',
+  rate_card_effective_from: new Date('2024-10-02T00:00:00Z'),
+  rate_card_service_tier: 'standard',
+  context_tier_above_prompt_tokens: null,
+  pricing_note: null,
 };
 
 const PENDING: PricedCost = {
@@ -77,9 +83,11 @@ const PENDING: PricedCost = {
   cache_creation_cost: null,
   cache_read_cost: null,
   reasoning_cost: null,
+  cache_creation_1h_cost: null,
   unit_cost: null,
   total_cost: '0',
   rate_card_slug: null,
+  ...NO_PROVENANCE,
   pending_reason: 'no rate card for model "zeta" at 2025-06-02T10:00:00.000Z',
 };
 
@@ -102,6 +110,14 @@ const EXPECTED_ROW: LakeEventRow = {
   kafka_partition: 3,
   kafka_offset: 42,
   priced_at: PRICED,
+  service_tier: null,
+  cache_creation_1h_input_tokens: null,
+  cache_creation_1h_cost: null,
+  rate_card_id: 'standard:gpt-4o:standard:2024-10-02T00:00:00.000Z',
+  rate_card_effective_from: new Date('2024-10-02T00:00:00Z'),
+  rate_card_service_tier: 'standard',
+  context_tier_above_prompt_tokens: null,
+  pricing_note: null,
 };
 
 describe('toLakeRow', () => {
@@ -166,6 +182,7 @@ describe('failedLakeRow', () => {
       status: 'failed',
       status_reason: 'invalid values: timestamp',
       rate_card_slug: null,
+      ...NO_PROVENANCE,
     });
   });
 
@@ -219,6 +236,10 @@ describe('re-pricing', () => {
       status: 'completed',
       status_reason: null,
       rate_card_slug: 'zeta',
+      // which price was used: the card's derived id, its date and tier; no context tier
+      rate_card_id: 'standard:zeta:standard:2025-01-01T00:00:00.000Z',
+      rate_card_effective_from: new Date('2025-01-01T00:00:00Z'),
+      rate_card_service_tier: 'standard',
       priced_at: later,
     });
   });

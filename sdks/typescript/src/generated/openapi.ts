@@ -67,6 +67,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/usage/events/{eventId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description One processed event of the organization by its event_id: the usage event item's fields, its
+         *     status, token counts, cost breakdown and the rate card (id, effective date, service tier and
+         *     context tier) that priced it. Reads every date, so it is slower than a page of events.
+         */
+        get: operations["GetUsageEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/usage/events": {
         parameters: {
             query?: never;
@@ -779,6 +800,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/rates/unpriced": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Models and units with events in [start_date, end_date) waiting for a rate card
+         *     (`pending_rate_card`): how many, first and last seen, and a sample event. Adding a card (or
+         *     unit rate) that prices them re-prices them.
+         */
+        get: operations["GetUnpriced"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/organizations/{organizationId}/rate-cards": {
         parameters: {
             query?: never;
@@ -786,7 +828,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The organization's own cards (not the standard ones), by model_slug then effective_from. */
+        /** @description The organization's own cards (not the standard ones), by model_slug, service_tier, then effective_from. */
         get: operations["ListRateCards"];
         put?: never;
         /** @description Adds a token rate card. Rates are kept exactly as decimal strings. */
@@ -809,6 +851,46 @@ export interface paths {
         put?: never;
         /** @description Adds a per-unit rate. */
         post: operations["CreateUnitRate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/organizations/{organizationId}/repricings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The organization's re-pricings, newest first. */
+        get: operations["ListRepricings"];
+        put?: never;
+        /**
+         * @description Re-prices the organization's events with event_timestamp in [start_date, end_date) with the
+         *     rate cards in effect now (each event at the card in effect at its own timestamp): every
+         *     completed or waiting event's cost is replaced, never added to. Answers at once; read
+         *     progress and the result back with GET.
+         */
+        post: operations["CreateRepricing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/organizations/{organizationId}/repricings/{repricingId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description One re-pricing: its progress while it runs, its result once completed. */
+        get: operations["GetRepricing"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1052,6 +1134,13 @@ export interface components {
             cache_creation_input_tokens?: number | null;
             /**
              * Format: int64
+             * @description The part of `cache_creation_input_tokens` written with a one-hour TTL (Anthropic's
+             *     `cache_creation.ephemeral_1h_input_tokens`), priced at the card's one-hour cache-write rate;
+             *     the rest is priced at the cache-creation rate. At most `cache_creation_input_tokens`.
+             */
+            cache_creation_1h_input_tokens?: number | null;
+            /**
+             * Format: int64
              * @description Tokens read from the prompt cache, a non-negative integer, priced at the cache-read rate.
              */
             cache_read_input_tokens?: number | null;
@@ -1082,6 +1171,13 @@ export interface components {
              * @example 0.0125
              */
             cost_override?: (components["schemas"]["CostOverrideString"] | components["schemas"]["CostOverrideNumber"]) | null;
+            /**
+             * @description Provider service tier the call was billed in (`standard`, `batch`, `flex`, `priority`…),
+             *     lowercased; selects the rate card of that tier. A tier without its own card is priced at the
+             *     standard card and the event is flagged. Absent: `standard`.
+             * @example batch
+             */
+            service_tier?: string | null;
             /** @description Session (trace) the event belongs to. */
             session_id?: string | null;
             /** @description Span within the session. */
@@ -1143,6 +1239,82 @@ export interface components {
             ok: boolean;
             /** @description The organization the key belongs to. */
             organization_id: string;
+        };
+        /** @description The event's cost in USD decimal strings; a class the event did not report is null. */
+        EventCostBreakdown: {
+            /** @description Every class below plus unit_cost, or the override when cost_override was sent; "0" while unpriced. */
+            total_cost: string;
+            input_cost: string | null;
+            output_cost: string | null;
+            /** @description All cache writes, five-minute and one-hour. */
+            cache_creation_cost: string | null;
+            /** @description The part of cache_creation_cost from one-hour writes. */
+            cache_creation_1h_cost: string | null;
+            cache_read_cost: string | null;
+            reasoning_cost: string | null;
+            /** @description Metric events: quantity × the unit rate. */
+            unit_cost: string | null;
+            /** @description The total the client sent in place of the computed one, or null. */
+            cost_override: string | null;
+        };
+        /** @description The token rate card that priced the event. */
+        EventRateCard: {
+            /** @description The organization card's UUID, or `standard:<slug>:<service tier>:<effective_from>` for a shipped card. */
+            rate_card_id: string;
+            model_slug: string;
+            service_tier: string;
+            /** @description ISO 8601 UTC. */
+            effective_from: string;
+            /**
+             * Format: double
+             * @description The context tier's threshold when the prompt was above one; null at the card's base rates.
+             */
+            context_tier_above_prompt_tokens: number | null;
+        };
+        UsageEventDetail: {
+            /** @description The event_id (UUID). */
+            id: string;
+            event_type: string;
+            metric_name: string;
+            /** Format: double */
+            quantity: number;
+            /** @description ISO 8601 UTC. */
+            event_timestamp: string;
+            /** @description As on GET /usage/events. */
+            metadata?: {
+                [key: string]: string;
+            };
+            /** @description `completed`, `pending_rate_card` or `failed`. */
+            status: string;
+            /** @description Why the event is pending_rate_card or failed; null when completed. */
+            status_reason: string | null;
+            /** @description Why ingest answered accepted_flagged, or null. */
+            flag_reason: string | null;
+            /** @description Set when the event was priced otherwise than it asked (a service tier without its own card). */
+            pricing_note: string | null;
+            model: string | null;
+            provider: string | null;
+            /** @description As sent (lowercased); null = standard. */
+            service_tier: string | null;
+            /** @description The end user's external id as sent, or null. */
+            user_id: string | null;
+            /** Format: double */
+            input_tokens: number | null;
+            /** Format: double */
+            output_tokens: number | null;
+            /** Format: double */
+            cache_creation_input_tokens: number | null;
+            /** Format: double */
+            cache_creation_1h_input_tokens: number | null;
+            /** Format: double */
+            cache_read_input_tokens: number | null;
+            /** Format: double */
+            reasoning_tokens: number | null;
+            cost: components["schemas"]["EventCostBreakdown"];
+            /** @description Null when no token card priced the event (unpriced, per-unit priced, or overridden). */
+            rate_card: components["schemas"]["EventRateCard"] | null;
+            /** @description When the cost was last computed (ISO 8601 UTC); a re-priced event shows the re-pricing time. */
+            priced_at: string;
         };
         /** @description One stored usage event. */
         UsageEventItem: {
@@ -1958,6 +2130,53 @@ export interface components {
             /** Format: double */
             total: number;
         };
+        UnpricedItem: {
+            /** @description The event's model; null for metric events named by provider only. */
+            model: string | null;
+            provider: string | null;
+            /** @description Null for LLM calls (token events). */
+            metric: string | null;
+            /** @description Null for LLM calls; for metric events the unit exactly as sent. */
+            unit: string | null;
+            /**
+             * Format: double
+             * @description Events in the range stored as `pending_rate_card` with this model, provider, metric and unit.
+             */
+            event_count: number;
+            /** @description ISO 8601 UTC: the earliest and latest event_timestamp among them. */
+            first_seen: string;
+            last_seen: string;
+            /** @description One of them (the smallest event_id), to look up with GET /usage/events/{eventId}. */
+            sample_event_id: string;
+            /** @description Why that event waits (for example the token class a card lacks). */
+            sample_reason: string | null;
+        };
+        UnpricedList: {
+            /** @description Most events first, ties by model, provider, metric, unit. */
+            items: components["schemas"]["UnpricedItem"][];
+            /**
+             * Format: double
+             * @description Sum of event_count over items.
+             */
+            total_events: number;
+            period_start: string;
+            period_end: string;
+        };
+        /**
+         * @description A long-context tier of a token card: a request whose prompt (input + cache read + cache creation
+         *     tokens) is above `above_prompt_tokens` has every class priced at these rates. Null rates mean
+         *     the same as on the card: that class cannot be priced in this tier.
+         */
+        ContextTier: {
+            /** Format: double */
+            above_prompt_tokens: number;
+            input_cost_per_million: string;
+            output_cost_per_million: string;
+            cache_creation_cost_per_million: string | null;
+            cache_creation_1h_cost_per_million?: string | null;
+            cache_read_cost_per_million: string | null;
+            reasoning_cost_per_million: string | null;
+        };
         RateCardView: {
             rate_card_id: string;
             organization_id: string;
@@ -1969,11 +2188,28 @@ export interface components {
             cache_creation_cost_per_million: string | null;
             cache_read_cost_per_million: string | null;
             reasoning_cost_per_million: string | null;
+            /** @description Null: one-hour cache writes cannot be priced by this card. */
+            cache_creation_1h_cost_per_million: string | null;
+            /** @description `standard` unless the card prices another service tier. */
+            service_tier: string;
+            /** @description Long-context tiers by prompt size, ascending; empty when none. */
+            tiers: components["schemas"]["ContextTier"][];
             effective_from: string;
             created_at: string;
         };
         /** @description USD per million tokens: a decimal string ("3", "0.075") or a JSON number, >= 0. */
         Rate: string | number;
+        /** @description One long-context tier of a rate card; rates as on the card. */
+        ContextTierBody: {
+            /** Format: int64 */
+            above_prompt_tokens: number;
+            input_cost_per_million: components["schemas"]["Rate"];
+            output_cost_per_million: components["schemas"]["Rate"];
+            cache_creation_cost_per_million?: components["schemas"]["Rate"] | null;
+            cache_creation_1h_cost_per_million?: components["schemas"]["Rate"] | null;
+            cache_read_cost_per_million?: components["schemas"]["Rate"] | null;
+            reasoning_cost_per_million?: components["schemas"]["Rate"] | null;
+        };
         CreateRateCardBody: {
             /** @description Model name prefix, lowercased; a model matches the longest slug that prefixes it. */
             model_slug: string;
@@ -1985,6 +2221,19 @@ export interface components {
             cache_read_cost_per_million?: components["schemas"]["Rate"] | null;
             /** @description Null or absent: reasoning tokens cannot be priced by this card. */
             reasoning_cost_per_million?: components["schemas"]["Rate"] | null;
+            /** @description One-hour cache writes (events' `cache_creation_1h_input_tokens`). Null or absent: they cannot be priced by this card. */
+            cache_creation_1h_cost_per_million?: components["schemas"]["Rate"] | null;
+            /**
+             * @description The provider service tier this card prices (`batch`, `flex`, `priority`…), lowercased; part
+             *     of the card's identity with model_slug and effective_from. Absent: `standard`.
+             */
+            service_tier?: string;
+            /**
+             * @description Long-context tiers: a request whose prompt (input + cache read + cache creation tokens) is
+             *     above a tier's `above_prompt_tokens` has every class priced at that tier's rates (the highest
+             *     such tier). At most 16, distinct thresholds.
+             */
+            tiers?: components["schemas"]["ContextTierBody"][];
             /**
              * @description ISO 8601 date (UTC midnight) or date-time (UTC unless an offset is given) from which the
              *     card applies. Absent: always (it also prices events already waiting for a rate card).
@@ -2034,7 +2283,87 @@ export interface components {
             /** Format: double */
             total: number;
         };
-        /** @description One row of the spec's "Rate estimation table". */
+        RepricingPartitionView: {
+            /** Format: double */
+            partition: number;
+            /** Format: double */
+            events_repriced: number;
+            /** Format: double */
+            events_changed: number;
+            cost_before: string;
+            cost_after: string;
+            finished_at: string;
+        };
+        RepricingView: {
+            repricing_id: string;
+            organization_id: string;
+            /** @description ISO 8601 UTC, inclusive. */
+            start_date: string;
+            /** @description ISO 8601 UTC, exclusive. */
+            end_date: string;
+            /** @description `running`, then `completed`. */
+            status: string;
+            /**
+             * Format: double
+             * @description The organization's rates_version when asked; processors re-price with rates at least this new.
+             */
+            rates_version: number;
+            /**
+             * Format: double
+             * @description Events in the range when asked (events arriving later are priced with the new cards anyway).
+             */
+            events_total: number;
+            /**
+             * Format: double
+             * @description Events re-priced so far (finished partitions plus those under way).
+             */
+            events_repriced: number;
+            /**
+             * Format: double
+             * @description Events whose cost, status or card changed (finished partitions).
+             */
+            events_changed: number;
+            /**
+             * Format: double
+             * @description 0–100, two decimals; 100 only once completed.
+             */
+            progress_percent: number;
+            /** @description Sum of total_cost of the re-priced events before and after (finished partitions), USD. */
+            cost_before: string;
+            cost_after: string;
+            /** @description cost_after − cost_before. */
+            cost_change: string;
+            /** Format: double */
+            partitions_total: number;
+            /** Format: double */
+            partitions_done: number;
+            partitions: components["schemas"]["RepricingPartitionView"][];
+            created_at: string;
+            completed_at: string | null;
+        };
+        CreateRepricingBody: {
+            /** @description ISO 8601 date or date-time, inclusive: events with event_timestamp from here… */
+            start_date: string;
+            /** @description …to here, exclusive. */
+            end_date: string;
+        };
+        RepricingList: {
+            repricings: components["schemas"]["RepricingView"][];
+            /** Format: double */
+            total: number;
+        };
+        /** @description A non-standard service tier's rates in the rate estimation table. */
+        RateEstimationServiceTier: {
+            service_tier: string;
+            input_cost_per_million: string;
+            cache_creation_cost_per_million: string | null;
+            cache_read_cost_per_million: string | null;
+            output_cost_per_million: string;
+            reasoning_cost_per_million: string | null;
+            cache_creation_1h_cost_per_million?: string;
+            tiers?: components["schemas"]["ContextTier"][];
+        };
+        /** @description One row of the spec's "Rate estimation table" (its fields), plus optional additions. */
         RateEstimationItem: {
             model_slug: string;
             input_cost_per_million: string;
@@ -2042,6 +2371,12 @@ export interface components {
             cache_read_cost_per_million: string | null;
             output_cost_per_million: string;
             reasoning_cost_per_million: string | null;
+            /** @description One-hour cache writes; present only when the card prices them. */
+            cache_creation_1h_cost_per_million?: string;
+            /** @description Long-context tiers by prompt size, ascending; present only when the card has some. */
+            tiers?: components["schemas"]["ContextTier"][];
+            /** @description The slug's cards of other service tiers (batch, flex, priority…) in effect then; present only when there are some. */
+            service_tiers?: components["schemas"]["RateEstimationServiceTier"][];
         };
         RateEstimationTableView: {
             /**
@@ -2385,6 +2720,65 @@ export interface operations {
             };
             /** @description Missing or invalid API key */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded (general tier); see RateLimit-* and Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    GetUsageEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event_id returned by POST /usage-events. */
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageEventDetail"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks usage:read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No processed event with this id in the organization */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5025,6 +5419,67 @@ export interface operations {
             };
         };
     };
+    GetUnpriced: {
+        parameters: {
+            query: {
+                /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
+                start_date: components["schemas"]["IsoDateParam"];
+                /** @description ISO 8601 date or datetime, exclusive. */
+                end_date: components["schemas"]["IsoDateParam"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnpricedList"];
+                };
+            };
+            /** @description Bad or missing dates, or start_date not before end_date */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks costs:read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded (general tier); see RateLimit-* and Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     ListRateCards: {
         parameters: {
             query?: never;
@@ -5125,7 +5580,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A card for this model_slug and effective_from exists */
+            /** @description A card for this model_slug, service_tier and effective_from exists */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5238,6 +5693,158 @@ export interface operations {
             };
             /** @description A rate for this key and effective_from exists */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    ListRepricings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepricingList"];
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization or re-pricing */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    CreateRepricing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateRepricingBody"];
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepricingView"];
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization or re-pricing */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    GetRepricing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+                repricingId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepricingView"];
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization or re-pricing */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

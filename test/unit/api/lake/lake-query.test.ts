@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LakeQuery, splitWholeDays, splitWholeHours, type Derivation } from '../../../../api/lake/lake-query.js';
 import { endUserIdFor, eventIdFor } from '../../../../core/ids.js';
-import type { LakeEventRow } from '../../../../core/lake/events-schema.js';
+import { NO_PROVENANCE, type LakeEventRow } from '../../../../core/lake/events-schema.js';
 import { LakeWriter } from '../../../../processor/lake/lake-writer.js';
 
 const d = (s: string) => new Date(s);
@@ -65,6 +65,7 @@ function row(offset: number, at: string, totalCost: string, org = ORG): LakeEven
     session_id: null, span_id: null, parent_span_id: null, span_name: null, span_kind: null, started_at: null,
     timestamp_provided: true, agent_id: null, workflow_id: null, feature: null, metadata: '{}', flag_reason: null,
     kafka_partition: 0, kafka_offset: offset, priced_at: ts,
+    service_tier: null, cache_creation_1h_input_tokens: null, cache_creation_1h_cost: null, ...NO_PROVENANCE,
   };
 }
 
