@@ -1,0 +1,19 @@
+-- Spans received over OTLP that report no model usage (agents, tools, retrieval, chains): the
+-- session call tree shows them with their timing and zero own cost. They are not usage events
+-- (no credit, no ledger row, not in the lake). One row per (organization, trace, span): a
+-- re-sent export changes nothing. Owned by otlp/structural-spans.store.ts.
+CREATE TABLE otlp_structural_spans (
+  organization_id uuid NOT NULL REFERENCES organizations (id),
+  trace_id        text NOT NULL,
+  span_id         text NOT NULL,
+  session_id      text NOT NULL,
+  parent_span_id  text,
+  span_name       text,
+  span_kind       text,
+  agent_id        text,
+  started_at      timestamptz NOT NULL,
+  ended_at        timestamptz NOT NULL,
+  received_at     timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (organization_id, trace_id, span_id)
+);
+CREATE INDEX otlp_structural_spans_by_session ON otlp_structural_spans (organization_id, session_id);

@@ -1,0 +1,199 @@
+// OTLP/HTTP trace payloads in and answers out, through protobufjs over the official
+// opentelemetry-proto definitions vendored in otlp/proto (v1.11.0, Apache-2.0). Both encodings of
+// the OTLP spec decode to one plain shape (OtlpSpan): binary protobuf as is; JSON after turning
+// its hex trace/span ids into bytes (the one place OTLP/JSON departs from protobuf's JSON
+// mapping), so field names, enums, int64 as string or number and AnyValue are read by the same
+// generated reflection. Nothing here knows about usage events (span-mapping.ts does).
+import path from 'node:path';
+import protobuf from 'protobufjs';
+import { fromRoot } from '../core/paths.js';
+
+const PROTO_DIR = fromRoot('otlp', 'proto');
+
+function loadRoot(): protobuf.Root {
+  const root = new protobuf.Root();
+  // Imports are written from the proto root ("opentelemetry/proto/common/v1/common.proto").
+  root.resolvePath = (_origin, target) => path.join(PROTO_DIR, target);
+  root.loadSync('opentelemetry/proto/collector/trace/v1/trace_service.proto', { keepCase: false });
+  // google.rpc.Status, the body of OTLP/HTTP error answers; `details` (Any) is never filled here.
+  root.add(
+    new protobuf.Namespace('google').add(
+      new protobuf.Namespace('rpc').add(
+        new protobuf.Type('Status').add(new protobuf.Field('code', 1, 'int32')).add(new protobuf.Field('message', 2, 'string')),
+      ),
+    ),
+  );
+  root.resolveAll();
+  return root;
+}
+
+const root = loadRoot();
+const ExportRequest = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');
+const ExportResponse = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse');
+const Status = root.lookupType('google.rpc.Status');
+
+export type OtlpEncoding = 'protobuf' | 'json';
+
+/** An attribute value as OTLP carries it (AnyValue), flattened to JSON-like data. */
+export type AttributeValue = string | number | boolean | null | AttributeValue[] | { [key: string]: AttributeValue };
+export type Attributes = Record<string, AttributeValue>;
+
+/** One span with its resource's attributes, ids as lowercase hex, times as Unix nanoseconds (decimal strings). */
+export interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  /** Null for a root span (absent or all-zero bytes). */
+  parentSpanId: string | null;
+  name: string;
+  startTimeUnixNano: string;
+  endTimeUnixNano: string;
+  attributes: Attributes;
+  resourceAttributes: Attributes;
+}
+
+/** The payload could not be read as an ExportTraceServiceRequest; the message says why. */
+export class OtlpDecodeError extends Error {}
+
+const CONVERSION: protobuf.IConversionOptions = { longs: String, enums: Number, bytes: Array, defaults: false, arrays: true, objects: true, oneofs: true };
+
+/** Decodes an export request body of the given encoding into its spans, in order. */
+export function decodeExportRequest(body: Buffer, encoding: OtlpEncoding): OtlpSpan[] {
+  let message: protobuf.Message;
+  try {
+    message = encoding === 'protobuf' ? ExportRequest.decode(body) : ExportRequest.fromObject(jsonRequestObject(body) as Record<string, unknown>);
+  } catch (err) {
+    if (err instanceof OtlpDecodeError) throw err;
+    throw new OtlpDecodeError(`not an ExportTraceServiceRequest in ${encoding === 'protobuf' ? 'binary protobuf' : 'OTLP/JSON'}: ${(err as Error).message}`);
+  }
+  const request = ExportRequest.toObject(message, CONVERSION) as DecodedRequest;
+  const spans: OtlpSpan[] = [];
+  for (const rs of request.resourceSpans ?? []) {
+    const resourceAttributes = attributesOf(rs.resource?.attributes);
+    for (const ss of rs.scopeSpans ?? []) {
+      for (const s of ss.spans ?? []) spans.push(spanOf(s, resourceAttributes));
+    }
+  }
+  return spans;
+}
+
+/** The 200 body: empty on full success, else partial_success with the rejected count and why. */
+export function encodeExportResponse(partial: { rejectedSpans: number; errorMessage: string } | null, encoding: OtlpEncoding): Buffer {
+  const object = partial ? { partialSuccess: { rejectedSpans: partial.rejectedSpans, errorMessage: partial.errorMessage } } : {};
+  if (encoding === 'json') return Buffer.from(JSON.stringify(ExportResponse.toObject(ExportResponse.fromObject(object), { longs: String })));
+  return Buffer.from(ExportResponse.encode(ExportResponse.fromObject(object)).finish());
+}
+
+/** A google.rpc.Status for a 4xx/5xx answer to a protobuf request. */
+export function encodeStatus(code: number, message: string): Buffer {
+  return Buffer.from(Status.encode(Status.fromObject({ code, message })).finish());
+}
+
+interface DecodedAnyValue {
+  stringValue?: string;
+  boolValue?: boolean;
+  intValue?: string;
+  doubleValue?: number;
+  arrayValue?: { values?: DecodedAnyValue[] };
+  kvlistValue?: { values?: DecodedKeyValue[] };
+  bytesValue?: number[];
+}
+interface DecodedKeyValue {
+  key?: string;
+  value?: DecodedAnyValue;
+}
+interface DecodedSpan {
+  traceId?: number[];
+  spanId?: number[];
+  parentSpanId?: number[];
+  name?: string;
+  startTimeUnixNano?: string;
+  endTimeUnixNano?: string;
+  attributes?: DecodedKeyValue[];
+}
+interface DecodedRequest {
+  resourceSpans?: Array<{ resource?: { attributes?: DecodedKeyValue[] }; scopeSpans?: Array<{ spans?: DecodedSpan[] }> }>;
+}
+
+function hexOf(bytes: number[] | undefined): string {
+  return Buffer.from(bytes ?? []).toString('hex');
+}
+
+function spanOf(s: DecodedSpan, resourceAttributes: Attributes): OtlpSpan {
+  const parent = hexOf(s.parentSpanId);
+  return {
+    traceId: hexOf(s.traceId),
+    spanId: hexOf(s.spanId),
+    parentSpanId: parent === '' || /^0+$/.test(parent) ? null : parent,
+    name: s.name ?? '',
+    startTimeUnixNano: s.startTimeUnixNano ?? '0',
+    endTimeUnixNano: s.endTimeUnixNano ?? '0',
+    attributes: attributesOf(s.attributes),
+    resourceAttributes,
+  };
+}
+
+function attributesOf(kvs: DecodedKeyValue[] | undefined): Attributes {
+  const out: Attributes = {};
+  for (const kv of kvs ?? []) if (kv.key !== undefined) out[kv.key] = valueOf(kv.value);
+  return out;
+}
+
+function valueOf(v: DecodedAnyValue | undefined): AttributeValue {
+  if (!v) return null;
+  if (v.stringValue !== undefined) return v.stringValue;
+  if (v.boolValue !== undefined) return v.boolValue;
+  // int64: exact as a number up to 2^53; token counts beyond that are refused by the mapping anyway.
+  if (v.intValue !== undefined) return Number(v.intValue);
+  if (v.doubleValue !== undefined) return v.doubleValue;
+  if (v.arrayValue !== undefined) return (v.arrayValue.values ?? []).map(valueOf);
+  if (v.kvlistValue !== undefined) return attributesOf(v.kvlistValue.values);
+  if (v.bytesValue !== undefined) return Buffer.from(v.bytesValue).toString('base64');
+  return null;
+}
+
+const ID_FIELDS = ['traceId', 'spanId', 'parentSpanId'] as const;
+
+/**
+ * The JSON body as an object protobufjs's fromObject reads: OTLP/JSON writes trace and span ids
+ * (of spans and of their links) as hex, not base64 (OTLP spec, "JSON Protobuf Encoding").
+ */
+function jsonRequestObject(body: Buffer): unknown {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw new OtlpDecodeError('body: not valid JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new OtlpDecodeError('body: must be a JSON object (ExportTraceServiceRequest)');
+  const resourceSpans = (parsed as { resourceSpans?: unknown }).resourceSpans;
+  if (resourceSpans === undefined) return parsed;
+  if (!Array.isArray(resourceSpans)) throw new OtlpDecodeError('resourceSpans: must be an array');
+  resourceSpans.forEach((rs, i) => {
+    const scopeSpans = (rs as { scopeSpans?: unknown } | null)?.scopeSpans;
+    if (!Array.isArray(scopeSpans)) return;
+    scopeSpans.forEach((ss, j) => {
+      const spans = (ss as { spans?: unknown } | null)?.spans;
+      if (!Array.isArray(spans)) return;
+      spans.forEach((span, k) => {
+        const at = `resourceSpans[${i}].scopeSpans[${j}].spans[${k}]`;
+        hexIdsToBytes(span, at);
+        const links = (span as { links?: unknown } | null)?.links;
+        if (Array.isArray(links)) links.forEach((link, l) => hexIdsToBytes(link, `${at}.links[${l}]`));
+      });
+    });
+  });
+  return parsed;
+}
+
+function hexIdsToBytes(holder: unknown, at: string): void {
+  if (typeof holder !== 'object' || holder === null) return;
+  const record = holder as Record<string, unknown>;
+  for (const field of ID_FIELDS) {
+    const value = record[field];
+    if (value === undefined || value === null || value === '') continue;
+    if (typeof value !== 'string' || !/^(?:[0-9a-fA-F]{2})+$/.test(value)) {
+      throw new OtlpDecodeError(`${at}.${field}: must be a hex string (OTLP/JSON encodes ids as hex)`);
+    }
+    record[field] = Buffer.from(value, 'hex');
+  }
+}
