@@ -13,6 +13,7 @@ import type { OtlpSpan } from './otlp-codec.js';
 import { otlpSpansAccepted, otlpSpansMapped, otlpSpansRejected, otlpSpansStructural } from './otlp-metrics.js';
 import { mapSpan, type StructuralSpan } from './span-mapping.js';
 import { storeStructuralSpans } from './structural-spans.store.js';
+import { metadataMappingOf } from './attribute-mappings.store.js';
 
 export interface RejectedSpan {
   spanId: string;
@@ -29,13 +30,16 @@ export async function exportSpans(
   spans: readonly OtlpSpan[],
   receivedAt: Date,
 ): Promise<RejectedSpan[]> {
-  const dimensions = await deps.ingest.dimensionsFor(auth.organizationId);
+  const [dimensions, metadataMapping] = await Promise.all([
+    deps.ingest.dimensionsFor(auth.organizationId),
+    metadataMappingOf(deps.db, auth.organizationId),
+  ]);
   const rejected: RejectedSpan[] = [];
   const structural: StructuralSpan[] = [];
   const events: ValidatedEvent[] = [];
   const eventSpanIds: string[] = [];
   for (const span of spans) {
-    const mapped = mapSpan(span);
+    const mapped = mapSpan(span, metadataMapping);
     if (mapped.type === 'structural') structural.push(mapped.span);
     else if (mapped.type === 'rejected') reject(rejected, mapped.spanId, mapped.reason, 'mapping');
     else {

@@ -23,7 +23,7 @@ export interface StructuralSpan {
 }
 
 /** The body of one POST /v1/usage-events, as JSON would carry it. */
-export type UsageEventBody = Record<string, unknown> & { idempotency_key: string };
+type UsageEventBody = Record<string, unknown> & { idempotency_key: string };
 
 export type SpanMapping =
   | { type: 'usage'; spanId: string; event: UsageEventBody }

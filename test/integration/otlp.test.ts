@@ -223,6 +223,39 @@ describe('OTLP from the OpenTelemetry JS SDK', () => {
   });
 });
 
+describe('OTLP attribute mappings (admin)', () => {
+  it('a mapped resource attribute lands in the event metadata; the mapping reads back', async () => {
+    const base = `/organizations/${t.organizationId}/otlp-attribute-mappings`;
+    const put = await admin(p.host, 'PUT', base, { mappings: [{ attribute: 'deployment.environment', metadata_key: 'env' }] });
+    expect(put.status).toBe(200);
+    expect((await admin(p.host, 'GET', base)).body).toEqual({ mappings: [{ attribute: 'deployment.environment', metadata_key: 'env' }] });
+    const bad = await admin(p.host, 'PUT', base, { mappings: [{ attribute: 'x', metadata_key: 'Not Snake' }] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details.field).toBe('mappings[0].metadata_key');
+
+    const memory = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({
+      resource: resourceFromAttributes({ 'deployment.environment': 'staging' }),
+      spanProcessors: [new SimpleSpanProcessor(memory)],
+    });
+    provider
+      .getTracer('t')
+      .startSpan('chat', { startTime: at(30_000), attributes: { 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': 1, 'gen_ai.conversation.id': 'conv-env' } })
+      .end(at(30_100));
+    // The receiver reads mappings through a cache of at most 1 s.
+    await new Promise((r) => setTimeout(r, 1_100));
+    await exportWith(new JsonExporter(exporterOptions()), memory.getFinishedSpans());
+    const deadline = Date.now() + 60_000;
+    let event: any;
+    while (!event && Date.now() < deadline) {
+      const res = await apiGet(p, t.readKey, '/usage/events', { start_date: at(29_000).toISOString(), end_date: at(31_000).toISOString() });
+      event = res.body.events?.[0];
+      if (!event) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(event.metadata.env).toBe('staging');
+  });
+});
+
 describe('OTLP answers', () => {
   const traceId = 'aaaabbbbccccddddeeeeffff00001111';
   const jsonSpan = (spanId: string, attrs: Array<[string, unknown]>) => ({
@@ -276,7 +309,7 @@ describe('OTLP answers', () => {
     expect(b).toMatchObject({ code: 3, success: false, error: { code: 'VALIDATION_ERROR', details: { field: 'body' } } });
     const badId = await post(JSON.stringify(body([{ ...jsonSpan('zz', []) }])), 'application/json');
     expect(badId.status).toBe(400);
-    expect((await badId.json()).message).toBe('resourceSpans[0].scopeSpans[0].spans[0].spanId: must be a hex string (OTLP/JSON encodes ids as hex)');
+    expect(((await badId.json()) as any).message).toBe('resourceSpans[0].scopeSpans[0].spans[0].spanId: must be a hex string (OTLP/JSON encodes ids as hex)');
   });
 
   it('401 without a key, 403 without usage:write, 415 for another media type', async () => {

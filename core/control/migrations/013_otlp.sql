@@ -17,3 +17,12 @@ CREATE TABLE otlp_structural_spans (
   PRIMARY KEY (organization_id, trace_id, span_id)
 );
 CREATE INDEX otlp_structural_spans_by_session ON otlp_structural_spans (organization_id, session_id);
+
+-- Per organization: which resource or span attribute of an OTLP span goes to which usage-event
+-- metadata key (e.g. deployment.environment → env). Owned by otlp/attribute-mappings.store.ts.
+CREATE TABLE otlp_attribute_mappings (
+  organization_id uuid NOT NULL REFERENCES organizations (id),
+  attribute       text NOT NULL,
+  metadata_key    text NOT NULL,
+  PRIMARY KEY (organization_id, attribute)
+);
