@@ -54,20 +54,18 @@ export interface OtlpSpan {
 /** The payload could not be read as an ExportTraceServiceRequest; the message says why. */
 export class OtlpDecodeError extends Error {}
 
-const CONVERSION: protobuf.IConversionOptions = { longs: String, enums: Number, bytes: Array, defaults: false, arrays: true, objects: true, oneofs: true };
-
 /** Decodes an export request body of the given encoding into its spans, in order. */
 export function decodeExportRequest(body: Buffer, encoding: OtlpEncoding): OtlpSpan[] {
-  let message: protobuf.Message;
+  let message: DecodedRequest;
   try {
-    message = encoding === 'protobuf' ? ExportRequest.decode(body) : ExportRequest.fromObject(jsonRequestObject(body) as Record<string, unknown>);
+    message = (encoding === 'protobuf' ? ExportRequest.decode(body) : ExportRequest.fromObject(jsonRequestObject(body) as Record<string, unknown>)) as unknown as DecodedRequest;
   } catch (err) {
     if (err instanceof OtlpDecodeError) throw err;
     throw new OtlpDecodeError(`not an ExportTraceServiceRequest in ${encoding === 'protobuf' ? 'binary protobuf' : 'OTLP/JSON'}: ${(err as Error).message}`);
   }
-  const request = ExportRequest.toObject(message, CONVERSION) as DecodedRequest;
+  // The decoded message is read in place (no toObject copy): about half the decoding time.
   const spans: OtlpSpan[] = [];
-  for (const rs of request.resourceSpans ?? []) {
+  for (const rs of message.resourceSpans ?? []) {
     const resourceAttributes = attributesOf(rs.resource?.attributes);
     for (const ss of rs.scopeSpans ?? []) {
       for (const s of ss.spans ?? []) spans.push(spanOf(s, resourceAttributes));
@@ -88,34 +86,40 @@ export function encodeStatus(code: number, message: string): Buffer {
   return Buffer.from(Status.encode(Status.fromObject({ code, message })).finish());
 }
 
+/** int64 fields of a decoded message: a Long (protobufjs with `long`) or a number. */
+type Int64 = { toString(): string } | number;
+
+/** AnyValue as protobufjs decodes it: `value` names the oneof field that is set. */
 interface DecodedAnyValue {
+  value?: 'stringValue' | 'boolValue' | 'intValue' | 'doubleValue' | 'arrayValue' | 'kvlistValue' | 'bytesValue';
   stringValue?: string;
   boolValue?: boolean;
-  intValue?: string;
+  intValue?: Int64;
   doubleValue?: number;
   arrayValue?: { values?: DecodedAnyValue[] };
   kvlistValue?: { values?: DecodedKeyValue[] };
-  bytesValue?: number[];
+  bytesValue?: Uint8Array;
 }
 interface DecodedKeyValue {
   key?: string;
-  value?: DecodedAnyValue;
+  value?: DecodedAnyValue | null;
 }
 interface DecodedSpan {
-  traceId?: number[];
-  spanId?: number[];
-  parentSpanId?: number[];
+  traceId?: Uint8Array | number[];
+  spanId?: Uint8Array | number[];
+  parentSpanId?: Uint8Array | number[];
   name?: string;
-  startTimeUnixNano?: string;
-  endTimeUnixNano?: string;
+  startTimeUnixNano?: Int64;
+  endTimeUnixNano?: Int64;
   attributes?: DecodedKeyValue[];
 }
 interface DecodedRequest {
-  resourceSpans?: Array<{ resource?: { attributes?: DecodedKeyValue[] }; scopeSpans?: Array<{ spans?: DecodedSpan[] }> }>;
+  resourceSpans?: Array<{ resource?: { attributes?: DecodedKeyValue[] } | null; scopeSpans?: Array<{ spans?: DecodedSpan[] }> }>;
 }
 
-function hexOf(bytes: number[] | undefined): string {
-  return Buffer.from(bytes ?? []).toString('hex');
+function hexOf(bytes: Uint8Array | number[] | undefined): string {
+  if (!bytes || bytes.length === 0) return '';
+  return (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes)).toString('hex');
 }
 
 function spanOf(s: DecodedSpan, resourceAttributes: Attributes): OtlpSpan {
@@ -125,8 +129,8 @@ function spanOf(s: DecodedSpan, resourceAttributes: Attributes): OtlpSpan {
     spanId: hexOf(s.spanId),
     parentSpanId: parent === '' || /^0+$/.test(parent) ? null : parent,
     name: s.name ?? '',
-    startTimeUnixNano: s.startTimeUnixNano ?? '0',
-    endTimeUnixNano: s.endTimeUnixNano ?? '0',
+    startTimeUnixNano: String(s.startTimeUnixNano ?? 0),
+    endTimeUnixNano: String(s.endTimeUnixNano ?? 0),
     attributes: attributesOf(s.attributes),
     resourceAttributes,
   };
@@ -134,21 +138,30 @@ function spanOf(s: DecodedSpan, resourceAttributes: Attributes): OtlpSpan {
 
 function attributesOf(kvs: DecodedKeyValue[] | undefined): Attributes {
   const out: Attributes = {};
-  for (const kv of kvs ?? []) if (kv.key !== undefined) out[kv.key] = valueOf(kv.value);
+  for (const kv of kvs ?? []) if (kv.key !== undefined) out[kv.key] = valueOf(kv.value ?? undefined);
   return out;
 }
 
 function valueOf(v: DecodedAnyValue | undefined): AttributeValue {
-  if (!v) return null;
-  if (v.stringValue !== undefined) return v.stringValue;
-  if (v.boolValue !== undefined) return v.boolValue;
-  // int64: exact as a number up to 2^53; token counts beyond that are refused by the mapping anyway.
-  if (v.intValue !== undefined) return Number(v.intValue);
-  if (v.doubleValue !== undefined) return v.doubleValue;
-  if (v.arrayValue !== undefined) return (v.arrayValue.values ?? []).map(valueOf);
-  if (v.kvlistValue !== undefined) return attributesOf(v.kvlistValue.values);
-  if (v.bytesValue !== undefined) return Buffer.from(v.bytesValue).toString('base64');
-  return null;
+  switch (v?.value) {
+    case 'stringValue':
+      return v.stringValue!;
+    case 'boolValue':
+      return v.boolValue!;
+    case 'intValue':
+      // int64: exact as a number up to 2^53; token counts beyond that are refused by the mapping anyway.
+      return Number(v.intValue!.toString());
+    case 'doubleValue':
+      return v.doubleValue!;
+    case 'arrayValue':
+      return (v.arrayValue!.values ?? []).map((x) => valueOf(x));
+    case 'kvlistValue':
+      return attributesOf(v.kvlistValue!.values);
+    case 'bytesValue':
+      return Buffer.from(v.bytesValue!).toString('base64');
+    default:
+      return null;
+  }
 }
 
 const ID_FIELDS = ['traceId', 'spanId', 'parentSpanId'] as const;
