@@ -1,5 +1,6 @@
 // Admin: which OTLP resource or span attributes an organization keeps as usage-event metadata
-// (e.g. deployment.environment → env). Replaced whole by PUT; seen by the receiver within 1 s.
+// (e.g. deployment.environment → env). Replaced whole by PUT; binds the next export of this
+// process, other ingest processes within 1 s.
 import type { Request as ExRequest } from 'express';
 import { Body, Controller, Get, Path, Put, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
 import { appContext } from '../core/app-context.js';
@@ -7,7 +8,7 @@ import { requireOrganization } from '../core/control/organizations.js';
 import { ValidationError } from '../core/errors.js';
 import type { ErrorEnvelope } from '../core/http/error-envelope.js';
 import { textFault } from '../core/text.js';
-import { listAttributeMappings, replaceAttributeMappings } from './attribute-mappings.store.js';
+import { forgetAttributeMappings, listAttributeMappings, replaceAttributeMappings } from './attribute-mappings.store.js';
 
 export interface OtlpAttributeMappingItem {
   /**
@@ -53,6 +54,7 @@ export class OtlpAttributeMappingsController extends Controller {
     const { db } = appContext(req);
     await requireOrganization(db, organizationId);
     await replaceAttributeMappings(db, organizationId, body.mappings);
+    forgetAttributeMappings(organizationId);
     return { mappings: await listAttributeMappings(db, organizationId) };
   }
 

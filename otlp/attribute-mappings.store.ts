@@ -1,6 +1,7 @@
 // The SQL of an organization's OTLP attribute mappings (migration 013): resource or span
 // attribute → usage-event metadata key. Replaced whole by the admin API; read by the receiver
-// through a per-process cache of MAPPINGS_TTL_MS, so a change is seen within that time.
+// through a per-process cache of MAPPINGS_TTL_MS: a change binds the next export in the process
+// whose admin API made it (the controller calls forgetAttributeMappings), others within the TTL.
 import type { ControlDb, Queryable } from '../core/control/db.js';
 import type { MetadataMapping } from './span-mapping.js';
 
@@ -32,6 +33,11 @@ export async function listAttributeMappings(db: Queryable, organizationId: strin
 }
 
 const cache = new Map<string, { at: number; value: Promise<MetadataMapping> }>();
+
+/** Drops the organization's cached mappings: its next export reads the control plane. */
+export function forgetAttributeMappings(organizationId: string): void {
+  cache.delete(organizationId);
+}
 
 /** The organization's mappings as the span mapping takes them, at most MAPPINGS_TTL_MS old. */
 export function metadataMappingOf(db: Queryable, organizationId: string, now = Date.now()): Promise<MetadataMapping> {

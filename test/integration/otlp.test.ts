@@ -242,8 +242,7 @@ describe('OTLP attribute mappings (admin)', () => {
       .getTracer('t')
       .startSpan('chat', { startTime: at(30_000), attributes: { 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': 1, 'gen_ai.conversation.id': 'conv-env' } })
       .end(at(30_100));
-    // The receiver reads mappings through a cache of at most 1 s.
-    await new Promise((r) => setTimeout(r, 1_100));
+    // The admin change binds the next export of this process (the all-in-one's ingest is here).
     await exportWith(new JsonExporter(exporterOptions()), memory.getFinishedSpans());
     const deadline = Date.now() + 60_000;
     let event: any;
