@@ -6,6 +6,7 @@
 // on the trace and span ids, so a re-sent export maps to the same keys; token classes come out
 // disjoint (GenAI semantic conventions count cached input inside input_tokens and reasoning
 // inside output_tokens; older names are read the same way).
+import { textFault } from '../core/text.js';
 import type { SpanKind } from '../ingest/ingest.types.js';
 import type { AttributeValue, Attributes, OtlpSpan } from './otlp-codec.js';
 
@@ -47,6 +48,8 @@ const USER = ['user.id', 'enduser.id', 'traceloop.association.properties.user_id
 const AGENT = ['gen_ai.agent.id', 'gen_ai.agent.name'];
 const WORKFLOW = ['gen_ai.workflow.id', 'gen_ai.workflow.name', 'workflow.id', 'traceloop.workflow.name'];
 const FEATURE = ['feature', 'app.feature'];
+
+const MAX_NAME_LENGTH = 255;
 
 /** gen_ai.operation.name → span_kind. */
 const OPERATION_KINDS: Record<string, SpanKind> = {
@@ -193,9 +196,11 @@ export function mapSpan(span: OtlpSpan, mapping: MetadataMapping = new Map()): S
   if (typeof usage === 'string') return { type: 'rejected', spanId: span.spanId, reason: usage };
   if (usage === null) {
     if (!aggregate && isModelCall(attrs)) return { type: 'rejected', spanId: span.spanId, reason: 'model call without token counts (gen_ai.usage.input_tokens / output_tokens)' };
+    const fault = structuralFault({ name: span.name, session: sessionId, agent: agentId });
+    if (fault) return { type: 'rejected', spanId: span.spanId, reason: fault };
     return {
       type: 'structural',
-      span: { traceId: span.traceId, spanId: span.spanId, parentSpanId: span.parentSpanId, sessionId, name: span.name, kind: aggregate ? 'task' : kindOf(attrs, false), agentId, startedAt, endedAt },
+      span: { traceId: span.traceId, spanId: span.spanId, parentSpanId: span.parentSpanId, sessionId, name: displayName(span.name), kind: aggregate ? 'task' : kindOf(attrs, false), agentId, startedAt, endedAt },
     };
   }
   const model = text(first(MODEL, attrs));
@@ -212,7 +217,7 @@ export function mapSpan(span: OtlpSpan, mapping: MetadataMapping = new Map()): S
     session_id: sessionId,
     span_id: span.spanId,
     ...(span.parentSpanId ? { parent_span_id: span.parentSpanId } : {}),
-    ...(span.name ? { span_name: span.name } : {}),
+    ...(span.name ? { span_name: displayName(span.name) } : {}),
     span_kind: kindOf(attrs, true),
     ...optional('user_id', text(first(USER, attrs, res))),
     ...optional('agent_id', agentId),
@@ -222,6 +227,27 @@ export function mapSpan(span: OtlpSpan, mapping: MetadataMapping = new Map()): S
   const metadata = metadataOf(span, mapping);
   if (Object.keys(metadata).length > 0) event.metadata = metadata;
   return { type: 'usage', spanId: span.spanId, event };
+}
+
+/**
+ * What ingest's validation would refuse in the fields a structural span stores (they skip it):
+ * text must be well-formed Unicode without NUL (PostgreSQL refuses the rest), ids ≤ 255 units.
+ */
+function structuralFault(fields: { name: string; session: string; agent: string | null }): string | null {
+  for (const [what, value] of Object.entries(fields)) {
+    if (value === null) continue;
+    const fault = textFault(value);
+    if (fault) return `${what === 'name' ? 'span name' : what === 'session' ? 'session id' : 'agent id'} ${fault}`;
+    if (what !== 'name' && value.length > MAX_NAME_LENGTH) return `${what === 'session' ? 'session id' : 'agent id'} is longer than ${MAX_NAME_LENGTH} characters`;
+  }
+  return null;
+}
+
+/** Span names are display text: cut to ingest's 255-unit limit (never inside a surrogate pair). */
+function displayName(name: string): string {
+  if (name.length <= MAX_NAME_LENGTH) return name;
+  const cut = name.slice(0, MAX_NAME_LENGTH);
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
 }
 
 function optional(key: string, value: string | null): Record<string, string> {

@@ -157,6 +157,10 @@ describe('mapSpan: structural spans and rejections', () => {
     expect(reason({}, { spanId: '00' })).toMatch(/spanId must be 8 bytes/);
     expect(reason({}, { traceId: '0'.repeat(32) })).toMatch(/traceId/);
     expect(reason({}, { startTimeUnixNano: END_NS, endTimeUnixNano: START_NS })).toMatch(/before startTimeUnixNano/);
+    // Structural spans skip ingest's validation, so their stored text is checked here.
+    expect(reason({}, { name: 'a\u0000b' })).toMatch(/^span name /);
+    expect(reason({ 'gen_ai.conversation.id': '\ud800' })).toMatch(/^session id /);
+    expect(reason({ 'gen_ai.agent.id': 'x'.repeat(256) })).toBe('agent id is longer than 255 characters');
   });
 
   it('token counts sent as digit text or integral doubles are read', () => {
@@ -173,6 +177,16 @@ describe('mapSpan: structural spans and rejections', () => {
       ]),
     );
     expect((m as any).event.metadata).toEqual({ env: 'prod', tier: 'gold' });
+  });
+});
+
+describe('span names', () => {
+  it('are cut to 255 UTF-16 units, never inside a surrogate pair', () => {
+    const long = `${'a'.repeat(254)}😀tail`;
+    const m = mapSpan(span({ 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': 1 }, { name: long }));
+    expect((m as any).event.span_name).toBe('a'.repeat(254));
+    const s = mapSpan(span({}, { name: 'b'.repeat(300) }));
+    expect((s as any).span.name).toBe('b'.repeat(255));
   });
 });
 
