@@ -8,10 +8,10 @@ import type { AuthContext } from '../core/auth/scopes.js';
 import type { Queryable } from '../core/control/db.js';
 import { AppError, ValidationError } from '../core/errors.js';
 import type { IngestService } from '../ingest/ingest.js';
-import { validateEvent, type ValidatedEvent } from '../ingest/validate-event.js';
+import { validateEvent, type DimensionRule, type ValidatedEvent } from '../ingest/validate-event.js';
 import type { OtlpSpan } from './otlp-codec.js';
 import { otlpSpansAccepted, otlpSpansMapped, otlpSpansRejected, otlpSpansStructural } from './otlp-metrics.js';
-import { mapSpan, type StructuralSpan } from './span-mapping.js';
+import { mapSpan, type MetadataMapping, type StructuralSpan } from './span-mapping.js';
 import { storeStructuralSpans } from './structural-spans.store.js';
 import { metadataMappingOf } from './attribute-mappings.store.js';
 
@@ -23,6 +23,34 @@ export interface RejectedSpan {
 /** At most this many reasons are spelled out in partial_success.error_message. */
 const REASONS_IN_MESSAGE = 5;
 
+interface ClassifiedSpans {
+  structural: StructuralSpan[];
+  /** Valid usage events, with the span each came from at the same index. */
+  events: ValidatedEvent[];
+  eventSpanIds: string[];
+  rejected: RejectedSpan[];
+}
+
+/** Plan: maps every span and validates each usage event as POST /v1/usage-events would. */
+function classifySpans(spans: readonly OtlpSpan[], mapping: MetadataMapping, dimensions: DimensionRule[]): ClassifiedSpans {
+  const out: ClassifiedSpans = { structural: [], events: [], eventSpanIds: [], rejected: [] };
+  for (const span of spans) {
+    const mapped = mapSpan(span, mapping);
+    if (mapped.type === 'structural') out.structural.push(mapped.span);
+    else if (mapped.type === 'rejected') reject(out.rejected, mapped.spanId, mapped.reason, 'mapping');
+    else {
+      try {
+        out.events.push(validateEvent(mapped.event, dimensions));
+        out.eventSpanIds.push(mapped.spanId);
+      } catch (err) {
+        if (!(err instanceof ValidationError)) throw err;
+        reject(out.rejected, mapped.spanId, err.message, 'VALIDATION_ERROR');
+      }
+    }
+  }
+  return out;
+}
+
 /** Takes the spans of one export; returns the rejected ones (empty when all were accepted). */
 export async function exportSpans(
   deps: { db: Queryable; ingest: IngestService },
@@ -30,34 +58,15 @@ export async function exportSpans(
   spans: readonly OtlpSpan[],
   receivedAt: Date,
 ): Promise<RejectedSpan[]> {
-  const [dimensions, metadataMapping] = await Promise.all([
-    deps.ingest.dimensionsFor(auth.organizationId),
-    metadataMappingOf(deps.db, auth.organizationId),
+  const [dimensions, mapping] = await Promise.all([deps.ingest.dimensionsFor(auth.organizationId), metadataMappingOf(deps.db, auth.organizationId)]);
+  const { structural, events, eventSpanIds, rejected } = classifySpans(spans, mapping, dimensions);
+  // Write: structural rows and usage events are independent, so both go at once.
+  const [, outcomes] = await Promise.all([
+    storeStructuralSpans(deps.db, auth.organizationId, structural),
+    events.length > 0 ? deps.ingest.ingest(auth, events, receivedAt) : Promise.resolve([]),
   ]);
-  const rejected: RejectedSpan[] = [];
-  const structural: StructuralSpan[] = [];
-  const events: ValidatedEvent[] = [];
-  const eventSpanIds: string[] = [];
-  for (const span of spans) {
-    const mapped = mapSpan(span, metadataMapping);
-    if (mapped.type === 'structural') structural.push(mapped.span);
-    else if (mapped.type === 'rejected') reject(rejected, mapped.spanId, mapped.reason, 'mapping');
-    else {
-      try {
-        events.push(validateEvent(mapped.event, dimensions));
-        eventSpanIds.push(mapped.spanId);
-      } catch (err) {
-        if (!(err instanceof ValidationError)) throw err;
-        reject(rejected, mapped.spanId, err.message, 'VALIDATION_ERROR');
-      }
-    }
-  }
-  await storeStructuralSpans(deps.db, auth.organizationId, structural);
   otlpSpansStructural.inc(structural.length);
   otlpSpansAccepted.inc(structural.length);
-  if (events.length === 0) return rejected;
-
-  const outcomes = await deps.ingest.ingest(auth, events, receivedAt);
   const unavailable = outcomes.find((o): o is Extract<typeof o, { ok: false }> => !o.ok && o.error.status === 503);
   if (unavailable) throw unavailable.error;
   let mapped = 0;
