@@ -23,6 +23,8 @@ export interface ExporterResult {
   exportsOk: number;
   exportsFailed: number;
   firstError: string | null;
+  /** CPU seconds this process used (user + system) while sending. */
+  cpuSeconds: number;
 }
 
 const SPANS_PER_TRACE = 4;
@@ -60,7 +62,8 @@ async function main(cfg: ExporterConfig): Promise<ExporterResult> {
   const provider = new BasicTracerProvider({ resource: resourceFromAttributes({ 'service.name': 'otlp-bench' }), spanProcessors: [new SimpleSpanProcessor(memory)] });
   const tracer = provider.getTracer('marginal-otlp-bench');
   const exporter = new OTLPTraceExporter({ url: `${cfg.url}/otlp/v1/traces`, headers: { Authorization: `Bearer ${cfg.apiKey}` }, concurrencyLimit: cfg.inFlight * 2 });
-  const result: ExporterResult = { seconds: 0, spansAccepted: 0, exportsOk: 0, exportsFailed: 0, firstError: null };
+  const result: ExporterResult = { seconds: 0, spansAccepted: 0, exportsOk: 0, exportsFailed: 0, firstError: null, cpuSeconds: 0 };
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const deadline = started + cfg.seconds * 1000;
   const loop = async () => {
@@ -78,6 +81,8 @@ async function main(cfg: ExporterConfig): Promise<ExporterResult> {
   };
   await Promise.all(Array.from({ length: cfg.inFlight }, loop));
   result.seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  result.cpuSeconds = (cpu.user + cpu.system) / 1e6;
   await exporter.shutdown();
   return result;
 }

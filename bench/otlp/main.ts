@@ -17,6 +17,27 @@ import { fromRoot, projectRoot } from '../../core/paths.js';
 import { createServiceTenant, startLocalService, type LocalService, type ServiceTenant } from '../../scripts/local-service.js';
 import type { ExporterConfig, ExporterResult } from './exporter.js';
 
+/** CPU seconds used so far by a process and all its descendants (the service and its broker JVM), from /proc (Linux; 100 ticks/s). */
+function treeCpuSeconds(rootPid: number): number {
+  const stats = fs
+    .readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .flatMap((d) => {
+      try {
+        const fields = fs.readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1]!.split(' ');
+        return [{ pid: Number(d), ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) }];
+      } catch {
+        return [];
+      }
+    });
+  const inTree = new Set([rootPid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const s of stats) if (!inTree.has(s.pid) && inTree.has(s.ppid)) (inTree.add(s.pid), (grew = true));
+  }
+  return stats.filter((s) => inTree.has(s.pid)).reduce((t, s) => t + s.ticks, 0) / 100;
+}
+
 function runExporter(cfg: ExporterConfig): Promise<ExporterResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', fromRoot('bench', 'otlp', 'exporter.ts'), JSON.stringify(cfg)], {
@@ -98,7 +119,11 @@ async function main(): Promise<void> {
     const t = await createServiceTenant(svc, 'otlp-bench', 100_000_000);
     // Warm-up: JIT, connections, the first Kafka sends and lake files.
     const warm = await runExporter({ url: svc.url, apiKey: t.apiKey, seconds: 3, inFlight: cfg.inFlight, batch: cfg.batch });
+    const serviceCpuBefore = treeCpuSeconds(svc.pid);
     const run = await runExporter({ url: svc.url, apiKey: t.apiKey, ...cfg });
+    const serviceCpu = treeCpuSeconds(svc.pid) - serviceCpuBefore;
+    const serviceUsPerSpan = (serviceCpu * 1e6) / run.spansAccepted;
+    const exporterUsPerSpan = (run.cpuSeconds * 1e6) / run.spansAccepted;
     const loadDuring = os.loadavg()[0]!;
     const usageEvents = (warm.spansAccepted + run.spansAccepted) / 2; // two of every four spans are priced
     const drainMs = await drain(svc, t, usageEvents);
@@ -110,6 +135,9 @@ async function main(): Promise<void> {
       machine: { cpus: os.cpus().length, loadavg_1m_before: round(loadBefore, 2), loadavg_1m_after_run: round(loadDuring, 2) },
       config: cfg,
       spans_per_second: round(run.spansAccepted / run.seconds),
+      // CPU per span: the service (with its broker JVM) and the exporter; inflated by a busy machine's contention.
+      service_cpu_us_per_span: round(serviceUsPerSpan, 1),
+      exporter_cpu_us_per_span: round(exporterUsPerSpan, 1),
       spans_accepted: run.spansAccepted,
       exports_ok: run.exportsOk,
       exports_failed: run.exportsFailed,
@@ -132,6 +160,7 @@ async function main(): Promise<void> {
           '|---|---|',
           `| Spans/s accepted (one exporter process, protobuf, ${cfg.batch} spans per export, ${cfg.inFlight} in flight) | ${result.spans_per_second} |`,
           `| Spans accepted / exports ok / exports failed | ${run.spansAccepted} / ${run.exportsOk} / ${run.exportsFailed} |`,
+          `| CPU per span: the service (with its Kafka broker JVM) / the exporter process | ${result.service_cpu_us_per_span} µs / ${result.exporter_cpu_us_per_span} µs |`,
           `| Lake holds every usage event, after the run ended | ${result.lake_drain_after_run_ms} ms |`,
           `| Freshness: export of one trace → its tree complete (median / max of ${fresh.length}) | ${result.freshness_ms.median} ms / ${result.freshness_ms.max} ms |`,
           '',
