@@ -18,6 +18,7 @@ COPY package.json ./
 COPY schemas ./schemas
 COPY openapi ./openapi
 COPY core/control/migrations ./core/control/migrations
+COPY otlp/proto ./otlp/proto
 COPY pricing/standard-rate-cards.json ./pricing/standard-rate-cards.json
 USER node
 CMD ["node", "dist/api/main.js"]

@@ -7,6 +7,7 @@ import type { StartComponent } from '../core/process-host.js';
 import { createUsageEventCodec } from '../core/registry/usage-event-codec.js';
 import { KafkaEventPublisher } from './event-publisher.js';
 import { RegisterRoutes } from './generated/routes.js';
+import { registerOtlpRoutes } from '../otlp/otlp-receiver.js';
 import { DEFAULT_GROUP_COMMIT, GroupCommitter, type GroupCommitOptions } from './group-commit.js';
 import { IngestService } from './ingest.js';
 import { OrganizationSettingsCache } from './org-settings.js';
@@ -66,7 +67,11 @@ export function createIngest(opts: IngestOptions = {}): StartComponent {
     );
     return {
       name: 'ingest',
-      routes: RegisterRoutes,
+      // The OTLP traces receiver feeds this same ingest service (otlp/).
+      routes: (router) => {
+        RegisterRoutes(router);
+        registerOtlpRoutes(router);
+      },
       async stop() {
         delete ctx.services.ingest;
         await sweeper.stop();

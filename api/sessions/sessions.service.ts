@@ -8,13 +8,18 @@ import { pageParams } from '../usage/usage.js';
 import { buildSessionTree, type SpanInput } from './session-tree.js';
 import { sessionFiles } from './session-index.js';
 import { querySessions, querySessionSpans, type SessionRow } from './sessions.queries.js';
+import { structuralSpansOfSession } from '../../otlp/structural-spans.store.js';
 import type { SessionList, SessionSummary, SessionTree } from './sessions.types.js';
 
 export async function sessionTree(rc: ReadContext, sessionId: string): Promise<SessionTree> {
   if (sessionId === '' || sessionId.length > 255) throw new ValidationError('sessionId', 'must be 1 to 255 characters');
-  const files = await sessionFiles(rc.lake, rc.organizationId, sessionId);
+  const [files, structural] = await Promise.all([
+    sessionFiles(rc.lake, rc.organizationId, sessionId),
+    // Spans received over OTLP without model usage (otlp/): timing and zero own cost.
+    structuralSpansOfSession(rc.db, rc.organizationId, sessionId),
+  ]);
   const rows = files.length === 0 ? [] : await querySessionSpans(rc.lake, rc.organizationId, sessionId, files);
-  if (rows.length === 0) throw new NotFoundError('session', sessionId);
+  if (rows.length === 0 && structural.length === 0) throw new NotFoundError('session', sessionId);
   const untraced = rows.find((r) => r.span_id === null);
   const spans: SpanInput[] = rows
     .filter((r) => r.span_id !== null)
@@ -30,6 +35,22 @@ export async function sessionTree(rc: ReadContext, sessionId: string): Promise<S
       endedAt: r.started_at === null ? null : r.ended_at,
       firstEventAt: r.first_event_at,
     }));
+  const priced = new Set(spans.map((s) => s.spanId));
+  for (const s of structural) {
+    if (priced.has(s.span_id)) continue;
+    spans.push({
+      spanId: s.span_id,
+      parentSpanId: s.parent_span_id,
+      name: s.span_name,
+      kind: s.span_kind,
+      agentId: s.agent_id,
+      ownCost: '0',
+      eventCount: 0,
+      startedAt: s.started_at,
+      endedAt: s.ended_at,
+      firstEventAt: s.ended_at,
+    });
+  }
   return buildSessionTree({
     sessionId,
     spans,

@@ -52,7 +52,9 @@ export function createHttpApp(ctx: AppContext, routeSets: RegisterRoutes[]): Exp
     (req as Request & { rawBody?: Buffer }).rawBody = buf;
   };
   app.use('/v1/usage-events/batch', express.json({ limit: BATCH_BODY_LIMIT, verify: keepRaw }));
-  app.use(express.json({ limit: BODY_LIMIT, verify: keepRaw }));
+  const json = express.json({ limit: BODY_LIMIT, verify: keepRaw });
+  // OTLP bodies (protobuf or JSON, larger than an event) are read by the receiver itself (otlp/).
+  app.use((req, res, next) => (req.path.startsWith('/otlp/') ? next() : json(req, res, next)));
 
   const router = express.Router();
   for (const register of routeSets) register(router);

@@ -103,29 +103,34 @@ export function errorHandler(logger: Logger) {
       res.status(401).json({ error: err.message, code: err.code });
       return;
     }
-    let appErr: AppError;
-    if (err instanceof AppError) appErr = err;
-    else if (err instanceof ValidateError) appErr = fromTsoaValidateError(err);
-    else if (isBodyParserError(err)) appErr = bodyParserError(err);
-    else if (isInflateError(err)) appErr = new ValidationError('body', 'could not be decompressed as its Content-Encoding says');
-    else if (err instanceof URIError) appErr = new ValidationError('path', 'must be valid percent-encoded UTF-8');
-    else if (isConnectionFailure(err)) {
-      // Every control-plane read on a request's path (API key lookup, organization settings,
-      // rates, ledger, admin and read endpoints) ends here when the database is unreachable.
-      const ids = requestIds(req);
-      logger.warn({ err, requestId: ids?.requestId, correlationId: ids?.correlationId, path: req.path }, 'control plane unavailable');
-      appErr = new ServiceUnavailableError('The control-plane database is unavailable; retry shortly', `Quote correlation id ${ids?.correlationId} to support`);
-    } else {
-      const ids = requestIds(req);
-      logger.error({ err, requestId: ids?.requestId, correlationId: ids?.correlationId, path: req.path }, 'unhandled error');
-      appErr = new AppError(500, 'INTERNAL_SERVER_ERROR', 'Internal server error', {
-        retryable: true,
-        supportMessage: `Quote correlation id ${ids?.correlationId} to support`,
-      });
-    }
+    const appErr = appErrorOf(err, req, logger);
     for (const [k, v] of Object.entries(appErr.headers)) res.setHeader(k, v);
     res.status(appErr.status).json(errorEnvelope(req, appErr.code, appErr.message, appErr.details));
   };
+}
+
+/**
+ * The AppError any thrown value answers as (one rule for every route; the OTLP receiver writes the
+ * same status in its own body format).
+ */
+export function appErrorOf(err: unknown, req: Request, logger: Logger): AppError {
+  if (err instanceof AppError) return err;
+  if (err instanceof ValidateError) return fromTsoaValidateError(err);
+  if (isBodyParserError(err)) return bodyParserError(err);
+  if (isInflateError(err)) return new ValidationError('body', 'could not be decompressed as its Content-Encoding says');
+  if (err instanceof URIError) return new ValidationError('path', 'must be valid percent-encoded UTF-8');
+  const ids = requestIds(req);
+  if (isConnectionFailure(err)) {
+    // Every control-plane read on a request's path (API key lookup, organization settings,
+    // rates, ledger, admin and read endpoints) ends here when the database is unreachable.
+    logger.warn({ err, requestId: ids?.requestId, correlationId: ids?.correlationId, path: req.path }, 'control plane unavailable');
+    return new ServiceUnavailableError('The control-plane database is unavailable; retry shortly', `Quote correlation id ${ids?.correlationId} to support`);
+  }
+  logger.error({ err, requestId: ids?.requestId, correlationId: ids?.correlationId, path: req.path }, 'unhandled error');
+  return new AppError(500, 'INTERNAL_SERVER_ERROR', 'Internal server error', {
+    retryable: true,
+    supportMessage: `Quote correlation id ${ids?.correlationId} to support`,
+  });
 }
 
 /** zlib's fault on a body whose bytes are not what its Content-Encoding says (body-parser passes it on with status 400). */

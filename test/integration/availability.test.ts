@@ -38,6 +38,27 @@ function expectUnavailable(res: HttpResult): void {
   expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
 }
 
+/** One OTLP/JSON export holding one span with model usage (always the same trace and span). */
+function postOtlp(url: string, apiKey: string): Promise<Response> {
+  const nanos = String(BigInt(Date.now() - 60_000) * 1_000_000n);
+  const span = {
+    traceId: '0af7651916cd43dd8448eb211c80319c',
+    spanId: 'b7ad6b7169203331',
+    name: 'chat',
+    startTimeUnixNano: nanos,
+    endTimeUnixNano: nanos,
+    attributes: [
+      { key: 'gen_ai.request.model', value: { stringValue: 'gpt-4o' } },
+      { key: 'gen_ai.usage.input_tokens', value: { intValue: '10' } },
+    ],
+  };
+  return fetch(`${url}/otlp/v1/traces`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
+    body: JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [span] }] }] }),
+  });
+}
+
 async function timed<T>(f: () => Promise<T>): Promise<{ value: T; ms: number }> {
   const t0 = performance.now();
   const value = await f();
@@ -144,6 +165,12 @@ describe('the local broker stalled, then killed', () => {
       expect(batch.value.body.results.map((r: any) => r.error?.code)).toEqual(['SERVICE_UNAVAILABLE', 'SERVICE_UNAVAILABLE']);
       expect(Number(batch.value.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(batch.ms).toBeLessThan(5_000);
+      // An OTLP export with a usage span: 503 UNAVAILABLE with Retry-After, which exporters retry.
+      const otlp = await timed(() => postOtlp(host.url, tenant.writer.apiKey));
+      expect(otlp.value.status).toBe(503);
+      expect(Number(otlp.value.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await otlp.value.json()).toMatchObject({ code: 14, error: { code: 'SERVICE_UNAVAILABLE' } });
+      expect(otlp.ms).toBeLessThan(5_000);
     } finally {
       process.kill(pid, 'SIGCONT');
     }
@@ -159,8 +186,17 @@ describe('the local broker stalled, then killed', () => {
         await sleep(250);
       }
     }
-    expect(await balance()).toBe(CREDITS - 4);
-    expect(await pendingEvents()).toBe(4);
+    // The exporter's retry of the same export: accepted, and its span charged once.
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const res = await postOtlp(host.url, tenant.writer.apiKey);
+      if (res.status === 200) break;
+      expect(res.status).toBe(503);
+      if (Date.now() > deadline) throw new Error('OTLP export not accepted within 60 s of SIGCONT');
+      await sleep(250);
+    }
+    expect(await balance()).toBe(CREDITS - 5);
+    expect(await pendingEvents()).toBe(5);
   });
 
   it('SIGKILLed: the supervisor starts it again and ingest answers 202 again by itself', async () => {
@@ -186,9 +222,9 @@ describe('the local broker stalled, then killed', () => {
     while (broker.restarts() === before && Date.now() < counted) await sleep(100);
     expect(broker.restarts()).toBe(before + 1);
     expect(broker.pid()).not.toBe(pid);
-    // Five keys, five credits, five ledger rows: nothing counted twice across the restart.
-    expect(await balance()).toBe(CREDITS - 5);
-    expect(await pendingEvents()).toBe(5);
+    // Six keys (k-1..k-5 and the OTLP span), six credits, six ledger rows: nothing counted twice across the restart.
+    expect(await balance()).toBe(CREDITS - 6);
+    expect(await pendingEvents()).toBe(6);
   });
 });
 

@@ -53,8 +53,9 @@ const MIGRATION_NAMES = [
   '005_revenue',
   '006_ingest_groups',
   '007_ingest_group_member_names',
-  '015_rate_card_tiers',
-  '016_repricings',
+  '009_otlp',
+  '010_rate_card_tiers',
+  '011_repricings',
 ];
 
 const sha256 = (s: string) => crypto.createHash('sha256').update(s).digest('hex');
@@ -85,7 +86,7 @@ for (const kind of CONTROL_DB_KINDS) {
         const rows = await fresh.db.query<{ version: number; name: string; checksum: string }>(
           'SELECT version, name, checksum FROM schema_migrations ORDER BY version',
         );
-        expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 15, 16]);
+        expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 9, 10, 11]);
         expect(rows[0]!.checksum).toMatch(/^[0-9a-f]{64}$/);
         const tables = await fresh.db.query<{ table_name: string }>(
           `SELECT table_name FROM information_schema.tables
@@ -101,6 +102,8 @@ for (const kind of CONTROL_DB_KINDS) {
           'ingest_ledger',
           'ingest_ledger_states',
           'organizations',
+          'otlp_attribute_mappings',
+          'otlp_structural_spans',
           'rate_cards',
           'repricing_partitions',
           'repricings',
@@ -139,7 +142,7 @@ for (const kind of CONTROL_DB_KINDS) {
           [org, eventIdFor(org, 'old-pub'), eventIdFor(org, 'old-res-1'), eventIdFor(org, 'old-res-2')],
         );
         // 007 renames the members' fields of the groups 006 made; the sweeper's reads below go through the new names.
-        expect(await migrate(fresh.db)).toEqual(['006_ingest_groups', '007_ingest_group_member_names', '015_rate_card_tiers', '016_repricings']);
+        expect(await migrate(fresh.db)).toEqual(['006_ingest_groups', '007_ingest_group_member_names', '009_otlp', '010_rate_card_tiers', '011_repricings']);
 
         const entries = await getLedgerEntries(fresh.db, org, ['old-pub', 'old-res-1', 'old-res-2']);
         expect([...entries].sort()).toEqual([

@@ -2363,4 +2363,25 @@ class StripeSyncResult(BaseModel):
     sync: StripeSyncReport
 
 
+class OtlpAttributeMappingItem(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    attribute: str = Field(..., max_length=255, min_length=1)
+    """
+    A resource or span attribute name as the instrumentation sends it (span attributes win).
+    """
+    metadata_key: str = Field(..., max_length=64, pattern='^[a-z][a-z0-9_]*$')
+    """
+    The metadata key it is stored under: snake_case, at most 64 characters.
+    """
+
+
+class OtlpAttributeMappings(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    mappings: list[OtlpAttributeMappingItem] = Field(..., max_length=64)
+
+
 SessionTreeNode.model_rebuild()
