@@ -162,19 +162,26 @@ function resolveRate(event: RateQuery, rates: PricingRates): Resolution {
       return { kind: 'missing', card, reason: `rate card "${card.slug}" has no ${TOKEN_CLASSES[i]!.label} rate${where}` };
     }
   }
-  return {
-    kind: 'token',
-    card,
-    rates: chosen,
-    tokens,
-    provenance: {
-      rate_card_id: card.id,
-      rate_card_effective_from: card.card.effective_from,
-      rate_card_service_tier: card.serviceTier,
-      context_tier_above_prompt_tokens: above,
-      pricing_note: match.fallbackReason,
-    },
-  };
+  return { kind: 'token', card, rates: chosen, tokens, provenance: provenanceOf(card, above, match.fallbackReason) };
+}
+
+/** Per card, its provenance at each context tier (null key: base rates), built once and shared. */
+const provenances = new WeakMap<IndexedTokenCard, Map<number | null, PricingProvenance>>();
+
+function provenanceOf(card: IndexedTokenCard, above: number | null, note: string | null): PricingProvenance {
+  const build = (): PricingProvenance => ({
+    rate_card_id: card.id,
+    rate_card_effective_from: card.card.effective_from,
+    rate_card_service_tier: card.serviceTier,
+    context_tier_above_prompt_tokens: above,
+    pricing_note: note,
+  });
+  if (note !== null) return build();
+  let byTier = provenances.get(card);
+  if (!byTier) provenances.set(card, (byTier = new Map()));
+  let p = byTier.get(above);
+  if (!p) byTier.set(above, (p = build()));
+  return p;
 }
 
 /** Why the event cannot be priced from rates (ignoring cost_override), or null when it can. */
@@ -349,18 +356,36 @@ function classUnits(tokens: number | null, rate: number): number | null {
   return units <= Number.MAX_SAFE_INTEGER ? units : null;
 }
 
+// Straight-line on purpose: this runs for nearly every event (no arrays, one result literal).
 function exactTokenCost(p: TokenPricing): PricedCost | null {
-  const rates = unitRatesOf(p.rates);
-  const units: number[] = [];
-  let sum = 0;
-  for (let i = 0; i < TOKEN_CLASSES.length; i++) {
-    const u = classUnits(p.tokens[i]!, rates[i]!);
-    if (u === null) return null;
-    units.push(u);
-    sum += u;
-  }
+  const r = unitRatesOf(p.rates);
+  const t = p.tokens;
+  const input = classUnits(t[INPUT], r[INPUT]!);
+  const output = classUnits(t[OUTPUT], r[OUTPUT]!);
+  const write5m = classUnits(t[CACHE_5M], r[CACHE_5M]!);
+  const write1h = classUnits(t[CACHE_1H], r[CACHE_1H]!);
+  const read = classUnits(t[CACHE_READ], r[CACHE_READ]!);
+  const reasoning = classUnits(t[REASONING], r[REASONING]!);
+  if (input === null || output === null || write5m === null || write1h === null || read === null || reasoning === null) return null;
+  const sum = input + output + write5m + write1h + read + reasoning;
   if (!(sum <= Number.MAX_SAFE_INTEGER)) return null;
-  const costs = units.map((u, i) => (p.tokens[i] === null ? null : formatUnits(u)));
-  const creation = p.tokens[CACHE_5M] === null ? null : formatUnits(units[CACHE_5M]! + units[CACHE_1H]!);
-  return tokenResult(p, costs, creation, formatUnits(sum));
+  const prov = p.provenance;
+  return {
+    status: 'completed',
+    input_cost: t[INPUT] === null ? null : formatUnits(input),
+    output_cost: t[OUTPUT] === null ? null : formatUnits(output),
+    cache_creation_cost: t[CACHE_5M] === null ? null : formatUnits(write5m + write1h),
+    cache_creation_1h_cost: t[CACHE_1H] === null ? null : formatUnits(write1h),
+    cache_read_cost: t[CACHE_READ] === null ? null : formatUnits(read),
+    reasoning_cost: t[REASONING] === null ? null : formatUnits(reasoning),
+    unit_cost: null,
+    total_cost: formatUnits(sum),
+    rate_card_slug: p.card.slug,
+    pending_reason: null,
+    rate_card_id: prov.rate_card_id,
+    rate_card_effective_from: prov.rate_card_effective_from,
+    rate_card_service_tier: prov.rate_card_service_tier,
+    context_tier_above_prompt_tokens: prov.context_tier_above_prompt_tokens,
+    pricing_note: prov.pricing_note,
+  };
 }

@@ -50,6 +50,8 @@ export interface IndexedTokenCard extends TokenRates {
   readonly fromMs: number;
   /** Ascending by threshold; empty when the card has one price whatever the prompt size. */
   readonly tiers: readonly IndexedContextTier[];
+  /** This card matched for its own tier, built once (lookups run for every event). */
+  readonly ownMatch: TokenCardMatch;
 }
 
 /**
@@ -133,7 +135,9 @@ export function buildTokenRateIndex(cards: readonly TokenRateCard[]): TokenRateI
       fromMs,
       ...parseRates(card, slug),
       tiers: parseTiers(card, slug),
+      ownMatch: null as unknown as TokenCardMatch, // set just below: it points back at the card
     };
+    (indexed as { ownMatch: TokenCardMatch }).ownMatch = { card: indexed, fallbackReason: null };
     let byTier = bySlug.get(slug);
     if (!byTier) bySlug.set(slug, (byTier = new Map()));
     const group = byTier.get(serviceTier);
@@ -190,7 +194,7 @@ export function matchTokenCard(
     const byTier = index.bySlug.get(length === name.length ? name : name.slice(0, length));
     if (!byTier) continue;
     const own = inEffect(byTier.get(tier), atMs);
-    if (own) return { card: own, fallbackReason: null };
+    if (own) return own.ownMatch;
     if (tier === STANDARD_SERVICE_TIER) return null;
     const standard = inEffect(byTier.get(STANDARD_SERVICE_TIER), atMs);
     return standard
