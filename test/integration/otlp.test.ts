@@ -291,6 +291,26 @@ describe('OTLP answers', () => {
     expect(metrics).toMatch(/marginal_otlp_spans_accepted_total [1-9]/);
   });
 
+  it('credits run out: the spans beyond the balance are rejected in partial_success (402 reason); structural spans need none', async () => {
+    const poor = await createTenant(p, { credits: 1 });
+    const res = await post(
+      JSON.stringify(
+        body([
+          jsonSpan('4444444444444441', [['gen_ai.request.model', 'gpt-4o'], ['gen_ai.usage.input_tokens', 10]]),
+          jsonSpan('4444444444444442', [['gen_ai.request.model', 'gpt-4o'], ['gen_ai.usage.input_tokens', 10]]),
+          jsonSpan('4444444444444443', [['gen_ai.operation.name', 'execute_tool']]),
+        ]),
+      ),
+      'application/json',
+      poor.writer.apiKey,
+    );
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as { partialSuccess: { rejectedSpans: string; errorMessage: string } };
+    expect(answer.partialSuccess.rejectedSpans).toBe('1');
+    expect(answer.partialSuccess.errorMessage).toMatch(/^1 of 3 spans rejected: span 444444444444444[12]: Event credit balance is zero/);
+    expect((await admin<{ balance: number }>(p.host, 'GET', `/organizations/${poor.organizationId}/credits`)).body.balance).toBe(0);
+  });
+
   it('undecodable protobuf: 400 with a google.rpc.Status body', async () => {
     const res = await post(Buffer.from([0x0a, 0xff, 0xff, 0xff]), 'application/x-protobuf');
     expect(res.status).toBe(400);
