@@ -100,7 +100,9 @@ CREATE TABLE alert_daily_spend (
 -- (rows below it are skipped, so a re-consumed record is never counted twice).
 CREATE TABLE alert_partition_marks (
   partition_id integer PRIMARY KEY,
-  next_offset  bigint NOT NULL
+  next_offset  bigint NOT NULL,
+  -- next_offset before the last statement that moved it (that statement counts rows from here).
+  prev_offset  bigint NOT NULL DEFAULT 0
 );
 
 -- Alerts that fire once: a budget threshold per period and subject, a missing rate card per model
