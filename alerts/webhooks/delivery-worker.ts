@@ -1,7 +1,8 @@
 // Sends what the outbox holds. Each tick claims due deliveries of enabled endpoints (FOR UPDATE
-// SKIP LOCKED, then a 60 s lease by moving next_attempt_at forward, so several api replicas never
-// send the same attempt at once and a worker that dies mid-send leaves the row due again after the
-// lease), sends them (one endpoint's deliveries one after another, in event order; endpoints in
+// SKIP LOCKED, then a 60 s lease in claimed_until, so several api replicas never send the same
+// attempt at once and a worker that dies mid-send leaves the row due again after the lease; on
+// PGlite, whose data directory belongs to one process, a start releases every lease at once),
+// sends them (one endpoint's deliveries one after another, in event order; endpoints in
 // parallel), and records each attempt with its consequence in one transaction: delivered; retry
 // later (retry-schedule.ts); given up after 3 days; the endpoint disabled after failing for 3 days.
 // At least once: a crash after a receiver's 2xx and before the record re-sends the event, which
@@ -83,9 +84,15 @@ export class DeliveryWorker {
     this.unregisterGauges = registerOutboxGauges(() => this.stats());
   }
 
+  /** Starts ticking; on PGlite first releases the leases a dead predecessor left (no other process can hold one). */
   start(): void {
     wakers.add(this.wake);
-    this.schedule();
+    if (this.db.kind === 'pglite') {
+      void this.db
+        .query(`UPDATE webhook_deliveries SET claimed_until = NULL WHERE claimed_until IS NOT NULL AND status = 'pending'`)
+        .catch((err) => this.logger.warn({ err }, 'could not release webhook leases at start'))
+        .finally(() => this.kick());
+    } else this.schedule();
   }
 
   async stop(): Promise<void> {
@@ -147,12 +154,12 @@ export class DeliveryWorker {
       `WITH due AS (
          SELECT d.endpoint_id, d.event_id FROM webhook_deliveries d
            JOIN webhook_endpoints w ON w.id = d.endpoint_id AND w.enabled AND w.deleted_at IS NULL
-          WHERE d.status = 'pending' AND d.next_attempt_at <= $1
+          WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.claimed_until IS NULL OR d.claimed_until <= $1)
           ORDER BY d.next_attempt_at LIMIT $2
           FOR UPDATE OF d SKIP LOCKED
        ),
        claimed AS (
-         UPDATE webhook_deliveries d SET next_attempt_at = $3, attempts = d.attempts + 1
+         UPDATE webhook_deliveries d SET claimed_until = $3, attempts = d.attempts + 1
            FROM due WHERE d.endpoint_id = due.endpoint_id AND d.event_id = due.event_id
          RETURNING d.endpoint_id, d.event_id, d.organization_id, d.attempts, d.first_failed_at
        )
@@ -191,7 +198,7 @@ export class DeliveryWorker {
       );
       if (r.outcome === 'delivered') {
         await tx.query(
-          `UPDATE webhook_deliveries SET status = 'delivered', delivered_at = $3 WHERE endpoint_id = $1 AND event_id = $2`,
+          `UPDATE webhook_deliveries SET status = 'delivered', delivered_at = $3, claimed_until = NULL WHERE endpoint_id = $1 AND event_id = $2`,
           [row.endpoint_id, row.event_id, now],
         );
         await tx.query('UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL', [row.endpoint_id]);
@@ -201,7 +208,7 @@ export class DeliveryWorker {
       const decision = nextAttempt(row.attempts, firstFailedAt, now, this.opts.random);
       if ('giveUp' in decision) deliveriesAbandoned.inc();
       await tx.query(
-        `UPDATE webhook_deliveries SET first_failed_at = $3,
+        `UPDATE webhook_deliveries SET first_failed_at = $3, claimed_until = NULL,
             status = CASE WHEN $4::timestamptz IS NULL THEN 'failed' ELSE 'pending' END,
             next_attempt_at = coalesce($4, next_attempt_at)
           WHERE endpoint_id = $1 AND event_id = $2`,

@@ -139,11 +139,14 @@ describeEachHost(
       await receiver.start(port);
       clockOffsetMs += HOUR; // past the first backoff steps
       await eventually(() => ids.every((id) => receiver.received.some((r) => r.headers['marginal-event-id'] === id)), 10_000, 'all three');
-      const events = (await admin(h, 'GET', `/organizations/${org}/webhook-events?type=webhook.test&limit=1000`)).body.events;
-      for (const id of ids) {
-        const ev = events.find((e: { id: string }) => e.id === id);
-        expect(ev.deliveries).toEqual([expect.objectContaining({ endpoint_id: ep.id, status: 'delivered' })]);
-      }
+      // Recorded once the receiver's answer is in.
+      await eventually(async () => {
+        const events = (await admin(h, 'GET', `/organizations/${org}/webhook-events?type=webhook.test&limit=1000`)).body.events;
+        return ids.every((id) => {
+          const ev = events.find((e: { id: string }) => e.id === id);
+          return ev.deliveries.length === 1 && ev.deliveries[0].endpoint_id === ep.id && ev.deliveries[0].status === 'delivered';
+        });
+      }, 10_000, 'recorded as delivered');
       await eventually(async () => (await admin(h, 'GET', `/organizations/${org}/webhook-endpoints/${ep.id}`)).body.failing_since === null, 5_000, 'recovered');
       await admin(h, 'DELETE', `/organizations/${org}/webhook-endpoints/${ep.id}`);
     });

@@ -11,7 +11,8 @@ export interface ReceivedWebhook {
   receivedAt: number;
 }
 
-export type ReceiverMode = { status: number } | { redirectTo: string };
+/** Answer with a status, redirect, or hold the request open without answering (`hang`). */
+export type ReceiverMode = { status: number } | { redirectTo: string } | { hang: true };
 
 export class WebhookReceiver {
   readonly received: ReceivedWebhook[] = [];
@@ -29,6 +30,7 @@ export class WebhookReceiver {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         this.received.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() });
+        if ('hang' in this.mode) return;
         if ('redirectTo' in this.mode) {
           res.writeHead(302, { location: this.mode.redirectTo }).end();
         } else {

@@ -41,8 +41,10 @@ CREATE TABLE webhook_deliveries (
   organization_id   uuid NOT NULL,
   status            text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivered', 'failed')),
   attempts          integer NOT NULL DEFAULT 0,
-  -- Due time while pending; a worker that claims the row pushes it forward (its lease).
+  -- Due time while pending.
   next_attempt_at   timestamptz NOT NULL DEFAULT clock_timestamp(),
+  -- Set while a worker sends it (its lease); a worker that died leaves it to expire.
+  claimed_until     timestamptz,
   first_failed_at   timestamptz,
   delivered_at      timestamptz,
   created_at        timestamptz NOT NULL DEFAULT clock_timestamp(),
