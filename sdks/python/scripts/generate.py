@@ -67,6 +67,9 @@ READ_ENDPOINTS = {
     "margin_summary": "/margin-data/summary",
     "rates": "/rates",
     "own_rates": "/rates/own",
+    "budgets": "/budgets",
+    "budget": "/budgets/{budgetId}",
+    "budget_check": "/budgets/check",
 }
 
 

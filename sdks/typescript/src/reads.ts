@@ -43,6 +43,9 @@ export const READ_ENDPOINTS = {
   marginSummary: '/margin-data/summary',
   rates: '/rates',
   ownRates: '/rates/own',
+  budgets: '/budgets',
+  budget: '/budgets/{budgetId}',
+  budgetCheck: '/budgets/check',
 } as const satisfies Record<string, keyof paths>;
 
 type Endpoints = typeof READ_ENDPOINTS;
