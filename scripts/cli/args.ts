@@ -79,6 +79,11 @@ function convert(flag: FlagSpec, raw: string | true): unknown {
     return Number(raw);
   }
   if (flag.type === 'list') return raw.split(',').map((s) => s.trim()).filter(Boolean);
+  if (flag.type === 'integer-list') {
+    const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
+    if (!items.every((s) => /^\d+$/.test(s))) throw new UsageError(`--${flag.name} must be whole numbers separated by commas, got "${raw}"`);
+    return items.map(Number);
+  }
   return raw;
 }
 
@@ -97,7 +102,7 @@ export function buildRequest(command: CommandSpec, flags: Map<string, string | t
     if (given.length !== 1) throw new UsageError(`give exactly one of ${command.exactlyOneOf.map((n) => `--${n}`).join(', ')}`);
   }
   let path = command.path;
-  const body: Record<string, unknown> = {};
+  const body: Record<string, unknown> = { ...command.fixedBody };
   for (const flag of command.flags) {
     const raw = flags.get(flag.name);
     if (raw === undefined) continue;
@@ -105,7 +110,7 @@ export function buildRequest(command: CommandSpec, flags: Map<string, string | t
     if (flag.pathParam) path = path.replace(`{${flag.pathParam}}`, encodeURIComponent(String(value)));
     else body[bodyField(flag)] = value;
   }
-  const sendsBody = command.method === 'POST' || command.method === 'PATCH';
+  const sendsBody = command.method === 'POST' || command.method === 'PATCH' || command.method === 'PUT';
   return { method: command.method, path, ...(sendsBody ? { body } : {}) };
 }
 

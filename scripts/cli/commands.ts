@@ -8,6 +8,8 @@ type FlagType =
   | 'integer'
   /** Comma-separated; sent as an array of strings. */
   | 'list'
+  /** Comma-separated whole numbers; sent as an array of numbers. */
+  | 'integer-list'
   /** Present or absent, takes no value; sent as true when present. */
   | 'boolean';
 
@@ -27,13 +29,17 @@ export interface CommandSpec {
   resource: string;
   action: string;
   summary: string;
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   /** Under /v1/admin; `{param}` placeholders are filled from flags with `pathParam`. */
   path: string;
   flags: FlagSpec[];
   /** Flags of which exactly one must be given. */
   exactlyOneOf?: string[];
+  /** Body fields the command always sends (e.g. `enabled: false` for "disable"). */
+  fixedBody?: Record<string, unknown>;
 }
+
+import { ALERT_COMMANDS } from './alert-commands.js';
 
 const org: FlagSpec = { name: 'org', type: 'string', required: true, pathParam: 'org', help: 'organization id' };
 const effectiveFrom: FlagSpec = {
@@ -190,4 +196,5 @@ export const COMMANDS: CommandSpec[] = [
   { resource: 'stripe', action: 'sync', summary: 'Sync Stripe now and wait for the result', method: 'POST', path: '/organizations/{org}/revenue-connections/stripe/sync?wait=true', flags: [org] },
   { resource: 'stripe', action: 'status', summary: 'Show the Stripe connection and its last sync', method: 'GET', path: '/organizations/{org}/revenue-connections/stripe', flags: [org] },
   { resource: 'stripe', action: 'disconnect', summary: 'Disconnect Stripe (key forgotten; its records stop counting)', method: 'DELETE', path: '/organizations/{org}/revenue-connections/stripe', flags: [org] },
+  ...ALERT_COMMANDS,
 ];
