@@ -6,7 +6,7 @@ import { appContext } from '../../core/app-context.js';
 import { requireOrganization } from '../../core/control/organizations.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import { createBudget, deleteBudget, getBudget, listBudgets, updateBudget } from './budgets.store.js';
-import { budgetStatuses } from './budget-status.js';
+import { budgetStatuses, forgetBudgets } from './budget-status.js';
 import { budgetView, mergeBudgetPatch, parseBudget, type BudgetBody, type BudgetList, type BudgetPatchBody, type BudgetStatusView, type BudgetView } from './budget-views.js';
 
 @Route('admin/organizations')
@@ -23,8 +23,10 @@ export class BudgetsAdminController extends Controller {
     const input = parseBudget(body);
     const { db } = appContext(req);
     await requireOrganization(db, organizationId);
+    const created = await createBudget(db, organizationId, input);
+    forgetBudgets(organizationId);
     this.setStatus(201);
-    return budgetView(await createBudget(db, organizationId, input));
+    return budgetView(created);
   }
 
   /** The organization's budgets with their current-period figures. */
@@ -50,13 +52,17 @@ export class BudgetsAdminController extends Controller {
     const { db } = appContext(req);
     await requireOrganization(db, organizationId);
     const stored = await getBudget(db, organizationId, budgetId);
-    return budgetView(await updateBudget(db, organizationId, budgetId, parseBudget(mergeBudgetPatch(stored, body))));
+    const updated = await updateBudget(db, organizationId, budgetId, parseBudget(mergeBudgetPatch(stored, body)));
+    forgetBudgets(organizationId);
+    return budgetView(updated);
   }
 
   @Delete('{organizationId}/budgets/{budgetId}')
   public async deleteBudget(@Request() req: ExRequest, @Path() organizationId: string, @Path() budgetId: string): Promise<BudgetView> {
     const { db } = appContext(req);
     await requireOrganization(db, organizationId);
-    return budgetView(await deleteBudget(db, organizationId, budgetId));
+    const deleted = await deleteBudget(db, organizationId, budgetId);
+    forgetBudgets(organizationId);
+    return budgetView(deleted);
   }
 }

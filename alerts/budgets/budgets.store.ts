@@ -153,18 +153,6 @@ export async function spendOfBudgets(db: Queryable, budgets: readonly Budget[], 
   return out;
 }
 
-/** Budgets that cover an end user: the organization's, that user's, and each-end-user budgets. */
-export async function budgetsCoveringEndUser(db: Queryable, organizationId: string, userId: string): Promise<Budget[]> {
-  const rows = await db.query<BudgetRow>(
-    `SELECT ${COLUMNS} FROM budgets
-      WHERE organization_id = $1 AND deleted_at IS NULL
-        AND (scope IN ('organization', 'each_end_user') OR (scope = 'end_user' AND user_id = $2))
-      ORDER BY created_at, id`,
-    [organizationId, userId],
-  );
-  return rows.map(toBudget);
-}
-
 /** Every live budget of these organizations. */
 export async function budgetsOf(db: Queryable, organizationIds: readonly string[]): Promise<Budget[]> {
   const rows = await db.query<BudgetRow>(`SELECT ${COLUMNS} FROM budgets WHERE organization_id = ANY ($1::uuid[]) AND deleted_at IS NULL`, [organizationIds]);
