@@ -6,7 +6,8 @@
 //     mark are skipped, so a record consumed again after a crash or a failed lake write is never
 //     counted twice, whatever the batching;
 //  2. evaluates the budgets of the organizations the batch touched and sends what became true
-//     (budget-evaluation.ts), and `rate_card.missing` once per model per day.
+//     (budget-evaluation.ts), the margins of the end users it touched (margin-evaluation.ts), and
+//     `rate_card.missing` once per model per day.
 // Counting before the lake write means a batch is counted once even when the process dies between
 // the two. A failed statement keeps its rows for the next flush of the partition (logged).
 // The processor may run on a worker thread with the control plane over a port: statements only,
@@ -16,6 +17,7 @@ import type { LakeEventRow } from '../../core/lake/events-schema.js';
 import type { Logger } from '../../core/logger.js';
 import { DIMENSION_SEPARATOR } from '../budgets/budgets.store.js';
 import { evaluateBudgets } from './budget-evaluation.js';
+import { evaluateEndUserMargins } from './margin-evaluation.js';
 import { fireRateCardMissing } from './rate-card-missing.js';
 
 export interface TallyRow {
@@ -81,6 +83,7 @@ export class AlertTally {
       const touched = await this.count(partition, nextOffset, rows);
       const now = this.now();
       if (touched.length > 0) await evaluateBudgets(this.db, touched, now);
+      for (const [organizationId, users] of endUsersByOrganization(rows)) await evaluateEndUserMargins(this.db, organizationId, users, now);
       await fireRateCardMissing(this.db, rows.filter((r) => r.pendingRateCard), now);
     } catch (err) {
       // Keep them for the next flush: rows at or above the mark still count then.
@@ -184,4 +187,16 @@ export class AlertTally {
     );
     return result.map((r) => r.organization_id);
   }
+}
+
+/** The end users (external ids) each organization's rows name. */
+function endUsersByOrganization(rows: readonly TallyRow[]): Map<string, string[]> {
+  const out = new Map<string, Set<string>>();
+  for (const r of rows) {
+    if (r.endUser === null) continue;
+    let users = out.get(r.organizationId);
+    if (!users) out.set(r.organizationId, (users = new Set()));
+    users.add(r.endUser);
+  }
+  return new Map([...out].map(([org, users]) => [org, [...users]]));
 }

@@ -1,4 +1,4 @@
-// Admin: an organization's alert settings (the credits.low level).
+// Admin: an organization's alert settings (the credits.low level, the end_user.margin_below percent).
 import type { Request as ExRequest } from 'express';
 import { Body, Controller, Get, Path, Put, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
 import { appContext } from '../../core/app-context.js';
@@ -14,15 +14,25 @@ export interface AlertSettingsBody {
    * `credits.low` fires once when the event-credit balance falls to this level or below (again
    * after a grant lifts it above); null turns it off. `credits.exhausted` (balance 0) needs no setting.
    */
-  credits_low_balance: number | null;
+  credits_low_balance?: number | null;
+  /**
+   * `end_user.margin_below` fires once when an end user's trailing 30-day margin percent falls
+   * under this (again after it recovers); null turns it off. From -1000 to 100, 2 decimals.
+   */
+  margin_below_percent?: number | null;
 }
 
 export interface AlertSettingsView {
   organization_id: string;
   credits_low_balance: number | null;
+  margin_below_percent: number | null;
 }
 
-const view = (organizationId: string, s: AlertSettings): AlertSettingsView => ({ organization_id: organizationId, credits_low_balance: s.creditsLowBalance });
+const view = (organizationId: string, s: AlertSettings): AlertSettingsView => ({
+  organization_id: organizationId,
+  credits_low_balance: s.creditsLowBalance,
+  margin_below_percent: s.marginBelowPercent === null ? null : Number(s.marginBelowPercent),
+});
 
 @Route('admin/organizations')
 @Tags('Admin: alerts')
@@ -41,11 +51,18 @@ export class AlertSettingsController extends Controller {
   @Put('{organizationId}/alert-settings')
   public async putAlertSettings(@Request() req: ExRequest, @Path() organizationId: string, @Body() body: AlertSettingsBody): Promise<AlertSettingsView> {
     const low = body.credits_low_balance;
-    if (low !== null && (!Number.isSafeInteger(low) || low < 1)) throw new ValidationError('credits_low_balance', 'must be a positive integer or null');
+    if (low !== undefined && low !== null && (!Number.isSafeInteger(low) || low < 1)) throw new ValidationError('credits_low_balance', 'must be a positive integer or null');
+    const below = body.margin_below_percent;
+    if (below !== undefined && below !== null && (!/^-?\d+(\.\d{1,2})?$/.test(String(below)) || below < -1000 || below > 100)) {
+      throw new ValidationError('margin_below_percent', 'must be a number from -1000 to 100 with at most 2 decimals, or null');
+    }
     const { db } = appContext(req);
     await requireOrganization(db, organizationId);
     const current = await getAlertSettings(db, organizationId);
-    const saved = await putAlertSettings(db, organizationId, { ...current, creditsLowBalance: low });
+    const saved = await putAlertSettings(db, organizationId, {
+      creditsLowBalance: low === undefined ? current.creditsLowBalance : low,
+      marginBelowPercent: below === undefined ? current.marginBelowPercent : below === null ? null : String(below),
+    });
     // A new level re-arms credits.low when the balance is above it.
     await rearmCreditAlerts(db, organizationId, (await getCreditBalance(db, organizationId)) ?? 0);
     return view(organizationId, saved);

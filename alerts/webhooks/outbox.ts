@@ -71,3 +71,19 @@ export async function fireOnce(
 export async function rearm(q: Queryable, organizationId: string, alertKeys: string[]): Promise<void> {
   await q.query('DELETE FROM alert_firings WHERE organization_id = $1 AND alert_key = ANY ($2)', [organizationId, alertKeys]);
 }
+
+/**
+ * The other side of fireOnce: when `downKey` has fired (the alert's condition held), forget it and
+ * record a recovery event (e.g. end_user.profitable after end_user.unprofitable), in one
+ * statement. Returns the event id, or null when the condition had not fired.
+ */
+export async function fireRecovery(q: Queryable, organizationId: string, downKey: string, type: WebhookEventType, data: object): Promise<string | null> {
+  const id = newEventId();
+  const [row] = await q.query<{ fired: string }>(
+    `WITH gone AS (DELETE FROM alert_firings WHERE organization_id = $2 AND alert_key = $5 RETURNING alert_key),
+     source AS (SELECT $1::text AS id, $2::uuid AS organization_id, $3::text AS type, $4::jsonb AS data FROM gone), ${OUTBOX_CTES}
+     SELECT (SELECT count(*) FROM gone) AS fired`,
+    [id, organizationId, type, JSON.stringify(data), downKey],
+  );
+  return Number(row?.fired ?? 0) > 0 ? id : null;
+}

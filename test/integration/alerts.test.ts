@@ -168,6 +168,41 @@ describe('budgets and alerts, end to end', () => {
     expect(missing.map((e) => e.data.model)).toEqual(['mystery-model', 'other-unknown']);
   });
 
+  it('end-user margin alerts follow the trailing 30-day margin: margin_below, unprofitable, profitable on recovery', async () => {
+    const t = await tenant();
+    expect((await admin(p.host, 'PUT', `/organizations/${t.organizationId}/alert-settings`, { margin_below_percent: 50 })).body).toMatchObject({ margin_below_percent: 50 });
+    const day = 86_400_000;
+    const today = Math.floor(Date.now() / day) * day;
+    // A billing period wholly inside the trailing window recognizes its whole amount.
+    const importRevenue = (id: string, amount: string) =>
+      admin(p.host, 'POST', `/organizations/${t.organizationId}/revenue-records`, {
+        records: [{ id, user_id: 'dave', amount, period_start: new Date(today - 5 * day).toISOString(), period_end: new Date(today - 4 * day).toISOString() }],
+      });
+    expect((await importRevenue('r1', '3')).status).toBeLessThan(300); // revenue 3, cost 0: nothing
+    const margins = async () => (await outbox(t)).filter((e) => e.type.startsWith('end_user.')).map((e) => [e.type, e.data.user_id, e.data.margin_percent]);
+    expect(await margins()).toEqual([]);
+    await spend(t, 1, { user_id: 'dave' }); // cost 2: margin 1 = 33.33% < 50
+    expect(await margins()).toEqual([['end_user.margin_below', 'dave', 33.33]]);
+    const below = (await outbox(t)).find((e) => e.type === 'end_user.margin_below')!;
+    expect(below.data).toMatchObject({ revenue: '3', cost: EVENT_COST.toFixed(), margin_amount: '1', profitability_category: 'profitable', threshold_percent: 50 });
+    await spend(t, 1, { user_id: 'dave' }); // cost 4: margin -1 = -33.33%: unprofitable
+    await spend(t, 1, { user_id: 'erin' }); // cost with no revenue: unprofitable
+    expect(await margins()).toEqual([
+      ['end_user.margin_below', 'dave', 33.33],
+      ['end_user.unprofitable', 'dave', -33.33],
+      ['end_user.unprofitable', 'erin', null],
+    ]);
+    await importRevenue('r2', '5'); // revenue 8, cost 4: 50%: profitable again, margin_below re-armed
+    await spend(t, 1, { user_id: 'dave' }); // cost 6: 25% < 50: margin_below again
+    expect(await margins()).toEqual([
+      ['end_user.margin_below', 'dave', 33.33],
+      ['end_user.unprofitable', 'dave', -33.33],
+      ['end_user.unprofitable', 'erin', null],
+      ['end_user.profitable', 'dave', 50],
+      ['end_user.margin_below', 'dave', 25],
+    ]);
+  });
+
   it('budget reads need costs:read and validate their input, naming the field', async () => {
     const t = await tenant();
     const bad = [
