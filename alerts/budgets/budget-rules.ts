@@ -3,9 +3,9 @@
 import { Big, formatMoney, percentOf } from '../../core/money.js';
 import { bucketStart, nextBucket } from '../../core/time.js';
 
-export const BUDGET_SCOPES = ['organization', 'end_user', 'each_end_user', 'agent', 'workflow', 'dimension'] as const;
+const BUDGET_SCOPES = ['organization', 'end_user', 'each_end_user', 'agent', 'workflow', 'dimension'] as const;
 export type BudgetScope = (typeof BUDGET_SCOPES)[number];
-export const BUDGET_PERIODS = ['daily', 'weekly', 'monthly'] as const;
+const BUDGET_PERIODS = ['daily', 'weekly', 'monthly'] as const;
 export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
 export const DEFAULT_THRESHOLDS = [50, 80, 100];
 

@@ -68,7 +68,7 @@ function toBudget(r: BudgetRow): Budget {
 export const DIMENSION_SEPARATOR = '\u001f';
 
 /** The alert_daily_spend key a budget reads; each_end_user reads every end_user key. */
-export function spendKey(b: Pick<Budget, 'scope' | 'userId' | 'agentId' | 'workflowId' | 'dimensionKey' | 'dimensionValue'>): { kind: string; value: string | null } {
+function spendKey(b: Pick<Budget, 'scope' | 'userId' | 'agentId' | 'workflowId' | 'dimensionKey' | 'dimensionValue'>): { kind: string; value: string | null } {
   switch (b.scope) {
     case 'organization':
       return { kind: 'organization', value: '' };

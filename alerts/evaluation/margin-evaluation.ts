@@ -20,7 +20,7 @@ import { fireOnce, fireRecovery, rearm } from '../webhooks/outbox.js';
 const TRAILING_DAYS = 30;
 
 /** [midnight 29 days ago, tomorrow's midnight): 30 whole UTC days, today included. */
-export function trailingWindow(now: Date): { start: Date; end: Date } {
+function trailingWindow(now: Date): { start: Date; end: Date } {
   const tomorrow = Math.floor(now.getTime() / DAY_MS) * DAY_MS + DAY_MS;
   return { start: new Date(tomorrow - TRAILING_DAYS * DAY_MS), end: new Date(tomorrow) };
 }

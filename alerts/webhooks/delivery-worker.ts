@@ -55,7 +55,7 @@ export function nudgeDeliveries(): void {
 }
 
 /** The JSON body of an event as sent (and signed). */
-export function eventBody(row: { event_id: string; type: string; created_at: Date; organization_id: string; data: unknown }): string {
+function eventBody(row: { event_id: string; type: string; created_at: Date; organization_id: string; data: unknown }): string {
   return JSON.stringify({
     id: row.event_id,
     type: row.type,

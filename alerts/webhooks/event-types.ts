@@ -1,6 +1,6 @@
 // The catalogue of webhook event types (README "Event catalogue" shows a body for each). An
 // endpoint subscribes to a list of these, or to '*' for all.
-export const WEBHOOK_EVENT_TYPES = [
+const WEBHOOK_EVENT_TYPES = [
   'budget.threshold_crossed',
   'budget.exceeded',
   'rate_card.missing',

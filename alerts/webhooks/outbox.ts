@@ -12,11 +12,11 @@ export function newEventId(): string {
 }
 
 /**
- * SQL of the CTEs that insert the event `$evt` (columns id, organization_id, type, data given by
- * the preceding CTE named `source`) and its deliveries. Embedded by callers that decide in SQL
- * whether an event happens (alert-firings.ts); `source` may hold zero rows.
+ * SQL of the CTEs that insert the event (columns id, organization_id, type, data given by the
+ * preceding CTE named `source`, which may hold zero rows) and its deliveries. Embedded by the
+ * statements below, which decide in SQL whether the event happens.
  */
-export const OUTBOX_CTES = `
+const OUTBOX_CTES = `
   ev AS (
     INSERT INTO webhook_events (id, organization_id, type, data)
     SELECT id, organization_id, type, data FROM source
@@ -30,17 +30,6 @@ export const OUTBOX_CTES = `
        AND (ev.type = ANY (w.enabled_events) OR '*' = ANY (w.enabled_events))
     RETURNING event_id
   )`;
-
-/** Records one event for the organization's endpoints; returns its id. Run it inside the transaction of the change. */
-export async function enqueueEvent(q: Queryable, organizationId: string, type: WebhookEventType, data: object): Promise<string> {
-  const id = newEventId();
-  await q.query(
-    `WITH source AS (SELECT $1::text AS id, $2::uuid AS organization_id, $3::text AS type, $4::jsonb AS data), ${OUTBOX_CTES}
-     SELECT count(*) FROM fanout`,
-    [id, organizationId, type, JSON.stringify(data)],
-  );
-  return id;
-}
 
 /**
  * Records the event only if `alertKey` has not fired for the organization yet (the "once" of an

@@ -6,10 +6,10 @@ import http from 'node:http';
 import https from 'node:https';
 import { isPrivateAddress, literalAddress, PrivateAddressError, publicOnlyLookup } from './outbound-address.js';
 
-export const DELIVERY_TIMEOUT_MS = 10_000;
+const DELIVERY_TIMEOUT_MS = 10_000;
 const EXCERPT_BYTES = 1024;
 
-export type AttemptOutcome = 'delivered' | 'http_error' | 'timeout' | 'network_error' | 'refused';
+type AttemptOutcome = 'delivered' | 'http_error' | 'timeout' | 'network_error' | 'refused';
 
 export interface AttemptResult {
   outcome: AttemptOutcome;

@@ -5,7 +5,7 @@ import crypto from 'node:crypto';
 
 export const SIGNATURE_HEADER = 'Marginal-Signature';
 export const EVENT_ID_HEADER = 'Marginal-Event-Id';
-export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+const WEBHOOK_SECRET_PREFIX = 'whsec_';
 
 /** 'whsec_' + 32 random bytes, base64url. */
 export function generateWebhookSecret(): string {

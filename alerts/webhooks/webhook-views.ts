@@ -89,7 +89,7 @@ export interface WebhookAttemptList {
   offset: number;
 }
 
-export interface WebhookDeliveryState {
+interface WebhookDeliveryState {
   endpoint_id: string;
   /** `pending`, `delivered` or `failed` (given up after 3 days, or the endpoint was deleted). */
   status: string;

@@ -86,4 +86,12 @@ export const ALERT_COMMANDS: CommandSpec[] = [
     path: '/organizations/{org}/alert-settings',
     flags: [org, { name: 'balance', type: 'integer', required: true, field: 'credits_low_balance', help: 'event credits' }],
   },
+  {
+    resource: 'alerts',
+    action: 'set-margin-below',
+    summary: 'Set the trailing 30-day margin percent under which end_user.margin_below fires',
+    method: 'PUT',
+    path: '/organizations/{org}/alert-settings',
+    flags: [org, { name: 'percent', type: 'number', required: true, field: 'margin_below_percent', help: 'percent, e.g. 20' }],
+  },
 ];

@@ -79,6 +79,10 @@ function convert(flag: FlagSpec, raw: string | true): unknown {
     return Number(raw);
   }
   if (flag.type === 'list') return raw.split(',').map((s) => s.trim()).filter(Boolean);
+  if (flag.type === 'number') {
+    if (!/^-?\d+(\.\d+)?$/.test(raw)) throw new UsageError(`--${flag.name} must be a number, got "${raw}"`);
+    return Number(raw);
+  }
   if (flag.type === 'integer-list') {
     const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
     if (!items.every((s) => /^\d+$/.test(s))) throw new UsageError(`--${flag.name} must be whole numbers separated by commas, got "${raw}"`);

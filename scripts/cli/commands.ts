@@ -10,6 +10,8 @@ type FlagType =
   | 'list'
   /** Comma-separated whole numbers; sent as an array of numbers. */
   | 'integer-list'
+  /** A plain decimal (a percent, not money); sent as a JSON number. */
+  | 'number'
   /** Present or absent, takes no value; sent as true when present. */
   | 'boolean';
 

@@ -102,5 +102,6 @@ describe('alert commands (issue 14)', () => {
       path: '/organizations/o1/alert-settings',
       body: { credits_low_balance: 1000 },
     });
+    expect(buildRequest(find('alerts', 'set-margin-below'), new Map([['org', 'o1'], ['percent', '-12.5']])).body).toEqual({ margin_below_percent: -12.5 });
   });
 });
