@@ -10,6 +10,7 @@ import { withConsole } from './console-host/serve-console.js';
 import { RegisterRoutes } from './generated/routes.js';
 import { LakeQuery, type LakeQueryOptions } from './lake/lake-query.js';
 import { warmRecentCosts, type CostWarmUp } from './lake/warm-recent-costs.js';
+import { DeliveryWorker, type DeliveryWorkerOptions } from '../alerts/webhooks/delivery-worker.js';
 
 declare module '../core/app-context.js' {
   interface AppServices {
@@ -32,6 +33,8 @@ export interface ApiComponentOptions {
   revenue?: RevenueSyncOptions;
   /** Whole days of per-day cost aggregates built in the background at start (api/lake/warm-recent-costs.ts); default 92, 0 = none. */
   warmDays?: number;
+  /** Webhook delivery worker timing (tests); private URLs follow WEBHOOK_ALLOW_PRIVATE_URLS. */
+  webhooks?: Omit<DeliveryWorkerOptions, 'allowPrivateUrls'>;
 }
 
 export function apiComponent(options: ApiComponentOptions = {}): StartComponent {
@@ -45,10 +48,17 @@ export function apiComponent(options: ApiComponentOptions = {}): StartComponent 
     revenueSync.start();
     const warmUp = warmRecentCosts(lakeQuery, ctx.services.apiClock, ctx.logger, options.warmDays ?? 92);
     ctx.services.costWarmUp = warmUp;
+    // Webhooks are sent wherever the api runs (every api replica; claims never overlap).
+    const webhooks = new DeliveryWorker(ctx.db, ctx.masterKey, ctx.logger.child({ service: 'webhooks' }), {
+      ...options.webhooks,
+      allowPrivateUrls: ctx.config.webhookAllowPrivateUrls,
+    });
+    webhooks.start();
     return {
       name: 'api',
       routes: withConsole(RegisterRoutes),
       stop: async () => {
+        await webhooks.stop();
         await warmUp.stop();
         delete ctx.services.lakeQuery;
         lakeQuery.close();

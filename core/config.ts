@@ -37,6 +37,11 @@ export interface Config {
   /** How long ingest waits for Kafka's acknowledgement before answering 503 (a stalled broker). */
   ingestPublishTimeoutMs: number;
   logLevel: string;
+  /**
+   * Webhooks may go to loopback and private addresses (WEBHOOK_ALLOW_PRIVATE_URLS). Default: on
+   * when the service listens on a loopback address (the all-in-one default), off otherwise.
+   */
+  webhookAllowPrivateUrls: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -69,6 +74,18 @@ function str(env: NodeJS.ProcessEnv, name: string): string | null {
  * oldest row waited this long (freshness against file count and the fixed CPU of each flush; see
  * docs/decisions.md). The one default, for the environment and for a Processor built directly.
  */
+function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const v = str(env, name);
+  if (v === null) return fallback;
+  if (/^(1|true|yes|on)$/i.test(v)) return true;
+  if (/^(0|false|no|off)$/i.test(v)) return false;
+  throw new ConfigError(`${name} must be true or false, got ${JSON.stringify(v)}`);
+}
+
+function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+}
+
 export const PROCESSOR_FLUSH_DEFAULTS = { maxRows: 10_000, maxDelayMs: 500 } as const;
 
 /**
@@ -103,5 +120,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     processorThreadNice: intBetween(env, 'PROCESSOR_THREAD_NICE', 10, -20, 19),
     ingestPublishTimeoutMs: int(env, 'INGEST_PUBLISH_TIMEOUT_MS', 3_000, 100),
     logLevel: str(env, 'LOG_LEVEL') ?? 'info',
+    webhookAllowPrivateUrls: bool(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', isLoopbackHost(str(env, 'HOST') ?? '127.0.0.1')),
   };
 }

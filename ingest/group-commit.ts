@@ -14,6 +14,7 @@
 // to the member it refuses (reserveIsolating), and a 503 deletes only the end users it created.
 import type { ControlDb, Queryable } from '../core/control/db.js';
 import { spendAvailableCredits, spendCredits } from '../core/control/credits.js';
+import { fireCreditAlerts } from '../alerts/credits/credit-alerts.js';
 import { createEndUsers, deleteEndUsers } from '../core/control/end-users.js';
 import { isConnectionFailure } from '../core/control/sql-errors.js';
 import {
@@ -312,10 +313,15 @@ export class GroupCommitter {
     );
     const fresh = entries.filter((_, i) => reservations[i]!.isNew);
     let paid = fresh.length;
-    if (fresh.length > 0 && !(await spendCredits(tx, org, fresh.length)).ok) {
-      // Fewer credits than new keys: the first `paid` in arrival order go, the rest answer 402.
-      paid = (await spendAvailableCredits(tx, org, fresh.length)).spent;
-      await discardReservations(tx, group, org, fresh.slice(paid).map((e) => e.event.idempotencyKey));
+    if (fresh.length > 0) {
+      let { ok, balance } = await spendCredits(tx, org, fresh.length);
+      if (!ok) {
+        // Fewer credits than new keys: the first `paid` in arrival order go, the rest answer 402.
+        ({ spent: paid, balance } = await spendAvailableCredits(tx, org, fresh.length));
+        await discardReservations(tx, group, org, fresh.slice(paid).map((e) => e.event.idempotencyKey));
+      }
+      // credits.low / credits.exhausted, in this transaction (alerts/credits).
+      await fireCreditAlerts(tx, org, balance);
     }
     fresh.forEach((e, i) => {
       if (i < paid) {

@@ -16,6 +16,7 @@ import { DeadLetterQueue } from './dlq.js';
 import { groupMemberFile } from './group-member.js';
 import { requireProcessorInfra } from './required-infra.js';
 import { LakeWriter } from './lake/lake-writer.js';
+import { AlertTally } from '../alerts/evaluation/spend-tally.js';
 
 export interface ProcessorDeps {
   config: Config;
@@ -58,6 +59,7 @@ export async function runProcessor(deps: ProcessorDeps, infra: Infra): Promise<R
       flushMaxDelayMs: config.processorFlushMaxDelayMs,
       sessionTimeoutMs: config.processorSessionTimeoutMs,
       groupMember: groupMemberFile(config.dataDir, PROCESSOR_GROUP_ID),
+      alerts: new AlertTally(db, logger.child({ component: 'alerts' })),
     });
   } catch (err) {
     await dlq.close().catch(() => undefined);

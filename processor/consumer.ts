@@ -18,7 +18,7 @@ import type { DeadLetterQueue } from './dlq.js';
 import type { GroupMemberStore } from './group-member.js';
 import type { LakeWriter } from './lake/lake-writer.js';
 import { assignedPartitions, deadLetters, pricedEvents } from './metrics.js';
-import { PartitionWorker } from './partition-worker.js';
+import { PartitionWorker, type FlushAlerts } from './partition-worker.js';
 import { priceRecord, refusedRecord, type RecordOutcome, type RecordPricingDeps } from './price-record.js';
 import { Repricer } from './repricing.js';
 
@@ -51,6 +51,8 @@ export interface ProcessorOptions {
   /** Where the group member id is kept, so a restart after a crash rejoins as that member. */
   groupMember?: GroupMemberStore;
   clock?: () => Date;
+  /** Alert evaluation from flushes (budgets, rate_card.missing). */
+  alerts?: FlushAlerts;
 }
 
 const TICK_MS = 50;
@@ -171,6 +173,7 @@ export class Processor {
           lake: this.opts.lake,
           logger: this.opts.logger,
           compactEveryMs: this.compactEveryMs,
+          alerts: this.opts.alerts,
           commit: (p, offset) => this.consumer.commitOffsets([{ topic: this.topic, partition: p, offset: String(offset) }]),
           seek: (p, offset) => this.consumer.seek({ topic: this.topic, partition: p, offset: String(offset) }),
         },

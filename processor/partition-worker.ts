@@ -43,6 +43,15 @@ export interface PartitionWorkerDeps {
   /** Re-positions the consumer's fetch for this partition. */
   seek(partition: number, offset: number): void;
   compactEveryMs: number;
+  /** Alert evaluation from flushes (alerts/evaluation/spend-tally.ts): sees each row, counts a batch before its lake write. */
+  alerts?: FlushAlerts;
+}
+
+/** What the partition loop tells alert evaluation; recordFlush never throws. */
+export interface FlushAlerts {
+  note(partition: number, row: LakeEventRow): void;
+  drop(partition: number): void;
+  recordFlush(partition: number, nextOffset: number): Promise<void>;
 }
 
 export class PartitionWorker {
@@ -106,7 +115,10 @@ export class PartitionWorker {
 
   /** Takes a consumed record: its row (if any) joins the buffer and position moves past it. */
   accept(row: LakeEventRow | null, offset: number): void {
-    if (row) this.buffer.add(row);
+    if (row) {
+      this.buffer.add(row);
+      this.deps.alerts?.note(this.partition, row);
+    }
     this.position = offset + 1;
     this.bufferSince ??= performance.now();
   }
@@ -162,6 +174,7 @@ export class PartitionWorker {
   private async flush(rows: EventBatch, from: number, nextOffset: number, generation: number): Promise<void> {
     const started = performance.now();
     try {
+      await this.deps.alerts?.recordFlush(this.partition, nextOffset);
       const result = await this.deps.lake.flush(this.partition, rows, nextOffset);
       if (generation !== this.generation) return;
       this.durable = nextOffset;
@@ -239,6 +252,7 @@ export class PartitionWorker {
     this.loaded = false;
     this.buffer = new EventBatch();
     this.bufferSince = null;
+    this.deps.alerts?.drop(this.partition);
     const previous = this.inflight;
     const generation = this.generation;
     this.ready = (async () => {
@@ -296,6 +310,7 @@ export class PartitionWorker {
     this.generation++;
     this.buffer = new EventBatch();
     this.bufferSince = null;
+    this.deps.alerts?.drop(this.partition);
     consumerLag.remove({ partition: String(this.partition) });
     await this.inflight?.catch(() => undefined);
     await this.ready.catch(() => undefined);

@@ -3,6 +3,7 @@
 // package, mapped by stripe-records.ts and written with replaceRevenueRecords, so voided invoices
 // disappear), on demand and periodically. A sync is idempotent: concurrent runs on several
 // replicas write the same records. Progress is logged and visible while it runs.
+import { evaluateEndUserMargins } from '../alerts/evaluation/margin-evaluation.js';
 import Stripe from 'stripe';
 import { sealSecret, unsealSecret } from '../core/auth/secrets.js';
 import type { ControlDb } from '../core/control/db.js';
@@ -230,6 +231,8 @@ export class RevenueSync {
       report.records_written = written.upserted;
       report.records_deleted = written.deleted;
       report.state = 'succeeded';
+      // Revenue moved: end-user margin alerts (alerts/evaluation); a failure here does not fail the sync.
+      await evaluateEndUserMargins(this.deps.db, organizationId, null, new Date()).catch((err) => log.warn({ err }, 'margin alerts after the sync failed'));
     } catch (err) {
       report.state = 'failed';
       report.error = err instanceof Stripe.errors.StripeError ? `Stripe ${err.type}: ${err.message}` : (err as Error).message;

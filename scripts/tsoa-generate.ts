@@ -8,7 +8,7 @@ import { generateRoutes, generateSpec, type ExtendedRoutesConfig, type ExtendedS
 import { fromRoot, projectRoot } from '../core/paths.js';
 
 const INGEST_CONTROLLERS = ['ingest/**/*.controller.ts', 'api/ping/*.controller.ts'];
-const API_CONTROLLERS = ['api/**/*.controller.ts', 'pricing/**/*.controller.ts', 'revenue/**/*.controller.ts', 'otlp/**/*.controller.ts'];
+const API_CONTROLLERS = ['api/**/*.controller.ts', 'pricing/**/*.controller.ts', 'revenue/**/*.controller.ts', 'otlp/**/*.controller.ts', 'alerts/**/*.controller.ts'];
 
 const common = {
   entryFile: 'api/ping/ping.controller.ts',

@@ -7,6 +7,7 @@ import { getCreditBalance, grantCredits, listCreditGrants } from '../../core/con
 import { requireOrganization } from '../../core/control/organizations.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import { requireText } from './admin-input.js';
+import { rearmCreditAlerts } from '../../alerts/credits/credit-alerts.js';
 import { creditGrantView, type CreditBalanceView, type CreditGrantResult } from './admin-views.js';
 
 export interface GrantCreditsBody {
@@ -44,6 +45,7 @@ export class CreditsController extends Controller {
     const { db } = appContext(req);
     await requireOrganization(db, organizationId);
     const { balance, grantId } = await grantCredits(db, organizationId, body.amount, note);
+    await rearmCreditAlerts(db, organizationId, balance);
     this.setStatus(201);
     return { organization_id: organizationId, balance, grant_id: grantId };
   }

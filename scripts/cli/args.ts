@@ -87,6 +87,15 @@ function convert(flag: FlagSpec, raw: string | true): unknown {
       throw new UsageError(`--${flag.name} must be JSON, got ${raw}`);
     }
   }
+  if (flag.type === 'number') {
+    if (!/^-?\d+(\.\d+)?$/.test(raw)) throw new UsageError(`--${flag.name} must be a number, got "${raw}"`);
+    return Number(raw);
+  }
+  if (flag.type === 'integer-list') {
+    const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
+    if (!items.every((s) => /^\d+$/.test(s))) throw new UsageError(`--${flag.name} must be whole numbers separated by commas, got "${raw}"`);
+    return items.map(Number);
+  }
   return raw;
 }
 
@@ -105,7 +114,7 @@ export function buildRequest(command: CommandSpec, flags: Map<string, string | t
     if (given.length !== 1) throw new UsageError(`give exactly one of ${command.exactlyOneOf.map((n) => `--${n}`).join(', ')}`);
   }
   let path = command.path;
-  const body: Record<string, unknown> = {};
+  const body: Record<string, unknown> = { ...command.fixedBody };
   for (const flag of command.flags) {
     const raw = flags.get(flag.name);
     if (raw === undefined || flag.local) continue;
@@ -113,7 +122,7 @@ export function buildRequest(command: CommandSpec, flags: Map<string, string | t
     if (flag.pathParam) path = path.replace(`{${flag.pathParam}}`, encodeURIComponent(String(value)));
     else body[bodyField(flag)] = value;
   }
-  const sendsBody = command.method === 'POST' || command.method === 'PATCH';
+  const sendsBody = command.method === 'POST' || command.method === 'PATCH' || command.method === 'PUT';
   return { method: command.method, path, ...(sendsBody ? { body } : {}) };
 }
 

@@ -8,6 +8,10 @@ type FlagType =
   | 'integer'
   /** Comma-separated; sent as an array of strings. */
   | 'list'
+  /** Comma-separated whole numbers; sent as an array of numbers. */
+  | 'integer-list'
+  /** A plain decimal (a percent, not money); sent as a JSON number. */
+  | 'number'
   /** Present or absent, takes no value; sent as true when present. */
   | 'boolean'
   /** A JSON value, sent as parsed (an array of tiers, say). */
@@ -31,7 +35,7 @@ export interface CommandSpec {
   resource: string;
   action: string;
   summary: string;
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   /** Under /v1/admin; `{param}` placeholders are filled from flags with `pathParam`. */
   path: string;
   flags: FlagSpec[];
@@ -39,7 +43,11 @@ export interface CommandSpec {
   exactlyOneOf?: string[];
   /** After the call, poll the created re-pricing and draw a progress bar until it completes (unless --detach). */
   follow?: 'repricing';
+  /** Body fields the command always sends (e.g. `enabled: false` for "disable"). */
+  fixedBody?: Record<string, unknown>;
 }
+
+import { ALERT_COMMANDS } from './alert-commands.js';
 
 const org: FlagSpec = { name: 'org', type: 'string', required: true, pathParam: 'org', help: 'organization id' };
 const effectiveFrom: FlagSpec = {
@@ -226,4 +234,5 @@ export const COMMANDS: CommandSpec[] = [
   { resource: 'stripe', action: 'sync', summary: 'Sync Stripe now and wait for the result', method: 'POST', path: '/organizations/{org}/revenue-connections/stripe/sync?wait=true', flags: [org] },
   { resource: 'stripe', action: 'status', summary: 'Show the Stripe connection and its last sync', method: 'GET', path: '/organizations/{org}/revenue-connections/stripe', flags: [org] },
   { resource: 'stripe', action: 'disconnect', summary: 'Disconnect Stripe (key forgotten; its records stop counting)', method: 'DELETE', path: '/organizations/{org}/revenue-connections/stripe', flags: [org] },
+  ...ALERT_COMMANDS,
 ];

@@ -28,6 +28,10 @@ from .transport import AsyncTransport, SyncTransport
 EVENT_PATH = "/usage-events"
 
 
+# The budget check (alerts/budgets on the server); answered from its running spend, fast enough per call.
+BUDGET_CHECK_PATH = "/budgets/check"
+
+
 class _Tracking:
     """track()/flush state shared by both clients: the batcher and its own sync transport."""
 
@@ -130,6 +134,13 @@ class Marginal(ReadMethods, _Tracking):
         Raises InsufficientCreditsError on 402, ValidationError on 400, and so on."""
         return models.IngestResponse.model_validate(self._transport.post_signed(EVENT_PATH, with_idempotency_key(event)))
 
+    def budget_allows(self, user_id: str) -> bool:
+        """Whether the end user (the external `user_id` sent on events) may spend now: False when
+        a budget covering them (the organization's, theirs, or each end user's) is exhausted in
+        its current period. One GET /v1/budgets/check (key with costs:read); call it before a
+        model call to enforce budgets."""
+        return bool(self._transport.get(BUDGET_CHECK_PATH, {"user_id": user_id})["allowed"])
+
     def flush(self, timeout: Optional[float] = None) -> bool:
         """Waits until every event tracked so far is answered; False when `timeout` ran out."""
         return self._flush_tracking(timeout)
@@ -174,6 +185,10 @@ class AsyncMarginal(AsyncReadMethods, _Tracking):
     async def send(self, event: UsageEvent | Mapping[str, Any]) -> models.IngestResponse:
         """Posts one event now (retrying with the same idempotency key) and returns the 202 body."""
         return models.IngestResponse.model_validate(await self._transport.post_signed(EVENT_PATH, with_idempotency_key(event)))
+
+    async def budget_allows(self, user_id: str) -> bool:
+        """Marginal.budget_allows, awaited."""
+        return bool((await self._transport.get(BUDGET_CHECK_PATH, {"user_id": user_id}))["allowed"])
 
     async def flush(self, timeout: Optional[float] = None) -> bool:
         """Waits (off the loop) until every event tracked so far is answered."""

@@ -2384,4 +2384,395 @@ class OtlpAttributeMappings(BaseModel):
     mappings: list[OtlpAttributeMappingItem] = Field(..., max_length=64)
 
 
+class WebhookEndpointWithSecret(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    id: str
+    organization_id: str
+    url: str
+    description: str | None = Field(...)
+    enabled_events: list[str]
+    status: Literal['enabled', 'disabled']
+    """
+    `enabled` or `disabled`.
+    """
+    disabled_reason: str | None = Field(...)
+    """
+    Why the endpoint is disabled (by hand, or after failing for 3 days); null when enabled.
+    """
+    failing_since: str | None = Field(...)
+    """
+    Start of the current run of failed attempts; null when the last attempt succeeded.
+    """
+    previous_secret_expires_at: str | None = Field(...)
+    """
+    While a rotated-out secret still signs, when it stops.
+    """
+    created_at: str
+    updated_at: str
+    secret: str
+    """
+    `whsec_…`: verify `Marginal-Signature` with it. Shown once.
+    """
+
+
+class CreateWebhookEndpointBody(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    url: str = Field(..., max_length=2048)
+    """
+    Where events are POSTed: an absolute http(s) URL. Redirects are never followed.
+    """
+    enabled_events: list[str] = Field(..., min_length=1)
+    """
+    Event types to send (see the event catalogue), or `["*"]` for all.
+    """
+    description: str | None = Field(None, max_length=500)
+
+
+class WebhookEndpointView(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    id: str
+    organization_id: str
+    url: str
+    description: str | None = Field(...)
+    enabled_events: list[str]
+    status: Literal['enabled', 'disabled']
+    """
+    `enabled` or `disabled`.
+    """
+    disabled_reason: str | None = Field(...)
+    """
+    Why the endpoint is disabled (by hand, or after failing for 3 days); null when enabled.
+    """
+    failing_since: str | None = Field(...)
+    """
+    Start of the current run of failed attempts; null when the last attempt succeeded.
+    """
+    previous_secret_expires_at: str | None = Field(...)
+    """
+    While a rotated-out secret still signs, when it stops.
+    """
+    created_at: str
+    updated_at: str
+
+
+class WebhookEndpointList(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    webhook_endpoints: list[WebhookEndpointView]
+    total: float
+
+
+class UpdateWebhookEndpointBody(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    url: str | None = Field(None, max_length=2048)
+    enabled_events: list[str] | None = Field(None, min_length=1)
+    description: str | None = Field(None, max_length=500)
+    enabled: bool | None = None
+    """
+    false disables the endpoint; true re-enables it and sends what waited.
+    """
+    rotate_secret: bool | None = None
+    """
+    true issues a new signing secret, returned in this response only.
+    """
+    rotation_grace_seconds: int | None = Field(None, ge=0, le=604800)
+    """
+    Seconds the previous secret keeps signing after a rotation (a second `v1=`); default 86400.
+    """
+
+
+class WebhookAttemptView(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    id: str
+    event_id: str
+    attempted_at: str
+    outcome: str
+    """
+    `delivered`, `http_error` (non-2xx, a redirect included), `timeout` (10 s), `network_error`, `refused` (private address).
+    """
+    status_code: float | None = Field(...)
+    latency_ms: float
+    error: str | None = Field(...)
+    response_excerpt: str | None = Field(...)
+    """
+    The first KiB of the receiver's answer.
+    """
+
+
+class WebhookAttemptList(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    attempts: list[WebhookAttemptView]
+    total: float
+    limit: float
+    offset: float
+
+
+class WebhookResendResult(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    event_id: str
+    endpoint_id: str
+    status: Literal['queued']
+
+
+class WebhookDeliveryState(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    endpoint_id: str
+    status: str
+    """
+    `pending`, `delivered` or `failed` (given up after 3 days, or the endpoint was deleted).
+    """
+    attempts: float
+    next_attempt_at: str | None = Field(...)
+    delivered_at: str | None = Field(...)
+
+
+class WebhookEventView(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    id: str
+    type: str
+    created: float
+    """
+    Unix seconds, as in the delivered body.
+    """
+    data: Any
+    deliveries: list[WebhookDeliveryState]
+
+
+class WebhookEventList(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    events: list[WebhookEventView]
+    total: float
+    limit: float
+    offset: float
+
+
+class AlertSettingsView(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    organization_id: str
+    credits_low_balance: float | None = Field(...)
+    margin_below_percent: float | None = Field(...)
+
+
+class AlertSettingsBody(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    credits_low_balance: float | None = None
+    """
+    `credits.low` fires once when the event-credit balance falls to this level or below (again
+    after a grant lifts it above); null turns it off. `credits.exhausted` (balance 0) needs no setting.
+    """
+    margin_below_percent: float | None = None
+    """
+    `end_user.margin_below` fires once when an end user's trailing 30-day margin percent falls
+    under this (again after it recovers); null turns it off. From -1000 to 100, 2 decimals.
+    """
+
+
+class EndUser(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    exhausted: bool
+    thresholds_crossed: list[float]
+    percent: float
+    remaining: str
+    spent: str
+    user_id: str
+
+
+class BudgetStatusView(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    id: str
+    name: str | None = Field(...)
+    scope: Literal['agent', 'organization', 'end_user', 'each_end_user', 'workflow', 'dimension']
+    user_id: str | None = Field(...)
+    agent_id: str | None = Field(...)
+    workflow_id: str | None = Field(...)
+    dimension_key: str | None = Field(...)
+    dimension_value: str | None = Field(...)
+    period: Literal['daily', 'weekly', 'monthly']
+    amount: str
+    thresholds: list[float]
+    created_at: str
+    updated_at: str
+    period_start: str
+    """
+    Start of the current period (ISO 8601 UTC, inclusive).
+    """
+    period_end: str
+    """
+    End of the current period (exclusive).
+    """
+    spent: str
+    """
+    USD spent in the current period; for `each_end_user`, the end user who spent most.
+    """
+    remaining: str
+    percent: float
+    thresholds_crossed: list[float]
+    """
+    Thresholds reached in the current period.
+    """
+    exhausted: bool
+    end_users: list[EndUser] | None = None
+    """
+    `each_end_user` only: the end users who reached a threshold, costliest first (at most 100).
+    """
+
+
+class BudgetList(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    budgets: list[BudgetStatusView]
+    total: float
+
+
+class Budget(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    exhausted: bool
+    remaining: str
+    spent: str
+    amount: str
+    period_end: str
+    period: Literal['daily', 'weekly', 'monthly']
+    scope: Literal['agent', 'organization', 'end_user', 'each_end_user', 'workflow', 'dimension']
+    name: str | None = Field(...)
+    budget_id: str
+
+
+class BudgetCheck(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    user_id: str
+    allowed: bool
+    """
+    false when any budget covering the end user is exhausted in its current period.
+    """
+    budgets: list[Budget]
+    """
+    Every budget covering the end user (organization, this end user, each end user) with its figures for this user.
+    """
+
+
+class BudgetView(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    id: str
+    name: str | None = Field(...)
+    scope: Literal['agent', 'organization', 'end_user', 'each_end_user', 'workflow', 'dimension']
+    user_id: str | None = Field(...)
+    agent_id: str | None = Field(...)
+    workflow_id: str | None = Field(...)
+    dimension_key: str | None = Field(...)
+    dimension_value: str | None = Field(...)
+    period: Literal['daily', 'weekly', 'monthly']
+    amount: str
+    thresholds: list[float]
+    created_at: str
+    updated_at: str
+
+
+class BudgetBody(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    name: str | None = Field(None, max_length=200)
+    scope: Literal['agent', 'organization', 'end_user', 'each_end_user', 'workflow', 'dimension']
+    """
+    `organization`, `end_user` (with `user_id`), `each_end_user`, `agent` (with `agent_id`), `workflow` (with `workflow_id`), `dimension` (with `dimension_key` and `dimension_value`).
+    """
+    user_id: str | None = None
+    """
+    The end user's external id (the `user_id` sent on events); scope `end_user` only.
+    """
+    agent_id: str | None = None
+    workflow_id: str | None = None
+    dimension_key: str | None = None
+    dimension_value: str | None = None
+    period: Literal['daily', 'weekly', 'monthly']
+    """
+    Calendar period, UTC: `daily`, `weekly` (ISO week from Monday) or `monthly`.
+    """
+    amount: str
+    """
+    USD decimal string, above 0.
+    """
+    thresholds: list[float] | None = None
+    """
+    Percents of amount that send `budget.threshold_crossed` (default [50, 80, 100]); each an integer from 1 to 1000.
+    """
+
+
+class PartialBudgetBody(BaseModel):
+    """
+    Make all properties in T optional
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    name: str | None = Field(None, max_length=200)
+    scope: Literal['agent', 'organization', 'end_user', 'each_end_user', 'workflow', 'dimension'] | None = (
+        None
+    )
+    """
+    `organization`, `end_user` (with `user_id`), `each_end_user`, `agent` (with `agent_id`), `workflow` (with `workflow_id`), `dimension` (with `dimension_key` and `dimension_value`).
+    """
+    user_id: str | None = None
+    """
+    The end user's external id (the `user_id` sent on events); scope `end_user` only.
+    """
+    agent_id: str | None = None
+    workflow_id: str | None = None
+    dimension_key: str | None = None
+    dimension_value: str | None = None
+    period: Literal['daily', 'weekly', 'monthly'] | None = None
+    """
+    Calendar period, UTC: `daily`, `weekly` (ISO week from Monday) or `monthly`.
+    """
+    amount: str | None = None
+    """
+    USD decimal string, above 0.
+    """
+    thresholds: list[float] | None = None
+    """
+    Percents of amount that send `budget.threshold_crossed` (default [50, 80, 100]); each an integer from 1 to 1000.
+    """
+
+
+class BudgetPatchBody(RootModel[PartialBudgetBody]):
+    root: PartialBudgetBody
+
+
 SessionTreeNode.model_rebuild()

@@ -21,7 +21,7 @@ def _segment(value: str) -> str:
     return quote(value, safe="")
 
 
-READ_ENDPOINTS = {'ping': '/ping', 'usage_event': '/usage/events/{eventId}', 'usage_events': '/usage/events', 'usage_summary': '/usage/summary', 'usage_aggregation': '/usage/aggregation', 'sessions': '/attribution-data/sessions', 'session_tree': '/attribution-data/sessions/{sessionId}/tree', 'margin_by_end_user': '/margin-data/by-end-user', 'margin_trend': '/margin-data/trend', 'margin_summary': '/margin-data/summary', 'end_users': '/end-users', 'end_user_sessions': '/end-user-costs/{externalId}/sessions', 'end_user_summary': '/end-user-costs/{externalId}/summary', 'end_user_by_model': '/end-user-costs/{externalId}/by-model', 'end_user_by_provider': '/end-user-costs/{externalId}/by-provider', 'end_user_by_dimension': '/end-user-costs/{externalId}/by-dimension', 'end_user_trend': '/end-user-costs/{externalId}/trend', 'dimension_definitions': '/dimension-data/definitions', 'dimension_cost_trend': '/dimension-data/cost-trend', 'dimension_numeric_trend': '/dimension-data/numeric-trend', 'dimension_numeric_summary': '/dimension-data/numeric-summary', 'dimension_cost_breakdown': '/dimension-data/cost-breakdown', 'cost_trend': '/cost-data/trend', 'pending_rate_card': '/cost-data/pending-rate-card', 'cost_summary': '/cost-data/summary', 'cost_by_end_user': '/cost-data/by-end-user', 'attribution_by_agent': '/attribution-data/by-agent', 'agents': '/attribution-data/agents', 'workflows': '/attribution-data/workflows', 'attribution_by_dimension': '/attribution-data/by-dimension', 'attribution_dimension_values': '/attribution-data/dimension-values', 'unpriced_rates': '/rates/unpriced', 'rates': '/rates', 'own_rates': '/rates/own'}
+READ_ENDPOINTS = {'ping': '/ping', 'usage_event': '/usage/events/{eventId}', 'usage_events': '/usage/events', 'usage_summary': '/usage/summary', 'usage_aggregation': '/usage/aggregation', 'sessions': '/attribution-data/sessions', 'session_tree': '/attribution-data/sessions/{sessionId}/tree', 'margin_by_end_user': '/margin-data/by-end-user', 'margin_trend': '/margin-data/trend', 'margin_summary': '/margin-data/summary', 'end_users': '/end-users', 'end_user_sessions': '/end-user-costs/{externalId}/sessions', 'end_user_summary': '/end-user-costs/{externalId}/summary', 'end_user_by_model': '/end-user-costs/{externalId}/by-model', 'end_user_by_provider': '/end-user-costs/{externalId}/by-provider', 'end_user_by_dimension': '/end-user-costs/{externalId}/by-dimension', 'end_user_trend': '/end-user-costs/{externalId}/trend', 'dimension_definitions': '/dimension-data/definitions', 'dimension_cost_trend': '/dimension-data/cost-trend', 'dimension_numeric_trend': '/dimension-data/numeric-trend', 'dimension_numeric_summary': '/dimension-data/numeric-summary', 'dimension_cost_breakdown': '/dimension-data/cost-breakdown', 'cost_trend': '/cost-data/trend', 'pending_rate_card': '/cost-data/pending-rate-card', 'cost_summary': '/cost-data/summary', 'cost_by_end_user': '/cost-data/by-end-user', 'attribution_by_agent': '/attribution-data/by-agent', 'agents': '/attribution-data/agents', 'workflows': '/attribution-data/workflows', 'attribution_by_dimension': '/attribution-data/by-dimension', 'attribution_dimension_values': '/attribution-data/dimension-values', 'unpriced_rates': '/rates/unpriced', 'rates': '/rates', 'own_rates': '/rates/own', 'budgets': '/budgets', 'budget_check': '/budgets/check', 'budget': '/budgets/{budgetId}'}
 """Every read method: its name and its path under /v1."""
 
 
@@ -164,6 +164,18 @@ class ReadMethods:
         """GET /v1/rates/own: Model slugs whose rates come from the organization's own cards rather than the standard ones."""
         return models.OwnRateCardSlugs.model_validate(self._transport.get("/rates/own", {}))
 
+    def budgets(self) -> models.BudgetList:
+        """GET /v1/budgets: The organization's budgets with spent, remaining, percent and the thresholds crossed in the current period."""
+        return models.BudgetList.model_validate(self._transport.get("/budgets", {}))
+
+    def budget_check(self, *, user_id: str) -> models.BudgetCheck:
+        """GET /v1/budgets/check: Whether any budget covering the end user (the organization's, this end user's, each end user's) is exhausted in its current period: `allowed: false` then. Fast enough to ask before each model call."""
+        return models.BudgetCheck.model_validate(self._transport.get("/budgets/check", {"user_id": _param(user_id)}))
+
+    def budget(self, budget_id: str) -> models.BudgetStatusView:
+        """GET /v1/budgets/{budgetId}"""
+        return models.BudgetStatusView.model_validate(self._transport.get(f"/budgets/{_segment(budget_id)}", {}))
+
 
 class AsyncReadMethods:
     _transport: AsyncTransport
@@ -303,3 +315,15 @@ class AsyncReadMethods:
     async def own_rates(self) -> models.OwnRateCardSlugs:
         """GET /v1/rates/own: Model slugs whose rates come from the organization's own cards rather than the standard ones."""
         return models.OwnRateCardSlugs.model_validate(await self._transport.get("/rates/own", {}))
+
+    async def budgets(self) -> models.BudgetList:
+        """GET /v1/budgets: The organization's budgets with spent, remaining, percent and the thresholds crossed in the current period."""
+        return models.BudgetList.model_validate(await self._transport.get("/budgets", {}))
+
+    async def budget_check(self, *, user_id: str) -> models.BudgetCheck:
+        """GET /v1/budgets/check: Whether any budget covering the end user (the organization's, this end user's, each end user's) is exhausted in its current period: `allowed: false` then. Fast enough to ask before each model call."""
+        return models.BudgetCheck.model_validate(await self._transport.get("/budgets/check", {"user_id": _param(user_id)}))
+
+    async def budget(self, budget_id: str) -> models.BudgetStatusView:
+        """GET /v1/budgets/{budgetId}"""
+        return models.BudgetStatusView.model_validate(await self._transport.get(f"/budgets/{_segment(budget_id)}", {}))

@@ -69,6 +69,9 @@ READ_ENDPOINTS = {
     "rates": "/rates",
     "own_rates": "/rates/own",
     "unpriced_rates": "/rates/unpriced",
+    "budgets": "/budgets",
+    "budget": "/budgets/{budgetId}",
+    "budget_check": "/budgets/check",
 }
 
 

@@ -48,6 +48,16 @@ export class Marginal {
   }
 
   /**
+   * Whether the end user (the external `user_id` sent on events) may spend now: false when a
+   * budget covering them (the organization's, theirs, or each end user's) is exhausted in its
+   * current period. One GET /budgets/check (key with costs:read), answered from the service's
+   * running spend; call it before a model call to enforce budgets.
+   */
+  async budgetAllows(userId: string): Promise<boolean> {
+    return (await this.budgetCheck({ user_id: userId })).allowed;
+  }
+
+  /**
    * Sends one event now and returns the ingest response (status accepted or accepted_flagged).
    * Retries like track; throws the typed error otherwise (402: InsufficientCreditsError).
    */

@@ -45,6 +45,9 @@ export const READ_ENDPOINTS = {
   rates: '/rates',
   ownRates: '/rates/own',
   unpricedRates: '/rates/unpriced',
+  budgets: '/budgets',
+  budget: '/budgets/{budgetId}',
+  budgetCheck: '/budgets/check',
 } as const satisfies Record<string, keyof paths>;
 
 type Endpoints = typeof READ_ENDPOINTS;

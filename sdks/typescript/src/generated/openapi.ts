@@ -1029,6 +1029,220 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/organizations/{organizationId}/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The organization's endpoints (secrets are never listed). */
+        get: operations["ListWebhookEndpoints"];
+        put?: never;
+        /** @description Adds an endpoint. Its signing secret (`whsec_…`) is in this response only. */
+        post: operations["CreateWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/organizations/{organizationId}/webhook-endpoints/{endpointId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["GetWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /** @description Deletes an endpoint; its undelivered events are dropped. */
+        delete: operations["DeleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * @description Changes an endpoint: `url`, `enabled_events`, `description`; `enabled: false` disables it,
+         *     `enabled: true` re-enables it (what waited is sent again); `rotate_secret: true` issues a new
+         *     secret (in this response only) while the old one keeps signing for `rotation_grace_seconds`
+         *     (default 86400; 0 = stop at once).
+         */
+        patch: operations["UpdateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/admin/organizations/{organizationId}/webhook-endpoints/{endpointId}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Every delivery attempt to the endpoint, newest first: time, outcome, status, latency, response excerpt. */
+        get: operations["ListWebhookAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/organizations/{organizationId}/webhook-endpoints/{endpointId}/events/{eventId}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Re-sends an event to the endpoint now (also one it never had, or already got). */
+        post: operations["ResendWebhookEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/organizations/{organizationId}/webhook-endpoints/{endpointId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Sends a `webhook.test` event to this endpoint (queued like any event; see its attempts). */
+        post: operations["SendWebhookTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/organizations/{organizationId}/webhook-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The organization's webhook events, newest first, with their delivery state per endpoint. */
+        get: operations["ListWebhookEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/organizations/{organizationId}/alert-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["GetAlertSettings"];
+        put: operations["PutAlertSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/budgets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The organization's budgets with spent, remaining, percent and the thresholds crossed in the current period. */
+        get: operations["ListBudgets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/budgets/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Whether any budget covering the end user (the organization's, this end user's, each end
+         *     user's) is exhausted in its current period: `allowed: false` then. Fast enough to ask before
+         *     each model call.
+         */
+        get: operations["CheckBudgets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/budgets/{budgetId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["GetBudget"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/organizations/{organizationId}/budgets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The organization's budgets with their current-period figures. */
+        get: operations["ListBudgetsAdmin"];
+        put?: never;
+        /** @description Creates a budget. It sends `budget.threshold_crossed` once per threshold per period and `budget.exceeded` once per period. */
+        post: operations["CreateBudget"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/organizations/{organizationId}/budgets/{budgetId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["GetBudgetAdmin"];
+        put?: never;
+        post?: never;
+        delete: operations["DeleteBudget"];
+        options?: never;
+        head?: never;
+        /** @description Changes a budget; fields not sent keep their values (a new scope drops the old scope's key fields). */
+        patch: operations["UpdateBudget"];
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2534,6 +2748,273 @@ export interface components {
         OtlpAttributeMappings: {
             mappings: components["schemas"]["OtlpAttributeMappingItem"][];
         };
+        WebhookEndpointWithSecret: {
+            id: string;
+            organization_id: string;
+            url: string;
+            description: string | null;
+            enabled_events: string[];
+            /**
+             * @description `enabled` or `disabled`.
+             * @enum {string}
+             */
+            status: "enabled" | "disabled";
+            /** @description Why the endpoint is disabled (by hand, or after failing for 3 days); null when enabled. */
+            disabled_reason: string | null;
+            /** @description Start of the current run of failed attempts; null when the last attempt succeeded. */
+            failing_since: string | null;
+            /** @description While a rotated-out secret still signs, when it stops. */
+            previous_secret_expires_at: string | null;
+            created_at: string;
+            updated_at: string;
+            /** @description `whsec_…`: verify `Marginal-Signature` with it. Shown once. */
+            secret: string;
+        };
+        CreateWebhookEndpointBody: {
+            /** @description Where events are POSTed: an absolute http(s) URL. Redirects are never followed. */
+            url: string;
+            /** @description Event types to send (see the event catalogue), or `["*"]` for all. */
+            enabled_events: string[];
+            description?: string | null;
+        };
+        WebhookEndpointView: {
+            id: string;
+            organization_id: string;
+            url: string;
+            description: string | null;
+            enabled_events: string[];
+            /**
+             * @description `enabled` or `disabled`.
+             * @enum {string}
+             */
+            status: "enabled" | "disabled";
+            /** @description Why the endpoint is disabled (by hand, or after failing for 3 days); null when enabled. */
+            disabled_reason: string | null;
+            /** @description Start of the current run of failed attempts; null when the last attempt succeeded. */
+            failing_since: string | null;
+            /** @description While a rotated-out secret still signs, when it stops. */
+            previous_secret_expires_at: string | null;
+            created_at: string;
+            updated_at: string;
+        };
+        WebhookEndpointList: {
+            webhook_endpoints: components["schemas"]["WebhookEndpointView"][];
+            /** Format: double */
+            total: number;
+        };
+        UpdateWebhookEndpointBody: {
+            url?: string;
+            enabled_events?: string[];
+            description?: string | null;
+            /** @description false disables the endpoint; true re-enables it and sends what waited. */
+            enabled?: boolean;
+            /** @description true issues a new signing secret, returned in this response only. */
+            rotate_secret?: boolean;
+            /**
+             * Format: int32
+             * @description Seconds the previous secret keeps signing after a rotation (a second `v1=`); default 86400.
+             */
+            rotation_grace_seconds?: number;
+        };
+        WebhookAttemptView: {
+            id: string;
+            event_id: string;
+            attempted_at: string;
+            /** @description `delivered`, `http_error` (non-2xx, a redirect included), `timeout` (10 s), `network_error`, `refused` (private address). */
+            outcome: string;
+            /** Format: double */
+            status_code: number | null;
+            /** Format: double */
+            latency_ms: number;
+            error: string | null;
+            /** @description The first KiB of the receiver's answer. */
+            response_excerpt: string | null;
+        };
+        WebhookAttemptList: {
+            attempts: components["schemas"]["WebhookAttemptView"][];
+            /** Format: double */
+            total: number;
+            /** Format: double */
+            limit: number;
+            /** Format: double */
+            offset: number;
+        };
+        WebhookResendResult: {
+            event_id: string;
+            endpoint_id: string;
+            /** @enum {string} */
+            status: "queued";
+        };
+        WebhookDeliveryState: {
+            endpoint_id: string;
+            /** @description `pending`, `delivered` or `failed` (given up after 3 days, or the endpoint was deleted). */
+            status: string;
+            /** Format: double */
+            attempts: number;
+            next_attempt_at: string | null;
+            delivered_at: string | null;
+        };
+        WebhookEventView: {
+            id: string;
+            type: string;
+            /**
+             * Format: double
+             * @description Unix seconds, as in the delivered body.
+             */
+            created: number;
+            data: unknown;
+            deliveries: components["schemas"]["WebhookDeliveryState"][];
+        };
+        WebhookEventList: {
+            events: components["schemas"]["WebhookEventView"][];
+            /** Format: double */
+            total: number;
+            /** Format: double */
+            limit: number;
+            /** Format: double */
+            offset: number;
+        };
+        AlertSettingsView: {
+            organization_id: string;
+            /** Format: double */
+            credits_low_balance: number | null;
+            /** Format: double */
+            margin_below_percent: number | null;
+        };
+        AlertSettingsBody: {
+            /**
+             * Format: double
+             * @description `credits.low` fires once when the event-credit balance falls to this level or below (again
+             *     after a grant lifts it above); null turns it off. `credits.exhausted` (balance 0) needs no setting.
+             */
+            credits_low_balance?: number | null;
+            /**
+             * Format: double
+             * @description `end_user.margin_below` fires once when an end user's trailing 30-day margin percent falls
+             *     under this (again after it recovers); null turns it off. From -1000 to 100, 2 decimals.
+             */
+            margin_below_percent?: number | null;
+        };
+        /** @enum {string} */
+        BudgetScope: "agent" | "organization" | "end_user" | "each_end_user" | "workflow" | "dimension";
+        /** @enum {string} */
+        BudgetPeriod: "daily" | "weekly" | "monthly";
+        BudgetStatusView: {
+            id: string;
+            name: string | null;
+            scope: components["schemas"]["BudgetScope"];
+            user_id: string | null;
+            agent_id: string | null;
+            workflow_id: string | null;
+            dimension_key: string | null;
+            dimension_value: string | null;
+            period: components["schemas"]["BudgetPeriod"];
+            amount: string;
+            thresholds: number[];
+            created_at: string;
+            updated_at: string;
+            /** @description Start of the current period (ISO 8601 UTC, inclusive). */
+            period_start: string;
+            /** @description End of the current period (exclusive). */
+            period_end: string;
+            /** @description USD spent in the current period; for `each_end_user`, the end user who spent most. */
+            spent: string;
+            remaining: string;
+            /** Format: double */
+            percent: number;
+            /** @description Thresholds reached in the current period. */
+            thresholds_crossed: number[];
+            exhausted: boolean;
+            /** @description `each_end_user` only: the end users who reached a threshold, costliest first (at most 100). */
+            end_users?: {
+                exhausted: boolean;
+                thresholds_crossed: number[];
+                /** Format: double */
+                percent: number;
+                remaining: string;
+                spent: string;
+                user_id: string;
+            }[];
+        };
+        BudgetList: {
+            budgets: components["schemas"]["BudgetStatusView"][];
+            /** Format: double */
+            total: number;
+        };
+        BudgetCheck: {
+            user_id: string;
+            /** @description false when any budget covering the end user is exhausted in its current period. */
+            allowed: boolean;
+            /** @description Every budget covering the end user (organization, this end user, each end user) with its figures for this user. */
+            budgets: {
+                exhausted: boolean;
+                remaining: string;
+                spent: string;
+                amount: string;
+                period_end: string;
+                period: components["schemas"]["BudgetPeriod"];
+                scope: components["schemas"]["BudgetScope"];
+                name: string | null;
+                budget_id: string;
+            }[];
+        };
+        BudgetView: {
+            id: string;
+            name: string | null;
+            scope: components["schemas"]["BudgetScope"];
+            user_id: string | null;
+            agent_id: string | null;
+            workflow_id: string | null;
+            dimension_key: string | null;
+            dimension_value: string | null;
+            period: components["schemas"]["BudgetPeriod"];
+            amount: string;
+            thresholds: number[];
+            created_at: string;
+            updated_at: string;
+        };
+        BudgetBody: {
+            name?: string | null;
+            /** @description `organization`, `end_user` (with `user_id`), `each_end_user`, `agent` (with `agent_id`), `workflow` (with `workflow_id`), `dimension` (with `dimension_key` and `dimension_value`). */
+            scope: components["schemas"]["BudgetScope"];
+            /** @description The end user's external id (the `user_id` sent on events); scope `end_user` only. */
+            user_id?: string | null;
+            agent_id?: string | null;
+            workflow_id?: string | null;
+            dimension_key?: string | null;
+            dimension_value?: string | null;
+            /** @description Calendar period, UTC: `daily`, `weekly` (ISO week from Monday) or `monthly`. */
+            period: components["schemas"]["BudgetPeriod"];
+            /** @description USD decimal string, above 0. */
+            amount: string;
+            /** @description Percents of amount that send `budget.threshold_crossed` (default [50, 80, 100]); each an integer from 1 to 1000. */
+            thresholds?: number[];
+        };
+        /** @description Make all properties in T optional */
+        Partial_BudgetBody_: {
+            name?: string;
+            /**
+             * @description `organization`, `end_user` (with `user_id`), `each_end_user`, `agent` (with `agent_id`), `workflow` (with `workflow_id`), `dimension` (with `dimension_key` and `dimension_value`).
+             * @enum {string}
+             */
+            scope?: "agent" | "organization" | "end_user" | "each_end_user" | "workflow" | "dimension";
+            /** @description The end user's external id (the `user_id` sent on events); scope `end_user` only. */
+            user_id?: string;
+            agent_id?: string;
+            workflow_id?: string;
+            dimension_key?: string;
+            dimension_value?: string;
+            /**
+             * @description Calendar period, UTC: `daily`, `weekly` (ISO week from Monday) or `monthly`.
+             * @enum {string}
+             */
+            period?: "daily" | "weekly" | "monthly";
+            /** @description USD decimal string, above 0. */
+            amount?: string;
+            /** @description Percents of amount that send `budget.threshold_crossed` (default [50, 80, 100]); each an integer from 1 to 1000. */
+            thresholds?: number[];
+        };
+        BudgetPatchBody: components["schemas"]["Partial_BudgetBody_"];
     };
     responses: never;
     parameters: never;
@@ -6443,6 +6924,1002 @@ export interface operations {
                 };
             };
             /** @description Unknown organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    ListWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointList"];
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization, endpoint or event */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    CreateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookEndpointBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization, endpoint or event */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    GetWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointView"];
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization, endpoint or event */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    DeleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointView"];
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization, endpoint or event */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    UpdateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookEndpointBody"];
+            };
+        };
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointView"] & {
+                        secret?: string;
+                    };
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization, endpoint or event */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    ListWebhookAttempts: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                organizationId: string;
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookAttemptList"];
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization, endpoint or event */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    ResendWebhookEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+                endpointId: string;
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookResendResult"];
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization, endpoint or event */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The endpoint is disabled */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    SendWebhookTestEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookResendResult"];
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization, endpoint or event */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    ListWebhookEvents: {
+        parameters: {
+            query?: {
+                type?: string;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEventList"];
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization, endpoint or event */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    GetAlertSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertSettingsView"];
+                };
+            };
+            /** @description Invalid body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    PutAlertSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AlertSettingsBody"];
+            };
+        };
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertSettingsView"];
+                };
+            };
+            /** @description Invalid body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    ListBudgets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetList"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks costs:read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded (general tier); see RateLimit-* and Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    CheckBudgets: {
+        parameters: {
+            query: {
+                /** @description The end user's external id (the `user_id` sent on events). */
+                user_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetCheck"];
+                };
+            };
+            /** @description Missing or invalid user_id */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks costs:read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded (general tier); see RateLimit-* and Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    GetBudget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                budgetId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetStatusView"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks costs:read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown budget */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded (general tier); see RateLimit-* and Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    ListBudgetsAdmin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetList"];
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization or budget */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    CreateBudget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BudgetBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetView"];
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization or budget */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    GetBudgetAdmin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+                budgetId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetStatusView"];
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization or budget */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    DeleteBudget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+                budgetId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetView"];
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization or budget */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    UpdateBudget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+                budgetId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BudgetPatchBody"];
+            };
+        };
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetView"];
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization or budget */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -81,3 +81,27 @@ describe('CLI command line → admin request', () => {
     }
   });
 });
+
+describe('alert commands (issue 14)', () => {
+  it('disable, rotate and budget thresholds build the admin request the API takes', () => {
+    const find = (resource: string, action: string) => COMMANDS.find((c) => c.resource === resource && c.action === action)!;
+    expect(buildRequest(find('webhooks', 'disable'), new Map([['org', 'o1'], ['endpoint', 'e1']]))).toEqual({
+      method: 'PATCH',
+      path: '/organizations/o1/webhook-endpoints/e1',
+      body: { enabled: false },
+    });
+    expect(buildRequest(find('webhooks', 'rotate'), new Map([['org', 'o1'], ['endpoint', 'e1'], ['grace-seconds', '60']])).body).toEqual({
+      rotate_secret: true,
+      rotation_grace_seconds: 60,
+    });
+    expect(
+      buildRequest(find('budgets', 'create'), new Map([['org', 'o1'], ['scope', 'end_user'], ['user-id', 'alice'], ['period', 'monthly'], ['amount', '99.5'], ['thresholds', '50,90']])).body,
+    ).toEqual({ scope: 'end_user', user_id: 'alice', period: 'monthly', amount: '99.5', thresholds: [50, 90] });
+    expect(buildRequest(find('alerts', 'set-credits-low'), new Map([['org', 'o1'], ['balance', '1000']]))).toEqual({
+      method: 'PUT',
+      path: '/organizations/o1/alert-settings',
+      body: { credits_low_balance: 1000 },
+    });
+    expect(buildRequest(find('alerts', 'set-margin-below'), new Map([['org', 'o1'], ['percent', '-12.5']])).body).toEqual({ margin_below_percent: -12.5 });
+  });
+});

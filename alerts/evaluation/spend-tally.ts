@@ -1,0 +1,202 @@
+// Alert evaluation from the processor's own flushes (no polling of the lake). For each partition
+// the processor notes every priced row; just before a batch goes to the lake, recordFlush():
+//  1. adds the batch's cost to alert_daily_spend (organization × UTC day of the event × key: the
+//     organization, end user, agent, workflow, and dimension values that some budget watches) in
+//     ONE statement that also moves the partition's mark (alert_partition_marks): rows below the
+//     mark are skipped, so a record consumed again after a crash or a failed lake write is never
+//     counted twice, whatever the batching;
+//  2. evaluates the budgets of the organizations the batch touched and sends what became true
+//     (budget-evaluation.ts), the margins of the end users it touched (margin-evaluation.ts), and
+//     `rate_card.missing` once per model per day.
+// Counting before the lake write means a batch is counted once even when the process dies between
+// the two. A failed statement keeps its rows for the next flush of the partition (logged).
+// The processor may run on a worker thread with the control plane over a port: statements only,
+// no transactions, which is why each step is one statement.
+import type { Queryable } from '../../core/control/db.js';
+import type { LakeEventRow } from '../../core/lake/events-schema.js';
+import type { Logger } from '../../core/logger.js';
+import { DIMENSION_SEPARATOR } from '../budgets/budgets.store.js';
+import { evaluateBudgets } from './budget-evaluation.js';
+import { evaluateEndUserMargins } from './margin-evaluation.js';
+import { fireRateCardMissing } from './rate-card-missing.js';
+
+export interface TallyRow {
+  offset: number;
+  organizationId: string;
+  eventId: string;
+  /** UTC date of the event, YYYY-MM-DD. */
+  day: string;
+  cost: string;
+  endUser: string | null;
+  agent: string | null;
+  workflow: string | null;
+  /** key + U+001F + value of each watched dimension the event carries. */
+  dimensions: string[];
+  pendingRateCard: boolean;
+  /** What the missing rate card would price: the model, else the provider; with metric and unit for metric events. */
+  model: string | null;
+  provider: string | null;
+  metric: string | null;
+  unit: string | null;
+}
+
+/** Rows noted but not yet counted, per partition, are capped (the lake write path must not grow memory without end). */
+const MAX_PENDING_ROWS = 200_000;
+const WATCH_REFRESH_MS = 2_000;
+
+export class AlertTally {
+  private readonly pending = new Map<number, TallyRow[]>();
+  /** organization → dimension keys some budget of it watches. */
+  private watchedDimensions = new Map<string, string[]>();
+  private watchedAt = 0;
+  private refreshing: Promise<void> | null = null;
+
+  constructor(
+    private readonly db: Queryable,
+    private readonly logger: Logger,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /** A priced row joined the partition's buffer. */
+  note(partition: number, row: LakeEventRow): void {
+    let list = this.pending.get(partition);
+    if (!list) this.pending.set(partition, (list = []));
+    if (list.length >= MAX_PENDING_ROWS) {
+      list.shift();
+      this.logger.error({ partition }, 'alert tally: too many uncounted rows; the oldest is dropped (budgets will under-count)');
+    }
+    list.push(this.tallyRowOf(row));
+  }
+
+  /** The partition's buffer was dropped (its rows will be consumed again). */
+  drop(partition: number): void {
+    this.pending.delete(partition);
+  }
+
+  /** Counts the rows below `nextOffset` and evaluates alerts; never throws. */
+  async recordFlush(partition: number, nextOffset: number): Promise<void> {
+    const all = this.pending.get(partition) ?? [];
+    const rows = all.filter((r) => r.offset < nextOffset);
+    this.pending.set(partition, all.filter((r) => r.offset >= nextOffset));
+    try {
+      this.refreshWatch();
+      const touched = await this.count(partition, nextOffset, rows);
+      const now = this.now();
+      if (touched.length > 0) await evaluateBudgets(this.db, touched, now);
+      for (const [organizationId, users] of endUsersByOrganization(rows)) await evaluateEndUserMargins(this.db, organizationId, users, now);
+      await fireRateCardMissing(this.db, rows.filter((r) => r.pendingRateCard), now);
+    } catch (err) {
+      // Keep them for the next flush: rows at or above the mark still count then.
+      this.pending.set(partition, [...rows, ...(this.pending.get(partition) ?? [])]);
+      this.logger.warn({ err, partition }, 'alert tally failed; retried with the next flush');
+    }
+  }
+
+  private tallyRowOf(row: LakeEventRow): TallyRow {
+    const keys = this.watchedDimensions.get(row.organization_id);
+    const dimensions: string[] = [];
+    if (keys && row.metadata) {
+      const metadata = JSON.parse(row.metadata) as Record<string, unknown>;
+      for (const k of keys) {
+        const v = metadata[k];
+        if (v !== undefined && v !== null) dimensions.push(`${k}${DIMENSION_SEPARATOR}${typeof v === 'string' ? v : JSON.stringify(v)}`);
+      }
+    }
+    return {
+      offset: row.kafka_offset,
+      organizationId: row.organization_id,
+      eventId: row.event_id,
+      day: row.event_timestamp.toISOString().slice(0, 10),
+      cost: row.total_cost,
+      endUser: row.user_id,
+      agent: row.agent_id,
+      workflow: row.workflow_id,
+      dimensions,
+      pendingRateCard: row.status === 'pending_rate_card',
+      model: row.model,
+      provider: row.provider,
+      metric: row.metric,
+      unit: row.unit,
+    };
+  }
+
+  /** Reloads which dimensions budgets watch, at most every 2 s, in the background. */
+  private refreshWatch(): void {
+    if (this.refreshing || Date.now() - this.watchedAt < WATCH_REFRESH_MS) return;
+    this.refreshing = this.db
+      .query<{ organization_id: string; keys: string[] }>(
+        `SELECT organization_id, array_agg(DISTINCT dimension_key) AS keys FROM budgets
+          WHERE scope = 'dimension' AND deleted_at IS NULL GROUP BY organization_id`,
+      )
+      .then((rows) => {
+        this.watchedDimensions = new Map(rows.map((r) => [r.organization_id, r.keys]));
+        this.watchedAt = Date.now();
+      })
+      .catch((err) => this.logger.warn({ err }, 'alert tally: could not read watched dimensions'))
+      .finally(() => (this.refreshing = null));
+  }
+
+  /** One statement: move the mark, add the rows at or above the old mark; returns the organizations touched. */
+  private async count(partition: number, nextOffset: number, rows: TallyRow[]): Promise<string[]> {
+    const dims = rows.flatMap((r) => r.dimensions.map((d) => ({ r, d })));
+    const result = await this.db.query<{ organization_id: string }>(
+      `WITH m AS (
+         INSERT INTO alert_partition_marks AS a (partition_id, next_offset, prev_offset) VALUES ($1, $2, 0)
+         ON CONFLICT (partition_id) DO UPDATE SET prev_offset = a.next_offset, next_offset = greatest(a.next_offset, EXCLUDED.next_offset)
+         RETURNING prev_offset
+       ),
+       r AS (
+         SELECT r.* FROM unnest($3::bigint[], $4::uuid[], $5::date[], $6::numeric[], $7::text[], $8::text[], $9::text[])
+                AS r(off, org, day, cost, end_user, agent, workflow)
+          WHERE r.off >= (SELECT prev_offset FROM m)
+       ),
+       d AS (
+         SELECT d.* FROM unnest($10::bigint[], $11::uuid[], $12::date[], $13::numeric[], $14::text[]) AS d(off, org, day, cost, kv)
+          WHERE d.off >= (SELECT prev_offset FROM m)
+       ),
+       keyed AS (
+         SELECT org, day, 'organization' AS kind, '' AS value, cost FROM r
+         UNION ALL SELECT org, day, 'end_user', end_user, cost FROM r WHERE end_user IS NOT NULL
+         UNION ALL SELECT org, day, 'agent', agent, cost FROM r WHERE agent IS NOT NULL
+         UNION ALL SELECT org, day, 'workflow', workflow, cost FROM r WHERE workflow IS NOT NULL
+         UNION ALL SELECT org, day, 'dimension', kv, cost FROM d
+       ),
+       up AS (
+         INSERT INTO alert_daily_spend AS s (organization_id, day, key_kind, key_value, cost)
+         SELECT org, day, kind, value, sum(cost) FROM keyed GROUP BY org, day, kind, value
+         ON CONFLICT (organization_id, key_kind, key_value, day) DO UPDATE SET cost = s.cost + EXCLUDED.cost
+         RETURNING organization_id
+       )
+       SELECT DISTINCT organization_id FROM up`,
+      [
+        partition,
+        nextOffset,
+        rows.map((r) => r.offset),
+        rows.map((r) => r.organizationId),
+        rows.map((r) => r.day),
+        rows.map((r) => r.cost),
+        rows.map((r) => r.endUser),
+        rows.map((r) => r.agent),
+        rows.map((r) => r.workflow),
+        dims.map(({ r }) => r.offset),
+        dims.map(({ r }) => r.organizationId),
+        dims.map(({ r }) => r.day),
+        dims.map(({ r }) => r.cost),
+        dims.map(({ d }) => d),
+      ],
+    );
+    return result.map((r) => r.organization_id);
+  }
+}
+
+/** The end users (external ids) each organization's rows name. */
+function endUsersByOrganization(rows: readonly TallyRow[]): Map<string, string[]> {
+  const out = new Map<string, Set<string>>();
+  for (const r of rows) {
+    if (r.endUser === null) continue;
+    let users = out.get(r.organizationId);
+    if (!users) out.set(r.organizationId, (users = new Set()));
+    users.add(r.endUser);
+  }
+  return new Map([...out].map(([org, users]) => [org, [...users]]));
+}
