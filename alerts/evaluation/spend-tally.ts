@@ -43,6 +43,9 @@ export interface TallyRow {
 /** Rows noted but not yet counted, per partition, are capped (the lake write path must not grow memory without end). */
 const MAX_PENDING_ROWS = 200_000;
 const WATCH_REFRESH_MS = 2_000;
+/** Evaluation attempts within one flush, 250 ms and 500 ms apart. */
+const EVALUATION_ATTEMPTS = 3;
+const EVALUATION_RETRY_MS = 250;
 
 export class AlertTally {
   private readonly pending = new Map<number, TallyRow[]>();
@@ -73,23 +76,43 @@ export class AlertTally {
     this.pending.delete(partition);
   }
 
-  /** Counts the rows below `nextOffset` and evaluates alerts; never throws. */
+  /**
+   * Counts the rows below `nextOffset` and evaluates alerts; never throws. A failure (a control
+   * plane busy or briefly away) is retried here a few times before the lake write goes on, then
+   * left to the next flush: counting again is harmless (the partition mark skips rows already
+   * counted) and every alert fires once by its key.
+   */
   async recordFlush(partition: number, nextOffset: number): Promise<void> {
     const all = this.pending.get(partition) ?? [];
     const rows = all.filter((r) => r.offset < nextOffset);
     this.pending.set(partition, all.filter((r) => r.offset >= nextOffset));
-    try {
-      this.refreshWatch();
-      const touched = await this.count(partition, nextOffset, rows);
-      const now = this.now();
-      if (touched.length > 0) await evaluateBudgets(this.db, touched, now);
-      for (const [organizationId, users] of endUsersByOrganization(rows)) await evaluateEndUserMargins(this.db, organizationId, users, now);
-      await fireRateCardMissing(this.db, rows.filter((r) => r.pendingRateCard), now);
-    } catch (err) {
-      // Keep them for the next flush: rows at or above the mark still count then.
-      this.pending.set(partition, [...rows, ...(this.pending.get(partition) ?? [])]);
-      this.logger.warn({ err, partition }, 'alert tally failed; retried with the next flush');
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.evaluate(partition, nextOffset, rows);
+        return;
+      } catch (err) {
+        if (attempt < EVALUATION_ATTEMPTS) {
+          await new Promise((resolve) => setTimeout(resolve, EVALUATION_RETRY_MS * attempt));
+          continue;
+        }
+        // Keep them for the next flush: rows at or above the mark still count then.
+        this.pending.set(partition, [...rows, ...(this.pending.get(partition) ?? [])]);
+        this.logger.warn({ err, partition, attempts: attempt }, 'alert tally failed; retried with the next flush');
+        return;
+      }
     }
+  }
+
+  private async evaluate(partition: number, nextOffset: number, rows: TallyRow[]): Promise<void> {
+    this.refreshWatch();
+    await this.count(partition, nextOffset, rows);
+    const now = this.now();
+    // Every organization the rows name, not only those this count touched: on a retry after the
+    // count went through, the mark makes it touch none, yet their budgets still need a look.
+    const organizations = [...new Set(rows.map((r) => r.organizationId))];
+    if (organizations.length > 0) await evaluateBudgets(this.db, organizations, now);
+    for (const [organizationId, users] of endUsersByOrganization(rows)) await evaluateEndUserMargins(this.db, organizationId, users, now);
+    await fireRateCardMissing(this.db, rows.filter((r) => r.pendingRateCard), now);
   }
 
   private tallyRowOf(row: LakeEventRow): TallyRow {

@@ -156,7 +156,9 @@ describe('budgets and alerts, end to end', () => {
     await waitForLake(p, t.organizationId, 3, 60_000);
     await ingest(p, t, [llmEvent(`m-${++seq}`, { model: 'mystery-model' })]);
     await waitForLake(p, t.organizationId, 4, 60_000);
-    let missing = (await outbox(t)).filter((e) => e.type === 'rate_card.missing');
+    // Evaluated before each lake write; under load an evaluation may be retried, so allow a moment.
+    const missingOf = async () => (await outbox(t)).filter((e) => e.type === 'rate_card.missing');
+    let missing = await eventually(async () => ((await missingOf()).length > 0 ? missingOf() : false), 15_000, 'rate_card.missing');
     expect(missing).toHaveLength(1);
     expect(missing[0]!.data).toMatchObject({ model: 'mystery-model', date: new Date().toISOString().slice(0, 10) });
     expect(missing[0]!.data.count).toBeGreaterThanOrEqual(1);
@@ -164,7 +166,7 @@ describe('budgets and alerts, end to end', () => {
     expect(first.map((r) => r.event_id)).toContain(missing[0]!.data.sample_event_id);
     await ingest(p, t, [llmEvent(`m-${++seq}`, { model: 'other-unknown' })]);
     await waitForLake(p, t.organizationId, 5, 60_000);
-    missing = (await outbox(t)).filter((e) => e.type === 'rate_card.missing');
+    missing = await eventually(async () => ((await missingOf()).length > 1 ? missingOf() : false), 15_000, 'second rate_card.missing');
     expect(missing.map((e) => e.data.model)).toEqual(['mystery-model', 'other-unknown']);
   });
 
