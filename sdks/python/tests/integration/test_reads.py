@@ -53,6 +53,8 @@ def tenant_with_events(service):
                           reasoning_cost_per_million=RATES["reasoning_tokens"])
     service.add_dimension(tenant.org_id, key="team", name="Team", value_type="string")
     service.add_dimension(tenant.org_id, key="latency_ms", name="Latency", value_type="number")
+    service._admin("POST", f"/organizations/{tenant.org_id}/budgets",
+                   {"scope": "end_user", "user_id": "bob", "period": "monthly", "amount": "1000"})
     now = dt.datetime.now(dt.timezone.utc)
     events = build_events(now)
     client = marginal.Marginal(tenant.api_key, tenant.signing_secret, service.origin)
@@ -155,6 +157,11 @@ def test_every_read_method_answers_with_its_model(tenant_with_events):
         "end_users": lambda: client.end_users(),
         "end_user_sessions": lambda: client.end_user_sessions("bob", **window),
         "own_rates": lambda: client.own_rates(),
+        "unpriced_rates": lambda: client.unpriced_rates(**window),
+        "usage_event": lambda: client.usage_event(client.usage_events(**window, limit=1).events[0].id),
+        "budgets": lambda: client.budgets(),
+        "budget": lambda: client.budget(client.budgets().budgets[0].id),
+        "budget_check": lambda: client.budget_check(user_id="bob"),
     }
     assert sorted(calls) == sorted(READ_ENDPOINTS)
     answers = {name: call() for name, call in calls.items()}
@@ -170,6 +177,14 @@ def test_every_read_method_answers_with_its_model(tenant_with_events):
     assert answers["usage_events"].total == len(events) and len(answers["usage_events"].events) == 5
     assert Decimal(answers["dimension_numeric_trend"].data_points[-1].value or 0) <= max(e["metadata"]["latency_ms"] for e in events)
     assert answers["sessions"].sessions[0].session_id == "sess-1"
+    # Every event is priced (no model waits for a card); bob's budget of $1,000 is far from spent.
+    assert answers["unpriced_rates"].items == [] and answers["unpriced_rates"].total_events == 0
+    assert answers["budget"].user_id == "bob" and answers["budget_check"].allowed is True
+    # The event looked up by id is priced by the tenant's card at the cost worked out above (input
+    # token counts are distinct per event, so they identify it).
+    detail = answers["usage_event"]
+    [sent] = [e for e in events if e["input_tokens"] == detail.input_tokens]
+    assert (Decimal(detail.cost.total_cost), detail.rate_card.model_slug) == (cost(sent), "rd-model")
 
 
 def test_bad_parameters_raise_typed_errors(tenant_with_events):
