@@ -5,14 +5,16 @@
 //     ONE statement that also moves the partition's mark (alert_partition_marks): rows below the
 //     mark are skipped, so a record consumed again after a crash or a failed lake write is never
 //     counted twice, whatever the batching;
-//  2. evaluates the budgets of the organizations the batch touched and sends what became true
-//     (budget-evaluation.ts), the margins of the end users it touched (margin-evaluation.ts), and
-//     `rate_card.missing` once per model per day.
+//  2. evaluates, organization by organization (one's failure never holds back another's), the
+//     budgets of the organizations in the batch and sends what became true (budget-evaluation.ts),
+//     the margins of the end users it names (margin-evaluation.ts), and `rate_card.missing` once
+//     per model per day.
 // Counting before the lake write means a batch is counted once even when the process dies between
 // the two. A failed statement keeps its rows for the next flush of the partition (logged).
 // The processor may run on a worker thread with the control plane over a port: statements only,
 // no transactions, which is why each step is one statement.
 import type { Queryable } from '../../core/control/db.js';
+import { isConnectionFailure } from '../../core/control/sql-errors.js';
 import type { LakeEventRow } from '../../core/lake/events-schema.js';
 import type { Logger } from '../../core/logger.js';
 import { DIMENSION_SEPARATOR } from '../budgets/budgets.store.js';
@@ -43,7 +45,7 @@ export interface TallyRow {
 /** Rows noted but not yet counted, per partition, are capped (the lake write path must not grow memory without end). */
 const MAX_PENDING_ROWS = 200_000;
 const WATCH_REFRESH_MS = 2_000;
-/** Evaluation attempts within one flush, 250 ms and 500 ms apart. */
+/** Attempts within one flush at counting, and at each organization's evaluation on a connection failure, 250 ms and 500 ms apart. */
 const EVALUATION_ATTEMPTS = 3;
 const EVALUATION_RETRY_MS = 250;
 
@@ -77,41 +79,54 @@ export class AlertTally {
   }
 
   /**
-   * Counts the rows below `nextOffset` and evaluates alerts; never throws. A failure (a control
-   * plane busy or briefly away) is retried here a few times before the lake write goes on, then
-   * left to the next flush: counting again is harmless (the partition mark skips rows already
-   * counted) and every alert fires once by its key.
+   * Counts the rows below `nextOffset`, then evaluates alerts organization by organization; never
+   * throws. A failed count (the control plane busy or briefly away) is retried here a few times
+   * before the lake write goes on, then left to the next flush: counting again is harmless (the
+   * partition mark skips rows already counted). Each organization is evaluated on its own, so one
+   * whose evaluation fails (say, an organization the control plane does not know) never holds back
+   * another's alerts; a connection failure is retried, and the organization's next flush evaluates
+   * it again in any case (budgets and margins from running totals; every alert fires once by key).
    */
   async recordFlush(partition: number, nextOffset: number): Promise<void> {
     const all = this.pending.get(partition) ?? [];
     const rows = all.filter((r) => r.offset < nextOffset);
     this.pending.set(partition, all.filter((r) => r.offset >= nextOffset));
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.evaluate(partition, nextOffset, rows);
-        return;
-      } catch (err) {
-        if (attempt < EVALUATION_ATTEMPTS) {
-          await new Promise((resolve) => setTimeout(resolve, EVALUATION_RETRY_MS * attempt));
-          continue;
-        }
-        // Keep them for the next flush: rows at or above the mark still count then.
-        this.pending.set(partition, [...rows, ...(this.pending.get(partition) ?? [])]);
-        this.logger.warn({ err, partition, attempts: attempt }, 'alert tally failed; retried with the next flush');
-        return;
+    this.refreshWatch();
+    const counted = await this.attempt(() => this.count(partition, nextOffset, rows), () => true);
+    if (counted !== true) {
+      // Keep them for the next flush: rows at or above the mark still count then.
+      this.pending.set(partition, [...rows, ...(this.pending.get(partition) ?? [])]);
+      this.logger.warn({ err: counted, partition }, 'alert tally failed; retried with the next flush');
+      return;
+    }
+    const now = this.now();
+    for (const [organizationId, ofOrganization] of byOrganization(rows)) {
+      const evaluated = await this.attempt(() => this.evaluateOrganization(organizationId, ofOrganization, now), isConnectionFailure);
+      if (evaluated !== true) {
+        this.logger.warn({ err: evaluated, partition, organizationId }, 'alert evaluation failed for an organization; its next flush evaluates it again');
       }
     }
   }
 
-  private async evaluate(partition: number, nextOffset: number, rows: TallyRow[]): Promise<void> {
-    this.refreshWatch();
-    await this.count(partition, nextOffset, rows);
-    const now = this.now();
-    // Every organization the rows name, not only those this count touched: on a retry after the
-    // count went through, the mark makes it touch none, yet their budgets still need a look.
-    const organizations = [...new Set(rows.map((r) => r.organizationId))];
-    if (organizations.length > 0) await evaluateBudgets(this.db, organizations, now);
-    for (const [organizationId, users] of endUsersByOrganization(rows)) await evaluateEndUserMargins(this.db, organizationId, users, now);
+  /** Runs `work` up to EVALUATION_ATTEMPTS times while `retryable` says so: true, or the last error. */
+  private async attempt(work: () => Promise<unknown>, retryable: (err: unknown) => boolean): Promise<true | unknown> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await work();
+        return true;
+      } catch (err) {
+        if (attempt >= EVALUATION_ATTEMPTS || !retryable(err)) return err;
+        await new Promise((resolve) => setTimeout(resolve, EVALUATION_RETRY_MS * attempt));
+      }
+    }
+  }
+
+  private async evaluateOrganization(organizationId: string, rows: readonly TallyRow[], now: Date): Promise<void> {
+    // Budgets are evaluated whether or not this count added anything: on a retry after the count
+    // went through, the mark makes it add nothing, yet the budgets still need a look.
+    await evaluateBudgets(this.db, [organizationId], now);
+    const users = [...new Set(rows.flatMap((r) => (r.endUser === null ? [] : [r.endUser])))];
+    if (users.length > 0) await evaluateEndUserMargins(this.db, organizationId, users, now);
     await fireRateCardMissing(this.db, rows.filter((r) => r.pendingRateCard), now);
   }
 
@@ -212,14 +227,13 @@ export class AlertTally {
   }
 }
 
-/** The end users (external ids) each organization's rows name. */
-function endUsersByOrganization(rows: readonly TallyRow[]): Map<string, string[]> {
-  const out = new Map<string, Set<string>>();
+/** The rows of each organization, in order of first appearance. */
+function byOrganization(rows: readonly TallyRow[]): Map<string, TallyRow[]> {
+  const out = new Map<string, TallyRow[]>();
   for (const r of rows) {
-    if (r.endUser === null) continue;
-    let users = out.get(r.organizationId);
-    if (!users) out.set(r.organizationId, (users = new Set()));
-    users.add(r.endUser);
+    let list = out.get(r.organizationId);
+    if (!list) out.set(r.organizationId, (list = []));
+    list.push(r);
   }
-  return new Map([...out].map(([org, users]) => [org, [...users]]));
+  return out;
 }

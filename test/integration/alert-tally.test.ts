@@ -54,5 +54,21 @@ for (const kind of CONTROL_DB_KINDS) {
       await other.recordFlush(3, 5);
       expect(await spend('organization', '')).toBe('5');
     });
+
+    it("one organization's failed evaluation holds back no other's alerts", async () => {
+      // A batch led by rows of an organization the control plane does not know: its alerts cannot
+      // be written (webhook_events references organizations). ORG_A's rate_card.missing still fires.
+      const unknown = '00000000-0000-4000-8000-0000000000aa';
+      const tally = new AlertTally(fresh.db, createLogger('silent'));
+      const pending = (offset: number, org: string) =>
+        lakeEvent({ kafka_offset: offset, kafka_partition: 2, organization_id: org, model: 'unpriced-model', status: 'pending_rate_card', total_cost: '0' });
+      tally.note(2, pending(0, unknown));
+      tally.note(2, pending(1, ORG_A));
+      await tally.recordFlush(2, 2);
+      const fired = await fresh.db.query<{ organization_id: string; type: string; model: string }>(
+        `SELECT organization_id, type, data->>'model' AS model FROM webhook_events WHERE type = 'rate_card.missing'`,
+      );
+      expect(fired).toEqual([{ organization_id: ORG_A, type: 'rate_card.missing', model: 'unpriced-model' }]);
+    });
   });
 }
