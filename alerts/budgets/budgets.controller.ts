@@ -5,7 +5,7 @@ import { Controller, Get, Path, Query, Request, Response, Route, Security, Tags 
 import { appContext } from '../../core/app-context.js';
 import { authOf } from '../../core/http/authentication.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
-import { ValidationError } from '../../core/errors.js';
+import type { ExternalIdParam } from '../../core/http/params.js';
 import { getBudget, listBudgets } from './budgets.store.js';
 import { budgetStatuses, checkEndUser } from './budget-status.js';
 import type { BudgetCheck, BudgetList, BudgetStatusView } from './budget-views.js';
@@ -33,8 +33,7 @@ export class BudgetsController extends Controller {
    */
   @Get('check')
   @Response<ErrorEnvelope>(400, 'Missing or invalid user_id')
-  public async checkBudgets(@Request() req: ExRequest, @Query() user_id: string): Promise<BudgetCheck> {
-    if (user_id.length === 0 || user_id.length > 255) throw new ValidationError('user_id', 'must be 1 to 255 characters');
+  public async checkBudgets(@Request() req: ExRequest, @Query() user_id: ExternalIdParam): Promise<BudgetCheck> {
     return checkEndUser(appContext(req).db, authOf(req).organizationId, user_id, new Date());
   }
 

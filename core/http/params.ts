@@ -31,3 +31,11 @@ export type TextParam = string;
  * @example "0b0e8c7e-3f7a-4c53-9d2e-5a4c1e2b7f10"
  */
 export type UuidParam = string;
+
+/**
+ * An end user's external id as events send it: 1–255 characters, without NUL.
+ * @minLength 1 must be 1 to 255 characters
+ * @maxLength 255 must be 1 to 255 characters
+ * @pattern ^[^\u0000]*$ must not contain NUL characters
+ */
+export type ExternalIdParam = string;

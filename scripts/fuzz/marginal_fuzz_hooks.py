@@ -9,7 +9,8 @@
 #    strictly before end_date and at most 28 days apart here, within every endpoint's 90-day and
 #    12-month caps; filter_key with filter_value and dimension_value with dimension_key; an LLM
 #    event needs model, input_tokens and output_tokens and takes no unit or quantity, a metered one
-#    needs unit, quantity and model or provider), and two it states in words where JSON Schema
+#    needs unit, quantity and model or provider; one-hour cache writes are a part of
+#    cache_creation_input_tokens), and two it states in words where JSON Schema
 #    has no keyword (an event time from 2000-01-01 to 2100-01-01, as no schema can bound a
 #    date-time; no NUL in any key or string of the free-form metadata object, at any depth).
 #    Cases schemathesis generated as valid are completed to follow them before they are sent, so
@@ -119,6 +120,9 @@ def _follow_event_rules(event):
         # the instant falls. 2024 is a leap year, so any generated month and day exist in it.
         if isinstance(value, str) and len(value) > 4 and not (value[:4].isdigit() and 2001 <= int(value[:4]) <= 2098):
             event[field] = "2024" + value[4:]
+    one_hour = event.get("cache_creation_1h_input_tokens")
+    if isinstance(one_hour, int) and not (isinstance(event.get("cache_creation_input_tokens"), int) and event["cache_creation_input_tokens"] >= one_hour):
+        event["cache_creation_input_tokens"] = one_hour
     if isinstance(event.get("metadata"), dict):
         event["metadata"] = _without_nul(event["metadata"])
     if event.get("metric") is not None:

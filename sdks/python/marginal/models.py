@@ -2684,6 +2684,13 @@ class BudgetCheck(BaseModel):
     """
 
 
+class ExternalIdParam(RootModel[str]):
+    root: str = Field(..., max_length=255, min_length=1, pattern='^[^\\u0000]*$')
+    """
+    An end user's external id as events send it: 1–255 characters, without NUL.
+    """
+
+
 class BudgetView(BaseModel):
     model_config = ConfigDict(
         extra='allow',

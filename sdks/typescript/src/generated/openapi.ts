@@ -2958,6 +2958,8 @@ export interface components {
                 budget_id: string;
             }[];
         };
+        /** @description An end user's external id as events send it: 1–255 characters, without NUL. */
+        ExternalIdParam: string;
         BudgetView: {
             id: string;
             name: string | null;
@@ -7561,7 +7563,7 @@ export interface operations {
         parameters: {
             query: {
                 /** @description The end user's external id (the `user_id` sent on events). */
-                user_id: string;
+                user_id: components["schemas"]["ExternalIdParam"];
             };
             header?: never;
             path?: never;
