@@ -14,7 +14,8 @@ import {
 
 export const STANDARD_RATE_CARDS_PATH = fromRoot('pricing', 'standard-rate-cards.json');
 
-const RATE_FIELDS = [
+/** Every rate field of a token card (and of its context tiers), in the file's order. */
+export const RATE_FIELDS = [
   'input_cost_per_million',
   'output_cost_per_million',
   'cache_creation_cost_per_million',

@@ -99,13 +99,22 @@ export class AlertTally {
       this.logger.warn({ err: counted, partition }, 'alert tally failed; retried with the next flush');
       return;
     }
+    if (rows.length === 0) return;
     const now = this.now();
-    for (const [organizationId, ofOrganization] of byOrganization(rows)) {
-      const evaluated = await this.attempt(() => this.evaluateOrganization(organizationId, ofOrganization, now), isConnectionFailure);
-      if (evaluated !== true) {
-        this.logger.warn({ err: evaluated, partition, organizationId }, 'alert evaluation failed for an organization; its next flush evaluates it again');
-      }
+    const organizations = byOrganization(rows);
+    // Budgets in one pass for every organization in the batch (budgets exist only for known
+    // organizations); on a retry after the count went through, the mark makes it add nothing, yet
+    // the budgets still need a look, hence every organization and not only those the count touched.
+    await this.isolated({ partition }, () => evaluateBudgets(this.db, [...organizations.keys()], now));
+    for (const [organizationId, ofOrganization] of organizations) {
+      await this.isolated({ partition, organizationId }, () => this.evaluateOrganization(organizationId, ofOrganization, now));
     }
+  }
+
+  /** Runs one evaluation; a failure is logged, held back from the rest, and met again by the next flush. */
+  private async isolated(context: { partition: number; organizationId?: string }, work: () => Promise<unknown>): Promise<void> {
+    const done = await this.attempt(work, isConnectionFailure);
+    if (done !== true) this.logger.warn({ err: done, ...context }, 'alert evaluation failed; the next flush evaluates it again');
   }
 
   /** Runs `work` up to EVALUATION_ATTEMPTS times while `retryable` says so: true, or the last error. */
@@ -121,10 +130,8 @@ export class AlertTally {
     }
   }
 
+  /** An organization's end-user margins and missing rate cards: the alerts that write for it alone. */
   private async evaluateOrganization(organizationId: string, rows: readonly TallyRow[], now: Date): Promise<void> {
-    // Budgets are evaluated whether or not this count added anything: on a retry after the count
-    // went through, the mark makes it add nothing, yet the budgets still need a look.
-    await evaluateBudgets(this.db, [organizationId], now);
     const users = [...new Set(rows.flatMap((r) => (r.endUser === null ? [] : [r.endUser])))];
     if (users.length > 0) await evaluateEndUserMargins(this.db, organizationId, users, now);
     await fireRateCardMissing(this.db, rows.filter((r) => r.pendingRateCard), now);

@@ -2,40 +2,33 @@
 // date: an id carries no time) and shows it with its cost breakdown and the card that priced it.
 // An id of another organization, or one not yet processed, is 404 like an unknown one.
 import { NotFoundError } from '../../core/errors.js';
+import type { EventCosts, LakeEventRow, PricingProvenance } from '../../core/lake/events-schema.js';
 import { isUuid } from '../../core/ids.js';
 import { formatMoney } from '../../core/money.js';
 import type { ReadContext } from '../lake/read-context.js';
 import { usageEventItem, type StoredUsageEvent } from '../usage/usage.js';
 import type { UsageEventDetail } from './usage-event.types.js';
 
-interface StoredEventDetail extends StoredUsageEvent {
-  status: string;
-  status_reason: string | null;
-  flag_reason: string | null;
-  pricing_note: string | null;
-  model: string | null;
-  service_tier: string | null;
-  user_id: string | null;
-  cache_creation_input_tokens: number | null;
-  cache_creation_1h_input_tokens: number | null;
-  cache_read_input_tokens: number | null;
-  reasoning_tokens: number | null;
-  total_cost: string;
-  input_cost: string | null;
-  output_cost: string | null;
-  cache_creation_cost: string | null;
-  cache_creation_1h_cost: string | null;
-  cache_read_cost: string | null;
-  reasoning_cost: string | null;
-  unit_cost: string | null;
-  cost_override: string | null;
-  rate_card_slug: string | null;
-  rate_card_id: string | null;
-  rate_card_effective_from: Date | null;
-  rate_card_service_tier: string | null;
-  context_tier_above_prompt_tokens: number | null;
-  priced_at: Date;
-}
+/** The event's lake row as the query reads it (the lake's own column types; metadata still JSON text). */
+type StoredEventDetail = StoredUsageEvent &
+  EventCosts &
+  PricingProvenance &
+  Pick<
+    LakeEventRow,
+    | 'status'
+    | 'status_reason'
+    | 'flag_reason'
+    | 'model'
+    | 'service_tier'
+    | 'user_id'
+    | 'cache_creation_input_tokens'
+    | 'cache_creation_1h_input_tokens'
+    | 'cache_read_input_tokens'
+    | 'reasoning_tokens'
+    | 'cost_override'
+    | 'rate_card_slug'
+    | 'priced_at'
+  >;
 
 const money = (v: string | null): string | null => (v === null ? null : formatMoney(v));
 

@@ -13,6 +13,7 @@
 // stay the decimals the source wrote.
 import { Big } from '../../core/money.js';
 import type { ContextTier, StandardRateCardEntry } from '../pricing.types.js';
+import { RATE_FIELDS } from '../standard-rate-cards.js';
 
 /** The parts of the package's types this module reads (structural, so tests can build them). */
 type TieredPrice = { base: number; tiers: { start: number; price: number }[] };
@@ -134,14 +135,6 @@ export interface CatalogDiff {
   kept_by_hand: string[];
 }
 
-const RATE_FIELDS = [
-  'input_cost_per_million',
-  'output_cost_per_million',
-  'cache_creation_cost_per_million',
-  'cache_read_cost_per_million',
-  'reasoning_cost_per_million',
-  'cache_creation_1h_cost_per_million',
-] as const;
 
 function sameRate(a: string | null | undefined, b: string | null | undefined): boolean {
   const x = a ?? null;
