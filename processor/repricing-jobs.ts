@@ -142,8 +142,7 @@ async function repricePartition(deps: RepricingJobDeps, w: PartitionWorker, job:
     if (w.revoked || w.generation !== generation) return;
     const tally = emptyTally();
     try {
-      const result = await deps.lake.rewriteRows(
-        w.partition,
+      const result = await w.rewriteRows(
         {
           organizationId: job.organizationId,
           statuses: ['completed', 'pending_rate_card'],
