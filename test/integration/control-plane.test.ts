@@ -99,6 +99,7 @@ for (const kind of CONTROL_DB_KINDS) {
           'alert_firings',
           'alert_partition_marks',
           'alert_settings',
+          'alert_spend_revisions',
           'api_keys',
           'budgets',
           'credit_balances',
