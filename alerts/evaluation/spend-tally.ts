@@ -155,15 +155,17 @@ export class AlertTally {
    */
   private async settleRevisions(partition: number): Promise<Set<string>> {
     const moved = new Set<string>();
+    // In order; removed by identity, as a load and a flush may settle the partition at once (a
+    // correction applied twice adds once: its id).
     const queue = this.corrections.get(partition) ?? [];
-    while (queue.length > 0) {
-      const correction = queue[0]!;
+    for (const correction of [...queue]) {
       const done = await this.attempt(async () => (await applyCorrection(this.db, correction)) && moved.add(correction.organizationId), isConnectionFailure);
       if (done !== true) {
         this.logger.warn({ err: done, partition }, 'budget spend correction failed; retried with the next flush');
         break;
       }
-      queue.shift();
+      const at = queue.indexOf(correction);
+      if (at >= 0) queue.splice(at, 1);
     }
     for (const [id, revision] of [...this.swapped]) {
       const done = await this.attempt(() => applyRevision(this.db, id), isConnectionFailure);
