@@ -64,7 +64,7 @@ export interface FlushAlerts {
 }
 
 /** Follows one lake rewrite: watches its transform, acts before its manifest swap and after it. */
-export interface RewriteFollower {
+interface RewriteFollower {
   follow(transform: RowTransform): RowTransform;
   prepare(lakeFiles: readonly string[]): Promise<void>;
   commit(): Promise<void>;
