@@ -27,8 +27,12 @@ export interface RewriteSpendSteps {
 }
 
 export class RewriteSpend {
-  private readonly deltas = new SpendDeltas();
-  private readonly endUsers = new Set<string>();
+  /**
+   * Differences per subject (the fields that make an event's keys), summed first and spread over
+   * the keys once at prepare(): a history re-pricing may change millions of events.
+   */
+  private readonly subjects = new Map<string, { row: LakeEventRow; difference: Big }>();
+  private endUsers: string[] = [];
   private prepared: SpendRevision | null = null;
 
   constructor(
@@ -39,13 +43,12 @@ export class RewriteSpend {
   /** The rewrite's transform, summing the differences of what it changes. */
   follow(transform: RowTransform): RowTransform {
     const observe = (offset: number, oldCost: string, next: LakeEventRow | null) => {
-      if (next !== null && offset < this.scope.countedBelow) {
-        const difference = new Big(next.total_cost).minus(oldCost);
-        if (!difference.eq(0)) {
-          const keys = this.steps.keysOf(next);
-          this.deltas.add(keys, difference);
-          if (keys.endUser !== null) this.endUsers.add(keys.endUser);
-        }
+      if (next !== null && offset < this.scope.countedBelow && next.total_cost !== oldCost) {
+        const t = next.event_timestamp.getTime();
+        const subject = JSON.stringify([Math.floor(t / 86_400_000), next.user_id, next.agent_id, next.workflow_id, next.metadata]);
+        const known = this.subjects.get(subject);
+        if (known) known.difference = known.difference.plus(next.total_cost).minus(oldCost);
+        else this.subjects.set(subject, { row: next, difference: new Big(next.total_cost).minus(oldCost) });
       }
       return next;
     };
@@ -58,7 +61,15 @@ export class RewriteSpend {
 
   /** Just before the manifest swap that brings in `lakeFiles`. */
   async prepare(lakeFiles: readonly string[]): Promise<void> {
-    const deltas = this.deltas.byOrganization().get(this.scope.organizationId);
+    const sums = new SpendDeltas();
+    const endUsers = new Set<string>();
+    for (const { row, difference } of this.subjects.values()) {
+      const keys = this.steps.keysOf(row);
+      sums.add(keys, difference);
+      if (keys.endUser !== null && !difference.eq(0)) endUsers.add(keys.endUser);
+    }
+    this.endUsers = [...endUsers];
+    const deltas = sums.byOrganization().get(this.scope.organizationId);
     if (!deltas || deltas.length === 0) return;
     const revision = { id: randomUUID(), partition: this.scope.partition, organizationId: this.scope.organizationId, deltas };
     await this.steps.prepare(revision, lakeFiles);
@@ -67,7 +78,7 @@ export class RewriteSpend {
 
   /** After the rewrite returned (its swap done, or nothing to swap). */
   async commit(): Promise<void> {
-    if (this.prepared) await this.steps.apply(this.prepared, [...this.endUsers]);
+    if (this.prepared) await this.steps.apply(this.prepared, this.endUsers);
     this.prepared = null;
   }
 }
