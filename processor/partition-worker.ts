@@ -47,7 +47,7 @@ export interface PartitionWorkerDeps {
   alerts?: FlushAlerts;
 }
 
-/** What the partition loop tells alert evaluation; recordFlush and loaded never throw. */
+/** What the partition loop tells alert evaluation; recordFlush and reconcile never throw. */
 export interface FlushAlerts {
   note(partition: number, row: LakeEventRow): void;
   /** The record at `offset` leaves no row (dead-lettered without a stand-in). */
@@ -57,8 +57,8 @@ export interface FlushAlerts {
   recordFlush(partition: number, nextOffset: number): Promise<void>;
   /** The lake holds every record below `nextOffset`. */
   written(partition: number, nextOffset: number): void;
-  /** The partition was loaded from a manifest listing these files. */
-  loaded(partition: number, lakeFiles: Iterable<string>): Promise<void>;
+  /** The partition's manifest lists these files (at load, and before each rewrite). */
+  reconcile(partition: number, lakeFiles: Iterable<string>): Promise<void>;
   /** Before a rewrite (re-pricing) of the partition: what makes budget spend follow it. */
   beginRevision(partition: number, organizationId: string, upTo: number): Promise<RewriteFollower>;
 }
@@ -244,8 +244,12 @@ export class PartitionWorker {
    * it changes (alerts/evaluation/rewrite-spend.ts). Run under `lock`, after flushAll.
    */
   async rewriteRows(selector: RewriteSelector, transform: RowTransform): Promise<RewriteResult> {
-    const spend = await this.deps.alerts?.beginRevision(this.partition, selector.organizationId, this.durable);
-    if (!spend) return this.deps.lake.rewriteRows(this.partition, selector, transform);
+    const alerts = this.deps.alerts;
+    if (!alerts) return this.deps.lake.rewriteRows(this.partition, selector, transform);
+    // An earlier rewrite that swapped but failed right after (before its spend was applied) is
+    // finished first; its re-run below changes nothing.
+    await alerts.reconcile(this.partition, (await this.deps.lake.readManifest(this.partition)).files.map((f) => f.path));
+    const spend = await alerts.beginRevision(this.partition, selector.organizationId, this.durable);
     const result = await this.deps.lake.rewriteRows(this.partition, selector, spend.follow(transform), {
       beforeCommit: (files) => spend.prepare(files),
     });
@@ -305,7 +309,7 @@ export class PartitionWorker {
         if (this.revoked || generation !== this.generation) return;
         this.position = view.nextOffset;
         this.durable = view.nextOffset;
-        void this.deps.alerts?.loaded(this.partition, view.files.map((f) => f.path));
+        void this.deps.alerts?.reconcile(this.partition, view.files.map((f) => f.path));
         this.repricedVersions.clear();
         this.lastSeek = { offset: -1, attempts: 0 };
         // Fetch from the manifest's next offset, whatever the group's committed offset says

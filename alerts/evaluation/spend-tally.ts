@@ -17,7 +17,7 @@
 // a counted record stored differently after a failed lake write (refused and replaced by a
 // stand-in, or priced again differently) is corrected when it is noted again (the rows counted
 // but not yet confirmed written are kept per partition for that), and a re-pricing rewrite adds
-// its differences in two phases around the manifest swap (beginRevision; loaded() finishes one a
+// its differences in two phases around the manifest swap (beginRevision; reconcile() finishes one a
 // crash interrupted).
 import type { Queryable } from '../../core/control/db.js';
 import { isConnectionFailure } from '../../core/control/sql-errors.js';
@@ -69,7 +69,7 @@ export class AlertTally {
   private readonly corrections = new Map<number, SpendRevision[]>();
   /** Re-pricing revisions whose rewrite swapped in this process but whose apply failed: retried with each flush. */
   private readonly swapped = new Map<string, { organizationId: string; endUsers: string[] }>();
-  /** Per partition, the lake files its manifest listed at load, until unapplied revisions are checked against them. */
+  /** Per partition, the lake files its manifest listed (at load, or before a rewrite), until unapplied revisions are checked against them. */
   private readonly recovering = new Map<number, Set<string>>();
   /** organization → dimension keys some budget of it watches. */
   private watchedDimensions = new Map<string, string[]>();
@@ -121,11 +121,12 @@ export class AlertTally {
   }
 
   /**
-   * A processor loaded the partition from its manifest: re-pricing revisions a crash left between
-   * the manifest swap and their apply are applied when the manifest lists their files. Never
-   * throws; what fails is tried again with the next flush.
+   * The partition's manifest lists these files (a processor loaded it, or is about to rewrite it):
+   * re-pricing revisions left between the manifest swap and their apply (a crash, or a failure
+   * right after the swap) are applied when the manifest lists their files. Never throws; what
+   * fails is tried again with the next flush.
    */
-  loaded(partition: number, lakeFiles: Iterable<string>): Promise<void> {
+  reconcile(partition: number, lakeFiles: Iterable<string>): Promise<void> {
     this.recovering.set(partition, new Set(lakeFiles));
     return this.settleRevisions(partition).then((organizations) => this.evaluateBudgetsOf(partition, organizations));
   }

@@ -128,7 +128,7 @@ for (const kind of CONTROL_DB_KINDS) {
       expect(await spend('end_user', 'dora')).toBe('1.5');
     });
 
-    it('adds a re-pricing once: after its swap, or at the next load when the process died in between', async () => {
+    it('adds a re-pricing once: after its swap, or at the next reconcile (load) when the process died in between', async () => {
       const P = 6;
       const tally = new AlertTally(fresh.db, createLogger('silent'));
       const at = (offset: number, cost: string) =>
@@ -152,21 +152,21 @@ for (const kind of CONTROL_DB_KINDS) {
       expect(await spend('agent', 'revision-agent')).toBe('3');
       // The next owner loads a manifest that lists the rewrite's file: applied, once.
       const next = new AlertTally(fresh.db, createLogger('silent'));
-      await next.loaded(P, [swappedFile, 'events/org=a/date=2025-03-09/p6-flush-x.parquet']);
+      await next.reconcile(P, [swappedFile, 'events/org=a/date=2025-03-09/p6-flush-x.parquet']);
       expect(await spend('agent', 'revision-agent')).toBe('2.9');
       expect(await spend('end_user', 'frank')).toBe('2.9');
-      await next.loaded(P, [swappedFile]);
+      await next.reconcile(P, [swappedFile]);
       expect(await spend('agent', 'revision-agent')).toBe('2.9');
       // A rewrite that died before its swap: no manifest lists its file, so it is never applied.
       await reprice(next, { 0: '10' }, [at(0, '0.4')], ['events/org=a/date=2025-03-10/p6-rewrite-2.parquet']);
-      await next.loaded(P, [swappedFile]);
+      await next.reconcile(P, [swappedFile]);
       expect(await spend('agent', 'revision-agent')).toBe('2.9');
       // The usual path: prepared, swapped, applied (2.5 → 3 at offset 1: +0.5), and a later load adds nothing.
       const usual = 'events/org=a/date=2025-03-10/p6-rewrite-3.parquet';
       const follower = await reprice(next, { 1: '3' }, [at(0, '0.4'), at(1, '2.5')], [usual]);
       await follower.commit();
       expect(await spend('agent', 'revision-agent')).toBe('3.4');
-      await new AlertTally(fresh.db, createLogger('silent')).loaded(P, [usual, swappedFile]);
+      await new AlertTally(fresh.db, createLogger('silent')).reconcile(P, [usual, swappedFile]);
       expect(await spend('agent', 'revision-agent')).toBe('3.4');
       // A row not counted yet (at or above the mark, 2) gets no difference: it counts later at its new cost.
       await (await reprice(next, { 7: '5' }, [at(7, '1')], ['events/org=a/date=2025-03-10/p6-rewrite-4.parquet'])).commit();
@@ -204,7 +204,7 @@ for (const kind of CONTROL_DB_KINDS) {
         expect(await spend('agent', 'lake-agent')).toBe('3');
         const view = await writer.readManifest(P);
         expect(view.version).toBe(version + 1);
-        await new AlertTally(fresh.db, createLogger('silent')).loaded(P, view.files.map((f) => f.path));
+        await new AlertTally(fresh.db, createLogger('silent')).reconcile(P, view.files.map((f) => f.path));
         expect(await spend('agent', 'lake-agent')).toBe('1.5');
         expect(await spend('end_user', 'hana')).toBe('1.5');
       } finally {
