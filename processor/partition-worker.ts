@@ -12,7 +12,7 @@
 import type { LakeEventRow } from '../core/lake/events-schema.js';
 import type { Logger } from '../core/logger.js';
 import type { LakeRefusal } from './price-record.js';
-import { EventBatch, LakeFencedError, type LakeWriter } from './lake/lake-writer.js';
+import { EventBatch, LakeFencedError, type LakeWriter, type RewriteResult, type RewriteSelector, type RowTransform } from './lake/lake-writer.js';
 import { compactionDuration, consumerLag, duplicateRows, flushDuration, flushedRows, partitionResets } from './metrics.js';
 
 /** Runs critical sections one at a time, in call order. */
@@ -47,11 +47,27 @@ export interface PartitionWorkerDeps {
   alerts?: FlushAlerts;
 }
 
-/** What the partition loop tells alert evaluation; recordFlush never throws. */
+/** What the partition loop tells alert evaluation; recordFlush and reconcile never throw. */
 export interface FlushAlerts {
   note(partition: number, row: LakeEventRow): void;
-  drop(partition: number): void;
+  /** The record at `offset` leaves no row (dead-lettered without a stand-in). */
+  noteAbsent(partition: number, offset: number): void;
+  /** The buffer was dropped; `released` when the partition left this processor. */
+  drop(partition: number, released?: boolean): void;
   recordFlush(partition: number, nextOffset: number): Promise<void>;
+  /** The lake holds every record below `nextOffset`. */
+  written(partition: number, nextOffset: number): void;
+  /** The partition's manifest lists these files (at load, and before each rewrite). */
+  reconcile(partition: number, lakeFiles: Iterable<string>): Promise<void>;
+  /** Before a rewrite (re-pricing) of the partition: what makes budget spend follow it. */
+  beginRevision(partition: number, organizationId: string, upTo: number): Promise<RewriteFollower>;
+}
+
+/** Follows one lake rewrite: watches its transform, acts before its manifest swap and after it. */
+interface RewriteFollower {
+  follow(transform: RowTransform): RowTransform;
+  prepare(lakeFiles: readonly string[]): Promise<void>;
+  commit(): Promise<void>;
 }
 
 export class PartitionWorker {
@@ -118,6 +134,8 @@ export class PartitionWorker {
     if (row) {
       this.buffer.add(row);
       this.deps.alerts?.note(this.partition, row);
+    } else {
+      this.deps.alerts?.noteAbsent(this.partition, offset);
     }
     this.position = offset + 1;
     this.bufferSince ??= performance.now();
@@ -176,6 +194,7 @@ export class PartitionWorker {
     try {
       await this.deps.alerts?.recordFlush(this.partition, nextOffset);
       const result = await this.deps.lake.flush(this.partition, rows, nextOffset);
+      this.deps.alerts?.written(this.partition, nextOffset);
       if (generation !== this.generation) return;
       this.durable = nextOffset;
       this.failures = 0;
@@ -218,6 +237,24 @@ export class PartitionWorker {
       this.isolation = { end: to, chunk: Math.ceil((to - from) / 2) };
       this.deps.logger.warn({ partition: this.partition, from, to, attempts: LAKE_WRITE_ATTEMPTS }, 'the lake refuses this range; narrowing it down');
     }
+  }
+
+  /**
+   * Rewrites rows of the partition in the lake (re-pricing), with budget spend following the costs
+   * it changes (alerts/evaluation/rewrite-spend.ts). Run under `lock`, after flushAll.
+   */
+  async rewriteRows(selector: RewriteSelector, transform: RowTransform): Promise<RewriteResult> {
+    const alerts = this.deps.alerts;
+    if (!alerts) return this.deps.lake.rewriteRows(this.partition, selector, transform);
+    // An earlier rewrite that swapped but failed right after (before its spend was applied) is
+    // finished first; its re-run below changes nothing.
+    await alerts.reconcile(this.partition, (await this.deps.lake.readManifest(this.partition)).files.map((f) => f.path));
+    const spend = await alerts.beginRevision(this.partition, selector.organizationId, this.durable);
+    const result = await this.deps.lake.rewriteRows(this.partition, selector, spend.follow(transform), {
+      beforeCommit: (files) => spend.prepare(files),
+    });
+    await spend.commit();
+    return result;
   }
 
   private async compact(generation: number): Promise<void> {
@@ -272,6 +309,7 @@ export class PartitionWorker {
         if (this.revoked || generation !== this.generation) return;
         this.position = view.nextOffset;
         this.durable = view.nextOffset;
+        void this.deps.alerts?.reconcile(this.partition, view.files.map((f) => f.path));
         this.repricedVersions.clear();
         this.lastSeek = { offset: -1, attempts: 0 };
         // Fetch from the manifest's next offset, whatever the group's committed offset says
@@ -310,7 +348,7 @@ export class PartitionWorker {
     this.generation++;
     this.buffer = new EventBatch();
     this.bufferSince = null;
-    this.deps.alerts?.drop(this.partition);
+    this.deps.alerts?.drop(this.partition, true);
     consumerLag.remove({ partition: String(this.partition) });
     await this.inflight?.catch(() => undefined);
     await this.ready.catch(() => undefined);

@@ -3,7 +3,8 @@
 // re-pricer's tick, re-prices each listed partition it owns with the organization's rates now and
 // records the partition done. Path: admin POST → control plane `repricings` → this tick (reads the
 // job, waits for its RateBook to reach the job's rates_version) → partition lock → flush the
-// buffer → lake rewrite (one manifest swap per partition) → control plane `repricing_partitions`.
+// buffer → lake rewrite (one manifest swap per partition; budget spend follows it through
+// PartitionWorker.rewriteRows, alerts/evaluation/rewrite-spend.ts) → control plane `repricing_partitions`.
 //
 // Exactly once: each event's cost is replaced by priceEvent's result for the current cards, never
 // added to, and the rewrite swaps whole (organization, date) groups — events and rollups — in one
@@ -142,8 +143,7 @@ async function repricePartition(deps: RepricingJobDeps, w: PartitionWorker, job:
     if (w.revoked || w.generation !== generation) return;
     const tally = emptyTally();
     try {
-      const result = await deps.lake.rewriteRows(
-        w.partition,
+      const result = await w.rewriteRows(
         {
           organizationId: job.organizationId,
           statuses: ['completed', 'pending_rate_card'],

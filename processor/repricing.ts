@@ -120,8 +120,7 @@ export class Repricer {
       await w.flushAll();
       if (w.revoked || w.generation !== generation) return;
       try {
-        const result = await this.deps.lake.rewriteRows(
-          w.partition,
+        const result = await w.rewriteRows(
           { organizationId: org, statuses: ['pending_rate_card'] },
           repriceTransform(rates, this.deps.clock()),
         );

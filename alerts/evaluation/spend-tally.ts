@@ -13,27 +13,39 @@
 // the two. A failed statement keeps its rows for the next flush of the partition (logged).
 // The processor may run on a worker thread with the control plane over a port: statements only,
 // no transactions, which is why each step is one statement.
+// What the count settled can change later; spend-revisions.ts keeps it following the lake, once:
+// a counted record stored differently after a failed lake write (refused and replaced by a
+// stand-in, or priced again differently) is corrected when it is noted again (the rows counted
+// but not yet confirmed written are kept per partition for that), and a re-pricing rewrite adds
+// its differences in two phases around the manifest swap (beginRevision; reconcile() finishes one a
+// crash interrupted).
 import type { Queryable } from '../../core/control/db.js';
 import { isConnectionFailure } from '../../core/control/sql-errors.js';
 import type { LakeEventRow } from '../../core/lake/events-schema.js';
 import type { Logger } from '../../core/logger.js';
+import { randomUUID } from 'node:crypto';
+import { Big } from '../../core/money.js';
 import { DIMENSION_SEPARATOR } from '../budgets/budgets.store.js';
 import { evaluateBudgets } from './budget-evaluation.js';
 import { evaluateEndUserMargins } from './margin-evaluation.js';
 import { fireRateCardMissing } from './rate-card-missing.js';
+import {
+  applyCorrection,
+  applyRevision,
+  countedBelow,
+  prepareRevision,
+  pruneRevisions,
+  sameSpend,
+  SpendDeltas,
+  unappliedRevisions,
+  type SpendKeys,
+  type SpendRevision,
+} from './spend-revisions.js';
+import { RewriteSpend } from './rewrite-spend.js';
 
-export interface TallyRow {
+export interface TallyRow extends SpendKeys {
   offset: number;
-  organizationId: string;
   eventId: string;
-  /** UTC date of the event, YYYY-MM-DD. */
-  day: string;
-  cost: string;
-  endUser: string | null;
-  agent: string | null;
-  workflow: string | null;
-  /** key + U+001F + value of each watched dimension the event carries. */
-  dimensions: string[];
   pendingRateCard: boolean;
   /** What the missing rate card would price: the model, else the provider; with metric and unit for metric events. */
   model: string | null;
@@ -51,6 +63,14 @@ const EVALUATION_RETRY_MS = 250;
 
 export class AlertTally {
   private readonly pending = new Map<number, TallyRow[]>();
+  /** Per partition, rows counted whose lake write is not confirmed yet, by offset: what the spend holds for them. */
+  private readonly counted = new Map<number, Map<number, TallyRow>>();
+  /** Per partition, corrections not yet applied (kept across drops: the spend must reach what `counted` says). */
+  private readonly corrections = new Map<number, SpendRevision[]>();
+  /** Re-pricing revisions whose rewrite swapped in this process but whose apply failed: retried with each flush. */
+  private readonly swapped = new Map<string, { organizationId: string; endUsers: string[] }>();
+  /** Per partition, the lake files its manifest listed (at load, or before a rewrite), until unapplied revisions are checked against them. */
+  private readonly recovering = new Map<number, Set<string>>();
   /** organization → dimension keys some budget of it watches. */
   private watchedDimensions = new Map<string, string[]>();
   private watchedAt = 0;
@@ -70,12 +90,135 @@ export class AlertTally {
       list.shift();
       this.logger.error({ partition }, 'alert tally: too many uncounted rows; the oldest is dropped (budgets will under-count)');
     }
-    list.push(this.tallyRowOf(row));
+    const tallied = this.tallyRowOf(row);
+    list.push(tallied);
+    this.revisit(partition, row.kafka_offset, tallied);
   }
 
-  /** The partition's buffer was dropped (its rows will be consumed again). */
-  drop(partition: number): void {
+  /** The record at `offset` leaves no row in the lake (dead-lettered without a stand-in). */
+  noteAbsent(partition: number, offset: number): void {
+    this.revisit(partition, offset, null);
+  }
+
+  /**
+   * The partition's buffer was dropped (its rows will be consumed again). Rows counted and not
+   * yet confirmed written are kept, to be compared with what comes again, unless the partition
+   * went to another processor (`released`).
+   */
+  drop(partition: number, released = false): void {
     this.pending.delete(partition);
+    if (released) {
+      this.counted.delete(partition);
+      this.recovering.delete(partition);
+    }
+  }
+
+  /** The lake holds every record below `nextOffset`: what was counted for them stands. */
+  written(partition: number, nextOffset: number): void {
+    const counted = this.counted.get(partition);
+    if (!counted) return;
+    for (const offset of counted.keys()) if (offset < nextOffset) counted.delete(offset);
+  }
+
+  /**
+   * The partition's manifest lists these files (a processor loaded it, or is about to rewrite it):
+   * re-pricing revisions left between the manifest swap and their apply (a crash, or a failure
+   * right after the swap) are applied when the manifest lists their files. Never throws; what
+   * fails is tried again with the next flush.
+   */
+  reconcile(partition: number, lakeFiles: Iterable<string>): Promise<void> {
+    this.recovering.set(partition, new Set(lakeFiles));
+    return this.settleRevisions(partition).then((organizations) => this.evaluateBudgetsOf(partition, organizations));
+  }
+
+  /**
+   * A counted record came again (a lake write failed; the mark keeps it from counting twice): when
+   * it is stored differently now (a stand-in for a record the lake refused, or priced anew), the
+   * spend gets the difference, once, with the partition's next flush.
+   */
+  private revisit(partition: number, offset: number, next: TallyRow | null): void {
+    const counted = this.counted.get(partition);
+    const before = counted?.get(offset);
+    if (!counted || !before || (next !== null && sameSpend(before, next))) return;
+    const deltas = new SpendDeltas();
+    deltas.add(before, new Big(before.cost).neg());
+    if (next !== null) deltas.add(next);
+    const queue = this.corrections.get(partition) ?? [];
+    for (const [organizationId, list] of deltas.byOrganization()) queue.push({ id: randomUUID(), partition, organizationId, deltas: list });
+    this.corrections.set(partition, queue);
+    if (next === null) counted.delete(offset);
+    else counted.set(offset, next);
+  }
+
+  /**
+   * Applies what waits for the partition: corrections, revisions whose apply failed, and the check
+   * of unapplied revisions after a load. Never throws; returns the organizations whose spend moved.
+   */
+  private async settleRevisions(partition: number): Promise<Set<string>> {
+    const moved = new Set<string>();
+    // In order; removed by identity, as a load and a flush may settle the partition at once (a
+    // correction applied twice adds once: its id).
+    const queue = this.corrections.get(partition) ?? [];
+    for (const correction of [...queue]) {
+      const done = await this.attempt(async () => (await applyCorrection(this.db, correction)) && moved.add(correction.organizationId), isConnectionFailure);
+      if (done !== true) {
+        this.logger.warn({ err: done, partition }, 'budget spend correction failed; retried with the next flush');
+        break;
+      }
+      const at = queue.indexOf(correction);
+      if (at >= 0) queue.splice(at, 1);
+    }
+    for (const [id, revision] of [...this.swapped]) {
+      const done = await this.attempt(() => applyRevision(this.db, id), isConnectionFailure);
+      if (done !== true) continue;
+      this.swapped.delete(id);
+      moved.add(revision.organizationId);
+    }
+    const files = this.recovering.get(partition);
+    if (files) {
+      try {
+        for (const revision of await unappliedRevisions(this.db, partition)) {
+          if (revision.lakeFiles.some((f) => files.has(f)) && (await applyRevision(this.db, revision.id))) moved.add(revision.organizationId);
+        }
+        await pruneRevisions(this.db, partition);
+        if (this.recovering.get(partition) === files) this.recovering.delete(partition);
+      } catch (err) {
+        this.logger.warn({ err, partition }, 'unapplied budget spend revisions not checked; retried with the next flush');
+      }
+    }
+    return moved;
+  }
+
+  /**
+   * Before a lake rewrite of the partition (re-pricing, under the partition's lock, its buffer
+   * flushed): counts what still waits below `upTo`, so that the rewrite's differences apply to
+   * counted rows, and returns what follows the rewrite. Throws when the control plane cannot be
+   * reached (the rewrite is then retried later).
+   */
+  async beginRevision(partition: number, organizationId: string, upTo: number): Promise<RewriteSpend> {
+    const waiting = (this.pending.get(partition) ?? []).filter((r) => r.offset < upTo);
+    if (waiting.length > 0) {
+      await this.count(partition, upTo, waiting);
+      this.pending.set(partition, (this.pending.get(partition) ?? []).filter((r) => r.offset >= upTo));
+    }
+    return new RewriteSpend(
+      { partition, organizationId, countedBelow: await countedBelow(this.db, partition) },
+      {
+        keysOf: (row) => this.tallyRowOf(row),
+        prepare: (revision, files) => prepareRevision(this.db, revision, files),
+        apply: async (revision, endUsers) => {
+          const applied = await this.attempt(() => applyRevision(this.db, revision.id), isConnectionFailure);
+          if (applied !== true) {
+            this.swapped.set(revision.id, { organizationId, endUsers });
+            this.logger.warn({ err: applied, partition, revisionId: revision.id }, 'budget spend revision not applied yet; retried with the next flush');
+            return;
+          }
+          const now = this.now();
+          await this.isolated({ partition, organizationId }, () => evaluateBudgets(this.db, [organizationId], now));
+          if (endUsers.length > 0) await this.isolated({ partition, organizationId }, () => evaluateEndUserMargins(this.db, organizationId, endUsers, now));
+        },
+      },
+    );
   }
 
   /**
@@ -86,12 +229,14 @@ export class AlertTally {
    * whose evaluation fails (say, an organization the control plane does not know) never holds back
    * another's alerts; a connection failure is retried, and the organization's next flush evaluates
    * it again in any case (budgets and margins from running totals; every alert fires once by key).
+   * Corrections and revisions waiting for the partition are applied first (settleRevisions).
    */
   async recordFlush(partition: number, nextOffset: number): Promise<void> {
     const all = this.pending.get(partition) ?? [];
     const rows = all.filter((r) => r.offset < nextOffset);
     this.pending.set(partition, all.filter((r) => r.offset >= nextOffset));
     this.refreshWatch();
+    const moved = await this.settleRevisions(partition);
     const counted = await this.attempt(() => this.count(partition, nextOffset, rows), () => true);
     if (counted !== true) {
       // Keep them for the next flush: rows at or above the mark still count then.
@@ -99,16 +244,22 @@ export class AlertTally {
       this.logger.warn({ err: counted, partition }, 'alert tally failed; retried with the next flush');
       return;
     }
-    if (rows.length === 0) return;
+    if (rows.length === 0) return this.evaluateBudgetsOf(partition, moved);
     const now = this.now();
     const organizations = byOrganization(rows);
     // Budgets in one pass for every organization in the batch (budgets exist only for known
     // organizations); on a retry after the count went through, the mark makes it add nothing, yet
     // the budgets still need a look, hence every organization and not only those the count touched.
-    await this.isolated({ partition }, () => evaluateBudgets(this.db, [...organizations.keys()], now));
+    await this.isolated({ partition }, () => evaluateBudgets(this.db, [...new Set([...organizations.keys(), ...moved])], now));
     for (const [organizationId, ofOrganization] of organizations) {
       await this.isolated({ partition, organizationId }, () => this.evaluateOrganization(organizationId, ofOrganization, now));
     }
+  }
+
+  private async evaluateBudgetsOf(partition: number, organizations: Set<string>): Promise<void> {
+    if (organizations.size === 0) return;
+    const now = this.now();
+    await this.isolated({ partition }, () => evaluateBudgets(this.db, [...organizations], now));
   }
 
   /** Runs one evaluation; a failure is logged, held back from the rest, and met again by the next flush. */
@@ -181,10 +332,13 @@ export class AlertTally {
       .finally(() => (this.refreshing = null));
   }
 
-  /** One statement: move the mark, add the rows at or above the old mark; returns the organizations touched. */
-  private async count(partition: number, nextOffset: number, rows: TallyRow[]): Promise<string[]> {
+  /**
+   * One statement: move the mark, add the rows at or above the old mark. The rows it counted are
+   * remembered until their lake write is confirmed (written()).
+   */
+  private async count(partition: number, nextOffset: number, rows: TallyRow[]): Promise<void> {
     const dims = rows.flatMap((r) => r.dimensions.map((d) => ({ r, d })));
-    const result = await this.db.query<{ organization_id: string }>(
+    const [mark] = await this.db.query<{ prev_offset: string | number }>(
       `WITH m AS (
          INSERT INTO alert_partition_marks AS a (partition_id, next_offset, prev_offset) VALUES ($1, $2, 0)
          ON CONFLICT (partition_id) DO UPDATE SET prev_offset = a.next_offset, next_offset = greatest(a.next_offset, EXCLUDED.next_offset)
@@ -210,9 +364,8 @@ export class AlertTally {
          INSERT INTO alert_daily_spend AS s (organization_id, day, key_kind, key_value, cost)
          SELECT org, day, kind, value, sum(cost) FROM keyed GROUP BY org, day, kind, value
          ON CONFLICT (organization_id, key_kind, key_value, day) DO UPDATE SET cost = s.cost + EXCLUDED.cost
-         RETURNING organization_id
        )
-       SELECT DISTINCT organization_id FROM up`,
+       SELECT prev_offset FROM m`,
       [
         partition,
         nextOffset,
@@ -230,7 +383,10 @@ export class AlertTally {
         dims.map(({ d }) => d),
       ],
     );
-    return result.map((r) => r.organization_id);
+    const from = Number(mark?.prev_offset ?? 0);
+    let counted = this.counted.get(partition);
+    if (!counted) this.counted.set(partition, (counted = new Map()));
+    for (const r of rows) if (r.offset >= from) counted.set(r.offset, r);
   }
 }
 

@@ -38,6 +38,8 @@ export type RowTransform = (row: LakeEventRow) => LakeEventRow | null | Promise<
 export interface RewriteOptions {
   /** How long replaced files stay on disk. Default 10 minutes. */
   graceMs?: number;
+  /** Runs after the new files are durable, just before the manifest swap (lake-relative paths of the files it brings in); throwing stops the swap. */
+  beforeCommit?: (lakeFiles: readonly string[]) => Promise<void>;
 }
 
 export interface RewriteResult {
@@ -139,6 +141,7 @@ export async function rewrite(
   const now = ctx.clock();
   const deletedAfter = new Date(now.getTime() + (options.graceMs ?? 10 * 60_000)).toISOString();
   const garbage: GarbageFile[] = [...replaced].map((path) => ({ path, deleted_after: deletedAfter }));
+  await options.beforeCommit?.(written.map((f) => f.path));
   await state.commit(ctx, {
     next_offset: manifest.next_offset,
     files: [...manifest.files.filter((f) => !replaced.has(f.path)), ...added.map((a, i) => manifestEntry(a.file, a.rows, sizes[i]!, a.events, now))],

@@ -57,6 +57,7 @@ const MIGRATION_NAMES = [
   '009_otlp',
   '010_rate_card_tiers',
   '011_repricings',
+  '012_alert_spend_revisions',
 ];
 
 const sha256 = (s: string) => crypto.createHash('sha256').update(s).digest('hex');
@@ -98,6 +99,7 @@ for (const kind of CONTROL_DB_KINDS) {
           'alert_firings',
           'alert_partition_marks',
           'alert_settings',
+          'alert_spend_revisions',
           'api_keys',
           'budgets',
           'credit_balances',

@@ -4,7 +4,8 @@
 // events keep arriving. Meanwhile a reader checks that the original events always total between
 // their old and new cost with every event counted once (each event's old or new cost, never
 // both). At the end the job is completed and every cost endpoint, the lake and its rollup equal
-// the sum worked out here with big.js at the corrected rates.
+// the sum worked out here with big.js at the corrected rates, and so does the budget spend the
+// processor counted.
 //
 // Scale: the issue asks for 100,000 events; the default 50,000 keeps this file well under a minute
 // on a shared 2-core machine (REPRICING_TEST_EVENTS=100000 runs the issue's figure: 48.7 s here at
@@ -218,6 +219,20 @@ describe.skipIf(!testPostgresUrl())('re-pricing history with the processor kille
     expect(totals).toMatchObject({ rows: all.length, distinctEvents: all.length, byStatus: { completed: all.length }, rollupEvents: all.length });
     expect(new Big(totals.totalCost).eq(expected)).toBe(true);
     expect(new Big(totals.rollupCost).eq(expected)).toBe(true);
+    // Budget spend (counted by the processor as events arrived) moved by the re-pricing's
+    // difference exactly once, whichever step the kills interrupted.
+    const budgetSpend = async () =>
+      new Big(
+        (
+          await control.db.query<{ cost: string | null }>(
+            `SELECT sum(cost)::text AS cost FROM alert_daily_spend WHERE organization_id = $1 AND key_kind = 'organization'`,
+            [tenant.organizationId],
+          )
+        )[0]?.cost ?? '0',
+      );
+    await waitUntil('budget spend at the corrected sum', async () => (await budgetSpend()).eq(expected), 15_000, 250).catch(async (err) => {
+      throw new Error(`${(err as Error).message}: ${(await budgetSpend()).toFixed()} counted, ${expected} expected`);
+    });
 
     const range = `start_date=${new Date(NOW - 11 * DAY).toISOString()}&end_date=${new Date(NOW + DAY).toISOString()}`;
     expect((await get(`/cost-data/by-end-user?${range}`)).body.total_cost).toBe(expected);
