@@ -49,9 +49,9 @@ function comparison(r: any): string[] {
 function profileSection(p: any): string[] {
   if (!p) return [];
   return [
-    `### Where the CPU of a single event goes (\`${p.command}\`, ${p.date})`,
+    `### Where the CPU of ${p.mode === 'batch' ? `an event in batches of ${p.batchSize}` : 'a single event'} goes (\`${p.command}\`, ${p.date})`,
     '',
-    `The single-event load once more (${p.clients} clients) in a child started with \`node --cpu-prof\`; samples cut to the ${p.windowSeconds} s measured window (${n(p.events)} events, ${n(p.eventsPerSecond)}/s under the profiler, p99 ${p.latencyMs.p99} ms; load average ${p.loadAverageAtStart} at start, ${p.loadAverageAtEnd} at end). Each main-thread sample is charged to the innermost frame of a known layer (\`bench/ingest/cpu-profile.ts\`); worker threads whole; the Kafka JVM and the load generator from their CPU time over the window. The main thread was busy ${Math.round(p.mainThreadBusyShare * 100)}% of the window.`,
+    `The ${p.mode === 'batch' ? 'batch' : 'single-event'} load once more (${p.clients} clients) in a child started with \`node --cpu-prof\`; samples cut to the ${p.windowSeconds} s measured window (${n(p.events)} events, ${n(p.eventsPerSecond)}/s under the profiler, p99 ${p.latencyMs.p99} ms; load average ${p.loadAverageAtStart} at start, ${p.loadAverageAtEnd} at end). Each main-thread sample is charged to the innermost frame of a known layer (\`bench/ingest/cpu-profile.ts\`); worker threads whole; the Kafka JVM and the load generator from their CPU time over the window. The main thread was busy ${Math.round(p.mainThreadBusyShare * 100)}% of the window.`,
     '',
     '| Layer | CPU ms in window | CPU µs per event |',
     '|---|---|---|',
@@ -98,6 +98,7 @@ export function ingestMarkdown(runs: Record<string, any>): string {
         : 'Kafka ProducerPerformance: not run in this configuration (--no-perf).',
       '',
       ...profileSection(r.profile),
+      ...profileSection(r.profileBatch),
     );
   }
   return out.join('\n');

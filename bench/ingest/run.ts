@@ -12,8 +12,9 @@
 //                               [--batch-seconds 20] [--services all|ingest] [--only single|batch]
 //                               [--database-url postgres://…] [--no-perf] [--no-bare] [--no-write]
 //                               [--profile]
-// --profile runs the single-event load once more in a child started with `node --cpu-prof`, and
-// writes the CPU per event of each layer of the path (cpu-profile.ts) beside the figures.
+// --profile runs the single-event load (with --only batch: the batch load) once more in a child
+// started with `node --cpu-prof`, and writes the CPU per event of each layer of the path
+// (cpu-profile.ts) beside the figures.
 import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -387,7 +388,8 @@ async function main(): Promise<void> {
   console.log(JSON.stringify(results, null, 2));
   if (values['results-file']) fs.writeFileSync(values['results-file'], JSON.stringify(results));
   if (!values['no-write']) {
-    writeResults((run) => ({ ...results, profile: (run as { profile?: unknown } | undefined)?.profile }));
+    const earlier = (run: unknown) => (run ?? {}) as { profile?: unknown; profileBatch?: unknown };
+    writeResults((run) => ({ ...results, profile: earlier(run).profile, profileBatch: earlier(run).profileBatch }));
   }
 }
 
@@ -412,18 +414,19 @@ function writeResults(update: (earlier: unknown) => unknown): void {
 async function profileRun(): Promise<void> {
   const dir = path.join(tmp, 'cpu-profiles');
   const resultsFile = path.join(tmp, 'profiled-run.json');
-  const args = process.argv.slice(2).filter((a) => a !== '--profile');
+  const mode = values.only === 'batch' ? 'batch' : 'single';
+  const args = process.argv.slice(2).filter((a, i, all) => a !== '--profile' && a !== '--only' && all[i - 1] !== '--only');
   const flags = [...process.execArgv.filter((a) => a.startsWith('--max-')), '--cpu-prof', `--cpu-prof-dir=${dir}`, '--import', 'tsx'];
-  log(`profiling: node ${flags.join(' ')} bench/ingest/run.ts --only single`);
+  log(`profiling: node ${flags.join(' ')} bench/ingest/run.ts --only ${mode}`);
   const child = spawn(
     process.execPath,
-    [...flags, process.argv[1]!, ...args, '--only', 'single', '--no-perf', '--no-bare', '--no-write', '--results-file', resultsFile],
+    [...flags, process.argv[1]!, ...args, '--only', mode, '--no-perf', '--no-bare', '--no-write', '--results-file', resultsFile],
     { cwd: projectRoot, stdio: ['ignore', 'inherit', 'inherit'] },
   );
   const code = await new Promise<number | null>((r) => child.once('exit', r));
   if (code !== 0) throw new Error(`profiled run exited with ${code}`);
   const run = JSON.parse(fs.readFileSync(resultsFile, 'utf8'));
-  const single = run.single as LoadResult & { brokerCpuSecondsMeasured: number | null };
+  const single = run[mode] as LoadResult & { brokerCpuSecondsMeasured: number | null; batchSize?: number };
   const extra: Record<string, number> = {
     'load generator process (HTTP client, signing)': (single.cpuSeconds.user + single.cpuSeconds.system) * 1000,
   };
@@ -437,10 +440,12 @@ async function profileRun(): Promise<void> {
     eventsPerSecond: single.eventsPerSecond,
     latencyMs: single.latencyMs,
     clients: single.clients,
+    mode,
+    batchSize: single.batchSize,
     ...summary,
   };
   console.log(JSON.stringify(profile, null, 2));
-  if (!values['no-write']) writeResults((earlier) => ({ ...(earlier as object), profile }));
+  if (!values['no-write']) writeResults((earlier) => ({ ...(earlier as object), [mode === 'batch' ? 'profileBatch' : 'profile']: profile }));
 }
 
 try {
