@@ -24,30 +24,39 @@ function ratio(ours: any, bare: any): string {
   return `${(ours.eventsPerSecond / bare.eventsPerSecond).toFixed(2)}`;
 }
 
+/** The run's server CPU (measured over warm-up + measured seconds) prorated to the measured seconds, per event. */
+function serverUsPerEvent(x: any): string {
+  if (x.serverCpuSecondsWholeRun === undefined || !x.acceptedEvents) return '–';
+  const warmup = 3;
+  return ((x.serverCpuSecondsWholeRun * (x.measuredSeconds / (x.measuredSeconds + warmup)) * 1e6) / x.acceptedEvents).toFixed(0);
+}
+
 function comparison(r: any): string[] {
   const s = r.single;
   const b = r.batch;
   const bare = r.bare;
-  if (!bare) return ['Bare-HTTP ceiling: not run in this configuration (--no-bare).', ''];
+  if (!bare) return ['Bare-HTTP ceiling: not measured in this run (--no-bare, or a run from before bench/ingest had it).', ''];
   const line = (name: string, ours: any, ceiling: any, unit: string) =>
     ours?.skipped || ceiling?.skipped
       ? `| ${name} | not run | | | | |`
-      : `| ${name} | ${n(ours.eventsPerSecond)} ${unit} (p99 ${ours.latencyMs.p99} ms) | ${n(ceiling.eventsPerSecond)} ${unit} (p99 ${ceiling.latencyMs.p99} ms) | ${ratio(ours, ceiling)} | ${ours.serverCpuSecondsWholeRun ?? '–'} | ${ceiling.serverCpuSecondsWholeRun ?? '–'} |`;
+      : `| ${name} | ${n(ours.eventsPerSecond)} ${unit} (p99 ${ours.latencyMs.p99} ms) | ${n(ceiling.eventsPerSecond)} ${unit} (p99 ${ceiling.latencyMs.p99} ms) | ${ratio(ours, ceiling)} | ${serverUsPerEvent(ours)} | ${serverUsPerEvent(ceiling)} |`;
   return [
     'Bare-HTTP ceiling (`bench/ingest/bare-server.ts`): a plain `node:http` server in its own process doing per request only the API-key lookup from memory, the same HMAC check (`ingest/signature.ts`) and `JSON.parse`, answering 202; measured right after our runs by the same load generator with the same clients, while the Kafka broker stayed up idle.',
     '',
-    '| Load | Ours | Bare node:http | Ours / bare | Our server CPU s | Bare server CPU s |',
+    '| Load | Ours | Bare node:http | Ours / bare | Our server CPU µs per event | Bare server CPU µs per event |',
     '|---|---|---|---|---|---|',
     line(`Single events, ${s.clients ?? 64} clients`, s, bare.single, 'events/s'),
     line(`Batches of ${b.batchSize ?? 1000}, ${b.clients ?? 4} clients`, b, bare.batch, 'events/s'),
     '',
-    '"Server CPU s" covers warm-up and measured seconds: ours is the whole service process (HTTP, ingest, PGlite thread, processor thread); the Kafka broker JVM and the load generator are apart.',
+    'Server CPU per event: the server process’s CPU over warm-up and measured seconds, prorated to the measured seconds, over the events answered in them; ours is the whole service process (HTTP, ingest, PGlite thread, processor thread), without the Kafka broker JVM and the load generator.',
     '',
   ];
 }
 
-function profileSection(p: any): string[] {
+function profileSection(p: any, cpus: number): string[] {
   if (!p) return [];
+  const total = p.rows.reduce((a: number, r: any) => a + r.usPerEvent, 0);
+  const outside = p.rows.filter((r: any) => /load generator|Kafka broker/.test(r.layer)).reduce((a: number, r: any) => a + r.usPerEvent, 0);
   return [
     `### Where the CPU of ${p.mode === 'batch' ? `an event in batches of ${p.batchSize}` : 'a single event'} goes (\`${p.command}\`, ${p.date})`,
     '',
@@ -56,7 +65,9 @@ function profileSection(p: any): string[] {
     '| Layer | CPU ms in window | CPU µs per event |',
     '|---|---|---|',
     ...p.rows.map((r: any) => `| ${r.layer} | ${n(r.cpuMs)} | ${r.usPerEvent} |`),
-    `| **Total** | ${n(p.rows.reduce((a: number, r: any) => a + r.cpuMs, 0))} | ${(p.rows.reduce((a: number, r: any) => a + r.usPerEvent, 0)).toFixed(1)} |`,
+    `| **Total** | ${n(p.rows.reduce((a: number, r: any) => a + r.cpuMs, 0))} | ${total.toFixed(1)} |`,
+    '',
+    `At ${total.toFixed(0)} µs of CPU per event over the whole machine (the profiler's own cost included), ${cpus} cores allow at most ${n(Math.round((cpus * 1e6) / total))} events/s with nothing else running; ${outside.toFixed(0)} µs of it are the load generator's and the Kafka JVM's, which share the cores.`,
     '',
   ];
 }
@@ -97,8 +108,8 @@ export function ingestMarkdown(runs: Record<string, any>): string {
         ? `Bare broker ceiling, Kafka's own ProducerPerformance from the same jars against the same broker with the services stopped: **${r.kafkaProducerPerformance.recordsPerSec} records/s** (\`${r.kafkaProducerPerformance.command}\`).\n\n> ${r.kafkaProducerPerformance.summary}`
         : 'Kafka ProducerPerformance: not run in this configuration (--no-perf).',
       '',
-      ...profileSection(r.profile),
-      ...profileSection(r.profileBatch),
+      ...profileSection(r.profile, r.machine.cpus),
+      ...profileSection(r.profileBatch, r.machine.cpus),
     );
   }
   return out.join('\n');
