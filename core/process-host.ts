@@ -1,6 +1,8 @@
 // Runs one or more components (ingest, processor, api) in this process on one HTTP port: opens the AppContext, starts the
 // components together (each may add routes and background work), serves, and on SIGINT/SIGTERM stops
 // everything in reverse order so no child process (broker, JVM) or open file is left behind.
+// A component's fastPath sees each request before the express app and may answer it itself
+// (ingest/fast-path.ts: POST /v1/usage-events); what it declines goes to express unchanged.
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AppContext } from './app-context.js';
 import { openAppContext } from './bootstrap.js';
