@@ -1,7 +1,9 @@
 // Runs one or more components (ingest, processor, api) in this process on one HTTP port: opens the AppContext, starts the
 // components together (each may add routes and background work), serves, and on SIGINT/SIGTERM stops
 // everything in reverse order so no child process (broker, JVM) or open file is left behind.
-import type { Server } from 'node:http';
+// A component's fastPath sees each request before the express app and may answer it itself
+// (ingest/fast-path.ts: POST /v1/usage-events); what it declines goes to express unchanged.
+import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AppContext } from './app-context.js';
 import { openAppContext } from './bootstrap.js';
 import type { Config } from './config.js';
@@ -18,6 +20,8 @@ export interface Infra {
 export interface RunningComponent {
   name: string;
   routes?: RegisterRoutes;
+  /** Serves a request without express and returns true, or returns false to leave it to the routes (ingest/fast-path.ts). */
+  fastPath?: (req: IncomingMessage, res: ServerResponse) => boolean;
   stop(): Promise<void>;
 }
 
@@ -65,8 +69,13 @@ export async function hostComponents(opts: {
     throw failed.reason;
   }
   const app = createHttpApp(ctx, running.flatMap((s) => (s.routes ? [s.routes] : [])));
+  const fastPaths = running.flatMap((s) => (s.fastPath ? [s.fastPath] : []));
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(config.port, config.host, () => resolve(s));
+    const s = http.createServer((req, res) => {
+      for (const fast of fastPaths) if (fast(req, res)) return;
+      app(req, res);
+    });
+    s.listen(config.port, config.host, () => resolve(s));
     s.once('error', reject);
   });
   server.keepAliveTimeout = 65_000;

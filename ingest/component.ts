@@ -6,6 +6,7 @@ import { RateBook } from '../pricing/rate-book.js';
 import type { StartComponent } from '../core/process-host.js';
 import { createUsageEventCodec } from '../core/registry/usage-event-codec.js';
 import { KafkaEventPublisher } from './event-publisher.js';
+import { ingestFastPath } from './fast-path.js';
 import { RegisterRoutes } from './generated/routes.js';
 import { registerOtlpRoutes } from '../otlp/otlp-receiver.js';
 import { DEFAULT_GROUP_COMMIT, GroupCommitter, type GroupCommitOptions } from './group-commit.js';
@@ -58,15 +59,12 @@ export function createIngest(opts: IngestOptions = {}): StartComponent {
       soleIngest: (opts.sweeper?.soleIngest ?? false) && ctx.db.kind === 'pglite',
     });
     sweeper.start();
-    ctx.services.ingest = new IngestService(
-      new OrganizationSettingsCache(ctx.db, opts.settingsTtlMs),
-      new RateBook(ctx.db),
-      codec,
-      committer,
-      ctx.db,
-    );
+    const ingest = new IngestService(new OrganizationSettingsCache(ctx.db, opts.settingsTtlMs), new RateBook(ctx.db), codec, committer, ctx.db);
+    ctx.services.ingest = ingest;
     return {
       name: 'ingest',
+      // POST /v1/usage-events without express/tsoa; the routes below answer what it declines.
+      fastPath: ingestFastPath(ctx, ingest),
       // The OTLP traces receiver feeds this same ingest service (otlp/).
       routes: (router) => {
         RegisterRoutes(router);

@@ -14,6 +14,7 @@ import { service } from '../core/app-context.js';
 import { authOf } from '../core/http/authentication.js';
 import { rawBodyOf } from '../core/http/app.js';
 import { AppError, ValidationError } from '../core/errors.js';
+import type { IngestService } from './ingest.js';
 import { ingestEvents } from './ingest-metrics.js';
 import { verifySignature } from './signature.js';
 import { validateEvent, type ValidatedEvent } from './validate-event.js';
@@ -72,18 +73,22 @@ function requireJsonBody(req: Request): void {
   if (rawBodyOf(req) === undefined) throw new ValidationError('body', 'must be a JSON object sent with Content-Type: application/json');
 }
 
-/** POST /usage-events: the one event, or a 400 naming its first bad field. */
-export const prepareEvent = asyncMiddleware(async (req) => {
-  const receivedAt = new Date();
-  requireJsonBody(req);
-  const dimensions = await service(req, 'ingest').dimensionsFor(authOf(req).organizationId);
-  let event: ValidatedEvent;
+/** The one event of POST /usage-events, or a 400 naming its first bad field (also the fast path's, ingest/fast-path.ts). */
+export async function validateSingleEvent(ingest: IngestService, organizationId: string, body: unknown): Promise<ValidatedEvent> {
+  const dimensions = await ingest.dimensionsFor(organizationId);
   try {
-    event = validateEvent(req.body, dimensions);
+    return validateEvent(body, dimensions);
   } catch (err) {
     ingestEvents.inc({ outcome: 'VALIDATION_ERROR' });
     throw err;
   }
+}
+
+/** POST /usage-events: the one event, or a 400 naming its first bad field. */
+export const prepareEvent = asyncMiddleware(async (req) => {
+  const receivedAt = new Date();
+  requireJsonBody(req);
+  const event = await validateSingleEvent(service(req, 'ingest'), authOf(req).organizationId, req.body);
   prepared.set(req, { receivedAt, slots: [{ event }] });
   // As for batches below: tsoa's second check of a body ours has passed costs several percent of
   // a busy ingest, so it sees only the one field it requires.

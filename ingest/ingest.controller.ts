@@ -1,7 +1,10 @@
 // POST /v1/usage-events and POST /v1/usage-events/batch: parameters, scope, documented responses.
 // Signature and body checks are the middlewares of ingest-request.ts, so the body and header
 // parameters below are declared for the OpenAPI document and tsoa's final check; the controller
-// reads what the middlewares prepared. The work is IngestService's.
+// reads what the middlewares prepared. The work is IngestService's. In a running service
+// POST /usage-events is answered by ingest/fast-path.ts (the same functions without express's
+// chain; proven alike by test/integration/ingest-fast-path.test.ts); this controller is its
+// documented contract and answers the requests the fast path declines.
 import type { Request as ExRequest } from 'express';
 import {
   Body,
@@ -70,10 +73,9 @@ export class IngestController extends Controller {
     @Header('X-Timestamp') timestamp: string,
   ): Promise<IngestResponse> {
     const { receivedAt, slots } = preparedIngestOf(req);
-    const [outcome] = await service(req, 'ingest').ingest(authOf(req), [slots[0]!.event!], receivedAt);
-    if (!outcome!.ok) throw outcome!.error;
+    const response = await service(req, 'ingest').ingestOne(authOf(req), slots[0]!.event!, receivedAt);
     this.setStatus(202);
-    return ingestResponse(outcome!);
+    return response;
   }
 
   /**

@@ -67,6 +67,13 @@ export class IngestService {
     return outcomes;
   }
 
+  /** POST /usage-events: the 202 body once the event is durably queued; throws the error it answers otherwise. */
+  async ingestOne(auth: AuthContext, event: ValidatedEvent, receivedAt: Date): Promise<IngestResponse> {
+    const [outcome] = await this.ingest(auth, [event], receivedAt);
+    if (!outcome!.ok) throw outcome!.error;
+    return ingestResponse(outcome!);
+  }
+
   /**
    * 402 SUBSCRIPTION_INACTIVE for new keys; a key accepted before answers its 202 as any retry does
    * (spec: "Retrying later with the same idempotency_key is safe"), from the ledger.

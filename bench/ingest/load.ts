@@ -33,6 +33,8 @@ export interface LoadResult {
   rejectedEvents: number;
   latencyMs: { p50: number; p90: number; p99: number; max: number; mean: number };
   cpuSeconds: { user: number; system: number };
+  /** The measured window on the machine's monotonic clock (process.hrtime), in µs, to cut CPU profiles to it. */
+  windowUs: { fromUs: number; toUs: number };
 }
 
 const MODELS = ['gpt-4o-mini', 'gpt-4o', 'claude-3-5-sonnet-20241022', 'gemini-1.5-flash'];
@@ -69,6 +71,9 @@ async function runLoad(cfg: LoadConfig): Promise<LoadResult> {
   const measureFrom = start + cfg.warmupSeconds * 1000;
   const stopAt = measureFrom + cfg.seconds * 1000;
   const cpuStart = process.cpuUsage();
+  // performance.now() and process.hrtime run on the same monotonic clock.
+  const hrtimeUsAt = (perfMs: number) => Number(process.hrtime.bigint() / 1000n) - (performance.now() - perfMs) * 1000;
+  const windowUs = { fromUs: Math.round(hrtimeUsAt(measureFrom)), toUs: Math.round(hrtimeUsAt(stopAt)) };
   let cpuAtMeasure = cpuStart;
   setTimeout(() => (cpuAtMeasure = process.cpuUsage()), cfg.warmupSeconds * 1000);
 
@@ -152,6 +157,7 @@ async function runLoad(cfg: LoadConfig): Promise<LoadResult> {
       mean: round(latencies.reduce((a, b) => a + b, 0) / Math.max(1, latencies.length)),
     },
     cpuSeconds: { user: round(cpu.user / 1e6), system: round(cpu.system / 1e6) },
+    windowUs,
   };
 }
 

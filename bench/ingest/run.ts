@@ -3,12 +3,18 @@
 // plenty of credits and a usage:write key, then drives signed requests from a separate load
 // process: single events from 64 concurrent clients, then 1000-event batches. Prints and records
 // events/s, p50/p99 latency and peak memory, and Kafka's own ProducerPerformance ceiling against
-// the same broker for comparison. Writes bench/results/ingest.json and ingest.md.
+// the same broker for comparison, and the bare-HTTP ceiling: the same load generator against a
+// plain node:http server doing only the key lookup, HMAC check and JSON parse (bare-server.ts).
+// Writes bench/results/ingest.json and ingest.md (report.ts).
 // Run it as `npm run bench:ingest -- [options]`: that generates the routes (build output) and runs
 // node with the V8 flag `npm start` uses (--max-semi-space-size=32), so it measures the same server.
 //   npm run bench:ingest -- [--seconds 25] [--clients 64] [--batch-clients 4] [--batch-size 1000]
 //                               [--batch-seconds 20] [--services all|ingest] [--only single|batch]
-//                               [--database-url postgres://…] [--no-perf] [--no-write]
+//                               [--database-url postgres://…] [--no-perf] [--no-bare] [--no-write]
+//                               [--profile]
+// --profile runs the single-event load (with --only batch: the batch load) once more in a child
+// started with `node --cpu-prof`, and writes the CPU per event of each layer of the path
+// (cpu-profile.ts) beside the figures.
 import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -29,7 +35,9 @@ import { allInOneComponents } from '../../scripts/all-in-one-components.js';
 import { findFreePort, kafkaVersion, startBroker } from '../../scripts/kafka/broker.js';
 import { runProducerPerf } from '../../scripts/kafka/perf.js';
 import { startSchemaRegistry } from '../../scripts/schema-registry/server.js';
+import { summarizeProfiles } from './cpu-profile.js';
 import type { LoadConfig, LoadResult } from './load.js';
+import { ingestMarkdown } from './report.js';
 
 const { values } = parseArgs({
   options: {
@@ -41,6 +49,10 @@ const { values } = parseArgs({
     services: { type: 'string', default: 'all' },
     'no-perf': { type: 'boolean', default: false },
     'no-write': { type: 'boolean', default: false },
+    'no-bare': { type: 'boolean', default: false },
+    profile: { type: 'boolean', default: false },
+    // Internal: the profiled child writes its results here instead of to bench/results.
+    'results-file': { type: 'string' },
     only: { type: 'string' },
     'database-url': { type: 'string' },
   },
@@ -54,6 +66,8 @@ const SERVICES = values.services === 'ingest' ? [startIngest, startApi] : allInO
 const SERVICE_NAMES = values.services === 'ingest' ? 'ingest + api' : 'all-in-one (scripts/all-in-one-components.ts)';
 // The bench measures throughput, not the per-key limit (100/min by default).
 const RATE_LIMIT = '1000000000';
+/** Issue #18's targets on the all-in-one service with 64 clients. */
+const TARGETS = { single: { eventsPerSecond: 15_000, p99Ms: 20 }, batch: { eventsPerSecond: 100_000 } };
 const CREDITS = 50_000_000;
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'marginal-bench-ingest-'));
@@ -74,19 +88,53 @@ function peakRssMiB(pid: number): number | null {
   }
 }
 
-/** Samples this process's RSS while `fn` runs, and the CPU time it used. */
-async function withRssSampling<T>(
-  fn: () => Promise<T>,
-): Promise<{ result: T; peakRssMiB: number; serverCpuSeconds: number; eventLoopUtilization: number }> {
+/** CPU seconds (user + system) a process has used so far, from /proc; null when /proc is not there. */
+function processCpuSeconds(pid: number): number | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields 14 and 15 of stat (utime, stime), in clock ticks of 1/100 s on Linux.
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
+const hrtimeUs = () => Number(process.hrtime.bigint() / 1000n);
+
+/** CPU seconds of `pid` inside [fromUs, toUs], from samples [hrtime µs, CPU s] taken every 100 ms. */
+function cpuInWindow(samples: Array<[number, number]>, window: { fromUs: number; toUs: number }): number | null {
+  const first = samples.find(([t]) => t >= window.fromUs);
+  const last = [...samples].reverse().find(([t]) => t <= window.toUs);
+  return first && last ? Math.round((last[1] - first[1]) * 100) / 100 : null;
+}
+
+interface Sampled<T> {
+  result: T;
+  peakRssMiB: number;
+  serverCpuSeconds: number;
+  eventLoopUtilization: number;
+  /** The Kafka broker JVM's CPU seconds over the load's measured window. */
+  brokerCpuSeconds: number | null;
+}
+
+/** Samples this process's RSS and the broker's CPU while the load runs, and the CPU time this process used. */
+async function withRssSampling(fn: () => Promise<LoadResult>, brokerPid: number): Promise<Sampled<LoadResult>> {
   let peak = process.memoryUsage().rss;
   const cpu = process.cpuUsage();
   const elu = performance.eventLoopUtilization();
-  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 100);
+  const broker: Array<[number, number]> = [];
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+    const s = processCpuSeconds(brokerPid);
+    if (s !== null) broker.push([hrtimeUs(), s]);
+  }, 100);
   try {
     const result = await fn();
     const used = process.cpuUsage(cpu);
     return {
       result,
+      brokerCpuSeconds: cpuInWindow(broker, result.windowUs),
       peakRssMiB: Math.round(Math.max(peak, process.memoryUsage().rss) / 1024 / 1024),
       serverCpuSeconds: Math.round((used.user + used.system) / 1e4) / 100,
       // Share of the time the server's event loop (HTTP, pipeline, PGlite) was busy.
@@ -110,6 +158,58 @@ function runLoadProcess(cfg: LoadConfig): Promise<LoadResult> {
       resolve(JSON.parse(out.trim().split('\n').pop()!) as LoadResult);
     });
   });
+}
+
+/** Starts bench/ingest/bare-server.ts as its own process; resolves with its URL and a stop function. */
+function startBareServer(apiKey: string, signingSecret: string): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [...process.execArgv.filter((a) => a.startsWith('--max-')), '--import', 'tsx', fromRoot('bench', 'ingest', 'bare-server.ts'), JSON.stringify({ apiKey, signingSecret })],
+      { cwd: projectRoot, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    child.once('error', reject);
+    child.stdout.once('data', (d: Buffer) =>
+      resolve({
+        url: d.toString().trim(),
+        pid: child.pid!,
+        stop: async () => {
+          child.kill('SIGTERM');
+          await exited;
+        },
+      }),
+    );
+  });
+}
+
+/** The same loads against the bare server: the most any signed ingest could reach here. */
+async function runBare(base: Omit<LoadConfig, 'mode' | 'clients' | 'seconds' | 'warmupSeconds' | 'runId' | 'url'>) {
+  const bare = await startBareServer(base.apiKey, base.signingSecret);
+  const cpuOf = async (load: LoadConfig) => {
+    const before = processCpuSeconds(bare.pid) ?? 0;
+    const result = await runLoadProcess(load);
+    return { ...result, serverCpuSecondsWholeRun: Math.round(((processCpuSeconds(bare.pid) ?? 0) - before) * 100) / 100 };
+  };
+  try {
+    const out: { single: unknown; batch: unknown } = { single: { skipped: true }, batch: { skipped: true } };
+    if (values.only !== 'batch') {
+      log(`bare node:http ceiling, single events: ${CLIENTS} clients, 3 s warm-up + ${SECONDS} s`);
+      out.single = await cpuOf({ ...base, url: bare.url, mode: 'single', clients: CLIENTS, seconds: SECONDS, warmupSeconds: 3, runId: 'bare-s' });
+      log(`bare single: ${JSON.stringify(out.single)}`);
+    }
+    if (values.only !== 'single') {
+      log(`bare node:http ceiling, batches: ${BATCH_CLIENTS} clients × ${BATCH_SIZE} events`);
+      out.batch = {
+        ...(await cpuOf({ ...base, url: bare.url, mode: 'batch', clients: BATCH_CLIENTS, seconds: BATCH_SECONDS, warmupSeconds: 3, runId: 'bare-b' })),
+        batchSize: BATCH_SIZE,
+      };
+      log(`bare batch: ${JSON.stringify(out.batch)}`);
+    }
+    return out;
+  } finally {
+    await bare.stop();
+  }
 }
 
 /** Group-commit shape from /metrics: events per group and Kafka publish time per group. */
@@ -175,23 +275,25 @@ async function main(): Promise<void> {
   const base = { url: host.url, apiKey: key.apiKey, signingSecret: key.signingSecret, batchSize: BATCH_SIZE };
 
   const skipped = { skipped: true } as const;
-  let single: { result: LoadResult; peakRssMiB: number; serverCpuSeconds: number; eventLoopUtilization: number; groups: ReturnType<typeof groupShape> } | typeof skipped = skipped;
+  let single: (Sampled<LoadResult> & { groups: ReturnType<typeof groupShape> }) | typeof skipped = skipped;
   if (values.only !== 'batch') {
     log(`single events: ${CLIENTS} clients, 3 s warm-up + ${SECONDS} s`);
     const before = await groupStats(host.url);
     const run = await withRssSampling(() =>
       runLoadProcess({ ...base, mode: 'single', clients: CLIENTS, seconds: SECONDS, warmupSeconds: 3, runId: 's' }),
+      broker.pid,
     );
     single = { ...run, groups: groupShape(before, await groupStats(host.url)) };
     log(`single: ${JSON.stringify(single)}`);
   }
 
-  let batch: { result: LoadResult; peakRssMiB: number; serverCpuSeconds: number; eventLoopUtilization: number; groups: ReturnType<typeof groupShape> } | typeof skipped = skipped;
+  let batch: (Sampled<LoadResult> & { groups: ReturnType<typeof groupShape> }) | typeof skipped = skipped;
   if (values.only !== 'single') {
     log(`batches: ${BATCH_CLIENTS} clients × ${BATCH_SIZE} events, 3 s warm-up + ${BATCH_SECONDS} s`);
     const before = await groupStats(host.url);
     const run = await withRssSampling(() =>
       runLoadProcess({ ...base, mode: 'batch', clients: BATCH_CLIENTS, seconds: BATCH_SECONDS, warmupSeconds: 3, runId: 'b' }),
+      broker.pid,
     );
     batch = { ...run, groups: groupShape(before, await groupStats(host.url)) };
     log(`batch: ${JSON.stringify(batch)}`);
@@ -231,6 +333,8 @@ async function main(): Promise<void> {
   await host.stop();
   cleanups.shift();
 
+  const bare = values['no-bare'] ? null : await runBare({ apiKey: key.apiKey, signingSecret: key.signingSecret, batchSize: BATCH_SIZE });
+
   let perf: { command: string; summary: string; recordsPerSec: number } | null = null;
   if (!values['no-perf']) {
     log('Kafka ProducerPerformance (acks=all, 300-byte records, 4 partitions) against the same broker, services stopped');
@@ -269,11 +373,12 @@ async function main(): Promise<void> {
     single:
       'skipped' in single
         ? single
-        : { ...single.result, serverPeakRssMiB: single.peakRssMiB, serverCpuSecondsWholeRun: single.serverCpuSeconds, serverEventLoopUtilization: single.eventLoopUtilization, groupCommit: single.groups, target: { eventsPerSecond: 2000, p99Ms: 50 } },
+        : { ...single.result, serverPeakRssMiB: single.peakRssMiB, serverCpuSecondsWholeRun: single.serverCpuSeconds, serverEventLoopUtilization: single.eventLoopUtilization, brokerCpuSecondsMeasured: single.brokerCpuSeconds, groupCommit: single.groups, target: TARGETS.single },
     batch:
       'skipped' in batch
         ? batch
-        : { ...batch.result, batchSize: BATCH_SIZE, serverPeakRssMiB: batch.peakRssMiB, serverCpuSecondsWholeRun: batch.serverCpuSeconds, serverEventLoopUtilization: batch.eventLoopUtilization, groupCommit: batch.groups, target: { eventsPerSecond: 20000 } },
+        : { ...batch.result, batchSize: BATCH_SIZE, serverPeakRssMiB: batch.peakRssMiB, serverCpuSecondsWholeRun: batch.serverCpuSeconds, serverEventLoopUtilization: batch.eventLoopUtilization, brokerCpuSecondsMeasured: batch.brokerCpuSeconds, groupCommit: batch.groups, target: TARGETS.batch },
+    bare,
     peakRssMiB: { server: serverPeakRss, kafkaBroker: brokerPeakRss },
     consistency: check,
     lakeCatchUp,
@@ -281,71 +386,70 @@ async function main(): Promise<void> {
     kafkaProducerPerformance: perf,
   };
   console.log(JSON.stringify(results, null, 2));
+  if (values['results-file']) fs.writeFileSync(values['results-file'], JSON.stringify(results));
   if (!values['no-write']) {
-    // One file for every configuration run: a run replaces the earlier one with the same label.
-    const label = `${values.services === 'ingest' ? 'ingest+api' : 'all-in-one'}, ${values['database-url'] ? 'PostgreSQL' : 'PGlite'}`;
-    const file = fromRoot('bench', 'results', 'ingest.json');
-    const all: { runs: Record<string, unknown> } = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : { runs: {} };
-    all.runs[label] = results;
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, `${JSON.stringify(all, null, 2)}\n`);
-    fs.writeFileSync(fromRoot('bench', 'results', 'ingest.md'), markdown(all.runs));
-    log(`wrote run "${label}" to bench/results/ingest.json and ingest.md`);
+    const earlier = (run: unknown) => (run ?? {}) as { profile?: unknown; profileBatch?: unknown };
+    writeResults((run) => ({ ...results, profile: earlier(run).profile, profileBatch: earlier(run).profileBatch }));
   }
 }
 
-const met = (v: boolean) => (v ? 'met' : '**not met**');
-
-function row(name: string, x: any, target: string): string {
-  if (!x || x.skipped) return `| ${name} | not run | | | | | | | | | |`;
-  const loadCpu = (x.cpuSeconds.user + x.cpuSeconds.system).toFixed(1);
-  return `| ${name} | ${x.eventsPerSecond} | ${x.requestsPerSecond} | ${x.latencyMs.p50} | ${x.latencyMs.p99} | ${x.latencyMs.max} | ${x.rejectedEvents} | ${x.serverPeakRssMiB} | ${x.serverEventLoopUtilization} | ${x.groupCommit.meanEventsPerGroup} | ${loadCpu} | ${target} |`;
+/** One file for every configuration: a run replaces the earlier one with the same label. */
+function writeResults(update: (earlier: unknown) => unknown): void {
+  const label = `${values.services === 'ingest' ? 'ingest+api' : 'all-in-one'}, ${values['database-url'] ? 'PostgreSQL' : 'PGlite'}`;
+  const file = fromRoot('bench', 'results', 'ingest.json');
+  const all: { runs: Record<string, unknown> } = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : { runs: {} };
+  all.runs[label] = update(all.runs[label]);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${JSON.stringify(all, null, 2)}\n`);
+  fs.writeFileSync(fromRoot('bench', 'results', 'ingest.md'), ingestMarkdown(all.runs));
+  log(`wrote run "${label}" to bench/results/ingest.json and ingest.md`);
 }
 
-function markdown(runs: Record<string, any>): string {
-  const out = ['# Ingest benchmark', '', 'Written by `npm run bench:ingest` (see bench/ingest/run.ts for options); the same data is in `ingest.json`.', ''];
-  for (const [label, r] of Object.entries(runs)) {
-    const s = r.single;
-    const b = r.batch;
-    out.push(
-      `## ${label}`,
-      '',
-      `\`${r.command}\` — ${r.date}`,
-      '',
-      `Machine: ${r.machine.cpus} cores (${r.machine.cpuModel}), ${r.machine.memoryGiB} GiB, Node ${r.machine.node}, Kafka ${r.machine.kafka}, ${r.machine.java}. Load average (1/5/15 min) ${r.machine.loadAverageAtStart} at start, ${r.machine.loadAverageAtEnd} at end. ${r.machine.note}`,
-      '',
-      `Setup: ${r.setup.services} in one process on 127.0.0.1; control plane ${r.setup.controlPlane}; local single-node Kafka (acks=all, idempotent producer); dev schema registry. ${r.setup.rateLimitNote} Load generator: ${r.setup.loadGenerator}. Server node flags: ${(r.nodeFlags ?? []).join(' ') || 'none'}.`,
-      '',
-      '| Run | Events/s | Requests/s | p50 ms | p99 ms | max ms | Rejected | Server peak RSS MiB | Server event-loop busy | Events per group commit | Load generator CPU s | Target |',
-      '|---|---|---|---|---|---|---|---|---|---|---|---|',
-      row(
-        `Single events, ${s.clients ?? 64} clients, ${s.measuredSeconds ?? '–'} s`,
-        s,
-        s.skipped ? '' : `≥ 2,000/s at p99 ≤ 50 ms: ${met(s.eventsPerSecond >= 2000 && s.latencyMs.p99 <= 50)}`,
-      ),
-      row(
-        `Batches of ${b.batchSize ?? 1000}, ${b.clients ?? 4} clients, ${b.measuredSeconds ?? '–'} s`,
-        b,
-        b.skipped ? '' : `≥ 20,000/s: ${met(b.eventsPerSecond >= 20000)}`,
-      ),
-      '',
-      `Peak RSS over the whole run (VmHWM): server process ${r.peakRssMiB.server} MiB, Kafka broker JVM ${r.peakRssMiB.kafkaBroker} MiB. After the runs: ${r.consistency.creditsSpent} credits spent, ${r.consistency.ledgerPublished} ledger rows published, ${r.consistency.ledgerReserved} left reserved.${
-        r.lakeCatchUp
-          ? ` The processor (same process${Object.keys(r.processorSettings ?? {}).length ? `, ${Object.entries(r.processorSettings).map(([k, v]) => `${k}=${v}`).join(', ')}` : ''}) had every accepted event in the lake ${r.lakeCatchUp.seconds === null ? `**not within 120 s** (${r.lakeCatchUp.pendingAtEnd} pending)` : `${r.lakeCatchUp.seconds} s after the last response`}.`
-          : ''
-      }`,
-      '',
-      r.kafkaProducerPerformance
-        ? `Bare broker ceiling, Kafka's own ProducerPerformance from the same jars against the same broker with the services stopped: **${r.kafkaProducerPerformance.recordsPerSec} records/s** (\`${r.kafkaProducerPerformance.command}\`).\n\n> ${r.kafkaProducerPerformance.summary}`
-        : 'Kafka ProducerPerformance: not run in this configuration (--no-perf).',
-      '',
-    );
-  }
-  return out.join('\n');
+/**
+ * --profile: the single-event load once more, in a child started with `node --cpu-prof` (the
+ * profile of the process and of each worker thread is written when it exits), cut to the load's
+ * measured window and charged to the layers of the path; the Kafka JVM and the load generator
+ * are added from their measured CPU time. Kept beside the label's figures, which it leaves alone.
+ */
+async function profileRun(): Promise<void> {
+  const dir = path.join(tmp, 'cpu-profiles');
+  const resultsFile = path.join(tmp, 'profiled-run.json');
+  const mode = values.only === 'batch' ? 'batch' : 'single';
+  const args = process.argv.slice(2).filter((a, i, all) => a !== '--profile' && a !== '--only' && all[i - 1] !== '--only');
+  const flags = [...process.execArgv.filter((a) => a.startsWith('--max-')), '--cpu-prof', `--cpu-prof-dir=${dir}`, '--import', 'tsx'];
+  log(`profiling: node ${flags.join(' ')} bench/ingest/run.ts --only ${mode}`);
+  const child = spawn(
+    process.execPath,
+    [...flags, process.argv[1]!, ...args, '--only', mode, '--no-perf', '--no-bare', '--no-write', '--results-file', resultsFile],
+    { cwd: projectRoot, stdio: ['ignore', 'inherit', 'inherit'] },
+  );
+  const code = await new Promise<number | null>((r) => child.once('exit', r));
+  if (code !== 0) throw new Error(`profiled run exited with ${code}`);
+  const run = JSON.parse(fs.readFileSync(resultsFile, 'utf8'));
+  const single = run[mode] as LoadResult & { brokerCpuSecondsMeasured: number | null; batchSize?: number };
+  const extra: Record<string, number> = {
+    'load generator process (HTTP client, signing)': (single.cpuSeconds.user + single.cpuSeconds.system) * 1000,
+  };
+  if (single.brokerCpuSecondsMeasured !== null) extra['Kafka broker JVM'] = single.brokerCpuSecondsMeasured * 1000;
+  const summary = summarizeProfiles(dir, single.windowUs, single.acceptedEvents, extra);
+  const profile = {
+    date: run.date,
+    command: `npm run bench:ingest -- ${process.argv.slice(2).join(' ')}`.trim(),
+    loadAverageAtStart: run.machine.loadAverageAtStart,
+    loadAverageAtEnd: run.machine.loadAverageAtEnd,
+    eventsPerSecond: single.eventsPerSecond,
+    latencyMs: single.latencyMs,
+    clients: single.clients,
+    mode,
+    batchSize: single.batchSize,
+    ...summary,
+  };
+  console.log(JSON.stringify(profile, null, 2));
+  if (!values['no-write']) writeResults((earlier) => ({ ...(earlier as object), [mode === 'batch' ? 'profileBatch' : 'profile']: profile }));
 }
 
 try {
-  await main();
+  await (values.profile ? profileRun() : main());
 } finally {
   for (const f of cleanups) await f().catch(() => undefined);
   fs.rmSync(tmp, { recursive: true, force: true });

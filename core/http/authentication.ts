@@ -4,7 +4,7 @@
 //   admin   — Bearer admin token (MARGINAL_ADMIN_TOKEN), compared in constant time.
 import crypto from 'node:crypto';
 import type { Request } from 'express';
-import { appContext } from '../app-context.js';
+import { appContext, type AppContext } from '../app-context.js';
 import { bearerToken } from '../auth/api-key-authenticator.js';
 import type { AuthContext } from '../auth/scopes.js';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
@@ -22,6 +22,20 @@ export async function expressAuthentication(
     return { admin: true };
   }
   if (securityName !== 'api_key') throw new Error(`unknown security scheme ${securityName}`);
+  return authenticateApiKey(ctx, token, scopes, (name, value) => request.res?.setHeader(name, value));
+}
+
+/**
+ * The api_key scheme: the key (401), each scope (403), then the route tier's rate limit (429),
+ * whose RateLimit-* headers go to `setHeader` whether or not the request is allowed. Also run
+ * by the ingest fast path (ingest/fast-path.ts), so both answer alike.
+ */
+export async function authenticateApiKey(
+  ctx: AppContext,
+  token: string | null,
+  scopes: string[],
+  setHeader: (name: string, value: string) => void,
+): Promise<AuthContext> {
   if (!token) throw new UnauthorizedError('Missing API key: send Authorization: Bearer <API_KEY>');
   const auth = await ctx.auth.authenticate(token);
   if (!auth) throw new UnauthorizedError('Invalid API key');
@@ -31,7 +45,7 @@ export async function expressAuthentication(
   const tier: RateLimitTier = scopes.includes('usage:write')
     ? { name: 'ingest', limit: ctx.config.rateLimitIngestPerMinute, windowMs: 60_000 }
     : { name: 'read', limit: ctx.config.rateLimitReadPer15Minutes, windowMs: 15 * 60_000 };
-  ctx.rateLimiter.enforce(tier, auth.keyId, (name, value) => request.res?.setHeader(name, value));
+  ctx.rateLimiter.enforce(tier, auth.keyId, setHeader);
   return auth;
 }
 

@@ -16,7 +16,10 @@ export interface ErrorEnvelope {
   meta: { timestamp: string; method?: string; path?: string; requestId?: string };
 }
 
-export function errorEnvelope(req: Request, code: string, message: string, details?: ErrorDetails): ErrorEnvelope {
+/** What the envelope reads of a request: express's, or the ingest fast path's plain one. */
+export type EnvelopeRequest = Pick<Request, 'method' | 'originalUrl'>;
+
+export function errorEnvelope(req: EnvelopeRequest, code: string, message: string, details?: ErrorDetails): ErrorEnvelope {
   const ids = requestIds(req);
   return {
     success: false,

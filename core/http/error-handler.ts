@@ -6,7 +6,7 @@ import { ValidateError } from '@tsoa/runtime';
 import { isConnectionFailure } from '../control/sql-errors.js';
 import { AppError, ServiceUnavailableError, SignatureError, ValidationError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { errorEnvelope } from './error-envelope.js';
+import { errorEnvelope, type EnvelopeRequest } from './error-envelope.js';
 import { requestIds } from './request-context.js';
 
 /**
@@ -99,21 +99,30 @@ export function humanizeTsoaMessage(message: string): string {
 export function errorHandler(logger: Logger) {
   return (err: unknown, req: Request, res: Response, next: NextFunction): void => {
     if (res.headersSent) return next(err);
-    if (err instanceof SignatureError) {
-      res.status(401).json({ error: err.message, code: err.code });
-      return;
-    }
-    const appErr = appErrorOf(err, req, logger);
-    for (const [k, v] of Object.entries(appErr.headers)) res.setHeader(k, v);
-    res.status(appErr.status).json(errorEnvelope(req, appErr.code, appErr.message, appErr.details));
+    const { status, headers, body } = errorResponse(err, req, logger);
+    for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+    res.status(status).json(body);
   };
+}
+
+/** The request facts error answers read: express's request, or the ingest fast path's. */
+export type ErrorRequest = EnvelopeRequest & Pick<Request, 'path'>;
+
+/**
+ * Status, extra headers and JSON body answering any thrown value: the flat body for signature
+ * faults, the envelope otherwise (also written by the ingest fast path, ingest/fast-path.ts).
+ */
+export function errorResponse(err: unknown, req: ErrorRequest, logger: Logger): { status: number; headers: Record<string, string>; body: unknown } {
+  if (err instanceof SignatureError) return { status: 401, headers: {}, body: { error: err.message, code: err.code } };
+  const appErr = appErrorOf(err, req, logger);
+  return { status: appErr.status, headers: appErr.headers, body: errorEnvelope(req, appErr.code, appErr.message, appErr.details) };
 }
 
 /**
  * The AppError any thrown value answers as (one rule for every route; the OTLP receiver writes the
  * same status in its own body format).
  */
-export function appErrorOf(err: unknown, req: Request, logger: Logger): AppError {
+export function appErrorOf(err: unknown, req: Pick<Request, 'path'>, logger: Logger): AppError {
   if (err instanceof AppError) return err;
   if (err instanceof ValidateError) return fromTsoaValidateError(err);
   if (isBodyParserError(err)) return bodyParserError(err);
