@@ -52,7 +52,8 @@ export async function dimensionCostTrend(
     return { series: [{ key: 'total', label: 'Total', data_points: seriesPoints(rows) }], granularity };
   }
   const dim = await requireDimension(rc, q.dimension_key);
-  const key = dimensionKey(dim.key);
+  // No end-user filter here: the derivation without end users has far fewer rows per day.
+  const key = dimensionKey(dim.key, { endUser: false });
   if (q.dimension_value !== undefined) {
     const rows = await queryCostBuckets(rc.lake, scope, granularity, null, { dimension: { key, value: q.dimension_value } });
     return { series: [{ key: q.dimension_value, label: q.dimension_value, data_points: seriesPoints(rows) }], granularity };
@@ -98,7 +99,7 @@ export async function dimensionCostBreakdown(
 ): Promise<DimensionCostBreakdown> {
   const range = parseDateRange(q.start_date, q.end_date);
   const dim = await requireDimension(rc, q.dimension_key);
-  const rows = await queryCostGroups(rc.lake, { organizationId: rc.organizationId, range }, dimensionKey(dim.key));
+  const rows = await queryCostGroups(rc.lake, { organizationId: rc.organizationId, range }, dimensionKey(dim.key, { endUser: false }));
   const { items, total } = breakdownItems(rows);
   return {
     items: items.map((i) => ({

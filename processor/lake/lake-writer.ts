@@ -14,6 +14,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import fs from 'node:fs/promises';
 import type { LakeEventRow } from '../../core/lake/events-schema.js';
 import type { ManifestFile } from '../../core/lake/manifest.js';
+import type { DimensionSource } from '../../core/lake/dimension-rollups.js';
 import type { EventBatch } from './event-batch.js';
 import { compact, type CompactionOptions, type CompactionResult } from './compaction.js';
 import type { DedupWindowOptions } from './dedup-window.js';
@@ -36,6 +37,8 @@ export interface LakeWriterOptions {
   dedup?: DedupWindowOptions;
   /** Wall clock (tests move it to expire grace periods). */
   clock?: () => Date;
+  /** Organizations' defined dimensions: every write keeps their rollups (core/lake/dimension-rollups.ts). */
+  dimensions?: DimensionSource;
 }
 
 export interface PartitionManifestView {
@@ -57,7 +60,7 @@ export class LakeWriter {
   static async open(lakeDir: string, options: LakeWriterOptions = {}): Promise<LakeWriter> {
     await fs.mkdir(lakeDir, { recursive: true });
     const instance = options.duckdb ?? (await DuckDBInstance.create(':memory:', { threads: '2' }));
-    return new LakeWriter({ lakeDir, clock: options.clock ?? (() => new Date()) }, instance, !options.duckdb, options.dedup ?? {});
+    return new LakeWriter({ lakeDir, clock: options.clock ?? (() => new Date()), dimensions: options.dimensions }, instance, !options.duckdb, options.dedup ?? {});
   }
 
   get lakeDir(): string {
