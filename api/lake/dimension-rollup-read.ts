@@ -5,7 +5,7 @@
 // Both are cached per day by the DerivedCache (rollup days under their own derivation id) and give
 // the same columns, so the query never knows which answered. A day changes side only when its
 // files change (a flush, compaction, re-pricing or backfill), which also renews its cached rows.
-import { coversDimension, type DimensionSet, type DimensionType } from '../../core/lake/dimension-rollups.js';
+import { coversDimension, rollsUp, type DimensionSet, type DimensionType } from '../../core/lake/dimension-rollups.js';
 import type { LakeReader } from '../../core/lake/lake-reader.js';
 import { absolutePath } from '../../core/lake/layout.js';
 import type { DateRange } from '../../core/time.js';
@@ -26,10 +26,16 @@ export interface DimensionRollupRead {
 
 export type DimensionDerivation = Derivation & { rollup?: DimensionRollupRead };
 
-/** UTC dates (YYYY-MM-DD) of the range whose every events file is rolled up for the dimension. */
-export async function coveredDates(reader: LakeReader, organizationId: string, days: DateRange, key: string, type: DimensionType): Promise<{ covered: Set<string>; all: Set<string> }> {
+/** UTC dates (YYYY-MM-DD) of the range (all time without one) whose every events file is rolled up for the dimension. */
+export async function coveredDates(
+  reader: LakeReader,
+  organizationId: string,
+  days: DateRange | null,
+  key: string,
+  type: DimensionType,
+): Promise<{ covered: Set<string>; all: Set<string> }> {
   const byDate = new Map<string, Array<DimensionSet | undefined>>();
-  for (const f of await reader.entries('events', organizationId, { from: days.start, to: days.end })) {
+  for (const f of await reader.entries('events', organizationId, days ? { from: days.start, to: days.end } : {})) {
     const sets = byDate.get(f.date);
     if (sets) sets.push(f.dimensions);
     else byDate.set(f.date, [f.dimensions]);
@@ -71,4 +77,39 @@ export async function dimensionWholeDayParts(
     if (rel) parts.push(rel);
   }
   return parts;
+}
+
+export interface DimensionRollupProgress {
+  key: string;
+  value_type: DimensionType;
+  /** False for agent_id, workflow_id and feature: event columns, answered by daily_costs, never rolled up here. */
+  rolled_up: boolean;
+  /** UTC days on which the organization has events. */
+  days_with_events: number;
+  /** Of those, days whose every events file (in every partition) is rolled up for the dimension. */
+  days_covered: number;
+  /** days_covered / days_with_events in percent, two decimals (100 with no events). */
+  progress_percent: number;
+  /** Every day covered: the backfill is done. */
+  complete: boolean;
+}
+
+/** Rollup progress of one dimension, from the manifests alone. */
+export async function dimensionRollupProgress(
+  reader: LakeReader,
+  dimension: { organizationId: string; key: string; valueType: DimensionType },
+): Promise<DimensionRollupProgress> {
+  const rolledUp = rollsUp({ key: dimension.key, type: dimension.valueType });
+  const { covered, all } = await coveredDates(reader, dimension.organizationId, null, dimension.key, dimension.valueType);
+  const done = rolledUp ? covered.size : 0;
+  const percent = all.size === 0 ? 100 : Math.floor((done * 10_000) / all.size) / 100;
+  return {
+    key: dimension.key,
+    value_type: dimension.valueType,
+    rolled_up: rolledUp,
+    days_with_events: all.size,
+    days_covered: done,
+    progress_percent: percent,
+    complete: rolledUp && done === all.size,
+  };
 }

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { costByDimension, dimensionValues } from '../../api/attribution/attribution.service.js';
 import { dimensionCostBreakdown, dimensionCostTrend, dimensionNumericSummary, dimensionNumericTrend } from '../../api/dimension-data/dimension-data.service.js';
 import { endUserByDimension } from '../../api/end-user-costs/end-user-costs.service.js';
-import { coveredDates } from '../../api/lake/dimension-rollup-read.js';
+import { coveredDates, dimensionRollupProgress } from '../../api/lake/dimension-rollup-read.js';
 import { LakeQuery } from '../../api/lake/lake-query.js';
 import type { ReadContext } from '../../api/lake/read-context.js';
 import { createDimension } from '../../core/control/dimensions.js';
@@ -258,6 +258,39 @@ describe('dimension rollups', () => {
     } finally {
       fresh.close();
       fs.renameSync(hidden, absolutePath(lakeDir, day12[0]!.path));
+    }
+  });
+
+  it('backfill: rolls up the days written before the dimensions, with progress from the manifests, answers unchanged', async () => {
+    const team = { organizationId: org, key: 'team', valueType: 'string' as const };
+    expect(await dimensionRollupProgress(rollups.reader, team)).toEqual({
+      key: 'team', value_type: 'string', rolled_up: true, days_with_events: 3, days_covered: 1, progress_percent: 33.33, complete: false,
+    });
+    const before = await dimensionCostBreakdown(rc(raw), { ...FULL, dimension_key: 'team' });
+    // Partition 0 lacks day 10 only (its day-11 file came after the definitions); partition 1 day 11.
+    expect(await writer.backfillDimensions(0, { maxGroups: 1 })).toEqual({ groups: 1, remaining: 0 });
+    expect(await writer.backfillDimensions(0)).toEqual({ groups: 0, remaining: 0 });
+    expect((await dimensionRollupProgress(rollups.reader, team)).days_covered).toBe(2); // day 11 still waits for partition 1
+    expect(await writer.backfillDimensions(1)).toEqual({ groups: 1, remaining: 0 });
+    expect(await dimensionRollupProgress(rollups.reader, team)).toMatchObject({ days_covered: 3, progress_percent: 100, complete: true });
+    expect(await dimensionRollupProgress(rollups.reader, { organizationId: org, key: 'agent_id', valueType: 'string' })).toMatchObject({ rolled_up: false, complete: false });
+    const days = { start: new Date('2025-03-10'), end: new Date('2025-03-13') };
+    expect([...(await coveredDates(rollups.reader, org, days, 'latency_ms', 'number')).covered].sort()).toEqual(['2025-03-10', '2025-03-11', '2025-03-12']);
+    // The same answers, now all from the rollup (a fresh reader: nothing cached from before).
+    const fresh = await LakeQuery.open(lakeDir, { refreshIntervalMs: 0 });
+    try {
+      const after = await dimensionCostBreakdown(rc(fresh), { ...FULL, dimension_key: 'team' });
+      expect(after).toEqual(before);
+      expect(after.items.map(({ dimension_value, total_cost, event_count }) => ({ dimension_value, total_cost, event_count }))).toEqual(BREAKDOWN);
+      expect(await dimensionNumericSummary(rc(fresh), { ...FULL, dimension_key: 'latency_ms' })).toMatchObject({ event_count: 8, sum: '378.75', min: '0.5', max: '200.25' });
+      for (const q of [{ ...FULL, dimension: 'team', filter_key: 'agent_id', filter_value: 'a1' }, { ...PARTIAL, dimension: 'team' }]) {
+        expect(await costByDimension(rc(fresh), q)).toEqual(await costByDimension(rc(raw), q));
+      }
+      expect(await endUserByDimension(rc(fresh), 'user-2', 'team', FULL.start_date, FULL.end_date)).toEqual(
+        await endUserByDimension(rc(raw), 'user-2', 'team', FULL.start_date, FULL.end_date),
+      );
+    } finally {
+      fresh.close();
     }
   });
 });
