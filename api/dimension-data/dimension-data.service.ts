@@ -24,10 +24,19 @@ export async function dimensionDefinitions(rc: ReadContext): Promise<DimensionDe
   return { dimensions: dims.map(dimensionView), total: dims.length };
 }
 
+// A definition never changes once created (there is no update or delete), so one found is kept
+// per control plane and spares every dimension query a control-plane round trip; a miss is asked
+// again each time (the dimension may be defined a moment later).
+const knownDimensions = new WeakMap<object, Map<string, DimensionDefinition>>();
+
 async function requireDimension(rc: ReadContext, key: string | undefined, field = 'dimension_key'): Promise<DimensionDefinition> {
   if (key === undefined || key === '') throw new ValidationError(field, 'is required');
-  const dim = await getDimension(rc.db, rc.organizationId, key);
+  let known = knownDimensions.get(rc.db);
+  if (!known) knownDimensions.set(rc.db, (known = new Map()));
+  const id = `${rc.organizationId}\u0000${key}`;
+  const dim = known.get(id) ?? (await getDimension(rc.db, rc.organizationId, key));
   if (!dim) throw new NotFoundError('dimension', key);
+  known.set(id, dim);
   return dim;
 }
 
