@@ -72,33 +72,32 @@ function sourceOf(scope: LakeScope, group: CostGroupKey | null, filter: CostFilt
 const WHERE = `c.organization_id = $org AND c.status = 'completed'`;
 
 /**
- * `all`: every measure of the cost breakdown item; `totals`: event_count and total_cost only (the
- * other columns NULL), for callers that need no token classes (margin), which is much cheaper.
+ * `all`: every measure of the cost breakdown item; `tokens`: event_count, input and output tokens
+ * and total_cost (the dimension breakdown's fields); `totals`: event_count and total_cost only,
+ * for callers that need no token classes (margin). The other columns are NULL; fewer DECIMAL sums
+ * are measurably cheaper on a warm query.
  */
-export type CostMeasureSet = 'all' | 'totals';
+export type CostMeasureSet = 'all' | 'tokens' | 'totals';
+
+const MEASURES: ReadonlyArray<[name: string, type: 'BIGINT' | 'DECIMAL(38,12)', sets: readonly CostMeasureSet[]]> = [
+  ['event_count', 'BIGINT', ['all', 'tokens', 'totals']],
+  ['input_tokens', 'BIGINT', ['all', 'tokens']],
+  ['output_tokens', 'BIGINT', ['all', 'tokens']],
+  ['cache_creation_input_tokens', 'BIGINT', ['all']],
+  ['cache_read_input_tokens', 'BIGINT', ['all']],
+  ['reasoning_tokens', 'BIGINT', ['all']],
+  ['input_cost', 'DECIMAL(38,12)', ['all']],
+  ['output_cost', 'DECIMAL(38,12)', ['all']],
+  ['cache_creation_cost', 'DECIMAL(38,12)', ['all']],
+  ['cache_read_cost', 'DECIMAL(38,12)', ['all']],
+  ['reasoning_cost', 'DECIMAL(38,12)', ['all']],
+  ['total_cost', 'DECIMAL(38,12)', ['all', 'tokens', 'totals']],
+];
 
 function measuresSql(set: CostMeasureSet = 'all'): string {
-  const count = 'sum(c.event_count)';
-  if (set === 'totals') {
-    return `CAST(${count} AS BIGINT) AS event_count,
-    CAST(NULL AS BIGINT) AS input_tokens, CAST(NULL AS BIGINT) AS output_tokens,
-    CAST(NULL AS BIGINT) AS cache_creation_input_tokens, CAST(NULL AS BIGINT) AS cache_read_input_tokens,
-    CAST(NULL AS BIGINT) AS reasoning_tokens, CAST(NULL AS VARCHAR) AS input_cost, CAST(NULL AS VARCHAR) AS output_cost,
-    CAST(NULL AS VARCHAR) AS cache_creation_cost, CAST(NULL AS VARCHAR) AS cache_read_cost, CAST(NULL AS VARCHAR) AS reasoning_cost,
-    CAST(sum(c.total_cost) AS DECIMAL(38,12)) AS total_cost`;
-  }
-  return `CAST(${count} AS BIGINT) AS event_count,
-    CAST(sum(c.input_tokens) AS BIGINT) AS input_tokens,
-    CAST(sum(c.output_tokens) AS BIGINT) AS output_tokens,
-    CAST(sum(c.cache_creation_input_tokens) AS BIGINT) AS cache_creation_input_tokens,
-    CAST(sum(c.cache_read_input_tokens) AS BIGINT) AS cache_read_input_tokens,
-    CAST(sum(c.reasoning_tokens) AS BIGINT) AS reasoning_tokens,
-    CAST(sum(c.input_cost) AS DECIMAL(38,12)) AS input_cost,
-    CAST(sum(c.output_cost) AS DECIMAL(38,12)) AS output_cost,
-    CAST(sum(c.cache_creation_cost) AS DECIMAL(38,12)) AS cache_creation_cost,
-    CAST(sum(c.cache_read_cost) AS DECIMAL(38,12)) AS cache_read_cost,
-    CAST(sum(c.reasoning_cost) AS DECIMAL(38,12)) AS reasoning_cost,
-    CAST(sum(c.total_cost) AS DECIMAL(38,12)) AS total_cost`;
+  return MEASURES.map(([name, type, sets]) =>
+    sets.includes(set) ? `CAST(sum(c.${name}) AS ${type}) AS ${name}` : `CAST(NULL AS ${type === 'BIGINT' ? 'BIGINT' : 'VARCHAR'}) AS ${name}`,
+  ).join(',\n    ');
 }
 
 /** Sums as DuckDB returns them: NULL when no row had a value (or no row at all). */

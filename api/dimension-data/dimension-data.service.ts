@@ -108,7 +108,7 @@ export async function dimensionCostBreakdown(
 ): Promise<DimensionCostBreakdown> {
   const range = parseDateRange(q.start_date, q.end_date);
   const dim = await requireDimension(rc, q.dimension_key);
-  const rows = await queryCostGroups(rc.lake, { organizationId: rc.organizationId, range }, dimensionKey(dim.key, { endUser: false }));
+  const rows = await queryCostGroups(rc.lake, { organizationId: rc.organizationId, range }, dimensionKey(dim.key, { endUser: false }), {}, 'tokens');
   const { items, total } = breakdownItems(rows);
   return {
     items: items.map((i) => ({
