@@ -13,6 +13,7 @@ import type { Infra, StartComponent } from '../core/process-host.js';
 import { createUsageEventCodec } from '../core/registry/usage-event-codec.js';
 import { PROCESSOR_GROUP_ID, Processor } from './consumer.js';
 import { DeadLetterQueue } from './dlq.js';
+import { DimensionBook } from './dimension-book.js';
 import { groupMemberFile } from './group-member.js';
 import { requireProcessorInfra } from './required-infra.js';
 import { LakeWriter } from './lake/lake-writer.js';
@@ -20,7 +21,7 @@ import { AlertTally } from '../alerts/evaluation/spend-tally.js';
 
 export interface ProcessorDeps {
   config: Config;
-  /** Only statements: the processor reads rate cards and rates versions, never in a transaction. */
+  /** Only statements: the processor reads rate cards, rates versions and dimensions, never in a transaction. */
   db: Queryable;
   /** The processor's logger (carries `service: 'processor'`). */
   logger: Logger;
@@ -40,7 +41,8 @@ export async function runProcessor(deps: ProcessorDeps, infra: Infra): Promise<R
   });
   await ensureTopics(kafka, { partitions: config.topicPartitions });
   const codec = await createUsageEventCodec(schemaRegistryUrl);
-  const lake = await LakeWriter.open(config.lakeDir);
+  const dimensions = new DimensionBook(db, logger);
+  const lake = await LakeWriter.open(config.lakeDir, { dimensions });
   const dlq = await DeadLetterQueue.open(kafka).catch(async (err) => {
     await lake.close();
     throw err;

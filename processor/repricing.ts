@@ -20,6 +20,7 @@ import type { PartitionWorker } from './partition-worker.js';
 import { priceableFromRow, repricedLakeRow } from './to-lake-row.js';
 import type { LakeEventRow } from '../core/lake/events-schema.js';
 import { runRepricingJobs } from './repricing-jobs.js';
+import { runDimensionBackfills } from './dimension-backfill-jobs.js';
 
 export interface RepricerDeps {
   lake: LakeWriter;
@@ -109,6 +110,8 @@ export class Repricer {
     }
     // Re-pricing history asked through the admin API (processor/repricing-jobs.ts).
     await runRepricingJobs(this.deps, workers, () => this.stopped);
+    // Dimensions defined since days were written (processor/dimension-backfill-jobs.ts).
+    await runDimensionBackfills(this.deps, workers, () => this.stopped);
   }
 
   private async reprice(w: PartitionWorker, org: string, rates: PricingRates, version: number): Promise<void> {

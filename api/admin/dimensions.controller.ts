@@ -2,9 +2,11 @@
 // enforced at ingestion). Read back by API keys through GET /dimension-data/definitions.
 import type { Request as ExRequest } from 'express';
 import { Body, Controller, Get, Path, Post, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
-import { appContext } from '../../core/app-context.js';
+import { appContext, service } from '../../core/app-context.js';
+import { NotFoundError } from '../../core/errors.js';
+import { dimensionRollupProgress, type DimensionRollupProgress } from '../lake/dimension-rollup-read.js';
 import { ingestSettingsChanged } from './ingest-settings.js';
-import { createDimension, listDimensions } from '../../core/control/dimensions.js';
+import { createDimension, getDimension, listDimensions } from '../../core/control/dimensions.js';
 import { requireOrganization } from '../../core/control/organizations.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import { requireText } from './admin-input.js';
@@ -61,6 +63,24 @@ export class DimensionsController extends Controller {
     ingestSettingsChanged(req, organizationId);
     this.setStatus(201);
     return dimensionView(dimension);
+  }
+
+  /**
+   * How far the lake's rollup of a dimension reaches: days with events, and those whose every
+   * events file the processor rolled up for it (flushes after the definition, and the backfill of
+   * earlier days, which runs on its own once the dimension is defined). Dimension endpoints read
+   * covered days from the rollup and the others from raw events, with the same answers.
+   */
+  @Get('{organizationId}/dimensions/{key}/rollup')
+  @Response<ErrorEnvelope>(404, 'Unknown organization or dimension')
+  public async getDimensionRollup(@Request() req: ExRequest, @Path() organizationId: string, @Path() key: string): Promise<DimensionRollupProgress> {
+    const { db } = appContext(req);
+    await requireOrganization(db, organizationId);
+    const dimension = await getDimension(db, organizationId, key);
+    if (!dimension) throw new NotFoundError('dimension', key);
+    const lake = service(req, 'lakeQuery');
+    await lake.reader.refresh();
+    return dimensionRollupProgress(lake.reader, dimension);
   }
 
   /** The organization's dimension definitions, by key. */

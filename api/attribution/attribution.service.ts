@@ -2,63 +2,29 @@
 // distinct agents, workflows and dimension values of a range. Completed events count toward cost
 // (as on every cost endpoint); distinct values list every event's.
 import { ValidationError } from '../../core/errors.js';
-import { DAILY_COSTS } from '../../core/lake/rollups.js';
 import { parseDateRange } from '../../core/time.js';
-import {
-  columnKey,
-  isTypedAttributionKey,
-  jsonPointer,
-  queryCostGroups,
-  type CostFilter,
-  type CostGroupKey,
-} from '../costs/costs.queries.js';
-import type { Derivation } from '../lake/lake-query.js';
+import { columnKey, queryCostGroups, type CostFilter, type CostGroupKey } from '../costs/costs.queries.js';
+import { isTypedAttributionKey, metadataCostsDerivation } from '../costs/dimension-derivations.js';
 import type { ReadContext } from '../lake/read-context.js';
 import { capDistinctValues, cappedBreakdown, DISTINCT_VALUES_CAP } from './attribution.js';
 import { queryDistinctValues } from './attribution.queries.js';
 import type { AttributionBreakdown, AttributionDimensionBreakdown, DimensionValues, DistinctValues } from './attribution.types.js';
 
-/**
- * The attribution fields are typed event columns (ingest fills them from the top-level field or
- * metadata, top-level winning), so they are read from the column (the daily_costs rollup); any
- * other key from metadata.
- */
-const isTyped = isTypedAttributionKey;
-
 function attributionKey(key: string): CostGroupKey {
-  return isTyped(key) ? columnKey(key) : { expr: 'c.dim_value', derived: attributionDerivation(key, null) };
+  return isTypedAttributionKey(key) ? columnKey(key) : { expr: 'c.dim_value', derived: metadataCostsDerivation(key, { endUser: false }) };
 }
 
 /**
- * Cost measures per (day, status, value of `dimension` [, value of `filterKey`]) from events, for
- * attribution by a metadata key (or by one key filtered by another when either is a metadata
- * key). Derived once per lake day like any metadata key, without end users, so the rows stay few.
+ * The grouping key and filter of a by-dimension query: rollup columns when both keys are typed
+ * (agent_id, workflow_id and feature are event columns, filled by ingest from the top-level field
+ * or metadata), else one derivation holding both values, without end users so the rows stay few.
  */
-function attributionDerivation(dimension: string, filterKey: string | null): Derivation {
-  const params: Record<string, string> = {};
-  const valueOf = (key: string, param: string): string => {
-    if (isTyped(key)) return `"${key}"`;
-    params[param] = jsonPointer(key);
-    return `json_extract_string(metadata, $${param})`;
-  };
-  const filterValue = filterKey === null ? '' : `, ${valueOf(filterKey, 'filter_path')} AS filter_value`;
-  const measures = DAILY_COSTS.measures.map((m) => `${m.fromEvents} AS "${m.column.name}"`).join(', ');
-  return {
-    id: `attribution:${dimension}${filterKey === null ? '' : `\u0000${filterKey}`}`,
-    source: 'events',
-    params,
-    perDay: `SELECT filename, organization_id, event_date, status, ${valueOf(dimension, 'dim_path')} AS dim_value${filterValue}, ${measures}
-               FROM {{src}} GROUP BY ALL`,
-  };
-}
-
-/** The grouping key and filter of a by-dimension query (rollup columns when both keys are typed). */
 function groupAndFilter(dimension: string, filter: { key: string; value: string } | null): { group: CostGroupKey; filter: CostFilter } {
   if (filter === null) return { group: attributionKey(dimension), filter: {} };
-  if (isTyped(dimension) && isTyped(filter.key)) {
+  if (isTypedAttributionKey(dimension) && isTypedAttributionKey(filter.key)) {
     return { group: columnKey(dimension), filter: { dimension: { key: columnKey(filter.key), value: filter.value } } };
   }
-  const derived = attributionDerivation(dimension, filter.key);
+  const derived = metadataCostsDerivation(dimension, { endUser: false, filterKey: filter.key });
   return {
     group: { expr: 'c.dim_value', derived },
     filter: { dimension: { key: { expr: 'c.filter_value', derived }, value: filter.value } },

@@ -3,9 +3,10 @@
 // totals"). Grouping keys are chosen from the fixed list below, never from request text; a
 // metadata key travels as a bound JSON-pointer parameter. Organization is always the first filter.
 // Typed keys read {{costs}} (the daily_costs rollup for whole days); a metadata key reads
-// {{derived}}: the same measures per (day, end user, status, value), derived once per lake file.
-import { DAILY_COSTS } from '../../core/lake/rollups.js';
-import type { Derivation, LakeQuery, LakeScope } from '../lake/lake-query.js';
+// {{derived}}: the same measures per (day, [end user,] status, value), from the dimension rollup
+// where it covers a day, else derived once per lake day from events (dimension-derivations.ts).
+import type { DimensionDerivation, LakeQuery, LakeScope } from '../lake/lake-query.js';
+import { isTypedAttributionKey, metadataCostsDerivation, type MetadataCostsShape } from './dimension-derivations.js';
 import type { Granularity } from '../../core/time.js';
 import { truncUnit } from '../../core/time.js';
 import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
@@ -16,20 +17,7 @@ const UNASSIGNED_SQL = sqlStringLiteral(UNASSIGNED);
 /** A grouping key: a SQL expression over the row `c` of {{costs}}, or of `derived` when given. */
 export interface CostGroupKey {
   expr: string;
-  derived?: Derivation;
-}
-
-/** Cost measures per (day, end user, status, metadata value) of one key, from events. */
-function dimensionCostsDerivation(key: string): Derivation {
-  const measures = DAILY_COSTS.measures.map((m) => `${m.fromEvents} AS "${m.column.name}"`).join(', ');
-  return {
-    id: `dimension-costs:${key}`,
-    source: 'events',
-    params: { dim_path: jsonPointer(key) },
-    perDay: `SELECT filename, organization_id, event_date, end_user_id, status,
-                     json_extract_string(metadata, $dim_path) AS dim_value, ${measures}
-                FROM {{src}} GROUP BY ALL`,
-  };
+  derived?: DimensionDerivation;
 }
 
 /** Typed columns the daily_costs rollup keeps (so these groupings are answered from rollups). */
@@ -40,30 +28,14 @@ export function columnKey(column: RollupKey): CostGroupKey {
   return { expr: `c.${column}` };
 }
 
-/** RFC 6901 JSON pointer of a top-level key ("a/b" → "/a~1b"), as DuckDB's JSON functions take it. */
-export function jsonPointer(key: string): string {
-  return `/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
-}
-
-/**
- * Attribution keys that ingest lifts into typed event columns (top-level field, else the same
- * metadata key; top-level wins — DESIGN.md). Reading the column sees both places, so every
- * endpoint that groups by one of these keys agrees.
- */
-const TYPED_ATTRIBUTION_KEYS = ['agent_id', 'workflow_id', 'feature'] as const;
-export type TypedAttributionKey = (typeof TYPED_ATTRIBUTION_KEYS)[number];
-export function isTypedAttributionKey(key: string): key is TypedAttributionKey {
-  return (TYPED_ATTRIBUTION_KEYS as readonly string[]).includes(key);
-}
-
 /**
  * A metadata key as a grouping value: the typed attribution keys read their event column, every
  * other key reads metadata. Non-string JSON values group by their JSON text; a missing key or
  * JSON null is NULL (→ Unassigned).
  */
-export function dimensionKey(key: string): CostGroupKey {
+export function dimensionKey(key: string, shape: MetadataCostsShape = { endUser: true }): CostGroupKey {
   if (isTypedAttributionKey(key)) return columnKey(key);
-  return { expr: 'c.dim_value', derived: dimensionCostsDerivation(key) };
+  return { expr: 'c.dim_value', derived: metadataCostsDerivation(key, shape) };
 }
 
 /** Extra conditions on the cost population. */
@@ -100,33 +72,32 @@ function sourceOf(scope: LakeScope, group: CostGroupKey | null, filter: CostFilt
 const WHERE = `c.organization_id = $org AND c.status = 'completed'`;
 
 /**
- * `all`: every measure of the cost breakdown item; `totals`: event_count and total_cost only (the
- * other columns NULL), for callers that need no token classes (margin), which is much cheaper.
+ * `all`: every measure of the cost breakdown item; `tokens`: event_count, input and output tokens
+ * and total_cost (the dimension breakdown's fields); `totals`: event_count and total_cost only,
+ * for callers that need no token classes (margin). The other columns are NULL; fewer DECIMAL sums
+ * are measurably cheaper on a warm query.
  */
-export type CostMeasureSet = 'all' | 'totals';
+export type CostMeasureSet = 'all' | 'tokens' | 'totals';
+
+const MEASURES: ReadonlyArray<[name: string, type: 'BIGINT' | 'DECIMAL(38,12)', sets: readonly CostMeasureSet[]]> = [
+  ['event_count', 'BIGINT', ['all', 'tokens', 'totals']],
+  ['input_tokens', 'BIGINT', ['all', 'tokens']],
+  ['output_tokens', 'BIGINT', ['all', 'tokens']],
+  ['cache_creation_input_tokens', 'BIGINT', ['all']],
+  ['cache_read_input_tokens', 'BIGINT', ['all']],
+  ['reasoning_tokens', 'BIGINT', ['all']],
+  ['input_cost', 'DECIMAL(38,12)', ['all']],
+  ['output_cost', 'DECIMAL(38,12)', ['all']],
+  ['cache_creation_cost', 'DECIMAL(38,12)', ['all']],
+  ['cache_read_cost', 'DECIMAL(38,12)', ['all']],
+  ['reasoning_cost', 'DECIMAL(38,12)', ['all']],
+  ['total_cost', 'DECIMAL(38,12)', ['all', 'tokens', 'totals']],
+];
 
 function measuresSql(set: CostMeasureSet = 'all'): string {
-  const count = 'sum(c.event_count)';
-  if (set === 'totals') {
-    return `CAST(${count} AS BIGINT) AS event_count,
-    CAST(NULL AS BIGINT) AS input_tokens, CAST(NULL AS BIGINT) AS output_tokens,
-    CAST(NULL AS BIGINT) AS cache_creation_input_tokens, CAST(NULL AS BIGINT) AS cache_read_input_tokens,
-    CAST(NULL AS BIGINT) AS reasoning_tokens, CAST(NULL AS VARCHAR) AS input_cost, CAST(NULL AS VARCHAR) AS output_cost,
-    CAST(NULL AS VARCHAR) AS cache_creation_cost, CAST(NULL AS VARCHAR) AS cache_read_cost, CAST(NULL AS VARCHAR) AS reasoning_cost,
-    CAST(sum(c.total_cost) AS DECIMAL(38,12)) AS total_cost`;
-  }
-  return `CAST(${count} AS BIGINT) AS event_count,
-    CAST(sum(c.input_tokens) AS BIGINT) AS input_tokens,
-    CAST(sum(c.output_tokens) AS BIGINT) AS output_tokens,
-    CAST(sum(c.cache_creation_input_tokens) AS BIGINT) AS cache_creation_input_tokens,
-    CAST(sum(c.cache_read_input_tokens) AS BIGINT) AS cache_read_input_tokens,
-    CAST(sum(c.reasoning_tokens) AS BIGINT) AS reasoning_tokens,
-    CAST(sum(c.input_cost) AS DECIMAL(38,12)) AS input_cost,
-    CAST(sum(c.output_cost) AS DECIMAL(38,12)) AS output_cost,
-    CAST(sum(c.cache_creation_cost) AS DECIMAL(38,12)) AS cache_creation_cost,
-    CAST(sum(c.cache_read_cost) AS DECIMAL(38,12)) AS cache_read_cost,
-    CAST(sum(c.reasoning_cost) AS DECIMAL(38,12)) AS reasoning_cost,
-    CAST(sum(c.total_cost) AS DECIMAL(38,12)) AS total_cost`;
+  return MEASURES.map(([name, type, sets]) =>
+    sets.includes(set) ? `CAST(sum(c.${name}) AS ${type}) AS ${name}` : `CAST(NULL AS ${type === 'BIGINT' ? 'BIGINT' : 'VARCHAR'}) AS ${name}`,
+  ).join(',\n    ');
 }
 
 /** Sums as DuckDB returns them: NULL when no row had a value (or no row at all). */

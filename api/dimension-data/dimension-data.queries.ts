@@ -2,13 +2,14 @@
 // JSON numbers are), aggregated as DECIMAL(38,12) — exact sums of the values as sent, rounded to
 // 12 decimals; values outside its range are skipped. A per-file derivation keeps count, sum, min
 // and max per (day, status), cached for whole days. Every processed event counts (a value is not
-// a cost), failed ones excepted. Organization is always the first filter.
+// a cost), failed ones excepted. Organization is always the first filter. Days the processor
+// rolled the dimension up for (dimension_numbers) are read from that rollup instead of events.
 import { truncUnit, type Granularity } from '../../core/time.js';
-import { jsonPointer } from '../costs/costs.queries.js';
-import type { Derivation, LakeQuery, LakeScope } from '../lake/lake-query.js';
+import { jsonPointer, numericValueSql } from '../../core/lake/dimension-rollups.js';
+import type { DimensionDerivation, LakeQuery, LakeScope } from '../lake/lake-query.js';
 import type { NumericGroup } from './dimension-data.js';
 
-function numericDerivation(key: string): Derivation {
+function numericDerivation(key: string): DimensionDerivation {
   return {
     id: `numeric:${key}`,
     source: 'events',
@@ -18,12 +19,21 @@ function numericDerivation(key: string): Derivation {
                      CAST(sum(v) AS DECIMAL(38,12)) AS sum_value,
                      CAST(min(v) AS DECIMAL(38,12)) AS min_value,
                      CAST(max(v) AS DECIMAL(38,12)) AS max_value
-                FROM (SELECT filename, organization_id, event_date, status,
-                             TRY_CAST(TRY_CAST(j AS DOUBLE) AS DECIMAL(38,12)) AS v
-                        FROM (SELECT filename, organization_id, event_date, status, json_extract(metadata, $dim_path) AS j FROM {{src}})
-                       WHERE json_type(j) IN ('BIGINT', 'UBIGINT', 'DOUBLE'))
+                FROM (SELECT filename, organization_id, event_date, status, ${numericValueSql('metadata', '$dim_path')} AS v FROM {{src}})
                WHERE v IS NOT NULL
                GROUP BY ALL`,
+    // A number dimension's days rolled up by the processor: the same sums per (day, status).
+    rollup: {
+      table: 'dimension_numbers',
+      key,
+      type: 'number',
+      perDay: `SELECT filename, organization_id, event_date, status,
+                       CAST(sum(value_count) AS BIGINT) AS event_count,
+                       CAST(sum(sum_value) AS DECIMAL(38,12)) AS sum_value,
+                       CAST(min(min_value) AS DECIMAL(38,12)) AS min_value,
+                       CAST(max(max_value) AS DECIMAL(38,12)) AS max_value
+                  FROM {{src}} WHERE dimension_key = $dim_key GROUP BY ALL`,
+    },
   };
 }
 

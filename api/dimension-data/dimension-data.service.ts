@@ -24,10 +24,19 @@ export async function dimensionDefinitions(rc: ReadContext): Promise<DimensionDe
   return { dimensions: dims.map(dimensionView), total: dims.length };
 }
 
+// A definition never changes once created (there is no update or delete), so one found is kept
+// per control plane and spares every dimension query a control-plane round trip; a miss is asked
+// again each time (the dimension may be defined a moment later).
+const knownDimensions = new WeakMap<object, Map<string, DimensionDefinition>>();
+
 async function requireDimension(rc: ReadContext, key: string | undefined, field = 'dimension_key'): Promise<DimensionDefinition> {
   if (key === undefined || key === '') throw new ValidationError(field, 'is required');
-  const dim = await getDimension(rc.db, rc.organizationId, key);
+  let known = knownDimensions.get(rc.db);
+  if (!known) knownDimensions.set(rc.db, (known = new Map()));
+  const id = `${rc.organizationId}\u0000${key}`;
+  const dim = known.get(id) ?? (await getDimension(rc.db, rc.organizationId, key));
   if (!dim) throw new NotFoundError('dimension', key);
+  known.set(id, dim);
   return dim;
 }
 
@@ -52,7 +61,8 @@ export async function dimensionCostTrend(
     return { series: [{ key: 'total', label: 'Total', data_points: seriesPoints(rows) }], granularity };
   }
   const dim = await requireDimension(rc, q.dimension_key);
-  const key = dimensionKey(dim.key);
+  // No end-user filter here: the derivation without end users has far fewer rows per day.
+  const key = dimensionKey(dim.key, { endUser: false });
   if (q.dimension_value !== undefined) {
     const rows = await queryCostBuckets(rc.lake, scope, granularity, null, { dimension: { key, value: q.dimension_value } });
     return { series: [{ key: q.dimension_value, label: q.dimension_value, data_points: seriesPoints(rows) }], granularity };
@@ -98,7 +108,7 @@ export async function dimensionCostBreakdown(
 ): Promise<DimensionCostBreakdown> {
   const range = parseDateRange(q.start_date, q.end_date);
   const dim = await requireDimension(rc, q.dimension_key);
-  const rows = await queryCostGroups(rc.lake, { organizationId: rc.organizationId, range }, dimensionKey(dim.key));
+  const rows = await queryCostGroups(rc.lake, { organizationId: rc.organizationId, range }, dimensionKey(dim.key, { endUser: false }), {}, 'tokens');
   const { items, total } = breakdownItems(rows);
   return {
     items: items.map((i) => ({

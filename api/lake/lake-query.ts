@@ -11,7 +11,9 @@
 //       either end rolled up on the fly. Cost queries read this and never care which it was.
 //   {{derived}} — the same idea for a query-specific per-file aggregate of events (scope.derived,
 //       see derived-cache.ts): cached rows for whole days, computed from raw events for partial
-//       days. This is how metadata dimensions and usage totals avoid re-reading 5M rows.
+//       days. This is how metadata dimensions and usage totals avoid re-reading 5M rows. A defined
+//       dimension's whole days come from the processor's dimension rollups where they cover the
+//       day (dimension-rollup-read.ts).
 // Whole-day rows of {{costs}} and {{derived}} come from the in-memory DerivedCache (files are
 // immutable), so a repeated query reads DuckDB memory, not Parquet.
 // $org (the organization), $start and $end (the range, TIMESTAMP) are bound automatically when
@@ -28,6 +30,7 @@ import {
 } from '@duckdb/node-api';
 import { DAY_MS, type DateRange } from '../../core/time.js';
 import { DerivedCache, type Derivation } from './derived-cache.js';
+import { dimensionWholeDayParts, type DimensionDerivation } from './dimension-rollup-read.js';
 import { LakeReader } from '../../core/lake/lake-reader.js';
 import type { LakeTable } from '../../core/lake/layout.js';
 import { DAILY_COSTS, rollupFromEventsSql } from '../../core/lake/rollups.js';
@@ -41,11 +44,11 @@ export interface LakeScope {
   organizationId: string;
   /** [start, end): picks files by UTC date and binds $start / $end. */
   range?: DateRange;
-  /** What {{derived}} stands for (source must be 'events'). */
-  derived?: Derivation;
+  /** What {{derived}} stands for (source must be 'events'; a dimension's may have a rollup twin). */
+  derived?: DimensionDerivation;
 }
 
-export type { Derivation };
+export type { Derivation, DimensionDerivation };
 
 export interface LakeQueryOptions {
   /** DuckDB worker threads (default 2). */
@@ -251,7 +254,7 @@ export class LakeQuery {
   /** Whole days from `wholeDays`, partial days from `partial`, as one relation. */
   private async splitRelation(
     scope: LakeScope,
-    d: Derivation,
+    d: DimensionDerivation,
     hourly: Derivation,
     partial: (events: string) => string,
   ): Promise<string> {
@@ -259,7 +262,10 @@ export class LakeQuery {
     if (!this.useRollups) return partial(await this.eventsWithin(org, scope.range ?? null));
     const split: DaySplit = scope.range ? splitWholeDays(scope.range) : { wholeDays: null, partial: [] };
     const parts: string[] = [];
-    if (split.wholeDays || !scope.range) {
+    if (d.rollup && split.wholeDays) {
+      // A defined dimension: the processor's rollup answers the days it covers (dimension-rollup-read.ts).
+      parts.push(...(await dimensionWholeDayParts(this.reader, this.cache, { ...d, rollup: d.rollup }, org, split.wholeDays)));
+    } else if (split.wholeDays || !scope.range) {
       const whole = await this.wholeDayRows(d, org, split.wholeDays);
       if (whole) parts.push(whole);
     }

@@ -22,6 +22,7 @@ import { createOrganization } from '../../core/control/organizations.js';
 import { SCOPES } from '../../core/auth/scopes.js';
 import { fromRoot } from '../../core/paths.js';
 import { RateBook } from '../../pricing/rate-book.js';
+import { DimensionBook } from '../../processor/dimension-book.js';
 import { log, readBenchOptions, startSyntheticLakeHost } from './synthetic-lake-host.js';
 import { writeSyntheticLake, type OrgPlan } from './synthetic-lake.js';
 
@@ -64,7 +65,9 @@ const meta: Meta = await bench.dataOnce('bench-meta.json', async () => {
   ];
   log(`writing ${EVENTS} events for ${org.id} and ${OTHER_ORGS} × ${OTHER_EVENTS} for other organizations over ${DAYS} days into ${config.lakeDir}`);
   const t = performance.now();
-  const rows = await writeSyntheticLake({ lakeDir: config.lakeDir, orgs: plans, days: DAYS, firstDay: FIRST_DAY, onProgress: log });
+  // The processor rolls defined dimensions up as it writes; so does the synthetic writer.
+  const dimensions = new DimensionBook(db);
+  const rows = await writeSyntheticLake({ lakeDir: config.lakeDir, orgs: plans, days: DAYS, firstDay: FIRST_DAY, onProgress: log, dimensions });
   const writtenMs = Math.round(performance.now() - t);
   log(`lake written in ${(writtenMs / 1000).toFixed(0)} s`);
   return {

@@ -8,6 +8,7 @@
 import { endUserIdFor, eventIdFor } from '../../core/ids.js';
 import { NO_PROVENANCE, type LakeEventRow } from '../../core/lake/events-schema.js';
 import { LakeWriter } from '../../processor/lake/lake-writer.js';
+import type { DimensionSource } from '../../core/lake/dimension-rollups.js';
 
 export const PARTITIONS = 4;
 export const TEAMS = ['search', 'support', 'sales', 'growth', 'infra', 'research', 'mobile', 'web'];
@@ -64,11 +65,13 @@ export interface SyntheticLakeOptions {
   /** First UTC day (midnight). */
   firstDay: Date;
   onProgress?: (message: string) => void;
+  /** Organizations' defined dimensions, rolled up by the writer as the processor does. */
+  dimensions?: DimensionSource;
 }
 
 /** Writes the lake; returns rows written per organization. */
 export async function writeSyntheticLake(opts: SyntheticLakeOptions): Promise<Map<string, number>> {
-  const writer = await LakeWriter.open(opts.lakeDir);
+  const writer = await LakeWriter.open(opts.lakeDir, { dimensions: opts.dimensions });
   const written = new Map<string, number>();
   const offsets = new Array<number>(PARTITIONS).fill(0);
   const started = performance.now();

@@ -93,3 +93,17 @@ export async function getDimension(db: Queryable, organizationId: string, key: s
   );
   return row ? toDimension(row) : null;
 }
+
+/** Key and value type of every dimension of these organizations (ids that are not UUIDs have none). */
+export async function listDimensionKeys(
+  db: Queryable,
+  organizationIds: readonly string[],
+): Promise<Array<{ organizationId: string; key: string; valueType: DimensionValueType }>> {
+  const ids = organizationIds.filter(isUuid);
+  if (ids.length === 0) return [];
+  const rows = await db.query<{ organization_id: string; key: string; value_type: DimensionValueType }>(
+    `SELECT organization_id, key, value_type FROM dimension_definitions WHERE organization_id = ANY($1::uuid[]) ORDER BY organization_id, key`,
+    [ids],
+  );
+  return rows.map((r) => ({ organizationId: r.organization_id, key: r.key, valueType: r.value_type }));
+}

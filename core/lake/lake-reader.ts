@@ -60,19 +60,24 @@ export class LakeReader {
 
   /** Absolute paths of the live files of one table for one organization, dates within range. */
   async files(table: LakeTable, organizationId: string, range: LakeDateRange = {}): Promise<string[]> {
+    return (await this.entries(table, organizationId, range)).map((f) => absolutePath(this.lakeDir, f.path)).sort();
+  }
+
+  /** The manifest entries of those files (paths relative to the lake), every partition's. */
+  async entries(table: LakeTable, organizationId: string, range: LakeDateRange = {}): Promise<ManifestFile[]> {
     await this.refresh(false);
     const fromDate = range.from ? utcDate(range.from) : null;
     const toDate = range.to ? utcDate(new Date(range.to.getTime() - 1)) : null;
-    const out: string[] = [];
+    const out: ManifestFile[] = [];
     const key = indexKey(table, organizationId);
     for (const cached of this.cache.values()) {
       for (const f of cached.byOrg.get(key) ?? []) {
         if (fromDate !== null && f.date < fromDate) continue;
         if (toDate !== null && f.date > toDate) continue;
-        out.push(absolutePath(this.lakeDir, f.path));
+        out.push(f);
       }
     }
-    return out.sort();
+    return out;
   }
 
   /**

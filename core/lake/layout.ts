@@ -4,15 +4,26 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { EVENTS_COLUMNS, type LakeColumn } from './events-schema.js';
-import { DAILY_COSTS, SESSION_SPANS, rollupColumns, type RollupTable } from './rollups.js';
+import { DAILY_COSTS, SESSION_SPANS, rollupColumns, type RollupDefinition, type RollupTable } from './rollups.js';
+import { DIMENSION_COSTS, DIMENSION_NUMBERS } from './dimension-rollups.js';
 
 export type LakeTable = 'events' | RollupTable;
-export const LAKE_TABLES: readonly LakeTable[] = ['events', 'daily_costs', 'session_spans'];
+export const LAKE_TABLES: readonly LakeTable[] = ['events', 'daily_costs', 'session_spans', 'dimension_costs', 'dimension_numbers'];
+
+/** Every rollup table's definition, by table. */
+export const ROLLUPS: Record<RollupTable, RollupDefinition> = {
+  daily_costs: DAILY_COSTS,
+  session_spans: SESSION_SPANS,
+  dimension_costs: DIMENSION_COSTS,
+  dimension_numbers: DIMENSION_NUMBERS,
+};
 
 const COLUMNS: Record<LakeTable, readonly LakeColumn[]> = {
   events: EVENTS_COLUMNS,
   daily_costs: rollupColumns(DAILY_COSTS),
   session_spans: rollupColumns(SESSION_SPANS),
+  dimension_costs: rollupColumns(DIMENSION_COSTS),
+  dimension_numbers: rollupColumns(DIMENSION_NUMBERS),
 };
 
 export function tableColumns(table: LakeTable): readonly LakeColumn[] {

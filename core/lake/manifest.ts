@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { EVENT_STATUSES, type EventStatus } from './events-schema.js';
+import type { DimensionSet } from './dimension-rollups.js';
 import { isLakeTable, manifestDir, manifestPath, type LakeTable } from './layout.js';
 
 const MANIFEST_FORMAT = 1;
@@ -25,6 +26,8 @@ export interface ManifestFile {
   max_received_at: string;
   /** Events files only: rows per status, so re-pricing finds pending rows without reading. */
   status_counts?: Record<EventStatus, number>;
+  /** Events files only: the dimensions whose rollup rows cover all of the file's events (core/lake/dimension-rollups.ts). */
+  dimensions?: DimensionSet;
   created_at: string;
 }
 
@@ -100,6 +103,15 @@ function decodeFile(raw: unknown, where: string): ManifestFile {
     const counts = {} as Record<EventStatus, number>;
     for (const s of EVENT_STATUSES) counts[s] = nonNegInt(sc[s] ?? 0, where, `status_counts.${s}`);
     file.status_counts = counts;
+  }
+  if (r.dimensions !== undefined) {
+    if (typeof r.dimensions !== 'object' || r.dimensions === null || Array.isArray(r.dimensions)) fail(where, 'dimensions must be an object');
+    const set: DimensionSet = {};
+    for (const [k, t] of Object.entries(r.dimensions as Record<string, unknown>)) {
+      if (t !== 'string' && t !== 'number') fail(where, `dimensions.${k} must be string or number`);
+      set[k] = t;
+    }
+    file.dimensions = set;
   }
   return file;
 }

@@ -5,7 +5,7 @@
 // exactly the rollup of that partition's events files, so rewriting a group rewrites all three.
 import { MONEY_SQL_TYPE, type LakeColumn } from './events-schema.js';
 
-export type RollupTable = 'daily_costs' | 'session_spans';
+export type RollupTable = 'daily_costs' | 'session_spans' | 'dimension_costs' | 'dimension_numbers';
 
 interface RollupMeasure {
   readonly column: LakeColumn;

@@ -2,11 +2,12 @@
 // enough of them they are merged into one file (events concatenated in offset order, rollups
 // re-aggregated with their merge SQL), the manifest swaps them atomically, and the replaced files
 // are kept for a grace period so queries that listed them before the swap can finish.
-import { absolutePath, tableColumns, type LakeTable } from '../../core/lake/layout.js';
+import { ROLLUPS, absolutePath, tableColumns, type LakeTable } from '../../core/lake/layout.js';
+import { intersectDimensionSets } from '../../core/lake/dimension-rollups.js';
 import { EVENT_STATUSES, type EventStatus } from '../../core/lake/events-schema.js';
 import type { GarbageFile, ManifestFile } from '../../core/lake/manifest.js';
 import { parquetRelationSql } from '../../core/lake/parquet-sql.js';
-import { DAILY_COSTS, SESSION_SPANS, rollupMergeSql } from '../../core/lake/rollups.js';
+import { rollupMergeSql } from '../../core/lake/rollups.js';
 import { persist } from './durability.js';
 import { copyToGroupFile, directoriesOf, fileSizes, manifestEntry, type WrittenFile } from './lake-files.js';
 import type { LakeContext, PartitionState } from './partition-state.js';
@@ -53,7 +54,10 @@ export function planCompaction(files: readonly ManifestFile[], options: Compacti
     .slice(0, options.maxGroups ?? 200);
 }
 
-/** Offsets, received time and status counts of the union of some files' events. */
+/**
+ * Offsets, received time and status counts of the union of some files' events, and the dimensions
+ * all of them are rolled up for (a merged events file covers a key only if every part did).
+ */
 export function combinedEventsStats(files: readonly ManifestFile[]) {
   const status_counts = Object.fromEntries(EVENT_STATUSES.map((s) => [s, 0])) as Record<EventStatus, number>;
   for (const f of files) for (const s of EVENT_STATUSES) status_counts[s] += f.status_counts?.[s] ?? 0;
@@ -62,12 +66,13 @@ export function combinedEventsStats(files: readonly ManifestFile[]) {
     max_offset: Math.max(...files.map((f) => f.max_offset)),
     max_received_at: new Date(Math.max(...files.map((f) => Date.parse(f.max_received_at)))).toISOString(),
     status_counts,
+    dimensions: intersectDimensionSets(files.map((f) => f.dimensions)),
   };
 }
 
 function mergeSelect(table: LakeTable, relation: string): string {
   if (table === 'events') return `SELECT * FROM ${relation} ORDER BY kafka_offset`;
-  return rollupMergeSql(table === 'daily_costs' ? DAILY_COSTS : SESSION_SPANS, relation);
+  return rollupMergeSql(ROLLUPS[table], relation);
 }
 
 export async function compact(state: PartitionState, ctx: LakeContext, options: CompactionOptions = {}): Promise<CompactionResult> {

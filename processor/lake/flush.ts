@@ -9,6 +9,7 @@ import type { ManifestFile } from '../../core/lake/manifest.js';
 import { readParquetSql } from '../../core/lake/parquet-sql.js';
 import { DAILY_COSTS, SESSION_SPANS, rollupFromEventsSql } from '../../core/lake/rollups.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { dimensionRollupSources, dimensionSetsOf } from './dimension-files.js';
 import { persist } from './durability.js';
 import { EventBatch } from './event-batch.js';
 import { stageChunks } from './event-staging.js';
@@ -131,6 +132,7 @@ async function writeBatchFiles(
     t = now;
   };
   const stats = batch.groupStats(skipped);
+  const dimensions = await dimensionSetsOf(ctx, [...stats.values()].map((g) => g.organization_id));
   await stageChunks(conn, BATCH, batch.chunks);
   try {
     // A fresh table's rowids are its rows' positions in append order, i.e. in the batch.
@@ -142,6 +144,7 @@ async function writeBatchFiles(
     ];
     // An empty session_spans COPY still costs a statement; most flushes of untraced traffic skip it.
     if (batch.hasSessions) sources.push(['session_spans', rollupFromEventsSql(SESSION_SPANS, BATCH)]);
+    sources.push(...dimensionRollupSources(BATCH, dimensions));
     const written: CopiedFile[] = [];
     for (const [table, select] of sources) written.push(...(await copyPartitioned(conn, ctx.lakeDir, table, partition, 'flush', select)));
     const split = await eventsStatsOfSplitGroups(conn, ctx.lakeDir, written);
@@ -153,7 +156,7 @@ async function writeBatchFiles(
     return written.map((f, i) => {
       const group = stats.get(groupKey(f.organization_id, f.date));
       if (!group) throw new Error(`partitioned COPY wrote ${f.path} for a group not in the batch`);
-      return manifestEntry(f, f.rows, sizes[i]!, split.get(f.path) ?? group, now);
+      return manifestEntry(f, f.rows, sizes[i]!, { ...(split.get(f.path) ?? group), dimensions: dimensions.get(f.organization_id) }, now);
     });
   } finally {
     await conn.run(`DROP TABLE IF EXISTS ${BATCH}`);

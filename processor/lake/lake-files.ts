@@ -15,6 +15,7 @@ import {
   type LakeTable,
 } from '../../core/lake/layout.js';
 import type { ManifestFile } from '../../core/lake/manifest.js';
+import type { DimensionSet } from '../../core/lake/dimension-rollups.js';
 import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 
 /**
@@ -160,7 +161,7 @@ export function manifestEntry(
   file: WrittenFile,
   rows: number,
   bytes: number,
-  events: Pick<EventsGroupStats, 'min_offset' | 'max_offset' | 'max_received_at'> & { status_counts?: Record<EventStatus, number> },
+  events: Pick<EventsGroupStats, 'min_offset' | 'max_offset' | 'max_received_at'> & { status_counts?: Record<EventStatus, number>; dimensions?: DimensionSet },
   createdAt: Date,
 ): ManifestFile {
   const entry: ManifestFile = {
@@ -176,5 +177,6 @@ export function manifestEntry(
     created_at: createdAt.toISOString(),
   };
   if (file.table === 'events' && events.status_counts) entry.status_counts = { ...events.status_counts };
+  if (file.table === 'events' && events.dimensions && Object.keys(events.dimensions).length > 0) entry.dimensions = { ...events.dimensions };
   return entry;
 }

@@ -8,14 +8,18 @@
 //  - call compactPartition every few flushes (it also deletes garbage past its grace period), and
 //    collectGarbage(p, { strays: true }) now and then (e.g. after assignment) to remove files a
 //    crashed flush wrote but never named;
+//  - backfillDimensions(p) now and then rolls up, for groups written before, dimensions defined
+//    since (the same queue; one manifest swap per call);
 //  - on revocation call releasePartition(p). A LakeFencedError means another processor replaced
 //    the manifest: stop work on the partition and let the rebalance settle.
 import { DuckDBInstance } from '@duckdb/node-api';
 import fs from 'node:fs/promises';
 import type { LakeEventRow } from '../../core/lake/events-schema.js';
 import type { ManifestFile } from '../../core/lake/manifest.js';
+import type { DimensionSource } from '../../core/lake/dimension-rollups.js';
 import type { EventBatch } from './event-batch.js';
 import { compact, type CompactionOptions, type CompactionResult } from './compaction.js';
+import { backfillDimensions, type DimensionBackfillOptions, type DimensionBackfillResult } from './dimension-backfill.js';
 import type { DedupWindowOptions } from './dedup-window.js';
 import { flushBatch, type FlushResult } from './flush.js';
 import { collectGarbage, type GarbageOptions, type GarbageResult } from './garbage.js';
@@ -36,6 +40,8 @@ export interface LakeWriterOptions {
   dedup?: DedupWindowOptions;
   /** Wall clock (tests move it to expire grace periods). */
   clock?: () => Date;
+  /** Organizations' defined dimensions: every write keeps their rollups (core/lake/dimension-rollups.ts). */
+  dimensions?: DimensionSource;
 }
 
 export interface PartitionManifestView {
@@ -57,7 +63,7 @@ export class LakeWriter {
   static async open(lakeDir: string, options: LakeWriterOptions = {}): Promise<LakeWriter> {
     await fs.mkdir(lakeDir, { recursive: true });
     const instance = options.duckdb ?? (await DuckDBInstance.create(':memory:', { threads: '2' }));
-    return new LakeWriter({ lakeDir, clock: options.clock ?? (() => new Date()) }, instance, !options.duckdb, options.dedup ?? {});
+    return new LakeWriter({ lakeDir, clock: options.clock ?? (() => new Date()), dimensions: options.dimensions }, instance, !options.duckdb, options.dedup ?? {});
   }
 
   get lakeDir(): string {
@@ -108,6 +114,15 @@ export class LakeWriter {
   async rewriteRows(partition: number, selector: RewriteSelector, transform: RowTransform, options: RewriteOptions = {}): Promise<RewriteResult> {
     const s = await this.state(partition);
     return s.exclusive(() => rewrite(s, this.ctx, selector, transform, options));
+  }
+
+  /**
+   * Rewrite the dimension rollups of (organization, date) groups whose events files are not yet
+   * rolled up for their organization's dimensions now (a dimension defined after they were written).
+   */
+  async backfillDimensions(partition: number, options: DimensionBackfillOptions = {}): Promise<DimensionBackfillResult> {
+    const s = await this.state(partition);
+    return s.exclusive(() => backfillDimensions(s, this.ctx, options));
   }
 
   /** Forget the partition (after revocation). Waits for its running operation. */

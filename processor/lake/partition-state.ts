@@ -4,6 +4,7 @@
 // through commit(), which refuses to overwrite a manifest someone else replaced since we read it
 // (a second owner after a rebalance), so a fenced-off processor cannot undo newer work.
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { DimensionSource } from '../../core/lake/dimension-rollups.js';
 import { manifestPath } from '../../core/lake/layout.js';
 import { manifestStatKey, readManifest, writeManifest, type Manifest } from '../../core/lake/manifest.js';
 import { DedupWindow, type DedupWindowOptions } from './dedup-window.js';
@@ -12,6 +13,8 @@ export interface LakeContext {
   lakeDir: string;
   /** Wall clock for created_at, grace periods and stray-file age. */
   clock: () => Date;
+  /** Organizations' defined dimensions, rolled up in every write (none when absent). */
+  dimensions?: DimensionSource;
 }
 
 /** The partition's manifest changed under us: another processor owns it now. */

@@ -1,14 +1,16 @@
 // Re-pricing rewrites: the caller's transform gets the selected rows of an organization (for
 // example its pending_rate_card events) and returns replacements; every (organization, date)
-// group with a change is written anew — events plus both rollups recomputed from them, so the
-// rollup invariant holds — and the manifest swaps the whole group at once. Replaced files go to
-// garbage with a grace period, as in compaction.
+// group with a change is written anew — events plus every rollup recomputed from them (dimension
+// rollups for the organization's dimensions now), so the rollup invariants hold — and the manifest
+// swaps the whole group at once. Replaced files go to garbage with a grace period, as in compaction.
 import { EVENTS_COLUMNS, type EventStatus, type LakeEventRow } from '../../core/lake/events-schema.js';
 import { absolutePath } from '../../core/lake/layout.js';
 import type { GarbageFile, ManifestFile } from '../../core/lake/manifest.js';
 import { parquetRelationSql, sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 import { DAILY_COSTS, SESSION_SPANS, rollupFromEventsSql } from '../../core/lake/rollups.js';
 import fs from 'node:fs/promises';
+import type { DimensionSet } from '../../core/lake/dimension-rollups.js';
+import { dimensionRollupSources, dimensionSetsOf } from './dimension-files.js';
 import { persist } from './durability.js';
 import { rowFromWire, stageEvents, wireSelectList } from './event-staging.js';
 import {
@@ -83,8 +85,9 @@ export async function rewrite(
   }
   const statuses = selector.statuses;
   const written: WrittenFile[] = [];
-  const added: { file: WrittenFile; rows: number; events: EventsGroupStats }[] = [];
+  const added: { file: WrittenFile; rows: number; events: EventsGroupStats & { dimensions?: DimensionSet } }[] = [];
   const replaced = new Set<string>();
+  const dimensions = (await dimensionSetsOf(ctx, [selector.organizationId])).get(selector.organizationId);
   for (const [date, files] of [...byDate].sort(([a], [b]) => compareCodePoints(a, b))) {
     // status_counts lets a pending-only rewrite skip groups without reading them.
     if (statuses && files.every((f) => f.status_counts && statuses.every((s) => f.status_counts![s] === 0))) continue;
@@ -117,6 +120,7 @@ export async function rewrite(
         ['events', `SELECT * FROM ${GROUP} ORDER BY kafka_offset`],
         ['daily_costs', rollupFromEventsSql(DAILY_COSTS, GROUP)],
         ['session_spans', rollupFromEventsSql(SESSION_SPANS, GROUP)],
+        ...dimensionRollupSources(GROUP, new Map(dimensions ? [[org, dimensions]] : [])),
       ];
       for (const [table, select] of outputs) {
         const { file, rows } = await copyToGroupFile(state.conn, ctx.lakeDir, state.partition, 'rewrite', table, org, date, select);
@@ -125,7 +129,7 @@ export async function rewrite(
           continue;
         }
         written.push(file);
-        added.push({ file, rows, events: stats });
+        added.push({ file, rows, events: { ...stats, dimensions } });
       }
     } finally {
       await state.conn.run(`DROP TABLE IF EXISTS ${GROUP}`);

@@ -4,11 +4,15 @@
 // the lake (read through LakeReader + DuckDB, as the api reads it) holds every event exactly once
 // and the total cost equals the sum worked out here with big.js from the hand-written rates of
 // the organizations' cards.
+// Each organization defines a string and a number dimension first, so every flush also writes the
+// dimension rollups: at the end they hold every event exactly once too (cost per team and the
+// numeric sum worked out here).
 // Real broker and registry (inject), real PostgreSQL (ingest and the processor processes share
 // it), real DuckDB/Parquet in a temp lake.
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createRateCard } from '../../pricing/rate-cards.store.js';
+import { createDimension } from '../../core/control/dimensions.js';
 import { eventIdFor } from '../../core/ids.js';
 import { Big } from '../../core/money.js';
 import { startIngest } from '../../ingest/component.js';
@@ -16,7 +20,7 @@ import { TEST_MASTER_KEY, createTestTenant, openFreshControlDb, testPostgresUrl,
 import { startTestHost, type TestHost } from '../support/http.js';
 import { signedPost } from '../support/ingest-harness.js';
 import { spawnProcessor, type ProcessorChild } from '../support/processor-child.js';
-import { lakeEventIdCounts, lakeTotals, tempLakeDir, waitUntil } from '../support/processor-fixtures.js';
+import { lakeDimensionTotals, lakeEventIdCounts, lakeTotals, tempLakeDir, waitUntil } from '../support/processor-fixtures.js';
 
 const brokers = inject('kafkaBrokers');
 const registryUrl = inject('schemaRegistryUrl');
@@ -33,7 +37,16 @@ const KILLS = 5;
 /** One event as sent to ingest, with the organization it was sent for. */
 interface SentEvent {
   organizationId: string;
-  body: { idempotency_key: string; user_id: string; model: string; input_tokens: number; output_tokens: number; timestamp: string; session_id?: string };
+  body: {
+    idempotency_key: string;
+    user_id: string;
+    model: string;
+    input_tokens: number;
+    output_tokens: number;
+    timestamp: string;
+    session_id?: string;
+    metadata: { team: string; latency_ms: number };
+  };
 }
 
 function expectedCost(e: SentEvent): Big {
@@ -104,6 +117,8 @@ describe.skipIf(!testPostgresUrl())('processor killed with SIGKILL and restarted
           effectiveFrom: new Date('2025-01-01T00:00:00Z'),
         });
       }
+      await createDimension(control.db, tenant.organizationId, { key: 'team', name: 'Team', valueType: 'string' });
+      await createDimension(control.db, tenant.organizationId, { key: 'latency_ms', name: 'Latency', valueType: 'number' });
       tenants.push(tenant);
       orgs.push(tenant.organizationId);
     }
@@ -138,6 +153,7 @@ describe.skipIf(!testPostgresUrl())('processor killed with SIGKILL and restarted
               output_tokens: 10 + (n % 89),
               timestamp: new Date(Date.now() - 60_000 + (n % 1000)).toISOString(),
               ...(n % 4 === 0 ? { session_id: `s-${n % 50}` } : {}),
+              metadata: { team: `team-${n % 3}`, latency_ms: (n % 100) / 4 },
             },
           };
         });
@@ -197,6 +213,17 @@ describe.skipIf(!testPostgresUrl())('processor killed with SIGKILL and restarted
       expect(new Big(totals.totalCost).eq(expected), `org ${org}: ${totals.totalCost} vs ${expected.toFixed()}`).toBe(true);
       expect(totals.rollupEvents).toBe(mine.length);
       expect(new Big(totals.rollupCost).eq(expected)).toBe(true);
+      const dims = await lakeDimensionTotals(lakeDir, org, 'team', 'latency_ms');
+      expect(dims.covered).toBe(true);
+      for (const team of ['team-0', 'team-1', 'team-2']) {
+        const ofTeam = mine.filter((e) => e.body.metadata.team === team);
+        const got = dims.costs.get(team);
+        expect(got?.events ?? 0, `${org} ${team}`).toBe(ofTeam.length);
+        expect(new Big(got?.cost ?? 0).eq(ofTeam.reduce((s, e) => s.plus(expectedCost(e)), new Big(0))), `${org} ${team} cost`).toBe(true);
+      }
+      expect(dims.costs.size).toBe(new Set(mine.map((e) => e.body.metadata.team)).size);
+      expect(dims.numbers.count).toBe(mine.length);
+      expect(new Big(dims.numbers.sum).eq(mine.reduce((s, e) => s.plus(e.body.metadata.latency_ms), new Big(0)))).toBe(true);
       const ids = await lakeEventIdCounts(lakeDir, org);
       expect(ids.size).toBe(mine.length);
       for (const e of mine) expect(ids.get(eventIdFor(org, e.body.idempotency_key))).toBe(1);

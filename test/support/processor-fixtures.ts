@@ -186,6 +186,44 @@ export async function lakeTotals(lakeDir: string, organizationId: string): Promi
   }
 }
 
+/** What the dimension rollups hold for one organization (as the api reads them) and whether every events file is covered. */
+export interface LakeDimensionTotals {
+  /** String dimension `key`'s value (null = Unassigned) → events and exact cost, completed only. */
+  costs: Map<string | null, { events: number; cost: string }>;
+  /** Number dimension `numberKey`: values counted and their exact sum, failed events excepted. */
+  numbers: { count: number; sum: string };
+  /** Every events file lists both keys (the rollup is complete for them). */
+  covered: boolean;
+}
+
+export async function lakeDimensionTotals(lakeDir: string, organizationId: string, key: string, numberKey: string): Promise<LakeDimensionTotals> {
+  const reader = await LakeReader.open(lakeDir, { refreshIntervalMs: 0 });
+  const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
+  const conn = await instance.connect();
+  try {
+    const org = sqlStringLiteral(organizationId);
+    const costs = await conn.runAndReadAll(
+      `SELECT dim_value, CAST(sum(event_count) AS DOUBLE), CAST(sum(total_cost) AS VARCHAR) FROM ${await reader.relation('dimension_costs', organizationId)}
+        WHERE organization_id = ${org} AND dimension_key = ${sqlStringLiteral(key)} AND status = 'completed' GROUP BY 1`,
+    );
+    const numbers = (
+      await conn.runAndReadAll(
+        `SELECT CAST(coalesce(sum(value_count), 0) AS DOUBLE), CAST(coalesce(sum(sum_value), 0) AS VARCHAR) FROM ${await reader.relation('dimension_numbers', organizationId)}
+          WHERE organization_id = ${org} AND dimension_key = ${sqlStringLiteral(numberKey)} AND status <> 'failed'`,
+      )
+    ).getRows()[0]!;
+    const files = await reader.entries('events', organizationId);
+    return {
+      costs: new Map(costs.getRows().map((r) => [r[0] as string | null, { events: r[1] as number, cost: r[2] as string }])),
+      numbers: { count: numbers[0] as number, sum: numbers[1] as string },
+      covered: files.length > 0 && files.every((f) => f.dimensions?.[key] === 'string' && f.dimensions?.[numberKey] === 'number'),
+    };
+  } finally {
+    conn.closeSync();
+    instance.closeSync();
+  }
+}
+
 /** Event ids in the lake for one organization, with how often each appears. */
 export async function lakeEventIdCounts(lakeDir: string, organizationId: string): Promise<Map<string, number>> {
   const reader = await LakeReader.open(lakeDir, { refreshIntervalMs: 0 });

@@ -72,6 +72,7 @@ describe('planCompaction', () => {
       max_offset: 59,
       max_received_at: '2025-03-01T05:00:00.000Z',
       status_counts: { completed: 18, pending_rate_card: 2, failed: 0 },
+      dimensions: {},
     });
   });
 });

@@ -1,0 +1,115 @@
+// The whole-day part of a dimension query ({{derived}} with a derivation that has a rollup twin):
+// days whose events the processor rolled up for the dimension (core/lake/dimension-rollups.ts:
+// every events file of the day, in every partition, lists the key with its type) are answered
+// from the dimension rollup files; the other days from the derivation over raw events, as before.
+// Both are cached per day by the DerivedCache (rollup days under their own derivation id) and give
+// the same columns, so the query never knows which answered. A day changes side only when its
+// files change (a flush, compaction, re-pricing or backfill), which also renews its cached rows.
+import { coversDimension, rollsUp, type DimensionSet, type DimensionType } from '../../core/lake/dimension-rollups.js';
+import type { LakeReader } from '../../core/lake/lake-reader.js';
+import { absolutePath } from '../../core/lake/layout.js';
+import type { DateRange } from '../../core/time.js';
+import type { DerivedCache, Derivation } from './derived-cache.js';
+
+/** How a derivation's rows come from a dimension rollup table instead of raw events. */
+export interface DimensionRollupRead {
+  table: 'dimension_costs' | 'dimension_numbers';
+  /** The dimension (metadata key) and type whose rollup rows answer. */
+  key: string;
+  type: DimensionType;
+  /**
+   * Over `{{src}}` (the rollup's rows of a day, plus `filename` as in Derivation.perDay), the same
+   * columns the derivation's perDay gives over events. `$dim_key` is bound to `key`.
+   */
+  perDay: string;
+}
+
+export type DimensionDerivation = Derivation & { rollup?: DimensionRollupRead };
+
+/** UTC dates (YYYY-MM-DD) of the range (all time without one) whose every events file is rolled up for the dimension. */
+export async function coveredDates(
+  reader: LakeReader,
+  organizationId: string,
+  days: DateRange | null,
+  key: string,
+  type: DimensionType,
+): Promise<{ covered: Set<string>; all: Set<string> }> {
+  const byDate = new Map<string, Array<DimensionSet | undefined>>();
+  for (const f of await reader.entries('events', organizationId, days ? { from: days.start, to: days.end } : {})) {
+    const sets = byDate.get(f.date);
+    if (sets) sets.push(f.dimensions);
+    else byDate.set(f.date, [f.dimensions]);
+  }
+  const covered = new Set<string>();
+  for (const [date, sets] of byDate) if (coversDimension(sets, key, type)) covered.add(date);
+  return { covered, all: new Set(byDate.keys()) };
+}
+
+/** Relations (parenthesized) that together hold the derivation's rows of the whole days `days`. */
+export async function dimensionWholeDayParts(
+  reader: LakeReader,
+  cache: DerivedCache,
+  d: DimensionDerivation & { rollup: DimensionRollupRead },
+  organizationId: string,
+  days: DateRange,
+): Promise<string[]> {
+  const { rollup } = d;
+  const { covered, all } = await coveredDates(reader, organizationId, days, rollup.key, rollup.type);
+  const filesOf = async (table: DimensionRollupRead['table'] | 'events', dates: Set<string>): Promise<string[]> =>
+    (await reader.entries(table, organizationId, { from: days.start, to: days.end }))
+      .filter((f) => dates.has(f.date))
+      .map((f) => absolutePath(reader.lakeDir, f.path))
+      .sort();
+  const parts: string[] = [];
+  if (covered.size > 0) {
+    const twin: Derivation = {
+      id: `${d.id}@rollup`,
+      source: rollup.table,
+      perDay: rollup.perDay,
+      params: { ...d.params, dim_key: rollup.key },
+    };
+    const rel = await cache.relation(twin, organizationId, await filesOf(rollup.table, covered));
+    if (rel) parts.push(rel);
+  }
+  const uncovered = new Set([...all].filter((date) => !covered.has(date)));
+  if (uncovered.size > 0) {
+    const rel = await cache.relation(d, organizationId, await filesOf('events', uncovered));
+    if (rel) parts.push(rel);
+  }
+  return parts;
+}
+
+export interface DimensionRollupProgress {
+  key: string;
+  value_type: DimensionType;
+  /** False for agent_id, workflow_id and feature: event columns, answered by daily_costs, never rolled up here. */
+  rolled_up: boolean;
+  /** UTC days on which the organization has events. */
+  days_with_events: number;
+  /** Of those, days whose every events file (in every partition) is rolled up for the dimension. */
+  days_covered: number;
+  /** days_covered / days_with_events in percent, two decimals (100 with no events). */
+  progress_percent: number;
+  /** Every day covered: the backfill is done. */
+  complete: boolean;
+}
+
+/** Rollup progress of one dimension, from the manifests alone. */
+export async function dimensionRollupProgress(
+  reader: LakeReader,
+  dimension: { organizationId: string; key: string; valueType: DimensionType },
+): Promise<DimensionRollupProgress> {
+  const rolledUp = rollsUp({ key: dimension.key, type: dimension.valueType });
+  const { covered, all } = await coveredDates(reader, dimension.organizationId, null, dimension.key, dimension.valueType);
+  const done = rolledUp ? covered.size : 0;
+  const percent = all.size === 0 ? 100 : Math.floor((done * 10_000) / all.size) / 100;
+  return {
+    key: dimension.key,
+    value_type: dimension.valueType,
+    rolled_up: rolledUp,
+    days_with_events: all.size,
+    days_covered: done,
+    progress_percent: percent,
+    complete: rolledUp && done === all.size,
+  };
+}

@@ -1,0 +1,165 @@
+// Dimension endpoints over the processor's dimension rollups (core/lake/dimension-rollups.ts):
+// builds bench/api's synthetic lake (one organization with 5M events over 90 days by default,
+// smaller ones beside it) with the dimensions team, region (string) and latency_ms (number)
+// defined before it is written, so the writer rolls them up as the processor does; starts the api
+// on it and measures warm p50/p95 of every endpoint that groups or filters by a dimension, end to
+// end over HTTP, against the issue's target (p50 ≤ 5 ms). Each answer is checked equal to the
+// raw-events oracle (LakeQuery useRollups: false), and the first call on a fresh process's lake
+// reader is timed too. Writes bench/results/dimensions.json.
+//   npx tsx bench/dimensions/main.ts [--events 5000000] [--days 90] [--iterations 30]
+//                                    [--data-dir DIR (reused when it holds a lake from an earlier run)] [--no-write]
+import fs from 'node:fs';
+import os from 'node:os';
+import { costByDimension, dimensionValues } from '../../api/attribution/attribution.service.js';
+import {
+  dimensionCostBreakdown,
+  dimensionCostTrend,
+  dimensionNumericSummary,
+  dimensionNumericTrend,
+} from '../../api/dimension-data/dimension-data.service.js';
+import { endUserByDimension } from '../../api/end-user-costs/end-user-costs.service.js';
+import { LakeQuery } from '../../api/lake/lake-query.js';
+import type { ReadContext } from '../../api/lake/read-context.js';
+import { SCOPES } from '../../core/auth/scopes.js';
+import { issueApiKey } from '../../core/control/api-keys.js';
+import { createDimension } from '../../core/control/dimensions.js';
+import { upsertEndUsers } from '../../core/control/end-users.js';
+import { createOrganization } from '../../core/control/organizations.js';
+import { fromRoot } from '../../core/paths.js';
+import { RateBook } from '../../pricing/rate-book.js';
+import { DimensionBook } from '../../processor/dimension-book.js';
+import { log, readBenchOptions, startSyntheticLakeHost } from '../api/synthetic-lake-host.js';
+import { writeSyntheticLake, type OrgPlan } from '../api/synthetic-lake.js';
+
+const options = readBenchOptions(90);
+const { events: EVENTS, days: DAYS } = options;
+const ITERATIONS = Math.max(options.iterations, 30);
+const FIRST_DAY = new Date('2026-07-01T00:00:00.000Z');
+const NOW = new Date(FIRST_DAY.getTime() + DAYS * 86_400_000 - 6 * 3_600_000);
+const END_USERS = 1000;
+const TARGET_P50_MS = 5;
+
+interface Meta {
+  organizationId: string;
+  apiKey: string;
+  events: number;
+  days: number;
+  writtenMs: number;
+}
+
+const bench = await startSyntheticLakeHost({ label: 'bench-dimensions', dataDir: options.dataDir, api: { now: () => NOW } });
+const { host, config } = bench;
+const db = host.ctx.db;
+
+const meta: Meta = await bench.dataOnce('bench-dimensions-meta.json', async () => {
+  const org = await createOrganization(db, { name: 'bench-dimensions' });
+  const others = await Promise.all([0, 1, 2].map((i) => createOrganization(db, { name: `bench-other-${i}` })));
+  const key = await issueApiKey(db, host.ctx.masterKey, org.id, { scopes: SCOPES.filter((s) => s !== 'usage:write') });
+  await createDimension(db, org.id, { key: 'team', name: 'Team', valueType: 'string' });
+  await createDimension(db, org.id, { key: 'region', name: 'Region', valueType: 'string' });
+  await createDimension(db, org.id, { key: 'latency_ms', name: 'Latency (ms)', valueType: 'number' });
+  await upsertEndUsers(db, org.id, Array.from({ length: END_USERS }, (_, i) => `user-${i}`));
+  const plans: OrgPlan[] = [
+    { organizationId: org.id, events: EVENTS, endUsers: END_USERS },
+    ...others.map((o) => ({ organizationId: o.id, events: Math.round(EVENTS / 50), endUsers: 200 })),
+  ];
+  log(`writing ${EVENTS} events (dimensions team, region, latency_ms rolled up) over ${DAYS} days into ${config.lakeDir}`);
+  const t = performance.now();
+  await writeSyntheticLake({ lakeDir: config.lakeDir, orgs: plans, days: DAYS, firstDay: FIRST_DAY, onProgress: log, dimensions: new DimensionBook(db) });
+  const writtenMs = Math.round(performance.now() - t);
+  log(`lake written in ${(writtenMs / 1000).toFixed(0)} s`);
+  return { organizationId: org.id, apiKey: key.apiKey, events: EVENTS, days: DAYS, writtenMs };
+});
+
+const day = (offsetDays: number) => new Date(FIRST_DAY.getTime() + offsetDays * 86_400_000).toISOString().slice(0, 10);
+const full = { start_date: day(0), end_date: day(DAYS) };
+const last30 = { start_date: day(DAYS - 30), end_date: day(DAYS) };
+const fullSubDay = { start_date: `${day(0)}T06:30:00Z`, end_date: `${day(DAYS - 1)}T18:45:00Z` };
+
+type Case = { name: string; path: string; query: Record<string, string>; service: (r: ReadContext) => Promise<unknown> };
+const CASES: Case[] = [
+  { name: 'cost-breakdown team (90 days)', path: '/dimension-data/cost-breakdown', query: { ...full, dimension_key: 'team' }, service: (r) => dimensionCostBreakdown(r, { ...full, dimension_key: 'team' }) },
+  { name: 'cost-breakdown region (30 days)', path: '/dimension-data/cost-breakdown', query: { ...last30, dimension_key: 'region' }, service: (r) => dimensionCostBreakdown(r, { ...last30, dimension_key: 'region' }) },
+  { name: 'cost-breakdown team (90 days, sub-day bounds)', path: '/dimension-data/cost-breakdown', query: { ...fullSubDay, dimension_key: 'team' }, service: (r) => dimensionCostBreakdown(r, { ...fullSubDay, dimension_key: 'team' }) },
+  { name: 'cost-trend team top 5 + Other (90 days)', path: '/dimension-data/cost-trend', query: { ...full, dimension_key: 'team' }, service: (r) => dimensionCostTrend(r, { ...full, dimension_key: 'team' }) },
+  { name: 'cost-trend team=sales (90 days)', path: '/dimension-data/cost-trend', query: { ...full, dimension_key: 'team', dimension_value: 'sales' }, service: (r) => dimensionCostTrend(r, { ...full, dimension_key: 'team', dimension_value: 'sales' }) },
+  { name: 'cost-trend team (30 days)', path: '/dimension-data/cost-trend', query: { ...last30, dimension_key: 'team' }, service: (r) => dimensionCostTrend(r, { ...last30, dimension_key: 'team' }) },
+  { name: 'numeric-trend latency_ms avg (90 days)', path: '/dimension-data/numeric-trend', query: { ...full, dimension_key: 'latency_ms', aggregation: 'avg' }, service: (r) => dimensionNumericTrend(r, { ...full, dimension_key: 'latency_ms', aggregation: 'avg' }) },
+  { name: 'numeric-summary latency_ms (90 days)', path: '/dimension-data/numeric-summary', query: { ...full, dimension_key: 'latency_ms' }, service: (r) => dimensionNumericSummary(r, { ...full, dimension_key: 'latency_ms' }) },
+  { name: 'attribution by-dimension team (90 days)', path: '/attribution-data/by-dimension', query: { ...full, dimension: 'team' }, service: (r) => costByDimension(r, { ...full, dimension: 'team' }) },
+  { name: 'attribution by-dimension team, agent_id=agent-3 (90 days)', path: '/attribution-data/by-dimension', query: { ...full, dimension: 'team', filter_key: 'agent_id', filter_value: 'agent-3' }, service: (r) => costByDimension(r, { ...full, dimension: 'team', filter_key: 'agent_id', filter_value: 'agent-3' }) },
+  { name: 'attribution by-dimension agent_id, team=sales (90 days)', path: '/attribution-data/by-dimension', query: { ...full, dimension: 'agent_id', filter_key: 'team', filter_value: 'sales' }, service: (r) => costByDimension(r, { ...full, dimension: 'agent_id', filter_key: 'team', filter_value: 'sales' }) },
+  { name: 'attribution dimension-values team (90 days)', path: '/attribution-data/dimension-values', query: { ...full, dimension: 'team' }, service: (r) => dimensionValues(r, { ...full, dimension: 'team' }) },
+  { name: 'end-user-costs user-0 by-dimension team (90 days)', path: '/end-user-costs/user-0/by-dimension', query: { ...full, dimension: 'team' }, service: (r) => endUserByDimension(r, 'user-0', 'team', full.start_date, full.end_date) },
+];
+
+function percentile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
+async function get(p: string, query: Record<string, string>): Promise<string> {
+  const res = await fetch(`${host.url}/v1${p}?${new URLSearchParams(query)}`, { headers: { authorization: `Bearer ${meta.apiKey}` } });
+  const body = await res.text();
+  if (res.status !== 200) throw new Error(`${p}: HTTP ${res.status} ${body.slice(0, 300)}`);
+  return body;
+}
+
+const rc = (lake: LakeQuery): ReadContext => ({ organizationId: meta.organizationId, ownerUserId: null, lake, db, rateBook: new RateBook(db), now: () => NOW });
+
+// Cold: the first call of each case on a fresh lake reader (the api process's state after a start).
+log('first call on a fresh LakeQuery (builds the days it needs from the rollup files), then the second:');
+const cold = [];
+const fresh = await LakeQuery.open(config.lakeDir);
+for (const c of CASES) {
+  let t = performance.now();
+  await c.service(rc(fresh));
+  const first = +(performance.now() - t).toFixed(1);
+  t = performance.now();
+  await c.service(rc(fresh));
+  cold.push({ name: c.name, first_ms: first, second_ms: +(performance.now() - t).toFixed(1) });
+  log(`${c.name.padEnd(62)} first ${String(first).padStart(8)} ms`);
+}
+
+// Same answer as raw events, or the timing means nothing.
+log('checking every answer against raw events (useRollups: false)');
+const raw = await LakeQuery.open(config.lakeDir, { useRollups: false });
+for (const c of CASES) {
+  if (JSON.stringify(await c.service(rc(fresh))) !== JSON.stringify(await c.service(rc(raw)))) throw new Error(`${c.name}: the rollup answer differs from raw events`);
+}
+raw.close();
+fresh.close();
+
+log(`api at ${host.url}; ${ITERATIONS} iterations after 3 warm-ups; load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+const http = [];
+for (const c of CASES) {
+  for (let i = 0; i < 3; i++) await get(c.path, c.query);
+  const times: number[] = [];
+  for (let i = 0; i < ITERATIONS; i++) {
+    const t = performance.now();
+    await get(c.path, c.query);
+    times.push(performance.now() - t);
+  }
+  times.sort((a, b) => a - b);
+  const r = { name: `GET ${c.path} ${c.name}`, p50_ms: +percentile(times, 0.5).toFixed(2), p95_ms: +percentile(times, 0.95).toFixed(2), min_ms: +times[0]!.toFixed(2), iterations: ITERATIONS };
+  log(`${r.name.padEnd(100)} p50 ${String(r.p50_ms).padStart(6)} ms  p95 ${String(r.p95_ms).padStart(6)} ms`);
+  http.push(r);
+}
+
+const result = {
+  benchmark: 'bench/dimensions/main.ts',
+  date: new Date().toISOString(),
+  machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version, load_average_at_end: os.loadavg().map((l) => +l.toFixed(2)) },
+  data: { organization_events: meta.events, days: meta.days, end_users: END_USERS, dimensions: ['team (string)', 'region (string)', 'latency_ms (number)'], lake_write_seconds: +(meta.writtenMs / 1000).toFixed(1) },
+  target_p50_ms: TARGET_P50_MS,
+  http_endpoints_warm: http,
+  cold_first_call: cold,
+  answers_equal_to_raw_events: true,
+};
+if (options.write) {
+  const out = fromRoot('bench', 'results', 'dimensions.json');
+  fs.writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
+  log(`wrote ${out}`);
+}
+const over = http.filter((h) => h.p50_ms > TARGET_P50_MS).map((h) => h.name);
+log(over.length === 0 ? `every dimension endpoint p50 ≤ ${TARGET_P50_MS} ms` : `p50 over ${TARGET_P50_MS} ms: ${over.join('; ')}`);
+await bench.stop();

@@ -1,0 +1,296 @@
+// Dimension rollups (core/lake/dimension-rollups.ts): the lake writer rolls up an organization's
+// defined dimensions in the same flush as its events (the processor's DimensionBook reading the
+// real control plane, PGlite), compaction and re-pricing rewrite them, and the read path answers
+// every dimension endpoint from the rollup for the days it covers — with the same answer as raw
+// events (LakeQuery's `useRollups: false` oracle) and as the figures worked out by hand below.
+// Days flushed before the dimension was defined are not covered and are read from raw events.
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { costByDimension, dimensionValues } from '../../api/attribution/attribution.service.js';
+import { dimensionCostBreakdown, dimensionCostTrend, dimensionNumericSummary, dimensionNumericTrend } from '../../api/dimension-data/dimension-data.service.js';
+import { endUserByDimension } from '../../api/end-user-costs/end-user-costs.service.js';
+import { coveredDates, dimensionRollupProgress } from '../../api/lake/dimension-rollup-read.js';
+import { LakeQuery } from '../../api/lake/lake-query.js';
+import type { ReadContext } from '../../api/lake/read-context.js';
+import { createDimension } from '../../core/control/dimensions.js';
+import { upsertEndUsers } from '../../core/control/end-users.js';
+import type { LakeEventRow } from '../../core/lake/events-schema.js';
+import { absolutePath } from '../../core/lake/layout.js';
+import { readManifest } from '../../core/lake/manifest.js';
+import { RateBook } from '../../pricing/rate-book.js';
+import { DimensionBook } from '../../processor/dimension-book.js';
+import { LakeWriter } from '../../processor/lake/lake-writer.js';
+import { createTestTenant, openFreshControlDb, type FreshControlDb } from '../support/control-db.js';
+import { lakeEvent } from '../support/lake-event-builder.js';
+import { tempLakeDir } from '../support/processor-fixtures.js';
+
+let control: FreshControlDb;
+let org: string;
+let lakeDir: string;
+let offsets = [0, 0];
+
+/** A completed event of `org` on `day` (2025-03-DD) with metadata, cost (input = total), user and agent. */
+function ev(
+  partition: number,
+  day: number,
+  meta: Record<string, unknown>,
+  cost: string,
+  fields: Partial<LakeEventRow> = {},
+): LakeEventRow {
+  const offset = offsets[partition]!++;
+  return lakeEvent({
+    organization_id: org,
+    kafka_partition: partition,
+    kafka_offset: offset,
+    idempotency_key: `dim-${partition}-${offset}`,
+    event_timestamp: new Date(Date.UTC(2025, 2, day, 6 + offset)),
+    metadata: JSON.stringify(meta),
+    input_cost: cost,
+    output_cost: '0',
+    total_cost: cost,
+    ...fields,
+  });
+}
+
+const FULL = { start_date: '2025-03-10', end_date: '2025-03-13' };
+/** Sub-day bounds: the partial ends are read from raw events either way. */
+const PARTIAL = { start_date: '2025-03-10T07:30:00Z', end_date: '2025-03-12T08:30:00Z' };
+
+describe('dimension rollups', () => {
+  let writer: LakeWriter;
+  let rollups: LakeQuery;
+  let raw: LakeQuery;
+  const rc = (lake: LakeQuery): ReadContext => ({
+    organizationId: org,
+    ownerUserId: null,
+    lake,
+    db: control.db,
+    rateBook: new RateBook(control.db),
+    now: () => new Date('2025-03-20T00:00:00Z'),
+  });
+
+  beforeAll(async () => {
+    control = await openFreshControlDb('pglite');
+    org = (await createTestTenant(control.db)).organizationId;
+    await upsertEndUsers(control.db, org, ['user-1', 'user-2', 'user-3']);
+    lakeDir = tempLakeDir('dimension-rollups');
+    // refreshMs 0: each flush reads the definitions as they are at that moment.
+    writer = await LakeWriter.open(lakeDir, { dimensions: new DimensionBook(control.db, null, 0) });
+
+    // Before any dimension exists: day 10 on partition 0, day 11 on partition 1.
+    await writer.flush(0, [
+      ev(0, 10, { team: 'search', latency_ms: 100 }, '1.5', { agent_id: 'a1' }),
+      ev(0, 10, { team: 'sales', latency_ms: 200.25 }, '2.25', { agent_id: 'a2', user_id: 'user-2' }),
+    ], 2);
+    await writer.flush(1, [ev(1, 11, { team: 'search', latency_ms: 1 }, '10', { agent_id: 'a1' })], 1);
+
+    await createDimension(control.db, org, { key: 'team', name: 'Team', valueType: 'string' });
+    await createDimension(control.db, org, { key: 'latency_ms', name: 'Latency', valueType: 'number' });
+    await createDimension(control.db, org, { key: 'agent_id', name: 'Agent', valueType: 'string' });
+
+    // Day 11 on partition 0 (the day stays uncovered: partition 1's file of it predates the dimensions).
+    await writer.flush(0, [
+      ev(0, 11, { team: 'search', latency_ms: 50 }, '0.000000000001', { agent_id: 'a1' }),
+      ev(0, 11, { latency_ms: 'fast' }, '3', { agent_id: 'a1', user_id: 'user-2' }),
+      ev(0, 11, { team: 'sales', latency_ms: 10 }, '0', { status: 'pending_rate_card', input_cost: null, output_cost: null, agent_id: 'a2' }),
+    ], 5);
+    // Day 12, covered in both partitions; partition 0 in two flushes (compacted below).
+    await writer.flush(0, [ev(0, 12, { team: 'search', latency_ms: 7 }, '4', { agent_id: 'a2', user_id: 'user-3', feature: 'chat' })], 6);
+    await writer.flush(0, [
+      ev(0, 12, { team: 5, latency_ms: 0.5 }, '0.5', { agent_id: 'a1' }),
+      ev(0, 12, { team: 'sales', latency_ms: 10 }, '0', { status: 'pending_rate_card', input_cost: null, output_cost: null, agent_id: 'a2', user_id: 'user-2' }),
+    ], 8);
+    await writer.flush(1, [
+      ev(1, 12, { team: 'ops', latency_ms: 999 }, '0', { status: 'failed', input_cost: null, output_cost: null }),
+      ev(1, 12, { team: 'search' }, '0.25', { agent_id: 'a1' }),
+    ], 3);
+    // Compaction merges day 12's two files of each table on partition 0.
+    const compacted = await writer.compactPartition(0, { minFiles: 2 });
+    expect(compacted.groups).toBeGreaterThanOrEqual(3);
+    // Re-pricing: day 12's pending event becomes completed at 1 (events and rollups rewritten).
+    const rewrite = await writer.rewriteRows(0, { organizationId: org, statuses: ['pending_rate_card'], fromDate: '2025-03-12', toDate: '2025-03-12' }, (row) => ({
+      ...row,
+      status: 'completed',
+      input_cost: '1',
+      output_cost: '0',
+      total_cost: '1',
+    }));
+    expect(rewrite.rowsChanged).toBe(1);
+
+    rollups = await LakeQuery.open(lakeDir, { refreshIntervalMs: 0 });
+    raw = await LakeQuery.open(lakeDir, { refreshIntervalMs: 0, useRollups: false });
+  });
+
+  afterAll(async () => {
+    rollups?.close();
+    raw?.close();
+    await writer?.close();
+    await control?.dispose();
+    if (lakeDir) fs.rmSync(lakeDir, { recursive: true, force: true });
+  });
+
+  it('covers a day only when every events file of it, in every partition, was rolled up for the key', async () => {
+    const days = { start: new Date('2025-03-10'), end: new Date('2025-03-13') };
+    const team = await coveredDates(rollups.reader, org, days, 'team', 'string');
+    expect([...team.covered]).toEqual(['2025-03-12']);
+    expect([...team.all].sort()).toEqual(['2025-03-10', '2025-03-11', '2025-03-12']);
+    expect([...(await coveredDates(rollups.reader, org, days, 'latency_ms', 'number')).covered]).toEqual(['2025-03-12']);
+    // A key read from the typed column (agent_id) gets no dimension rollup; a type mismatch is no cover.
+    expect((await coveredDates(rollups.reader, org, days, 'agent_id', 'string')).covered.size).toBe(0);
+    expect((await coveredDates(rollups.reader, org, days, 'team', 'number')).covered.size).toBe(0);
+  });
+
+  // Completed costs by team over the three days (worked out from the events above):
+  // search 1.5 + 0.000000000001 + 10 + 4 + 0.25; sales 2.25 + 1 (re-priced); no team 3; team 5 → "5" 0.5.
+  const BREAKDOWN = [
+    { dimension_value: 'search', total_cost: '15.750000000001', event_count: 5 },
+    { dimension_value: 'sales', total_cost: '3.25', event_count: 2 },
+    { dimension_value: 'Unassigned', total_cost: '3', event_count: 1 },
+    { dimension_value: '5', total_cost: '0.5', event_count: 1 },
+  ];
+
+  it('cost-breakdown: hand-worked figures, equal to raw events', async () => {
+    const answer = await dimensionCostBreakdown(rc(rollups), { ...FULL, dimension_key: 'team' });
+    expect(answer.total_cost).toBe('22.500000000001');
+    expect(answer.items.map(({ dimension_value, total_cost, event_count }) => ({ dimension_value, total_cost, event_count }))).toEqual(BREAKDOWN);
+    expect(answer).toEqual(await dimensionCostBreakdown(rc(raw), { ...FULL, dimension_key: 'team' }));
+    for (const range of [PARTIAL, { start_date: '2025-03-12', end_date: '2025-03-13' }]) {
+      expect(await dimensionCostBreakdown(rc(rollups), { ...range, dimension_key: 'team' })).toEqual(await dimensionCostBreakdown(rc(raw), { ...range, dimension_key: 'team' }));
+    }
+  });
+
+  it('cost-trend: every mode equal to raw events; one value by day worked out by hand', async () => {
+    const one = await dimensionCostTrend(rc(rollups), { ...FULL, dimension_key: 'team', dimension_value: 'search' });
+    expect(one).toEqual({
+      granularity: 'daily',
+      series: [
+        {
+          key: 'search',
+          label: 'search',
+          data_points: [
+            { date: '2025-03-10T00:00:00.000Z', cost: '1.5', event_count: 1 },
+            { date: '2025-03-11T00:00:00.000Z', cost: '10.000000000001', event_count: 2 },
+            { date: '2025-03-12T00:00:00.000Z', cost: '4.25', event_count: 2 },
+          ],
+        },
+      ],
+    });
+    for (const q of [
+      { ...FULL, dimension_key: 'team' },
+      { ...FULL, dimension_key: 'team', dimension_value: 'search' },
+      { ...FULL, dimension_key: 'team', dimension_value: 'Unassigned' },
+      { ...PARTIAL, dimension_key: 'team' },
+    ]) {
+      expect(await dimensionCostTrend(rc(rollups), q)).toEqual(await dimensionCostTrend(rc(raw), q));
+    }
+  });
+
+  it('numeric-summary and numeric-trend: count, sum, min, max of every non-failed numeric value', async () => {
+    // 100, 200.25, 1, 50, 10 (pending), 7, 0.5, 10 (re-priced); "fast" is not a number, 999 is failed.
+    const summary = await dimensionNumericSummary(rc(rollups), { ...FULL, dimension_key: 'latency_ms' });
+    expect(summary).toMatchObject({ event_count: 8, sum: '378.75', min: '0.5', max: '200.25', avg: '47.34375' });
+    expect(summary).toEqual(await dimensionNumericSummary(rc(raw), { ...FULL, dimension_key: 'latency_ms' }));
+    const trend = await dimensionNumericTrend(rc(rollups), { ...FULL, dimension_key: 'latency_ms', aggregation: 'sum' });
+    expect(trend.data_points).toEqual([
+      { date: '2025-03-10T00:00:00.000Z', value: '300.25', event_count: 2 },
+      { date: '2025-03-11T00:00:00.000Z', value: '61', event_count: 3 },
+      { date: '2025-03-12T00:00:00.000Z', value: '17.5', event_count: 3 },
+    ]);
+    for (const aggregation of ['sum', 'avg', 'min', 'max']) {
+      for (const range of [FULL, PARTIAL]) {
+        const q = { ...range, dimension_key: 'latency_ms', aggregation };
+        expect(await dimensionNumericTrend(rc(rollups), q)).toEqual(await dimensionNumericTrend(rc(raw), q));
+      }
+    }
+  });
+
+  it('attribution by-dimension (alone, filtered by a typed key, and a typed key filtered by the dimension) and dimension-values', async () => {
+    const queries = [
+      { ...FULL, dimension: 'team' },
+      { ...FULL, dimension: 'team', filter_key: 'agent_id', filter_value: 'a1' },
+      { ...FULL, dimension: 'agent_id', filter_key: 'team', filter_value: 'search' },
+      { ...FULL, dimension: 'team', filter_key: 'feature', filter_value: 'Unassigned' },
+      { ...PARTIAL, dimension: 'team', filter_key: 'agent_id', filter_value: 'a2' },
+    ];
+    for (const q of queries) expect(await costByDimension(rc(rollups), q)).toEqual(await costByDimension(rc(raw), q));
+    // agent a1: search 1.5 + 10 + 0.000000000001 + 0.25; Unassigned 3; "5" 0.5.
+    const a1 = await costByDimension(rc(rollups), queries[1]!);
+    expect(a1.items.map((i) => [i.attribution_value, i.total_cost, i.event_count])).toEqual([
+      ['search', '11.750000000001', 4],
+      ['Unassigned', '3', 1],
+      ['5', '0.5', 1],
+    ]);
+    // Every status counts for distinct values (the failed "ops" too); no value for events without the key.
+    const values = await dimensionValues(rc(rollups), { ...FULL, dimension: 'team' });
+    expect(values).toEqual({ dimension: 'team', values: ['5', 'ops', 'sales', 'search'], truncated: false });
+    expect(values).toEqual(await dimensionValues(rc(raw), { ...FULL, dimension: 'team' }));
+  });
+
+  it('end-user by-dimension: the per-end-user rows, equal to raw events', async () => {
+    for (const user of ['user-1', 'user-2', 'user-3']) {
+      for (const range of [FULL, PARTIAL]) {
+        const a = await endUserByDimension(rc(rollups), user, 'team', range.start_date, range.end_date);
+        expect(a).toEqual(await endUserByDimension(rc(raw), user, 'team', range.start_date, range.end_date));
+      }
+    }
+    const u2 = await endUserByDimension(rc(rollups), 'user-2', 'team', FULL.start_date, FULL.end_date);
+    // user-2: sales 2.25 + 1 (re-priced), no team 3; costliest first.
+    expect(u2.items.map((i) => [i.attribution_value, i.total_cost])).toEqual([
+      ['sales', '3.25'],
+      ['Unassigned', '3'],
+    ]);
+  });
+
+  it('answers covered days from the rollup alone: with their events files gone, the figures stay', async () => {
+    const manifest = await readManifest(lakeDir, 0);
+    const day12 = manifest.files.filter((f) => f.table === 'events' && f.date === '2025-03-12' && f.organization_id === org);
+    expect(day12).toHaveLength(1);
+    expect(day12[0]!.dimensions).toEqual({ team: 'string', latency_ms: 'number' });
+    const hidden = `${absolutePath(lakeDir, day12[0]!.path)}.hidden`;
+    fs.renameSync(absolutePath(lakeDir, day12[0]!.path), hidden);
+    const fresh = await LakeQuery.open(lakeDir, { refreshIntervalMs: 0 });
+    try {
+      const answer = await dimensionCostBreakdown(rc(fresh), { ...FULL, dimension_key: 'team' });
+      expect(answer.total_cost).toBe('22.500000000001');
+      expect(answer.items.map(({ dimension_value, total_cost, event_count }) => ({ dimension_value, total_cost, event_count }))).toEqual(BREAKDOWN);
+      const summary = await dimensionNumericSummary(rc(fresh), { ...FULL, dimension_key: 'latency_ms' });
+      expect(summary).toMatchObject({ event_count: 8, sum: '378.75' });
+    } finally {
+      fresh.close();
+      fs.renameSync(hidden, absolutePath(lakeDir, day12[0]!.path));
+    }
+  });
+
+  it('backfill: rolls up the days written before the dimensions, with progress from the manifests, answers unchanged', async () => {
+    const team = { organizationId: org, key: 'team', valueType: 'string' as const };
+    expect(await dimensionRollupProgress(rollups.reader, team)).toEqual({
+      key: 'team', value_type: 'string', rolled_up: true, days_with_events: 3, days_covered: 1, progress_percent: 33.33, complete: false,
+    });
+    const before = await dimensionCostBreakdown(rc(raw), { ...FULL, dimension_key: 'team' });
+    // Partition 0 lacks day 10 only (its day-11 file came after the definitions); partition 1 day 11.
+    expect(await writer.backfillDimensions(0, { maxGroups: 1 })).toEqual({ groups: 1, remaining: 0 });
+    expect(await writer.backfillDimensions(0)).toEqual({ groups: 0, remaining: 0 });
+    expect((await dimensionRollupProgress(rollups.reader, team)).days_covered).toBe(2); // day 11 still waits for partition 1
+    expect(await writer.backfillDimensions(1)).toEqual({ groups: 1, remaining: 0 });
+    expect(await dimensionRollupProgress(rollups.reader, team)).toMatchObject({ days_covered: 3, progress_percent: 100, complete: true });
+    expect(await dimensionRollupProgress(rollups.reader, { organizationId: org, key: 'agent_id', valueType: 'string' })).toMatchObject({ rolled_up: false, complete: false });
+    const days = { start: new Date('2025-03-10'), end: new Date('2025-03-13') };
+    expect([...(await coveredDates(rollups.reader, org, days, 'latency_ms', 'number')).covered].sort()).toEqual(['2025-03-10', '2025-03-11', '2025-03-12']);
+    // The same answers, now all from the rollup (a fresh reader: nothing cached from before).
+    const fresh = await LakeQuery.open(lakeDir, { refreshIntervalMs: 0 });
+    try {
+      const after = await dimensionCostBreakdown(rc(fresh), { ...FULL, dimension_key: 'team' });
+      expect(after).toEqual(before);
+      expect(after.items.map(({ dimension_value, total_cost, event_count }) => ({ dimension_value, total_cost, event_count }))).toEqual(BREAKDOWN);
+      expect(await dimensionNumericSummary(rc(fresh), { ...FULL, dimension_key: 'latency_ms' })).toMatchObject({ event_count: 8, sum: '378.75', min: '0.5', max: '200.25' });
+      for (const q of [{ ...FULL, dimension: 'team', filter_key: 'agent_id', filter_value: 'a1' }, { ...PARTIAL, dimension: 'team' }]) {
+        expect(await costByDimension(rc(fresh), q)).toEqual(await costByDimension(rc(raw), q));
+      }
+      expect(await endUserByDimension(rc(fresh), 'user-2', 'team', FULL.start_date, FULL.end_date)).toEqual(
+        await endUserByDimension(rc(raw), 'user-2', 'team', FULL.start_date, FULL.end_date),
+      );
+    } finally {
+      fresh.close();
+    }
+  });
+});
