@@ -49,7 +49,16 @@ export function jsonPointer(key: string): string {
  * derivations over raw events and for the rollup.
  */
 export function dimensionValueSql(metadata: string, path: string): string {
-  return `json_extract_string(${metadata}, ${path})`;
+  return `json_extract_string(${validJson(metadata)}, ${path})`;
+}
+
+/**
+ * Metadata that is not JSON (only a producer bypassing ingest could write it) reads as no metadata,
+ * so one such record neither fails a flush nor a query. (DuckDB's TRY() would do it too, but with
+ * GROUP BY ALL it hits a binder error in 1.5.)
+ */
+function validJson(metadata: string): string {
+  return `CASE WHEN json_valid(${metadata}) THEN ${metadata} END`;
 }
 
 /**
@@ -57,7 +66,7 @@ export function dimensionValueSql(metadata: string, path: string): string {
  * numbers are), rounded to 12 decimals; NULL for anything else or values outside the type.
  */
 export function numericValueSql(metadata: string, path: string): string {
-  const j = `json_extract(${metadata}, ${path})`;
+  const j = `json_extract(${validJson(metadata)}, ${path})`;
   return `CASE WHEN json_type(${j}) IN ('BIGINT', 'UBIGINT', 'DOUBLE') THEN TRY_CAST(TRY_CAST(${j} AS DOUBLE) AS DECIMAL(38,12)) END`;
 }
 

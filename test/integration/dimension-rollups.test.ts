@@ -293,4 +293,23 @@ describe('dimension rollups', () => {
       fresh.close();
     }
   });
+  it('metadata that is not JSON (a producer bypassing ingest) lands Unassigned instead of failing the flush', async () => {
+    const day = { start_date: '2025-03-15', end_date: '2025-03-16' };
+    await writer.flush(1, [
+      ev(1, 15, { team: 'search', latency_ms: 4 }, '1.25'),
+      { ...ev(1, 15, {}, '0.75'), metadata: '{"team": not json' },
+    ], offsets[1]!);
+    const fresh = await LakeQuery.open(lakeDir, { refreshIntervalMs: 0 });
+    try {
+      const answer = await dimensionCostBreakdown(rc(fresh), { ...day, dimension_key: 'team' });
+      expect(answer.items.map(({ dimension_value, total_cost, event_count }) => ({ dimension_value, total_cost, event_count }))).toEqual([
+        { dimension_value: 'search', total_cost: '1.25', event_count: 1 },
+        { dimension_value: 'Unassigned', total_cost: '0.75', event_count: 1 },
+      ]);
+      expect(answer).toEqual(await dimensionCostBreakdown(rc(raw), { ...day, dimension_key: 'team' }));
+      expect(await dimensionNumericSummary(rc(fresh), { ...day, dimension_key: 'latency_ms' })).toMatchObject({ event_count: 1, sum: '4' });
+    } finally {
+      fresh.close();
+    }
+  });
 });
