@@ -8,6 +8,7 @@ import { createUsageEventCodec } from '../core/registry/usage-event-codec.js';
 import { KafkaEventPublisher } from './event-publisher.js';
 import { RegisterRoutes } from './generated/routes.js';
 import { registerOtlpRoutes } from '../otlp/otlp-receiver.js';
+import { DEFAULT_STRUCTURAL_SPAN_RETENTION, StructuralSpanRetention } from '../otlp/structural-span-retention.js';
 import { DEFAULT_GROUP_COMMIT, GroupCommitter, type GroupCommitOptions } from './group-commit.js';
 import { IngestService } from './ingest.js';
 import { OrganizationSettingsCache } from './org-settings.js';
@@ -58,6 +59,11 @@ export function createIngest(opts: IngestOptions = {}): StartComponent {
       soleIngest: (opts.sweeper?.soleIngest ?? false) && ctx.db.kind === 'pglite',
     });
     sweeper.start();
+    const spanRetention = new StructuralSpanRetention(ctx.db, logger, {
+      ...DEFAULT_STRUCTURAL_SPAN_RETENTION,
+      retentionDays: ctx.config.otlpStructuralSpansRetentionDays,
+    });
+    spanRetention.start();
     ctx.services.ingest = new IngestService(
       new OrganizationSettingsCache(ctx.db, opts.settingsTtlMs),
       new RateBook(ctx.db),
@@ -75,6 +81,7 @@ export function createIngest(opts: IngestOptions = {}): StartComponent {
       async stop() {
         delete ctx.services.ingest;
         await sweeper.stop();
+        await spanRetention.stop();
         await committer.close();
         await producer.disconnect();
       },

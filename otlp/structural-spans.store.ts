@@ -1,4 +1,4 @@
-// The SQL of structural spans (migration 013): spans without model usage, kept in the control
+// The SQL of structural spans (migrations 009, 012): spans without model usage, kept in the control
 // plane beside the ledger so the session tree can show them (timing, zero own cost) without
 // touching the usage-event schema, the processor or the lake. Insert is idempotent per
 // (organization, trace, span) (its session follows from it); reads are by organization, then session.
@@ -31,6 +31,23 @@ export async function storeStructuralSpans(db: Queryable, organizationId: string
   );
 }
 
+/**
+ * Deletes at most `limit` spans received before `cutoff` (retention); returns how many. Bounded,
+ * so one call holds the control plane briefly: the caller loops, other statements run between.
+ */
+export async function deleteStructuralSpansReceivedBefore(db: Queryable, cutoff: Date, limit: number): Promise<number> {
+  const [row] = await db.query<{ deleted: number }>(
+    `WITH gone AS (
+       DELETE FROM otlp_structural_spans
+        WHERE ctid = ANY (ARRAY(SELECT ctid FROM otlp_structural_spans WHERE received_at < $1 LIMIT $2))
+          AND received_at < $1
+       RETURNING 1)
+     SELECT count(*)::int AS deleted FROM gone`,
+    [cutoff, limit],
+  );
+  return row?.deleted ?? 0;
+}
+
 export interface StoredStructuralSpan {
   span_id: string;
   parent_span_id: string | null;
@@ -50,4 +67,30 @@ export async function structuralSpansOfSession(db: Queryable, organizationId: st
       ORDER BY span_id, started_at, trace_id`,
     [organizationId, sessionId],
   );
+}
+
+/** A session's structural spans in summary, for the sessions lists. */
+export interface StructuralSessionSummary {
+  session_id: string;
+  /** Distinct span ids (as the tree counts them). */
+  span_count: number;
+  /** Earliest span start and latest span end, in Unix milliseconds. */
+  first_ms: number;
+  last_ms: number;
+}
+
+/**
+ * Per session of the organization (or only of `sessionIds`), its structural spans' count and
+ * activity interval. Every session, whatever its dates: a session's interval is the union of its
+ * events' and its structural spans', so the window is applied after merging with the lake.
+ */
+export async function structuralSessionSummaries(db: Queryable, organizationId: string, sessionIds?: readonly string[]): Promise<StructuralSessionSummary[]> {
+  const rows = await db.query<{ session_id: string; span_count: number; first_at: Date; last_at: Date }>(
+    `SELECT session_id, count(DISTINCT span_id)::int AS span_count, min(started_at) AS first_at, max(ended_at) AS last_at
+       FROM otlp_structural_spans
+      WHERE organization_id = $1${sessionIds ? ' AND session_id = ANY($2::text[])' : ''}
+      GROUP BY session_id`,
+    sessionIds ? [organizationId, sessionIds] : [organizationId],
+  );
+  return rows.map((r) => ({ session_id: r.session_id, span_count: r.span_count, first_ms: new Date(r.first_at).getTime(), last_ms: new Date(r.last_at).getTime() }));
 }
