@@ -413,7 +413,16 @@ describe('OTLP answers', () => {
   });
 });
 
-it('http helper sanity: the OTLP path is not an API route', async () => {
+it('the OTLP path takes only POST (405 with Allow, as every documented path), and is in the OpenAPI document at the origin', async () => {
   const res = await http(p.url, 'GET', '/otlp/v1/traces');
-  expect(res.status).toBe(404);
+  expect(res.status).toBe(405);
+  expect(res.headers.get('allow')).toBe('POST');
+  const doc = (await (await fetch(`${p.url}/openapi.json`)).json()) as any;
+  const item = doc.paths['/otlp/v1/traces'];
+  expect(item.servers).toEqual([{ url: '/', description: expect.any(String) }]);
+  expect(Object.keys(item.post.requestBody.content)).toEqual(['application/x-protobuf', 'application/json']);
+  expect(Object.keys(item.post.responses)).toEqual(['200', '400', '401', '403', '413', '415', '429', '503']);
+  expect(item.post.responses['429'].headers['Retry-After'].required).toBe(true);
+  // Under /v1 the path is not a route.
+  expect((await http(p.url, 'GET', '/v1/otlp/v1/traces')).status).toBe(404);
 });
