@@ -1,32 +1,25 @@
 // The SQL of structural spans (migrations 009, 012): spans without model usage, kept in the control
 // plane beside the ledger so the session tree can show them (timing, zero own cost) without
 // touching the usage-event schema, the processor or the lake. Insert is idempotent per
-// (organization, trace, span) (its session follows from it); reads are by organization, then session.
+// (organization, session, span id): one node of the session's tree; reads are by organization,
+// then session.
 import type { Queryable } from '../core/control/db.js';
 import type { StructuralSpan } from './span-mapping.js';
 
-/** Stores the spans (one statement); a span already stored is left as it is. */
+/** Stores the spans (one statement); a span id already stored in its session is left as it is. */
 export async function storeStructuralSpans(db: Queryable, organizationId: string, spans: readonly StructuralSpan[]): Promise<void> {
   if (spans.length === 0) return;
-  // One JSON parameter: measured about 15% cheaper in PGlite than nine parallel arrays.
-  const rows = spans.map((s) => ({
-    trace_id: s.traceId,
-    span_id: s.spanId,
-    session_id: s.sessionId,
-    parent_span_id: s.parentSpanId,
-    span_name: s.name || null,
-    span_kind: s.kind,
-    agent_id: s.agentId,
-    started_at: s.startedAt.toISOString(),
-    ended_at: s.endedAt.toISOString(),
-  }));
+  // One JSON parameter of positional rows, times as Unix milliseconds: no key names or ISO text
+  // to build here and parse on the control plane (measured about 15% cheaper in PGlite than
+  // nine parallel arrays, the first form).
+  const rows = spans.map((s) => [s.sessionId, s.traceId, s.spanId, s.parentSpanId, s.name || null, s.kind, s.agentId, s.startedAt.getTime(), s.endedAt.getTime()]);
   await db.query(
     `INSERT INTO otlp_structural_spans
        (organization_id, session_id, trace_id, span_id, parent_span_id, span_name, span_kind, agent_id, started_at, ended_at)
-     SELECT $1::uuid, t.session_id, t.trace_id, t.span_id, t.parent_span_id, t.span_name, t.span_kind, t.agent_id, t.started_at, t.ended_at
-       FROM json_to_recordset($2::json) AS t (trace_id text, span_id text, session_id text, parent_span_id text, span_name text,
-                                              span_kind text, agent_id text, started_at timestamptz, ended_at timestamptz)
-     ON CONFLICT (organization_id, session_id, trace_id, span_id) DO NOTHING`,
+     SELECT $1::uuid, r->>0, r->>1, r->>2, r->>3, r->>4, r->>5, r->>6,
+            to_timestamp((r->>7)::bigint / 1000.0), to_timestamp((r->>8)::bigint / 1000.0)
+       FROM json_array_elements($2::json) AS r
+     ON CONFLICT (organization_id, session_id, span_id) DO NOTHING`,
     [organizationId, JSON.stringify(rows)],
   );
 }
@@ -58,13 +51,13 @@ export interface StoredStructuralSpan {
   ended_at: Date;
 }
 
-/** The session's structural spans, earliest first (one row per span id: the earliest wins). */
+/** The session's structural spans (one row per span id), earliest first. */
 export async function structuralSpansOfSession(db: Queryable, organizationId: string, sessionId: string): Promise<StoredStructuralSpan[]> {
   return db.query<StoredStructuralSpan>(
-    `SELECT DISTINCT ON (span_id) span_id, parent_span_id, span_name, span_kind, agent_id, started_at, ended_at
+    `SELECT span_id, parent_span_id, span_name, span_kind, agent_id, started_at, ended_at
        FROM otlp_structural_spans
       WHERE organization_id = $1 AND session_id = $2
-      ORDER BY span_id, started_at, trace_id`,
+      ORDER BY started_at, span_id`,
     [organizationId, sessionId],
   );
 }
@@ -72,7 +65,7 @@ export async function structuralSpansOfSession(db: Queryable, organizationId: st
 /** A session's structural spans in summary, for the sessions lists. */
 export interface StructuralSessionSummary {
   session_id: string;
-  /** Distinct span ids (as the tree counts them). */
+  /** Spans (one per span id, as the tree counts them). */
   span_count: number;
   /** Earliest span start and latest span end, in Unix milliseconds. */
   first_ms: number;
@@ -86,7 +79,7 @@ export interface StructuralSessionSummary {
  */
 export async function structuralSessionSummaries(db: Queryable, organizationId: string, sessionIds?: readonly string[]): Promise<StructuralSessionSummary[]> {
   const rows = await db.query<{ session_id: string; span_count: number; first_at: Date; last_at: Date }>(
-    `SELECT session_id, count(DISTINCT span_id)::int AS span_count, min(started_at) AS first_at, max(ended_at) AS last_at
+    `SELECT session_id, count(*)::int AS span_count, min(started_at) AS first_at, max(ended_at) AS last_at
        FROM otlp_structural_spans
       WHERE organization_id = $1${sessionIds ? ' AND session_id = ANY($2::text[])' : ''}
       GROUP BY session_id`,

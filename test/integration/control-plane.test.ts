@@ -57,6 +57,7 @@ const MIGRATION_NAMES = [
   '009_otlp',
   '010_rate_card_tiers',
   '011_repricings',
+  '012_otlp_structural_spans',
 ];
 
 const sha256 = (s: string) => crypto.createHash('sha256').update(s).digest('hex');

@@ -37,16 +37,17 @@ describeEachControlDb('OTLP control-plane stores', ({ db }) => {
     const t = await createTestTenant(db());
     const other = await createTestTenant(db());
     await storeStructuralSpans(db(), t.organizationId, [
-      span('00000000000000a1', { startedAt: at(10), endedAt: at(20) }),
+      // Milliseconds survive the round trip (times go to the control plane as Unix milliseconds).
+      span('00000000000000a1', { startedAt: new Date(at(10).getTime() + 987), endedAt: at(20) }),
       span('00000000000000a2', { startedAt: at(12), endedAt: at(30) }),
-      // The same span id in another trace of the session: one span, as the tree shows it.
+      // The same span id in another trace of the session: one span (the first stored), as the tree shows it.
       span('00000000000000a2', { traceId: 'ffff651916cd43dd8448eb211c80319c', startedAt: at(13), endedAt: at(14) }),
       span('00000000000000b1', { sessionId: 'conv-2', startedAt: at(40), endedAt: at(41) }),
     ]);
     await storeStructuralSpans(db(), other.organizationId, [span('00000000000000c1')]);
     const bySession = (rows: Awaited<ReturnType<typeof structuralSessionSummaries>>) => rows.sort((a, b) => a.session_id.localeCompare(b.session_id));
     expect(bySession(await structuralSessionSummaries(db(), t.organizationId))).toEqual([
-      { session_id: 'conv-1', span_count: 2, first_ms: at(10).getTime(), last_ms: at(30).getTime() },
+      { session_id: 'conv-1', span_count: 2, first_ms: at(10).getTime() + 987, last_ms: at(30).getTime() },
       { session_id: 'conv-2', span_count: 1, first_ms: at(40).getTime(), last_ms: at(41).getTime() },
     ]);
     expect(await structuralSessionSummaries(db(), t.organizationId, ['conv-2', 'conv-9'])).toEqual([
