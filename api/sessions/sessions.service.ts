@@ -89,7 +89,7 @@ export async function listSessions(
   };
 }
 
-export function sessionSummary(r: SessionRow): SessionSummary {
+function sessionSummary(r: SessionRow): SessionSummary {
   return {
     session_id: r.session_id,
     total_cost: formatMoney(r.total_cost),
