@@ -76,5 +76,6 @@ export function registerOtlpRoutes(router: Router): void {
   router.post(OTLP_TRACES_PATH, (req, res, next) => {
     receiveTraces(req, res).catch(next);
   });
-  router.use('/otlp', answerError);
+  // Not mounted at '/otlp': that would set req.baseUrl and the metrics' route label would read /otlp/otlp/v1/traces.
+  router.use((err: unknown, req: Request, res: Response, next: NextFunction) => (req.path.startsWith('/otlp/') ? answerError(err, req, res, next) : next(err)));
 }

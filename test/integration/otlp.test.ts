@@ -363,6 +363,8 @@ describe('OTLP answers', () => {
     const status = Status.toObject(Status.decode(Buffer.from(await res.arrayBuffer()))) as { code: number; message: string };
     expect(status.code).toBe(3); // INVALID_ARGUMENT
     expect(status.message).toMatch(/not an ExportTraceServiceRequest in binary protobuf/);
+    // Counted under the route's own path.
+    expect(await (await fetch(`${p.url}/metrics`)).text()).toMatch(/marginal_http_requests_total\{method="POST",route="\/otlp\/v1\/traces",status="400"\} [1-9]/);
   });
 
   it('bad JSON: 400 with Status fields and the error envelope; bad hex id names the field', async () => {
