@@ -42,6 +42,12 @@ export interface Config {
    * when the service listens on a loopback address (the all-in-one default), off otherwise.
    */
   webhookAllowPrivateUrls: boolean;
+  /**
+   * Days an OTLP structural span (a span without usage, kept for session trees) is kept after it
+   * was received; 0 keeps them forever. Default 400: every bounded read (12-month margin ranges,
+   * last-year windows) still sees whole trees.
+   */
+  otlpStructuralSpansRetentionDays: number;
 }
 
 export class ConfigError extends Error {}
@@ -121,5 +127,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ingestPublishTimeoutMs: int(env, 'INGEST_PUBLISH_TIMEOUT_MS', 3_000, 100),
     logLevel: str(env, 'LOG_LEVEL') ?? 'info',
     webhookAllowPrivateUrls: bool(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', isLoopbackHost(str(env, 'HOST') ?? '127.0.0.1')),
+    otlpStructuralSpansRetentionDays: int(env, 'OTLP_STRUCTURAL_SPANS_RETENTION_DAYS', 400, 0),
   };
 }

@@ -9,6 +9,7 @@ import { KafkaEventPublisher } from './event-publisher.js';
 import { ingestFastPath } from './fast-path.js';
 import { RegisterRoutes } from './generated/routes.js';
 import { registerOtlpRoutes } from '../otlp/otlp-receiver.js';
+import { DEFAULT_STRUCTURAL_SPAN_RETENTION, StructuralSpanRetention } from '../otlp/structural-span-retention.js';
 import { DEFAULT_GROUP_COMMIT, GroupCommitter, type GroupCommitOptions } from './group-commit.js';
 import { IngestService } from './ingest.js';
 import { OrganizationSettingsCache } from './org-settings.js';
@@ -59,6 +60,11 @@ export function createIngest(opts: IngestOptions = {}): StartComponent {
       soleIngest: (opts.sweeper?.soleIngest ?? false) && ctx.db.kind === 'pglite',
     });
     sweeper.start();
+    const spanRetention = new StructuralSpanRetention(ctx.db, logger, {
+      ...DEFAULT_STRUCTURAL_SPAN_RETENTION,
+      retentionDays: ctx.config.otlpStructuralSpansRetentionDays,
+    });
+    spanRetention.start();
     const ingest = new IngestService(new OrganizationSettingsCache(ctx.db, opts.settingsTtlMs), new RateBook(ctx.db), codec, committer, ctx.db);
     ctx.services.ingest = ingest;
     return {
@@ -73,6 +79,7 @@ export function createIngest(opts: IngestOptions = {}): StartComponent {
       async stop() {
         delete ctx.services.ingest;
         await sweeper.stop();
+        await spanRetention.stop();
         await committer.close();
         await producer.disconnect();
       },

@@ -38,15 +38,15 @@ export type OtlpEncoding = 'protobuf' | 'json';
 export type AttributeValue = string | number | boolean | null | AttributeValue[] | { [key: string]: AttributeValue };
 export type Attributes = Record<string, AttributeValue>;
 
-/** One span with its resource's attributes, ids as lowercase hex, times as Unix nanoseconds (decimal strings). */
+/** One span with its resource's attributes, ids as lowercase hex, times as Unix milliseconds (nanoseconds past the millisecond dropped). */
 export interface OtlpSpan {
   traceId: string;
   spanId: string;
   /** Null for a root span (absent or all-zero bytes). */
   parentSpanId: string | null;
   name: string;
-  startTimeUnixNano: string;
-  endTimeUnixNano: string;
+  startTimeUnixMs: number;
+  endTimeUnixMs: number;
   attributes: Attributes;
   resourceAttributes: Attributes;
 }
@@ -87,7 +87,19 @@ export function encodeStatus(code: number, message: string): Buffer {
 }
 
 /** int64 fields of a decoded message: a Long (protobufjs with `long`) or a number. */
-type Int64 = { toString(): string } | number;
+type Int64 = { high: number; low: number; toNumber(): number } | number;
+
+/**
+ * Unix nanoseconds (fixed64) → whole Unix milliseconds, exactly, without a decimal string or a
+ * BigInt per span: nanos = high·2^32 + low and 2^32 = 4294·10^6 + 967296, so
+ * floor(nanos / 10^6) = high·4294 + floor((high·967296 + low) / 10^6), every term below 2^53.
+ */
+export function unixMillisOf(nanos: Int64 | undefined): number {
+  if (nanos === undefined) return 0;
+  if (typeof nanos === 'number') return Math.floor(nanos / 1e6);
+  const high = nanos.high >>> 0;
+  return high * 4294 + Math.floor((high * 967296 + (nanos.low >>> 0)) / 1e6);
+}
 
 /** AnyValue as protobufjs decodes it: `value` names the oneof field that is set. */
 interface DecodedAnyValue {
@@ -129,8 +141,8 @@ function spanOf(s: DecodedSpan, resourceAttributes: Attributes): OtlpSpan {
     spanId: hexOf(s.spanId),
     parentSpanId: parent === '' || /^0+$/.test(parent) ? null : parent,
     name: s.name ?? '',
-    startTimeUnixNano: String(s.startTimeUnixNano ?? 0),
-    endTimeUnixNano: String(s.endTimeUnixNano ?? 0),
+    startTimeUnixMs: unixMillisOf(s.startTimeUnixNano),
+    endTimeUnixMs: unixMillisOf(s.endTimeUnixNano),
     attributes: attributesOf(s.attributes),
     resourceAttributes,
   };
@@ -148,9 +160,11 @@ function valueOf(v: DecodedAnyValue | undefined): AttributeValue {
       return v.stringValue!;
     case 'boolValue':
       return v.boolValue!;
-    case 'intValue':
-      // int64: exact as a number up to 2^53; token counts beyond that are refused by the mapping anyway.
-      return Number(v.intValue!.toString());
+    case 'intValue': {
+      // int64: exact as a number up to 2^53 (Long's toNumber, no decimal text); token counts beyond that are refused by the mapping anyway.
+      const i = v.intValue!;
+      return typeof i === 'number' ? i : i.toNumber();
+    }
     case 'doubleValue':
       return v.doubleValue!;
     case 'arrayValue':

@@ -26,3 +26,9 @@ export const otlpSpansRejected = new promClient.Counter({
   labelNames: ['reason'] as const,
   registers: [registry],
 });
+
+export const otlpStructuralSpansExpired = new promClient.Counter({
+  name: 'marginal_otlp_structural_spans_expired_total',
+  help: 'Structural spans deleted by retention (OTLP_STRUCTURAL_SPANS_RETENTION_DAYS)',
+  registers: [registry],
+});

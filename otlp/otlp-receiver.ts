@@ -16,8 +16,8 @@ import { appErrorOf } from '../core/http/error-handler.js';
 import { errorEnvelope } from '../core/http/error-envelope.js';
 import { decodeExportRequest, encodeExportResponse, encodeStatus, OtlpDecodeError, type OtlpEncoding } from './otlp-codec.js';
 import { exportSpans, OtlpPayloadError, rejectionMessage } from './otlp.js';
+import { OTLP_TRACES_PATH } from './otlp.openapi.js';
 
-const OTLP_TRACES_PATH = '/otlp/v1/traces';
 /** An export of 512 spans with GenAI attributes is well under 1 MB; collectors batch larger. */
 const OTLP_BODY_LIMIT = '20mb';
 
@@ -76,5 +76,6 @@ export function registerOtlpRoutes(router: Router): void {
   router.post(OTLP_TRACES_PATH, (req, res, next) => {
     receiveTraces(req, res).catch(next);
   });
-  router.use('/otlp', answerError);
+  // Not mounted at '/otlp': that would set req.baseUrl and the metrics' route label would read /otlp/otlp/v1/traces.
+  router.use((err: unknown, req: Request, res: Response, next: NextFunction) => (req.path.startsWith('/otlp/') ? answerError(err, req, res, next) : next(err)));
 }

@@ -111,12 +111,6 @@ function count(names: readonly string[], attrs: Attributes): number | undefined 
   return undefined;
 }
 
-/** Unix nanoseconds (decimal text) → Date at millisecond precision. */
-export function nanosToDate(nanos: string): Date {
-  // Dropping the last six digits is the integer division, without a BigInt per span.
-  return new Date(nanos.length > 6 ? Number(nanos.slice(0, -6)) : 0);
-}
-
 function kindOf(attrs: Attributes, hasUsage: boolean): SpanKind | null {
   const op = text(attrs['gen_ai.operation.name']);
   if (op && OPERATION_KINDS[op]) return OPERATION_KINDS[op]!;
@@ -186,8 +180,8 @@ export function mapSpan(span: OtlpSpan, mapping: MetadataMapping = new Map()): S
   if (!/^[0-9a-f]{16}$/.test(span.spanId) || /^0+$/.test(span.spanId)) return { type: 'rejected', spanId: span.spanId, reason: 'spanId must be 8 bytes, not all zero' };
   const attrs = span.attributes;
   const res = span.resourceAttributes;
-  const startedAt = nanosToDate(span.startTimeUnixNano);
-  const endedAt = nanosToDate(span.endTimeUnixNano);
+  const startedAt = new Date(span.startTimeUnixMs);
+  const endedAt = new Date(span.endTimeUnixMs);
   if (endedAt < startedAt) return { type: 'rejected', spanId: span.spanId, reason: 'endTimeUnixNano is before startTimeUnixNano' };
   const sessionId = text(first(SESSION, attrs, res)) ?? span.traceId;
   const agentId = text(first(AGENT, attrs, res));

@@ -27,7 +27,7 @@ export interface ServiceTenant {
 }
 
 /** Starts the service and resolves once it serves (a first start may fetch the broker's jars). */
-export async function startLocalService(opts: { env?: Record<string, string> } = {}): Promise<LocalService> {
+export async function startLocalService(opts: { env?: Record<string, string>; nodeFlags?: string[] } = {}): Promise<LocalService> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'marginal-local-'));
   const adminToken = `mk_admin_${crypto.randomBytes(12).toString('hex')}`;
   const port = await findFreePort();
@@ -37,6 +37,7 @@ export async function startLocalService(opts: { env?: Record<string, string> } =
     entry: 'scripts/start',
     built: false,
     logFile,
+    nodeFlags: opts.nodeFlags,
     env: {
       HOST: '127.0.0.1',
       PORT: String(port),

@@ -20,6 +20,8 @@ export interface ServiceProcessOptions {
   built?: boolean;
   /** Another checkout to run (benchmarks compare with an older build); default this one. */
   root?: string;
+  /** More node flags, after the usual ones (e.g. --cpu-prof, which NODE_OPTIONS refuses). */
+  nodeFlags?: string[];
 }
 
 export interface ServiceProcess {
@@ -45,9 +47,10 @@ export function isBuilt(entry: ServiceEntry): boolean {
 export function spawnService(opts: ServiceProcessOptions): ServiceProcess {
   const root = opts.root ?? fromRoot();
   const built = opts.built ?? fs.existsSync(path.join(root, 'dist', `${opts.entry}.js`));
+  const flags = [...SERVICE_NODE_FLAGS, ...(opts.nodeFlags ?? [])];
   const args = built
-    ? [...SERVICE_NODE_FLAGS, path.join(root, 'dist', `${opts.entry}.js`)]
-    : [...SERVICE_NODE_FLAGS, '--import', 'tsx', path.join(root, `${opts.entry}.ts`)];
+    ? [...flags, path.join(root, 'dist', `${opts.entry}.js`)]
+    : [...flags, '--import', 'tsx', path.join(root, `${opts.entry}.ts`)];
   fs.mkdirSync(path.dirname(opts.logFile), { recursive: true });
   const out = fs.openSync(opts.logFile, 'a');
   const child = spawn(process.execPath, args, {

@@ -5,8 +5,7 @@ import { getEndUserByExternalId } from '../../core/control/end-users.js';
 import { NotFoundError } from '../../core/errors.js';
 import { parseDateRange } from '../../core/time.js';
 import type { ReadContext } from '../lake/read-context.js';
-import { sessionSummary } from '../sessions/sessions.service.js';
-import { querySessions } from '../sessions/sessions.queries.js';
+import { listSessions } from '../sessions/sessions.service.js';
 import type { SessionList } from '../sessions/sessions.types.js';
 import { pageParams } from '../usage/usage.js';
 
@@ -27,10 +26,5 @@ export async function endUserSessions(
     { end_user_id: user.id },
   );
   if (ids.length === 0) return { sessions: [], total: 0, limit: page.limit, offset: page.offset };
-  const sessionIds = ids.map((r) => r.session_id);
-  const window = { from: range.start, to: range.end };
-  const rows = await querySessions(rc.lake, rc.organizationId, window, page, sessionIds);
-  // An offset past the end returns no row to carry the count.
-  const total = rows[0]?.total ?? (await querySessions(rc.lake, rc.organizationId, window, { limit: 1, offset: 0 }, sessionIds))[0]?.total ?? 0;
-  return { sessions: rows.map(sessionSummary), total, limit: page.limit, offset: page.offset };
+  return listSessions(rc, { from: range.start, to: range.end }, page, ids.map((r) => r.session_id));
 }

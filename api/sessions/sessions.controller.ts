@@ -18,7 +18,9 @@ import type { SessionList, SessionTree } from './sessions.types.js';
 export class SessionsController extends Controller {
   /**
    * Sessions active in [start_date, end_date) (their first-to-last event interval overlaps it),
-   * most recently active first, each with its whole-session cost and counts.
+   * most recently active first, each with its whole-session cost and counts. OTLP spans without
+   * model usage count as spans with zero cost, active from their start to their end, so a session
+   * made only of them is listed too.
    * @param start_date ISO 8601 date or datetime, inclusive. Must be before end_date.
    * @param end_date ISO 8601 date or datetime, exclusive.
    * @param limit Page size, 1 to 1000. Default 100.

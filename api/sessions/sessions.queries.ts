@@ -51,15 +51,26 @@ export interface SessionRow {
   total: number;
 }
 
+/** A session's structural spans (otlp/structural-spans.store.ts), merged into its list row. */
+export interface StructuralSessionPart {
+  session_id: string;
+  span_count: number;
+  first_ms: number;
+  last_ms: number;
+}
+
 /**
  * Sessions whose activity (first to last event) overlaps [from, to), most recent activity first
- * (then session id), with their whole-session totals; one page.
+ * (then session id), with their whole-session totals; one page. `structural` adds the sessions'
+ * OTLP spans without usage: their span count and their interval (start to end), zero cost and
+ * events, so a session made only of them is listed too.
  */
 export function querySessions(
   lake: LakeQuery,
   organizationId: string,
   window: { from: Date; to: Date },
   page: { limit: number; offset: number },
+  structural: readonly StructuralSessionPart[],
   /** Only these sessions (an end user's; the rollup has no end-user column). */
   sessionIds?: readonly string[],
 ): Promise<SessionRow[]> {
@@ -67,7 +78,7 @@ export function querySessions(
   const only = sessionIds ? ` AND s.session_id IN (SELECT unnest(from_json($session_ids, '["VARCHAR"]')))` : '';
   return lake.rows<SessionRow>(
     { organizationId },
-    `WITH sessions AS (
+    `WITH lake AS (
        SELECT s.session_id,
               CAST(sum(s.own_cost) AS DECIMAL(38,12)) AS total_cost,
               CAST(sum(s.event_count) AS BIGINT) AS event_count,
@@ -77,12 +88,31 @@ export function querySessions(
               max(s.last_event_at) AS last_event_at
          FROM {{session_spans}} s
         WHERE s.organization_id = $org${only}
-        GROUP BY s.session_id)
+        GROUP BY s.session_id),
+     structural AS (
+       SELECT t.session_id, t.span_count, epoch_ms(t.first_ms) AS first_at, epoch_ms(t.last_ms) AS last_at
+         FROM (SELECT unnest(from_json($structural, '[{"session_id":"VARCHAR","span_count":"BIGINT","first_ms":"BIGINT","last_ms":"BIGINT"}]'), recursive := true)) t),
+     sessions AS (
+       SELECT coalesce(l.session_id, st.session_id) AS session_id,
+              coalesce(l.total_cost, CAST(0 AS DECIMAL(38,12))) AS total_cost,
+              coalesce(l.event_count, 0) AS event_count,
+              CAST(coalesce(l.span_count, 0) + coalesce(st.span_count, 0) AS BIGINT) AS span_count,
+              coalesce(l.untraced_event_count, 0) AS untraced_event_count,
+              least(coalesce(l.first_event_at, st.first_at), coalesce(st.first_at, l.first_event_at)) AS first_event_at,
+              greatest(coalesce(l.last_event_at, st.last_at), coalesce(st.last_at, l.last_event_at)) AS last_event_at
+         FROM lake l FULL OUTER JOIN structural st ON st.session_id = l.session_id)
      SELECT *, CAST(count(*) OVER () AS BIGINT) AS total
        FROM sessions
       WHERE last_event_at >= $from AND first_event_at < $to
       ORDER BY last_event_at DESC, session_id
       LIMIT $limit OFFSET $offset`,
-    { from: window.from, to: window.to, limit: page.limit, offset: page.offset, ...(sessionIds ? { session_ids: JSON.stringify(sessionIds) } : {}) },
+    {
+      from: window.from,
+      to: window.to,
+      limit: page.limit,
+      offset: page.offset,
+      structural: JSON.stringify(structural),
+      ...(sessionIds ? { session_ids: JSON.stringify(sessionIds) } : {}),
+    },
   );
 }

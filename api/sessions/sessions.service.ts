@@ -8,7 +8,7 @@ import { pageParams } from '../usage/usage.js';
 import { buildSessionTree, type SpanInput } from './session-tree.js';
 import { sessionFiles } from './session-index.js';
 import { querySessions, querySessionSpans, type SessionRow } from './sessions.queries.js';
-import { structuralSpansOfSession } from '../../otlp/structural-spans.store.js';
+import { structuralSessionSummaries, structuralSpansOfSession } from '../../otlp/structural-spans.store.js';
 import type { SessionList, SessionSummary, SessionTree } from './sessions.types.js';
 
 export async function sessionTree(rc: ReadContext, sessionId: string): Promise<SessionTree> {
@@ -64,17 +64,32 @@ export async function sessionList(
 ): Promise<SessionList> {
   const range = parseDateRange(q.start_date, q.end_date);
   const page = pageParams(q.limit, q.offset);
-  const rows = await querySessions(rc.lake, rc.organizationId, { from: range.start, to: range.end }, page);
+  return listSessions(rc, { from: range.start, to: range.end }, page);
+}
+
+/**
+ * One page of the sessions active in the window, events (lake) and structural spans (control
+ * plane) merged; `sessionIds` narrows to those sessions (an end user's).
+ */
+export async function listSessions(
+  rc: ReadContext,
+  window: { from: Date; to: Date },
+  page: { limit: number; offset: number },
+  sessionIds?: readonly string[],
+): Promise<SessionList> {
+  const structural = await structuralSessionSummaries(rc.db, rc.organizationId, sessionIds);
+  const query = (p: { limit: number; offset: number }) => querySessions(rc.lake, rc.organizationId, window, p, structural, sessionIds);
+  const rows = await query(page);
   return {
     sessions: rows.map(sessionSummary),
     // An offset past the end returns no row to carry the count; count again only then.
-    total: rows[0]?.total ?? (page.offset > 0 ? await countSessions(rc, range) : 0),
+    total: rows[0]?.total ?? (page.offset > 0 ? ((await query({ limit: 1, offset: 0 }))[0]?.total ?? 0) : 0),
     limit: page.limit,
     offset: page.offset,
   };
 }
 
-export function sessionSummary(r: SessionRow): SessionSummary {
+function sessionSummary(r: SessionRow): SessionSummary {
   return {
     session_id: r.session_id,
     total_cost: formatMoney(r.total_cost),
@@ -84,9 +99,4 @@ export function sessionSummary(r: SessionRow): SessionSummary {
     first_event_at: r.first_event_at.toISOString(),
     last_event_at: r.last_event_at.toISOString(),
   };
-}
-
-async function countSessions(rc: ReadContext, range: { start: Date; end: Date }): Promise<number> {
-  const rows = await querySessions(rc.lake, rc.organizationId, { from: range.start, to: range.end }, { limit: 1, offset: 0 });
-  return rows[0]?.total ?? 0;
 }

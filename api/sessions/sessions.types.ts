@@ -72,13 +72,13 @@ export interface SessionSummary {
   /** USD, every event of the session (traced and untraced). */
   total_cost: string;
   event_count: number;
-  /** Distinct span ids. */
+  /** Distinct span ids, OTLP spans without usage (structural) included, as the tree counts them. */
   span_count: number;
   /** Events without a span_id. */
   untraced_event_count: number;
-  /** Earliest event timestamp of the session (ISO 8601 UTC). */
+  /** Earliest event timestamp of the session, or start of a structural span if earlier (ISO 8601 UTC). */
   first_event_at: string;
-  /** Latest event timestamp of the session (ISO 8601 UTC). */
+  /** Latest event timestamp of the session, or end of a structural span if later (ISO 8601 UTC). */
   last_event_at: string;
 }
 

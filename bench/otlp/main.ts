@@ -5,7 +5,9 @@
 // DATA_DIR, rate limits raised), one organization through the admin API, runs the exporter
 // (bench/otlp/exporter.ts) in its own process, waits until the lake holds every usage event, then
 // times single-trace exports until their tree is complete. Writes bench/results/otlp.{json,md}.
-//   npx tsx bench/otlp/main.ts [--seconds 15] [--in-flight 4] [--batch 512] [--samples 5] [--no-write]
+//   npx tsx bench/otlp/main.ts [--seconds 15] [--in-flight 4] [--batch 512] [--samples 5] [--no-write] [--cpu-prof <dir>]
+// --cpu-prof writes V8 CPU profiles of the service (main thread and each worker thread) into <dir>
+// when it stops (implies --no-write: a profiled service is slower).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -110,11 +112,19 @@ async function main(): Promise<void> {
       batch: { type: 'string', default: '512' },
       samples: { type: 'string', default: '5' },
       'no-write': { type: 'boolean', default: false },
+      'cpu-prof': { type: 'string' },
     },
   });
   const cfg = { seconds: Number(values.seconds), inFlight: Number(values['in-flight']), batch: Number(values.batch) };
   const loadBefore = os.loadavg()[0]!;
-  const svc = await startLocalService({ env: { RATE_LIMIT_INGEST_PER_MINUTE: '1000000000', RATE_LIMIT_READ_PER_15_MINUTES: '1000000000' } });
+  const profileDir = values['cpu-prof'];
+  const svc = await startLocalService({
+    env: {
+      RATE_LIMIT_INGEST_PER_MINUTE: '1000000000',
+      RATE_LIMIT_READ_PER_15_MINUTES: '1000000000',
+    },
+    ...(profileDir ? { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}),
+  });
   try {
     const t = await createServiceTenant(svc, 'otlp-bench', 100_000_000);
     // Warm-up: JIT, connections, the first Kafka sends and lake files.
@@ -146,7 +156,7 @@ async function main(): Promise<void> {
       freshness_ms: { samples: fresh.map((x) => round(x)), median: round(fresh[Math.floor(fresh.length / 2)]!), max: round(fresh.at(-1)!) },
     };
     console.log(JSON.stringify(result, null, 2));
-    if (!values['no-write']) {
+    if (!values['no-write'] && !profileDir) {
       fs.writeFileSync(fromRoot('bench', 'results', 'otlp.json'), `${JSON.stringify(result, null, 2)}\n`);
       fs.writeFileSync(
         fromRoot('bench', 'results', 'otlp.md'),

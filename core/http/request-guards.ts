@@ -10,10 +10,12 @@ import { AppError, UnauthorizedError, ValidationError } from '../errors.js';
 import { textFault } from '../text.js';
 import { constantTimeEqual } from './authentication.js';
 
-/** API routes live under this prefix; the OpenAPI paths are relative to it. */
+/** API routes live under this prefix (the document's server); the OpenAPI paths are relative to it. */
 const PREFIX = '/v1';
 
 interface PathTemplate {
+  /** The path's own server when it names one (OTLP at the origin: ''), else PREFIX. */
+  prefix: string;
   /** Each segment: a literal, or { param } for "{param}". */
   segments: Array<string | { param: string }>;
   methods: string[];
@@ -26,39 +28,44 @@ interface OpenApiOperation {
   parameters?: Array<{ in?: string; name?: string }>;
 }
 
+/** A path item: its operations by method, and optionally servers of its own. */
+type OpenApiPathItem = { [method: string]: OpenApiOperation | Array<{ url?: string }> | undefined; servers?: Array<{ url?: string }> };
+
 /** The API's path templates, matched segment by segment (more literal segments win). */
 export class RouteTable {
   private readonly templates: PathTemplate[];
 
-  constructor(openapiPaths: Record<string, Record<string, OpenApiOperation>>) {
+  constructor(openapiPaths: Record<string, OpenApiPathItem>) {
     this.templates = Object.entries(openapiPaths).map(([path, ops]) => {
+      const server = ops.servers?.[0]?.url;
       const segments = path.split('/').slice(1).map((s) => {
         const m = /^\{(.+)\}$/.exec(s);
         return m ? { param: m[1]! } : s;
       });
-      const operations = Object.entries(ops).filter(([k]) => ['get', 'post', 'put', 'patch', 'delete'].includes(k));
+      const operations = Object.entries(ops).filter((e): e is [string, OpenApiOperation] => ['get', 'post', 'put', 'patch', 'delete'].includes(e[0]));
       const query = new Map(
         operations.map(([k, op]) => [k.toUpperCase(), new Set((op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name ?? ''))]),
       );
-      return { segments, methods: operations.map(([k]) => k.toUpperCase()), query, literals: segments.filter((s) => typeof s === 'string').length };
+      const prefix = server === undefined ? PREFIX : server.replace(/\/$/, '');
+      return { prefix, segments, methods: operations.map(([k]) => k.toUpperCase()), query, literals: segments.filter((s) => typeof s === 'string').length };
     });
     this.templates.sort((a, b) => b.literals - a.literals);
   }
 
   /** The template a raw (still percent-encoded) request path fits, if any. */
   match(rawPath: string): PathTemplate | null {
-    if (!rawPath.startsWith(`${PREFIX}/`)) return null;
-    const parts = rawPath.slice(PREFIX.length).split('/').slice(1);
     return (
-      this.templates.find(
-        (t) => t.segments.length === parts.length && t.segments.every((s, i) => typeof s !== 'string' || s === parts[i]),
-      ) ?? null
+      this.templates.find((t) => {
+        if (!rawPath.startsWith(`${t.prefix}/`)) return false;
+        const parts = rawPath.slice(t.prefix.length).split('/').slice(1);
+        return t.segments.length === parts.length && t.segments.every((s, i) => typeof s !== 'string' || s === parts[i]);
+      }) ?? null
     );
   }
 }
 
 function checkPathIds(template: PathTemplate, rawPath: string): void {
-  const parts = rawPath.slice(PREFIX.length).split('/').slice(1);
+  const parts = rawPath.slice(template.prefix.length).split('/').slice(1);
   template.segments.forEach((s, i) => {
     if (typeof s === 'string') return;
     let value: string;

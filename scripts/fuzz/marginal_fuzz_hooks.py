@@ -16,6 +16,10 @@
 #    Cases schemathesis generated as valid are completed to follow them before they are sent, so
 #    positive_data_acceptance judges what the document promises.
 #    Negative cases are sent untouched.
+# 3. OTLP: POST /otlp/v1/traces lives at the origin (its path item names server "/"), while
+#    schemathesis sends every operation under the one base URL it is given (…/v1); its requests go
+#    to MARGINAL_FUZZ_ORIGIN instead. Binary protobuf bodies are sent as application/octet-stream
+#    bodies are (raw bytes).
 import hashlib
 import hmac
 import os
@@ -28,6 +32,10 @@ import schemathesis
 from schemathesis.core.parameters import ParameterLocation
 
 SECRET = os.environ["MARGINAL_FUZZ_SIGNING_SECRET"].encode()
+ORIGIN = os.environ["MARGINAL_FUZZ_ORIGIN"].rstrip("/")
+ORIGIN_PATHS = ("/otlp/v1/traces",)
+
+schemathesis.serializer.alias("application/x-protobuf", "application/octet-stream")
 SIGNED_PATHS = ("/usage-events", "/usage-events/batch")
 SIGNATURE_HEADERS = ("X-Timestamp", "X-Signature")
 MAX_RANGE = timedelta(days=28)
@@ -144,6 +152,8 @@ def _follow_event_rules(event):
 
 @schemathesis.hook
 def before_call(context, case, kwargs):
+    if case.path in ORIGIN_PATHS:
+        kwargs["url"] = ORIGIN + case.path
     if _positive(case, ParameterLocation.QUERY):
         _follow_date_rules(case.query)
         _follow_pairing_rules(case.query)

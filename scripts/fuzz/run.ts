@@ -120,6 +120,7 @@ function runSchemathesis(st: string, svc: LocalService, t: ServiceTenant, opts: 
         PYTHONPATH: fromRoot('scripts', 'fuzz'),
         SCHEMATHESIS_HOOKS: 'marginal_fuzz_hooks',
         MARGINAL_FUZZ_SIGNING_SECRET: t.signingSecret,
+        MARGINAL_FUZZ_ORIGIN: svc.url,
         NO_COLOR: '1',
       },
       stdio: ['ignore', 'pipe', 'inherit'],

@@ -58,6 +58,7 @@ const MIGRATION_NAMES = [
   '010_rate_card_tiers',
   '011_repricings',
   '012_alert_spend_revisions',
+  '013_otlp_structural_spans',
 ];
 
 const sha256 = (s: string) => crypto.createHash('sha256').update(s).digest('hex');

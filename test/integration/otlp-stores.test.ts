@@ -4,7 +4,9 @@
 import { expect, it } from 'vitest';
 import { listAttributeMappings, replaceAttributeMappings } from '../../otlp/attribute-mappings.store.js';
 import type { StructuralSpan } from '../../otlp/span-mapping.js';
-import { storeStructuralSpans, structuralSpansOfSession } from '../../otlp/structural-spans.store.js';
+import { storeStructuralSpans, structuralSessionSummaries, structuralSpansOfSession } from '../../otlp/structural-spans.store.js';
+import { StructuralSpanRetention } from '../../otlp/structural-span-retention.js';
+import { createLogger } from '../../core/logger.js';
 import { createTestTenant, describeEachControlDb } from '../support/control-db.js';
 
 const TRACE = '0af7651916cd43dd8448eb211c80319c';
@@ -29,6 +31,51 @@ describeEachControlDb('OTLP control-plane stores', ({ db }) => {
     ]);
     expect(await structuralSpansOfSession(db(), t.organizationId, 'conv-3')).toEqual([]);
     expect((await structuralSpansOfSession(db(), other.organizationId, 'conv-1')).map((s) => s.span_id)).toEqual(['00000000000000c1']);
+  });
+
+  it('session summaries: distinct spans and first start to last end per session, organization first, optionally some sessions', async () => {
+    const t = await createTestTenant(db());
+    const other = await createTestTenant(db());
+    await storeStructuralSpans(db(), t.organizationId, [
+      // Milliseconds survive the round trip (times go to the control plane as Unix milliseconds).
+      span('00000000000000a1', { startedAt: new Date(at(10).getTime() + 987), endedAt: at(20) }),
+      span('00000000000000a2', { startedAt: at(12), endedAt: at(30) }),
+      // The same span id in another trace of the session: one span (the first stored), as the tree shows it.
+      span('00000000000000a2', { traceId: 'ffff651916cd43dd8448eb211c80319c', startedAt: at(13), endedAt: at(14) }),
+      span('00000000000000b1', { sessionId: 'conv-2', startedAt: at(40), endedAt: at(41) }),
+    ]);
+    await storeStructuralSpans(db(), other.organizationId, [span('00000000000000c1')]);
+    const bySession = (rows: Awaited<ReturnType<typeof structuralSessionSummaries>>) => rows.sort((a, b) => a.session_id.localeCompare(b.session_id));
+    expect(bySession(await structuralSessionSummaries(db(), t.organizationId))).toEqual([
+      { session_id: 'conv-1', span_count: 2, first_ms: at(10).getTime() + 987, last_ms: at(30).getTime() },
+      { session_id: 'conv-2', span_count: 1, first_ms: at(40).getTime(), last_ms: at(41).getTime() },
+    ]);
+    expect(await structuralSessionSummaries(db(), t.organizationId, ['conv-2', 'conv-9'])).toEqual([
+      { session_id: 'conv-2', span_count: 1, first_ms: at(40).getTime(), last_ms: at(41).getTime() },
+    ]);
+  });
+
+  it('retention: spans received before now − the retention days go, in chunks; newer ones and 0 days keep', async () => {
+    const t = await createTestTenant(db());
+    const spans = ['01', '02', '03', '04', '05'].map((n) => span(`00000000000000${n}`, { sessionId: 'conv-retained' }));
+    await storeStructuralSpans(db(), t.organizationId, spans);
+    const now = new Date();
+    const daysAgo = (d: number) => new Date(now.getTime() - d * 86_400_000);
+    // Received 31 days ago (three of them), exactly 30 days ago (kept: strictly before the cutoff goes) and now.
+    await db().query(`UPDATE otlp_structural_spans SET received_at = $3 WHERE organization_id = $1 AND span_id = ANY($2::text[])`, [
+      t.organizationId,
+      ['0000000000000001', '0000000000000002', '0000000000000003'],
+      daysAgo(31),
+    ]);
+    await db().query(`UPDATE otlp_structural_spans SET received_at = $3 WHERE organization_id = $1 AND span_id = $2`, [t.organizationId, '0000000000000004', daysAgo(30)]);
+    const logger = createLogger('silent');
+    const keepAll = new StructuralSpanRetention(db(), logger, { retentionDays: 0, intervalMs: 60_000, chunk: 2, firstPassAfterMs: 60_000 });
+    expect(await keepAll.sweepOnce(now)).toBe(0);
+    const retention = new StructuralSpanRetention(db(), logger, { retentionDays: 30, intervalMs: 60_000, chunk: 2, firstPassAfterMs: 60_000 });
+    // Chunks of 2: 2 + 1 deleted, then a short chunk ends the pass.
+    expect(await retention.sweepOnce(now)).toBe(3);
+    expect((await structuralSpansOfSession(db(), t.organizationId, 'conv-retained')).map((s) => s.span_id)).toEqual(['0000000000000004', '0000000000000005']);
+    expect(await retention.sweepOnce(now)).toBe(0);
   });
 
   it('attribute mappings: replaced whole, listed by attribute', async () => {

@@ -223,6 +223,50 @@ describe('OTLP from the OpenTelemetry JS SDK', () => {
   });
 });
 
+describe('OTLP sessions in the sessions list', () => {
+  const list = async (from: number, to: number) => {
+    const res = await apiGet(p, t.readKey, '/attribution-data/sessions', { start_date: at(from).toISOString(), end_date: at(to).toISOString(), limit: 1000 });
+    expect(res.status).toBe(200);
+    return res.body as { sessions: any[]; total: number };
+  };
+
+  it('a session made only of structural spans is listed: zero cost and events, its spans, their start to end', async () => {
+    const spans = recordSpans((start) => {
+      const session = { 'gen_ai.conversation.id': 'conv-structural' };
+      const agent = start('invoke_agent router', 40_000, { ...session, 'gen_ai.operation.name': 'invoke_agent' });
+      start('execute_tool lookup', 41_000, { ...session, 'gen_ai.operation.name': 'execute_tool' }, agent).end(at(42_000));
+      agent.end(at(45_000));
+    });
+    await exportWith(new ProtoExporter(exporterOptions()), spans);
+    // Stored before the 200: listed at once, with the tree's span count.
+    expect((await tree('conv-structural')).span_count).toBe(2);
+    const entry = { session_id: 'conv-structural', total_cost: '0', event_count: 0, span_count: 2, untraced_event_count: 0, first_event_at: at(40_000).toISOString(), last_event_at: at(45_000).toISOString() };
+    expect((await list(40_000, 45_001)).sessions).toContainEqual(entry);
+    // Active from its first span's start to its last span's end: a window inside that lists it, one after does not.
+    expect((await list(43_000, 44_000)).sessions).toEqual([entry]);
+    expect((await list(45_001, 50_000)).sessions.map((s) => s.session_id)).not.toContain('conv-structural');
+    expect((await list(39_000, 40_000)).sessions.map((s) => s.session_id)).not.toContain('conv-structural');
+  });
+
+  it('a session with both counts every span of its tree and keeps its events\' cost; the window sees the agent span\'s start', async () => {
+    const got = await tree('conv-js');
+    const row = (await list(-60_000, 60_000)).sessions.find((s) => s.session_id === 'conv-js');
+    // 3 priced spans (lake) + 2 structural (agent, tool); cost from the events only.
+    expect(row).toEqual({
+      session_id: 'conv-js',
+      total_cost: cost({ input: 800, cacheRead: 200, output: 300 }).plus(cost({ input: 500, output: 50, reasoning: 30 })).plus(cost({ input: 100, output: 10 })).toFixed(),
+      event_count: 3,
+      span_count: got.span_count,
+      untraced_event_count: 0,
+      first_event_at: at(0).toISOString(), // the agent span's start; the first event is at 2500
+      last_event_at: at(7000).toISOString(),
+    });
+    expect(row.span_count).toBe(5);
+    // [0, 1000) holds no event of the session, only the agent's start.
+    expect((await list(0, 1000)).sessions.map((s) => s.session_id)).toEqual(['conv-js']);
+  });
+});
+
 describe('OTLP attribute mappings (admin)', () => {
   it('a mapped resource attribute lands in the event metadata; the mapping reads back', async () => {
     const base = `/organizations/${t.organizationId}/otlp-attribute-mappings`;
@@ -319,6 +363,8 @@ describe('OTLP answers', () => {
     const status = Status.toObject(Status.decode(Buffer.from(await res.arrayBuffer()))) as { code: number; message: string };
     expect(status.code).toBe(3); // INVALID_ARGUMENT
     expect(status.message).toMatch(/not an ExportTraceServiceRequest in binary protobuf/);
+    // Counted under the route's own path.
+    expect(await (await fetch(`${p.url}/metrics`)).text()).toMatch(/marginal_http_requests_total\{method="POST",route="\/otlp\/v1\/traces",status="400"\} [1-9]/);
   });
 
   it('bad JSON: 400 with Status fields and the error envelope; bad hex id names the field', async () => {
@@ -369,7 +415,16 @@ describe('OTLP answers', () => {
   });
 });
 
-it('http helper sanity: the OTLP path is not an API route', async () => {
+it('the OTLP path takes only POST (405 with Allow, as every documented path), and is in the OpenAPI document at the origin', async () => {
   const res = await http(p.url, 'GET', '/otlp/v1/traces');
-  expect(res.status).toBe(404);
+  expect(res.status).toBe(405);
+  expect(res.headers.get('allow')).toBe('POST');
+  const doc = (await (await fetch(`${p.url}/openapi.json`)).json()) as any;
+  const item = doc.paths['/otlp/v1/traces'];
+  expect(item.servers).toEqual([{ url: '/', description: expect.any(String) }]);
+  expect(Object.keys(item.post.requestBody.content)).toEqual(['application/x-protobuf', 'application/json']);
+  expect(Object.keys(item.post.responses)).toEqual(['200', '400', '401', '403', '413', '415', '429', '503']);
+  expect(item.post.responses['429'].headers['Retry-After'].required).toBe(true);
+  // Under /v1 the path is not a route.
+  expect((await http(p.url, 'GET', '/v1/otlp/v1/traces')).status).toBe(404);
 });

@@ -6,10 +6,11 @@ import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otl
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
-import { decodeExportRequest, encodeExportResponse, OtlpDecodeError } from '../../../otlp/otlp-codec.js';
+import protobuf from 'protobufjs';
+import { decodeExportRequest, encodeExportResponse, OtlpDecodeError, unixMillisOf } from '../../../otlp/otlp-codec.js';
 
 describe('decodeExportRequest', () => {
-  it('protobuf and JSON of the same SDK spans decode alike, ids as hex, times in nanoseconds', () => {
+  it('protobuf and JSON of the same SDK spans decode alike, ids as hex, times in milliseconds', () => {
     const memory = new InMemorySpanExporter();
     const tracer = new BasicTracerProvider({ resource: resourceFromAttributes({ 'service.name': 'svc' }), spanProcessors: [new SimpleSpanProcessor(memory)] }).getTracer('t');
     const parent = tracer.startSpan('agent', { startTime: 1_795_514_400_000, attributes: { s: 'x', i: 12, d: 1.25, b: true, arr: ['p', 'q'] } });
@@ -26,8 +27,8 @@ describe('decodeExportRequest', () => {
       spanId: parent.spanContext().spanId,
       parentSpanId: null,
       name: 'agent',
-      startTimeUnixNano: '1795514400000000000',
-      endTimeUnixNano: '1795514400003000000',
+      startTimeUnixMs: 1_795_514_400_000,
+      endTimeUnixMs: 1_795_514_400_003,
       attributes: { s: 'x', i: 12, d: 1.25, b: true, arr: ['p', 'q'] },
       resourceAttributes: { 'service.name': 'svc' },
     });
@@ -69,8 +70,8 @@ describe('decodeExportRequest', () => {
       spanId: 'eee19b7ec3c1b174',
       parentSpanId: null,
       name: 'n',
-      startTimeUnixNano: '1795514400000000000',
-      endTimeUnixNano: '1795514401000000000',
+      startTimeUnixMs: 1_795_514_400_000,
+      endTimeUnixMs: 1_795_514_401_000,
       attributes: { arr: [1.5, { k: 'v' }], big: 9007199254740991, none: null },
       resourceAttributes: { r: 5 },
     });
@@ -94,5 +95,17 @@ describe('encodeExportResponse', () => {
     expect(JSON.parse(encodeExportResponse({ rejectedSpans: 2, errorMessage: 'why' }, 'json').toString())).toEqual({ partialSuccess: { rejectedSpans: '2', errorMessage: 'why' } });
     // field 1 (partial_success, length-delimited) holding field 1 (rejected_spans = 2) and field 2 ("why").
     expect([...encodeExportResponse({ rejectedSpans: 2, errorMessage: 'why' }, 'protobuf')]).toEqual([0x0a, 0x07, 0x08, 0x02, 0x12, 0x03, 0x77, 0x68, 0x79]);
+  });
+});
+
+describe('unixMillisOf', () => {
+  it('whole milliseconds of fixed64 nanoseconds beyond 2^53, exactly (BigInt division as the reference)', () => {
+    // protobufjs's own int64 type (long.js), as decode and fromObject make it.
+    const Long = protobuf.util.Long as unknown as { fromString(text: string, unsigned: boolean): { high: number; low: number; toNumber(): number } };
+    for (const nanos of ['1795514400123999999', '1795514400123000000', '18446744073709551615', '4294967296000000', '999999', '0']) {
+      expect(unixMillisOf(Long.fromString(nanos, true))).toBe(Number(BigInt(nanos) / 1_000_000n));
+    }
+    expect(unixMillisOf(1_500_000)).toBe(1);
+    expect(unixMillisOf(undefined)).toBe(0);
   });
 });
