@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Dict, Literal
 from uuid import UUID
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, RootModel
+from pydantic import AwareDatetime, Base64Str, BaseModel, ConfigDict, Field, RootModel
 
 
 class ErrorDetails(BaseModel):
@@ -629,7 +629,7 @@ class SessionSummary(BaseModel):
     event_count: float
     span_count: float
     """
-    Distinct span ids.
+    Distinct span ids, OTLP spans without usage (structural) included, as the tree counts them.
     """
     untraced_event_count: float
     """
@@ -637,11 +637,11 @@ class SessionSummary(BaseModel):
     """
     first_event_at: str
     """
-    Earliest event timestamp of the session (ISO 8601 UTC).
+    Earliest event timestamp of the session, or start of a structural span if earlier (ISO 8601 UTC).
     """
     last_event_at: str
     """
-    Latest event timestamp of the session (ISO 8601 UTC).
+    Latest event timestamp of the session, or end of a structural span if later (ISO 8601 UTC).
     """
 
 
@@ -1630,6 +1630,34 @@ class CreateDimensionBody(BaseModel):
     When true, ingestion rejects events whose metadata lacks the key. Default false.
     """
     description: str | None = Field(None, max_length=1000)
+
+
+class DimensionRollupProgress(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    key: str
+    value_type: Literal['string', 'number']
+    rolled_up: bool
+    """
+    False for agent_id, workflow_id and feature: event columns, answered by daily_costs, never rolled up here.
+    """
+    days_with_events: float
+    """
+    UTC days on which the organization has events.
+    """
+    days_covered: float
+    """
+    Of those, days whose every events file (in every partition) is rolled up for the dimension.
+    """
+    progress_percent: float
+    """
+    days_covered / days_with_events in percent, two decimals (100 with no events).
+    """
+    complete: bool
+    """
+    Every day covered: the backfill is done.
+    """
 
 
 class DimensionDefinitionList(BaseModel):
@@ -2782,4 +2810,172 @@ class BudgetPatchBody(RootModel[PartialBudgetBody]):
     root: PartialBudgetBody
 
 
+class IntValue(RootModel[str]):
+    root: str = Field(..., pattern='^-?[0-9]{1,19}$')
+
+
+class StartTimeUnixNano(RootModel[str]):
+    root: str = Field(..., pattern='^-?[0-9]{1,19}$')
+
+
+class EndTimeUnixNano(RootModel[str]):
+    root: str = Field(..., pattern='^-?[0-9]{1,19}$')
+
+
+class Scope1(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    name: str | None = None
+    version: str | None = None
+
+
+class PartialSuccess(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    rejectedSpans: str = Field(..., pattern='^[0-9]+$')
+    """
+    int64 as a decimal string (proto3 JSON).
+    """
+    errorMessage: str
+    """
+    How many spans were rejected, and the first few with their reasons.
+    """
+
+
+class OtlpExportTraceServiceResponse(BaseModel):
+    """
+    ExportTraceServiceResponse in OTLP/JSON: empty when every span was accepted.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    partialSuccess: PartialSuccess | None = None
+
+
+class Error2(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    details: ErrorDetails | None = None
+    referenceCode: str = Field(..., deprecated=True)
+    correlationId: str
+    message: str
+    code: str
+
+
+class OtlpErrorBody(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    code: int | None = None
+    """
+    google.rpc.Code
+    """
+    message: str | None = None
+    success: Literal[False]
+    error: Error2
+    meta: Meta
+
+
+class ArrayValue(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    values: list[OtlpAnyValue] | None = None
+
+
+class KvlistValue(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    values: list[OtlpKeyValue] | None = None
+
+
+class OtlpAnyValue(BaseModel):
+    """
+    opentelemetry.proto.common.v1.AnyValue: at most one of the fields.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    stringValue: str | None = None
+    boolValue: bool | None = None
+    intValue: IntValue | int | None = None
+    doubleValue: float | None = None
+    arrayValue: ArrayValue | None = None
+    kvlistValue: KvlistValue | None = None
+    bytesValue: Base64Str | None = None
+
+
+class OtlpKeyValue(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    key: str
+    value: OtlpAnyValue | None = None
+
+
+class OtlpSpan(BaseModel):
+    """
+    opentelemetry.proto.trace.v1.Span in OTLP/JSON: ids as hex. Spans with GenAI usage become usage events, others structural spans of the session tree (README, "Sending OpenTelemetry traces").
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    traceId: str = Field(..., pattern='^[0-9a-fA-F]{32}$')
+    spanId: str = Field(..., pattern='^[0-9a-fA-F]{16}$')
+    parentSpanId: str | None = Field(None, pattern='^([0-9a-fA-F]{16})?$')
+    traceState: str | None = None
+    flags: int | None = Field(None, ge=0, le=4294967295)
+    name: str | None = None
+    kind: int | None = Field(None, ge=0, le=5)
+    startTimeUnixNano: StartTimeUnixNano | int | None = None
+    endTimeUnixNano: EndTimeUnixNano | int | None = None
+    attributes: list[OtlpKeyValue] | None = None
+    droppedAttributesCount: int | None = Field(None, ge=0, le=4294967295)
+
+
+class Resource(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    attributes: list[OtlpKeyValue] | None = None
+
+
+class ScopeSpan(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    scope: Scope1 | None = None
+    spans: list[OtlpSpan] | None = None
+    schemaUrl: str | None = None
+
+
+class ResourceSpan(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    resource: Resource | None = None
+    scopeSpans: list[ScopeSpan] | None = None
+    schemaUrl: str | None = None
+
+
+class OtlpExportTraceServiceRequest(BaseModel):
+    """
+    opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest in OTLP/JSON.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    resourceSpans: list[ResourceSpan] | None = None
+
+
 SessionTreeNode.model_rebuild()
+ArrayValue.model_rebuild()
+KvlistValue.model_rebuild()

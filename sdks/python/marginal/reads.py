@@ -49,7 +49,7 @@ class ReadMethods:
         return models.UsageAggregation.model_validate(self._transport.get("/usage/aggregation", {"start_date": _param(start_date), "end_date": _param(end_date), "subscription_id": _param(subscription_id), "metric_name": _param(metric_name)}))
 
     def sessions(self, *, start_date: DateParam, end_date: DateParam, limit: int | None = None, offset: int | None = None) -> models.SessionList:
-        """GET /v1/attribution-data/sessions: Sessions active in [start_date, end_date) (their first-to-last event interval overlaps it), most recently active first, each with its whole-session cost and counts."""
+        """GET /v1/attribution-data/sessions: Sessions active in [start_date, end_date) (their first-to-last event interval overlaps it), most recently active first, each with its whole-session cost and counts. OTLP spans without model usage count as spans with zero cost, active from their start to their end, so a session made only of them is listed too."""
         return models.SessionList.model_validate(self._transport.get("/attribution-data/sessions", {"start_date": _param(start_date), "end_date": _param(end_date), "limit": _param(limit), "offset": _param(offset)}))
 
     def session_tree(self, session_id: str) -> models.SessionTree:
@@ -201,7 +201,7 @@ class AsyncReadMethods:
         return models.UsageAggregation.model_validate(await self._transport.get("/usage/aggregation", {"start_date": _param(start_date), "end_date": _param(end_date), "subscription_id": _param(subscription_id), "metric_name": _param(metric_name)}))
 
     async def sessions(self, *, start_date: DateParam, end_date: DateParam, limit: int | None = None, offset: int | None = None) -> models.SessionList:
-        """GET /v1/attribution-data/sessions: Sessions active in [start_date, end_date) (their first-to-last event interval overlaps it), most recently active first, each with its whole-session cost and counts."""
+        """GET /v1/attribution-data/sessions: Sessions active in [start_date, end_date) (their first-to-last event interval overlaps it), most recently active first, each with its whole-session cost and counts. OTLP spans without model usage count as spans with zero cost, active from their start to their end, so a session made only of them is listed too."""
         return models.SessionList.model_validate(await self._transport.get("/attribution-data/sessions", {"start_date": _param(start_date), "end_date": _param(end_date), "limit": _param(limit), "offset": _param(offset)}))
 
     async def session_tree(self, session_id: str) -> models.SessionTree:

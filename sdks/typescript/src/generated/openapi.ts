@@ -157,7 +157,9 @@ export interface paths {
         };
         /**
          * @description Sessions active in [start_date, end_date) (their first-to-last event interval overlaps it),
-         *     most recently active first, each with its whole-session cost and counts.
+         *     most recently active first, each with its whole-session cost and counts. OTLP spans without
+         *     model usage count as spans with zero cost, active from their start to their end, so a session
+         *     made only of them is listed too.
          */
         get: operations["ListSessions"];
         put?: never;
@@ -747,6 +749,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/organizations/{organizationId}/dimensions/{key}/rollup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description How far the lake's rollup of a dimension reaches: days with events, and those whose every
+         *     events file the processor rolled up for it (flushes after the definition, and the backfill of
+         *     earlier days, which runs on its own once the dimension is defined). Dimension endpoints read
+         *     covered days from the rollup and the others from raw events, with the same answers.
+         */
+        get: operations["GetDimensionRollup"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/organizations/{organizationId}/credits": {
         parameters: {
             query?: never;
@@ -1243,6 +1267,31 @@ export interface paths {
         patch: operations["UpdateBudget"];
         trace?: never;
     };
+    "/otlp/v1/traces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * OTLP/HTTP traces receiver
+         * @description Takes an OTLP export (OTEL_EXPORTER_OTLP_ENDPOINT=<origin>/otlp; the exporter appends /v1/traces) with an API key
+         *     holding usage:write and no signature. Each span with GenAI usage becomes one usage event through the path of
+         *     POST /v1/usage-events (validation, one credit, idempotency key otlp:<trace id>:<span id>); spans without usage are
+         *     kept for the session call tree. Answers in the encoding of the request; a body may be gzip-compressed
+         *     (Content-Encoding: gzip). Spans refused one by one (mapping, validation, no credits left) are a 200 with
+         *     partial_success; a 200 means every accepted span is durable.
+         */
+        post: operations["ExportTraces"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1645,7 +1694,7 @@ export interface components {
             event_count: number;
             /**
              * Format: double
-             * @description Distinct span ids.
+             * @description Distinct span ids, OTLP spans without usage (structural) included, as the tree counts them.
              */
             span_count: number;
             /**
@@ -1653,9 +1702,9 @@ export interface components {
              * @description Events without a span_id.
              */
             untraced_event_count: number;
-            /** @description Earliest event timestamp of the session (ISO 8601 UTC). */
+            /** @description Earliest event timestamp of the session, or start of a structural span if earlier (ISO 8601 UTC). */
             first_event_at: string;
-            /** @description Latest event timestamp of the session (ISO 8601 UTC). */
+            /** @description Latest event timestamp of the session, or end of a structural span if later (ISO 8601 UTC). */
             last_event_at: string;
         };
         SessionList: {
@@ -2281,6 +2330,31 @@ export interface components {
             /** @description When true, ingestion rejects events whose metadata lacks the key. Default false. */
             is_required?: boolean;
             description?: string;
+        };
+        /** @enum {string} */
+        DimensionType: "string" | "number";
+        DimensionRollupProgress: {
+            key: string;
+            value_type: components["schemas"]["DimensionType"];
+            /** @description False for agent_id, workflow_id and feature: event columns, answered by daily_costs, never rolled up here. */
+            rolled_up: boolean;
+            /**
+             * Format: double
+             * @description UTC days on which the organization has events.
+             */
+            days_with_events: number;
+            /**
+             * Format: double
+             * @description Of those, days whose every events file (in every partition) is rolled up for the dimension.
+             */
+            days_covered: number;
+            /**
+             * Format: double
+             * @description days_covered / days_with_events in percent, two decimals (100 with no events).
+             */
+            progress_percent: number;
+            /** @description Every day covered: the backfill is done. */
+            complete: boolean;
         };
         DimensionDefinitionList: {
             dimensions: components["schemas"]["DimensionDefinitionView"][];
@@ -3017,6 +3091,86 @@ export interface components {
             thresholds?: number[];
         };
         BudgetPatchBody: components["schemas"]["Partial_BudgetBody_"];
+        /** @description opentelemetry.proto.common.v1.AnyValue: at most one of the fields. */
+        OtlpAnyValue: {
+            stringValue?: string;
+            boolValue?: boolean;
+            intValue?: string | number;
+            doubleValue?: number;
+            arrayValue?: {
+                values?: components["schemas"]["OtlpAnyValue"][];
+            };
+            kvlistValue?: {
+                values?: components["schemas"]["OtlpKeyValue"][];
+            };
+            /** Format: byte */
+            bytesValue?: string;
+        };
+        OtlpKeyValue: {
+            key: string;
+            value?: components["schemas"]["OtlpAnyValue"];
+        };
+        /** @description opentelemetry.proto.trace.v1.Span in OTLP/JSON: ids as hex. Spans with GenAI usage become usage events, others structural spans of the session tree (README, "Sending OpenTelemetry traces"). */
+        OtlpSpan: {
+            traceId: string;
+            spanId: string;
+            parentSpanId?: string;
+            traceState?: string;
+            flags?: number;
+            name?: string;
+            kind?: number;
+            startTimeUnixNano?: string | number;
+            endTimeUnixNano?: string | number;
+            attributes?: components["schemas"]["OtlpKeyValue"][];
+            droppedAttributesCount?: number;
+        };
+        /** @description opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest in OTLP/JSON. */
+        OtlpExportTraceServiceRequest: {
+            resourceSpans?: {
+                resource?: {
+                    attributes?: components["schemas"]["OtlpKeyValue"][];
+                };
+                scopeSpans?: {
+                    scope?: {
+                        name?: string;
+                        version?: string;
+                    };
+                    spans?: components["schemas"]["OtlpSpan"][];
+                    schemaUrl?: string;
+                }[];
+                schemaUrl?: string;
+            }[];
+        };
+        /** @description ExportTraceServiceResponse in OTLP/JSON: empty when every span was accepted. */
+        OtlpExportTraceServiceResponse: {
+            partialSuccess?: {
+                /** @description int64 as a decimal string (proto3 JSON). */
+                rejectedSpans: string;
+                /** @description How many spans were rejected, and the first few with their reasons. */
+                errorMessage: string;
+            };
+        };
+        OtlpErrorBody: {
+            /** @description google.rpc.Code */
+            code?: number;
+            message?: string;
+            /** @enum {boolean} */
+            success: false;
+            error: {
+                details?: components["schemas"]["ErrorDetails"];
+                /** @deprecated */
+                referenceCode: string;
+                correlationId: string;
+                message: string;
+                code: string;
+            };
+            meta: {
+                requestId?: string;
+                path?: string;
+                method?: string;
+                timestamp: string;
+            };
+        };
     };
     responses: never;
     parameters: never;
@@ -5675,6 +5829,56 @@ export interface operations {
             };
         };
     };
+    GetDimensionRollup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DimensionRollupProgress"];
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization or dimension */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     GetCredits: {
         parameters: {
             query?: never;
@@ -7928,6 +8132,106 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    ExportTraces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-protobuf": string;
+                "application/json": components["schemas"]["OtlpExportTraceServiceRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted: every span is durable, or partial_success counts and explains the rejected ones */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-protobuf": string;
+                    "application/json": components["schemas"]["OtlpExportTraceServiceResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the body is not an ExportTraceServiceRequest in the encoding sent (the message says where). Protobuf requests get a google.rpc.Status; JSON requests its JSON form (code, message) with the error envelope. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-protobuf": string;
+                    "application/json": components["schemas"]["OtlpErrorBody"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid API key. Protobuf requests get a google.rpc.Status; JSON requests its JSON form (code, message) with the error envelope. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-protobuf": string;
+                    "application/json": components["schemas"]["OtlpErrorBody"];
+                };
+            };
+            /** @description FORBIDDEN: the API key lacks usage:write. Protobuf requests get a google.rpc.Status; JSON requests its JSON form (code, message) with the error envelope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-protobuf": string;
+                    "application/json": components["schemas"]["OtlpErrorBody"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body (inflated) exceeds 20 MB. Protobuf requests get a google.rpc.Status; JSON requests its JSON form (code, message) with the error envelope. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-protobuf": string;
+                    "application/json": components["schemas"]["OtlpErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: neither application/x-protobuf nor application/json. Protobuf requests get a google.rpc.Status; JSON requests its JSON form (code, message) with the error envelope. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-protobuf": string;
+                    "application/json": components["schemas"]["OtlpErrorBody"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED: the ingest rate limit (each export counts once); retry after Retry-After seconds. Protobuf requests get a google.rpc.Status; JSON requests its JSON form (code, message) with the error envelope. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-protobuf": string;
+                    "application/json": components["schemas"]["OtlpErrorBody"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the queue or the control plane cannot take the spans; nothing was charged; retry after Retry-After seconds (every span is idempotent). Protobuf requests get a google.rpc.Status; JSON requests its JSON form (code, message) with the error envelope. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-protobuf": string;
+                    "application/json": components["schemas"]["OtlpErrorBody"];
                 };
             };
         };
