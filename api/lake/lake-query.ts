@@ -27,7 +27,9 @@ import {
   type JS,
 } from '@duckdb/node-api';
 import { DAY_MS, type DateRange } from '../../core/time.js';
+import path from 'node:path';
 import { DerivedCache, type Derivation } from './derived-cache.js';
+import { DerivedStore } from './derived-store.js';
 import { LakeReader } from '../../core/lake/lake-reader.js';
 import type { LakeTable } from '../../core/lake/layout.js';
 import { DAILY_COSTS, rollupFromEventsSql } from '../../core/lake/rollups.js';
@@ -61,6 +63,17 @@ export interface LakeQueryOptions {
   cacheMaxRows?: number;
   /** How long replaced cached rows stay readable (default 60 s). */
   cacheGraceMs?: number;
+  /**
+   * Where built derived days are persisted for the next process (api/lake/derived-store.ts);
+   * default `<lakeDir>/_derived`, false = not persisted.
+   */
+  derivedDir?: string | false;
+  /** Told once if persisting derived days fails (then off for this process). */
+  onDerivedStoreError?: (err: unknown) => void;
+  /** A day's derived rows are persisted once its end is this far in the past (default 1 day). */
+  persistSettledMs?: number;
+  /** DuckDB's memory_limit (default '256MB'): its buffer pool, the cached derived rows included. */
+  memoryLimit?: string;
 }
 
 const PLACEHOLDER = /\{\{(events|daily_costs|session_spans|costs|derived)\}\}/g;
@@ -158,15 +171,21 @@ export class LakeQuery {
     readonly useRollups: boolean,
     options: LakeQueryOptions,
   ) {
+    const derivedDir = options.derivedDir ?? path.join(reader.lakeDir, '_derived');
     this.cache = new DerivedCache(() => this.connection(), (c) => this.release(c), {
       maxRows: options.cacheMaxRows,
       graceMs: options.cacheGraceMs,
+      store: useRollups && derivedDir ? new DerivedStore(derivedDir, { graceMs: options.cacheGraceMs, onError: options.onDerivedStoreError }) : null,
+      persistSettledMs: options.persistSettledMs,
     });
   }
 
   static async open(lakeDir: string, options: LakeQueryOptions = {}): Promise<LakeQuery> {
     const reader = await LakeReader.open(lakeDir, { refreshIntervalMs: options.refreshIntervalMs });
-    const instance = await DuckDBInstance.create(':memory:', { threads: String(options.threads ?? 2) });
+    const instance = await DuckDBInstance.create(':memory:', {
+      threads: String(options.threads ?? 2),
+      ...(options.memoryLimit ? { memory_limit: options.memoryLimit } : {}),
+    });
     const setup = await instance.connect();
     try {
       // Parquet footers are re-read on every query otherwise; lake files are immutable (names
@@ -309,6 +328,12 @@ export class LakeQuery {
   private release(conn: DuckDBConnection): void {
     if (this.closed || this.idle.length >= 8) conn.closeSync();
     else this.idle.push(conn);
+  }
+
+  /** Closes after the cache's background work (persisting derived days) is done. */
+  async closeWhenIdle(): Promise<void> {
+    await this.cache.idle();
+    this.close();
   }
 
   close(): void {
