@@ -58,7 +58,7 @@ async function answers(lake: LakeQuery) {
     out[`${name}:by-user`] = sortBy(await queryCostGroups(lake, scope, columnKey('end_user_id')));
     out[`${name}:by-model`] = sortBy(await queryCostGroups(lake, scope, columnKey('model')));
     out[`${name}:by-team`] = sortBy(await queryCostGroups(lake, scope, dimensionKey('team')));
-    out[`${name}:daily`] = await queryCostBuckets(lake, scope, 'day', null);
+    out[`${name}:daily`] = await queryCostBuckets(lake, scope, 'daily', null);
     out[`${name}:usage`] = await queryUsageByMetric(lake, scope);
     out[`${name}:latency`] = await queryNumericTotals(lake, scope, 'latency_ms');
     out[`${name}:events`] = (await queryUsageEvents(lake, scope, {}, { limit: 2, offset: 1 })).events.map((e) => e.event_id);
