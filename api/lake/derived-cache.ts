@@ -34,7 +34,11 @@ export interface Derivation {
 }
 
 export interface DerivedCacheOptions {
-  /** Rows kept across all derived tables before the least recently used are dropped. */
+  /**
+   * Rows kept across all derived tables before the least recently used are dropped, and above
+   * which persisted days are no longer copied into memory. Default 600k (about 200 MB of merged
+   * daily_costs rows: the api's RSS stays under 400 MB; bench/results/api.json).
+   */
   maxRows?: number;
   /** How long replaced rows stay readable. Default 60 s. */
   graceMs?: number;
@@ -116,7 +120,7 @@ export class DerivedCache {
     private readonly release: (c: DuckDBConnection) => void,
     options: DerivedCacheOptions = {},
   ) {
-    this.maxRows = options.maxRows ?? 40_000_000;
+    this.maxRows = options.maxRows ?? 600_000;
     this.graceMs = options.graceMs ?? 60_000;
     this.store = options.store ?? null;
     this.persistSettledMs = options.persistSettledMs ?? 86_400_000;
@@ -233,6 +237,8 @@ export class DerivedCache {
         this.release(conn);
       }
     }
+    // Over the row budget, persisted days stay on disk: read from their files, memory stays bounded.
+    if (this.totalRows >= this.maxRows) return;
     const load = built.direct.filter((x) => !e.loading.has(x.day) && e.days.get(x.day)?.files !== fileListKey(x.files));
     if (load.length > 0) await this.loadPersisted(e, load);
   }

@@ -59,7 +59,7 @@ export interface LakeQueryOptions {
   useRollups?: boolean;
   /** Manifest re-check throttle of the LakeReader (default 250 ms). */
   refreshIntervalMs?: number;
-  /** Row budget of the cache (default 40M). */
+  /** Row budget of the cache (default 600k; derived-cache.ts). */
   cacheMaxRows?: number;
   /** How long replaced cached rows stay readable (default 60 s). */
   cacheGraceMs?: number;
