@@ -27,6 +27,9 @@ import {
   type JS,
 } from '@duckdb/node-api';
 import { DAY_MS, type DateRange } from '../../core/time.js';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { DerivedCache, type Derivation } from './derived-cache.js';
 import { DerivedStore } from './derived-store.js';
@@ -72,7 +75,10 @@ export interface LakeQueryOptions {
   onDerivedStoreError?: (err: unknown) => void;
   /** A day's derived rows are persisted once its end is this far in the past (default 1 day). */
   persistSettledMs?: number;
-  /** DuckDB's memory_limit (default '256MB'): its buffer pool, the cached derived rows included. */
+  /**
+   * DuckDB's memory_limit (default '200MB'): its buffer pool, the cached derived rows and query
+   * working memory included; beyond it DuckDB spills to a temporary directory of this process.
+   */
   memoryLimit?: string;
 }
 
@@ -170,6 +176,7 @@ export class LakeQuery {
     private readonly instance: DuckDBInstance,
     readonly useRollups: boolean,
     options: LakeQueryOptions,
+    private readonly tempDir: string,
   ) {
     const derivedDir = options.derivedDir ?? path.join(reader.lakeDir, '_derived');
     this.cache = new DerivedCache(() => this.connection(), (c) => this.release(c), {
@@ -182,9 +189,12 @@ export class LakeQuery {
 
   static async open(lakeDir: string, options: LakeQueryOptions = {}): Promise<LakeQuery> {
     const reader = await LakeReader.open(lakeDir, { refreshIntervalMs: options.refreshIntervalMs });
+    const tempDir = path.join(os.tmpdir(), `marginal-duckdb-${process.pid}-${randomUUID()}`);
     const instance = await DuckDBInstance.create(':memory:', {
       threads: String(options.threads ?? 2),
-      ...(options.memoryLimit ? { memory_limit: options.memoryLimit } : {}),
+      // Bounds the api's memory (bench/results/api.json: RSS); measured to cost warm answers nothing.
+      memory_limit: options.memoryLimit ?? '200MB',
+      temp_directory: tempDir,
     });
     const setup = await instance.connect();
     try {
@@ -195,7 +205,7 @@ export class LakeQuery {
     } finally {
       setup.closeSync();
     }
-    return new LakeQuery(reader, instance, options.useRollups ?? true, options);
+    return new LakeQuery(reader, instance, options.useRollups ?? true, options, tempDir);
   }
 
   /**
@@ -341,5 +351,6 @@ export class LakeQuery {
     this.closed = true;
     for (const c of this.idle.splice(0)) c.closeSync();
     this.instance.closeSync();
+    fs.rmSync(this.tempDir, { recursive: true, force: true });
   }
 }

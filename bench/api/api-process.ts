@@ -10,6 +10,8 @@ interface ChildOptions {
   now?: string;
   useRollups?: boolean;
   derivedDir?: string;
+  /** DuckDB memory_limit of the api (LakeQueryOptions.memoryLimit). */
+  memoryLimit?: string;
 }
 
 const opts = JSON.parse(process.env.BENCH_API_OPTIONS ?? '{}') as ChildOptions;
@@ -20,7 +22,11 @@ const bench = await startSyntheticLakeHost({
   api: {
     ...(now ? { now: () => now } : {}),
     revenue: { checkIntervalMs: 0 },
-    lake: { useRollups: opts.useRollups ?? true, ...(opts.derivedDir ? { derivedDir: opts.derivedDir } : {}) },
+    lake: {
+      useRollups: opts.useRollups ?? true,
+      ...(opts.derivedDir ? { derivedDir: opts.derivedDir } : {}),
+      ...(opts.memoryLimit ? { memoryLimit: opts.memoryLimit } : {}),
+    },
   },
 });
 process.stdout.write(`${JSON.stringify({ url: bench.host.url })}\n`);

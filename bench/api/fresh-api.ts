@@ -14,6 +14,8 @@ export interface FreshApiOptions {
   useRollups?: boolean;
   /** Where derived days are persisted (an empty directory: as if nothing had been persisted). */
   derivedDir?: string;
+  /** DuckDB memory_limit of the api (default: the api's own). */
+  memoryLimit?: string;
 }
 
 export interface FreshApi {
