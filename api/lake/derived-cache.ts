@@ -42,6 +42,11 @@ export interface DerivedCacheOptions {
   maxRows?: number;
   /** How long replaced rows stay readable. Default 60 s. */
   graceMs?: number;
+  /**
+   * Database the tables are created in (e.g. an attached on-disk temporary database, whose blocks
+   * DuckDB can evict under its memory_limit); default the in-memory main database.
+   */
+  catalog?: string;
   /** Where built days are persisted and looked up; none by default. */
   store?: DerivedStore | null;
   /**
@@ -113,6 +118,7 @@ export class DerivedCache {
   private readonly graceMs: number;
   private readonly store: DerivedStore | null;
   private readonly persistSettledMs: number;
+  private readonly catalog: string;
   private readonly background = new Set<Promise<void>>();
 
   constructor(
@@ -123,6 +129,7 @@ export class DerivedCache {
     this.maxRows = options.maxRows ?? 600_000;
     this.graceMs = options.graceMs ?? 60_000;
     this.store = options.store ?? null;
+    this.catalog = options.catalog ? `${options.catalog}.` : '';
     this.persistSettledMs = options.persistSettledMs ?? 86_400_000;
   }
 
@@ -142,7 +149,7 @@ export class DerivedCache {
     const key = `${derivation.id}\u0000${organizationId}`;
     let entry = this.entries.get(key);
     if (!entry) {
-      entry = { key, table: `derived_${this.nextTable++}`, loading: new Set(), created: false, days: new Map(), garbage: [], rows: 0, lastUsed: 0, lock: Promise.resolve() };
+      entry = { key, table: `${this.catalog}derived_${this.nextTable++}`, loading: new Set(), created: false, days: new Map(), garbage: [], rows: 0, lastUsed: 0, lock: Promise.resolve() };
       this.entries.set(key, entry);
     }
     entry.lastUsed = performance.now();
@@ -267,7 +274,7 @@ export class DerivedCache {
       const moved = e.lock.then(async () => {
         if (this.entries.get(e.key) !== e) return; // evicted meanwhile
         if (e.created) await conn.run(`INSERT INTO ${e.table} BY NAME SELECT * FROM ${staging}`);
-        else await conn.run(`ALTER TABLE ${staging} RENAME TO ${e.table}`);
+        else await conn.run(`ALTER TABLE ${staging} RENAME TO ${e.table.slice(this.catalog.length)}`);
         e.created = true;
         // A build may have made a day current meanwhile: its rows win, ours are garbage at once.
         load.forEach((x, i) => {

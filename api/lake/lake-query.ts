@@ -36,6 +36,7 @@ import { DerivedStore } from './derived-store.js';
 import { LakeReader } from '../../core/lake/lake-reader.js';
 import type { LakeTable } from '../../core/lake/layout.js';
 import { DAILY_COSTS, rollupFromEventsSql } from '../../core/lake/rollups.js';
+import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 
 type LakeValue = string | number | boolean | Date | null;
 export type LakeRow = Record<string, LakeValue>;
@@ -76,11 +77,14 @@ export interface LakeQueryOptions {
   /** A day's derived rows are persisted once its end is this far in the past (default 1 day). */
   persistSettledMs?: number;
   /**
-   * DuckDB's memory_limit (default '200MB'): its buffer pool, the cached derived rows and query
+   * DuckDB's memory_limit (default '300MB'): its buffer pool, the cached derived rows and query
    * working memory included; beyond it DuckDB spills to a temporary directory of this process.
    */
   memoryLimit?: string;
 }
+
+/** The attached temporary database holding the DerivedCache's tables. */
+const DERIVED_CATALOG = 'derived_cache';
 
 const PLACEHOLDER = /\{\{(events|daily_costs|session_spans|costs|derived)\}\}/g;
 
@@ -182,6 +186,7 @@ export class LakeQuery {
     this.cache = new DerivedCache(() => this.connection(), (c) => this.release(c), {
       maxRows: options.cacheMaxRows,
       graceMs: options.cacheGraceMs,
+      catalog: DERIVED_CATALOG,
       store: useRollups && derivedDir ? new DerivedStore(derivedDir, { graceMs: options.cacheGraceMs, onError: options.onDerivedStoreError }) : null,
       persistSettledMs: options.persistSettledMs,
     });
@@ -193,8 +198,8 @@ export class LakeQuery {
     const instance = await DuckDBInstance.create(':memory:', {
       threads: String(options.threads ?? 2),
       // Bounds the api's memory (bench/results/api.json: RSS); measured to cost warm answers nothing.
-      memory_limit: options.memoryLimit ?? '200MB',
-      temp_directory: tempDir,
+      memory_limit: options.memoryLimit ?? '300MB',
+      temp_directory: path.join(tempDir, 'spill'),
     });
     const setup = await instance.connect();
     try {
@@ -202,6 +207,10 @@ export class LakeQuery {
       // are never reused), so a cached footer is never stale.
       await setup.run('LOAD parquet');
       await setup.run('SET GLOBAL parquet_metadata_cache = true');
+      // The derived tables live in a temporary on-disk database: compressed, and evictable to its
+      // file under memory_limit, where in-memory tables would make a large build fail instead.
+      fs.mkdirSync(tempDir, { recursive: true });
+      await setup.run(`ATTACH ${sqlStringLiteral(path.join(tempDir, 'derived.duckdb'))} AS ${DERIVED_CATALOG}`);
     } finally {
       setup.closeSync();
     }

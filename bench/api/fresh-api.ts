@@ -39,6 +39,7 @@ export async function startFreshApi(options: FreshApiOptions): Promise<FreshApi>
     const lines = readline.createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
       if (line.startsWith('{"url"')) resolve((JSON.parse(line) as { url: string }).url);
+      else process.stderr.write(`${line}\n`); // the api's own log lines (warnings and errors)
     });
     child.once('exit', (code) => reject(new Error(`api process exited (${code}) before listening`)));
   });
