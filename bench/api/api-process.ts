@@ -30,6 +30,7 @@ const bench = await startSyntheticLakeHost({
   },
 });
 process.stdout.write(`${JSON.stringify({ url: bench.host.url })}\n`);
-process.once('SIGTERM', () => {
-  void bench.stop().finally(() => process.exit(0));
-});
+const stop = () => void bench.stop().finally(() => process.exit(0));
+process.once('SIGTERM', stop);
+// The benchmark holds our stdin: when it ends (the benchmark died), stop instead of lingering.
+process.stdin.once('end', stop).resume();

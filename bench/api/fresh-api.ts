@@ -32,7 +32,7 @@ export async function startFreshApi(options: FreshApiOptions): Promise<FreshApi>
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', fromRoot('bench', 'api', 'api-process.ts')], {
     cwd: fromRoot(),
     env: { ...process.env, BENCH_API_OPTIONS: JSON.stringify(options) },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['pipe', 'pipe', 'inherit'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
