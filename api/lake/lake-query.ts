@@ -83,6 +83,21 @@ export interface LakeQueryOptions {
   memoryLimit?: string;
 }
 
+const TEMP_PREFIX = 'marginal-duckdb-';
+
+/** Deletes the temporary directories of api processes that died without closing their LakeQuery. */
+function removeOrphanTempDirs(): void {
+  for (const name of fs.readdirSync(os.tmpdir())) {
+    const pid = Number(/^marginal-duckdb-(\d+)-/.exec(name)?.[1]);
+    if (!pid || pid === process.pid) continue;
+    try {
+      process.kill(pid, 0); // alive: not ours to delete
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ESRCH') fs.rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true });
+    }
+  }
+}
+
 /** The attached temporary database holding the DerivedCache's tables. */
 const DERIVED_CATALOG = 'derived_cache';
 
@@ -194,7 +209,8 @@ export class LakeQuery {
 
   static async open(lakeDir: string, options: LakeQueryOptions = {}): Promise<LakeQuery> {
     const reader = await LakeReader.open(lakeDir, { refreshIntervalMs: options.refreshIntervalMs });
-    const tempDir = path.join(os.tmpdir(), `marginal-duckdb-${process.pid}-${randomUUID()}`);
+    removeOrphanTempDirs();
+    const tempDir = path.join(os.tmpdir(), `${TEMP_PREFIX}${process.pid}-${randomUUID()}`);
     const instance = await DuckDBInstance.create(':memory:', {
       threads: String(options.threads ?? 2),
       // Bounds the api's memory (bench/results/api.json: RSS); measured to cost warm answers nothing.
