@@ -39,7 +39,10 @@ export interface ApiComponentOptions {
 
 export function apiComponent(options: ApiComponentOptions = {}): StartComponent {
   return async (ctx) => {
-    const lakeQuery = await LakeQuery.open(ctx.config.lakeDir, options.lake);
+    const lakeQuery = await LakeQuery.open(ctx.config.lakeDir, {
+      onDerivedStoreError: (err) => ctx.logger.warn({ err }, 'persisting derived days failed; rebuilt from the lake after restarts'),
+      ...options.lake,
+    });
     ctx.services.lakeQuery = lakeQuery;
     ctx.services.rateBook ??= new RateBook(ctx.db);
     ctx.services.apiClock = options.now ?? (() => new Date());
@@ -61,7 +64,7 @@ export function apiComponent(options: ApiComponentOptions = {}): StartComponent 
         await webhooks.stop();
         await warmUp.stop();
         delete ctx.services.lakeQuery;
-        lakeQuery.close();
+        await lakeQuery.closeWhenIdle();
         await revenueSync.stop();
         delete ctx.services.revenueSync;
       },

@@ -6,8 +6,11 @@
 // the day is rebuilt under a new id; the old rows stay readable for a grace period (a query may
 // have named them a moment ago) and are then deleted. Readers select rows by the ids of the
 // days they need. Built lazily, many days per statement; evicted least-recently-used past a row
-// budget.
+// budget. With a DerivedStore, days built from the lake are also persisted (settled days only, after
+// the request that built them), and a day missing from memory is loaded from its persisted rows
+// when their file list is the day's current one (api/lake/derived-store.ts).
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DayFiles, DerivedStore } from './derived-store.js';
 import { readParquetSql, sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 import type { LakeTable } from '../../core/lake/layout.js';
 
@@ -31,10 +34,50 @@ export interface Derivation {
 }
 
 export interface DerivedCacheOptions {
-  /** Rows kept across all derived tables before the least recently used are dropped. */
+  /**
+   * Rows kept across all derived tables before the least recently used are dropped, and above
+   * which persisted days are no longer copied into memory. Default 600k (about 200 MB of merged
+   * daily_costs rows: the api's RSS stays under 400 MB; bench/results/api.json).
+   */
   maxRows?: number;
   /** How long replaced rows stay readable. Default 60 s. */
   graceMs?: number;
+  /**
+   * Database the tables are created in (e.g. an attached on-disk temporary database, whose blocks
+   * DuckDB can evict under its memory_limit); default the in-memory main database.
+   */
+  catalog?: string;
+  /** Where built days are persisted and looked up; none by default. */
+  store?: DerivedStore | null;
+  /**
+   * A day is persisted once its end is at least this far in the past (default 1 day): the last
+   * days still change with every flush, so their rows would be superseded within seconds.
+   */
+  persistSettledMs?: number;
+}
+
+type StaleDay = DayFiles & { id: number };
+
+interface Built {
+  /** Ids of the days now in memory. */
+  ids: number[];
+  /** Days read from their persisted file by this request. */
+  direct: Array<DayFiles & { file: string }>;
+  /** Days built from the lake that are settled enough to persist. */
+  persist: StaleDay[];
+}
+
+const DAY_MS = 86_400_000;
+
+/** The identity of a day's file list (lake file names are never reused). */
+function fileListKey(files: readonly string[]): string {
+  return [...files].sort().join('\n');
+}
+
+function groupByFile(days: ReadonlyArray<{ day: string; file: string }>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const x of days) out.set(x.file, [...(out.get(x.file) ?? []), x.day]);
+  return out;
 }
 
 interface Day {
@@ -44,6 +87,7 @@ interface Day {
 }
 
 interface Entry {
+  key: string;
   table: string;
   created: boolean;
   days: Map<string, Day>;
@@ -52,6 +96,8 @@ interface Entry {
   rows: number;
   lastUsed: number;
   lock: Promise<void>;
+  /** Days being copied from persisted files into memory. */
+  loading: Set<string>;
 }
 
 const DATE_DIR = /[/\\]date=(\d{4}-\d{2}-\d{2})[/\\]/;
@@ -70,14 +116,21 @@ export class DerivedCache {
   private totalRows = 0;
   private readonly maxRows: number;
   private readonly graceMs: number;
+  private readonly store: DerivedStore | null;
+  private readonly persistSettledMs: number;
+  private readonly catalog: string;
+  private readonly background = new Set<Promise<void>>();
 
   constructor(
     private readonly connect: () => Promise<DuckDBConnection>,
     private readonly release: (c: DuckDBConnection) => void,
     options: DerivedCacheOptions = {},
   ) {
-    this.maxRows = options.maxRows ?? 40_000_000;
+    this.maxRows = options.maxRows ?? 600_000;
     this.graceMs = options.graceMs ?? 60_000;
+    this.store = options.store ?? null;
+    this.catalog = options.catalog ? `${options.catalog}.` : '';
+    this.persistSettledMs = options.persistSettledMs ?? 86_400_000;
   }
 
   /**
@@ -96,39 +149,53 @@ export class DerivedCache {
     const key = `${derivation.id}\u0000${organizationId}`;
     let entry = this.entries.get(key);
     if (!entry) {
-      entry = { table: `derived_${this.nextTable++}`, created: false, days: new Map(), garbage: [], rows: 0, lastUsed: 0, lock: Promise.resolve() };
+      entry = { key, table: `${this.catalog}derived_${this.nextTable++}`, loading: new Set(), created: false, days: new Map(), garbage: [], rows: 0, lastUsed: 0, lock: Promise.resolve() };
       this.entries.set(key, entry);
     }
     entry.lastUsed = performance.now();
     const e = entry;
     const run = e.lock.then(() => this.build(e, derivation, organizationId, byDay));
+    // Never rejects, so one failure does not stop later builds.
     e.lock = run.then(
       () => undefined,
       () => undefined,
     );
-    const ids = await run;
+    // After this request has its answer, in the background: persist the days built from the lake,
+    // load into memory the days read from persisted files (requests meanwhile read those files).
+    const settled = run.then((built) => this.settle(e, derivation, organizationId, built)).catch(() => undefined);
+    this.background.add(settled);
+    void settled.finally(() => this.background.delete(settled));
+    const { ids, direct } = await run;
     this.evict(key);
-    return `(SELECT * EXCLUDE (_day) FROM ${e.table} WHERE _day IN (${ids.join(', ')}))`;
+    const parts: string[] = [];
+    if (ids.length > 0) parts.push(`SELECT * EXCLUDE (_day) FROM ${e.table} WHERE _day IN (${ids.join(', ')})`);
+    for (const [file, days] of groupByFile(direct)) {
+      parts.push(`SELECT * EXCLUDE (_file_day) FROM ${readParquetSql([file])} WHERE _file_day IN (${days.map(sqlStringLiteral).join(', ')})`);
+    }
+    return `(${parts.join(' UNION ALL BY NAME ')})`;
   }
 
-  /** Makes every day of `byDay` current; returns their ids. */
-  private async build(e: Entry, d: Derivation, organizationId: string, byDay: Map<string, string[]>): Promise<number[]> {
-    const stale: Array<{ day: string; files: string[]; id: number }> = [];
+  /**
+   * Makes every day of `byDay` current: in memory already, or persisted for its file list (read
+   * from that file by this request: `direct`), or built from the lake now. Returns the ids of the
+   * days in memory, the direct ones, and the days built from the lake that may be persisted.
+   */
+  private async build(e: Entry, d: Derivation, organizationId: string, byDay: Map<string, string[]>): Promise<Built> {
     const ids: number[] = [];
+    const missing: DayFiles[] = [];
     for (const [day, files] of byDay) {
-      const fingerprint = [...files].sort().join('\n');
       const current = e.days.get(day);
-      if (current && current.files === fingerprint) {
-        ids.push(current.id);
-        continue;
-      }
-      const id = this.nextDayId++;
-      stale.push({ day, files, id });
-      ids.push(id);
+      if (current && current.files === fileListKey(files)) ids.push(current.id);
+      else missing.push({ day, files });
     }
+    const direct = this.store && missing.length > 0 ? await this.store.find(d, organizationId, missing) : [];
+    const directDays = new Set(direct.map((x) => x.day));
+    const stale: StaleDay[] = missing.filter((m) => !directDays.has(m.day)).map((m) => ({ ...m, id: this.nextDayId++ }));
+    ids.push(...stale.map((s) => s.id));
+    const directFiles = missing.filter((m) => directDays.has(m.day)).map((m) => ({ ...m, file: direct.find((x) => x.day === m.day)!.file }));
     const now = performance.now();
     const expired = e.garbage.filter((g) => g.after <= now);
-    if (stale.length === 0 && expired.length === 0) return ids;
+    if (stale.length === 0 && expired.length === 0) return { ids, direct: directFiles, persist: [] };
     const conn = await this.connect();
     try {
       if (expired.length > 0 && e.created) {
@@ -147,19 +214,82 @@ export class DerivedCache {
         const select = `SELECT d.filename AS _day, d.* EXCLUDE (filename) FROM (${d.perDay.replaceAll('{{src}}', src)}) d`;
         const values: Record<string, string> = { org: organizationId };
         for (const [k, v] of Object.entries(d.params ?? {})) if (select.includes(`$${k}`)) values[k] = v;
-        await conn.run(e.created ? `INSERT INTO ${e.table} ${select}` : `CREATE TABLE ${e.table} AS ${select}`, values);
+        await conn.run(e.created ? `INSERT INTO ${e.table} BY NAME ${select}` : `CREATE TABLE ${e.table} AS ${select}`, values);
         e.created = true;
-        for (const s of stale) {
-          const old = e.days.get(s.day);
-          if (old) e.garbage.push({ id: old.id, after: now + this.graceMs });
-          e.days.set(s.day, { id: s.id, files: [...s.files].sort().join('\n') });
-        }
+        for (const s of stale) this.replaceDay(e, s.day, s.id, s.files);
       }
       await this.recount(conn, e);
     } finally {
       this.release(conn);
     }
-    return ids;
+    const settledBefore = Date.now() - this.persistSettledMs;
+    return { ids, direct: directFiles, persist: this.store ? stale.filter((s) => Date.parse(`${s.day}T00:00:00Z`) + DAY_MS <= settledBefore) : [] };
+  }
+
+  /** Records a day's new rows; its old rows (if any) are deleted after the grace period. */
+  private replaceDay(e: Entry, day: string, id: number, files: readonly string[]): void {
+    const old = e.days.get(day);
+    if (old) e.garbage.push({ id: old.id, after: performance.now() + this.graceMs });
+    e.days.set(day, { id, files: fileListKey(files) });
+  }
+
+  /** The work after a build: persist what was built from the lake, load what was read from persisted files. */
+  private async settle(e: Entry, d: Derivation, organizationId: string, built: Built): Promise<void> {
+    if (!this.store) return;
+    if (built.persist.length > 0) {
+      const conn = await this.connect();
+      try {
+        await this.store.write(conn, d, organizationId, e.table, built.persist);
+      } finally {
+        this.release(conn);
+      }
+    }
+    // Over the row budget, persisted days stay on disk: read from their files, memory stays bounded.
+    if (this.totalRows >= this.maxRows) return;
+    const load = built.direct.filter((x) => !e.loading.has(x.day) && e.days.get(x.day)?.files !== fileListKey(x.files));
+    if (load.length > 0) await this.loadPersisted(e, load);
+  }
+
+  /**
+   * Copies persisted days into memory. The Parquet is decoded into a staging table outside the
+   * entry's lock (requests meanwhile read the files directly); only the move into the entry's
+   * table holds it.
+   */
+  private async loadPersisted(e: Entry, load: Array<DayFiles & { file: string }>): Promise<void> {
+    for (const x of load) e.loading.add(x.day);
+    const ids = load.map(() => this.nextDayId++);
+    const staging = `${e.table}_load_${ids[0]}`;
+    const map = `(VALUES ${load.map((x, i) => `(${sqlStringLiteral(x.file)}, ${sqlStringLiteral(x.day)}, ${ids[i]})`).join(', ')}) AS m(path, file_day, day_id)`;
+    const conn = await this.connect();
+    try {
+      try {
+        await conn.run(`CREATE TABLE ${staging} AS SELECT m.day_id AS _day, p.* EXCLUDE (_file_day, filename)
+                          FROM ${readParquetSql([...new Set(load.map((x) => x.file))], { filename: true })} p
+                          JOIN ${map} ON p.filename = m.path AND p._file_day = m.file_day`);
+      } catch {
+        // The batch was deleted meanwhile (superseded in another process): the next request rebuilds.
+        for (const x of load) this.store?.forget(x.file);
+        return;
+      }
+      const moved = e.lock.then(async () => {
+        if (this.entries.get(e.key) !== e) return; // evicted meanwhile
+        if (e.created) await conn.run(`INSERT INTO ${e.table} BY NAME SELECT * FROM ${staging}`);
+        else await conn.run(`ALTER TABLE ${staging} RENAME TO ${e.table.slice(this.catalog.length)}`);
+        e.created = true;
+        // A build may have made a day current meanwhile: its rows win, ours are garbage at once.
+        load.forEach((x, i) => {
+          if (e.days.get(x.day)?.files === fileListKey(x.files)) e.garbage.push({ id: ids[i]!, after: 0 });
+          else this.replaceDay(e, x.day, ids[i]!, x.files);
+        });
+        await this.recount(conn, e);
+      });
+      e.lock = moved.catch(() => undefined);
+      await moved;
+    } finally {
+      await conn.run(`DROP TABLE IF EXISTS ${staging}`).catch(() => undefined);
+      this.release(conn);
+      for (const x of load) e.loading.delete(x.day);
+    }
   }
 
   private async recount(conn: DuckDBConnection, e: Entry): Promise<void> {
@@ -191,6 +321,11 @@ export class DerivedCache {
         }
       });
     }
+  }
+
+  /** Settles when the background work started so far (persisting, loading persisted days) is done. */
+  async idle(): Promise<void> {
+    while (this.background.size > 0) await Promise.all([...this.background]);
   }
 
   /** Rows held now, replaced ones awaiting deletion included (for metrics and tests). */

@@ -29,11 +29,17 @@ import {
   type JS,
 } from '@duckdb/node-api';
 import { DAY_MS, type DateRange } from '../../core/time.js';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { DerivedCache, type Derivation } from './derived-cache.js';
 import { dimensionWholeDayParts, type DimensionDerivation } from './dimension-rollup-read.js';
+import { DerivedStore } from './derived-store.js';
 import { LakeReader } from '../../core/lake/lake-reader.js';
 import type { LakeTable } from '../../core/lake/layout.js';
 import { DAILY_COSTS, rollupFromEventsSql } from '../../core/lake/rollups.js';
+import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 
 type LakeValue = string | number | boolean | Date | null;
 export type LakeRow = Record<string, LakeValue>;
@@ -60,11 +66,43 @@ export interface LakeQueryOptions {
   useRollups?: boolean;
   /** Manifest re-check throttle of the LakeReader (default 250 ms). */
   refreshIntervalMs?: number;
-  /** Row budget of the cache (default 40M). */
+  /** Row budget of the cache (default 600k; derived-cache.ts). */
   cacheMaxRows?: number;
   /** How long replaced cached rows stay readable (default 60 s). */
   cacheGraceMs?: number;
+  /**
+   * Where built derived days are persisted for the next process (api/lake/derived-store.ts);
+   * default `<lakeDir>/_derived`, false = not persisted.
+   */
+  derivedDir?: string | false;
+  /** Told once if persisting derived days fails (then off for this process). */
+  onDerivedStoreError?: (err: unknown) => void;
+  /** A day's derived rows are persisted once its end is this far in the past (default 1 day). */
+  persistSettledMs?: number;
+  /**
+   * DuckDB's memory_limit (default '300MB'): its buffer pool, the cached derived rows and query
+   * working memory included; beyond it DuckDB spills to a temporary directory of this process.
+   */
+  memoryLimit?: string;
 }
+
+const TEMP_PREFIX = 'marginal-duckdb-';
+
+/** Deletes the temporary directories of api processes that died without closing their LakeQuery. */
+function removeOrphanTempDirs(): void {
+  for (const name of fs.readdirSync(os.tmpdir())) {
+    const pid = Number(/^marginal-duckdb-(\d+)-/.exec(name)?.[1]);
+    if (!pid || pid === process.pid) continue;
+    try {
+      process.kill(pid, 0); // alive: not ours to delete
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ESRCH') fs.rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true });
+    }
+  }
+}
+
+/** The attached temporary database holding the DerivedCache's tables. */
+const DERIVED_CATALOG = 'derived_cache';
 
 const PLACEHOLDER = /\{\{(events|daily_costs|session_spans|costs|derived)\}\}/g;
 
@@ -160,26 +198,42 @@ export class LakeQuery {
     private readonly instance: DuckDBInstance,
     readonly useRollups: boolean,
     options: LakeQueryOptions,
+    private readonly tempDir: string,
   ) {
+    const derivedDir = options.derivedDir ?? path.join(reader.lakeDir, '_derived');
     this.cache = new DerivedCache(() => this.connection(), (c) => this.release(c), {
       maxRows: options.cacheMaxRows,
       graceMs: options.cacheGraceMs,
+      catalog: DERIVED_CATALOG,
+      store: useRollups && derivedDir ? new DerivedStore(derivedDir, { graceMs: options.cacheGraceMs, onError: options.onDerivedStoreError }) : null,
+      persistSettledMs: options.persistSettledMs,
     });
   }
 
   static async open(lakeDir: string, options: LakeQueryOptions = {}): Promise<LakeQuery> {
     const reader = await LakeReader.open(lakeDir, { refreshIntervalMs: options.refreshIntervalMs });
-    const instance = await DuckDBInstance.create(':memory:', { threads: String(options.threads ?? 2) });
+    removeOrphanTempDirs();
+    const tempDir = path.join(os.tmpdir(), `${TEMP_PREFIX}${process.pid}-${randomUUID()}`);
+    const instance = await DuckDBInstance.create(':memory:', {
+      threads: String(options.threads ?? 2),
+      // Bounds the api's memory (bench/results/api.json: RSS); measured to cost warm answers nothing.
+      memory_limit: options.memoryLimit ?? '300MB',
+      temp_directory: path.join(tempDir, 'spill'),
+    });
     const setup = await instance.connect();
     try {
       // Parquet footers are re-read on every query otherwise; lake files are immutable (names
       // are never reused), so a cached footer is never stale.
       await setup.run('LOAD parquet');
       await setup.run('SET GLOBAL parquet_metadata_cache = true');
+      // The derived tables live in a temporary on-disk database: compressed, and evictable to its
+      // file under memory_limit, where in-memory tables would make a large build fail instead.
+      fs.mkdirSync(tempDir, { recursive: true });
+      await setup.run(`ATTACH ${sqlStringLiteral(path.join(tempDir, 'derived.duckdb'))} AS ${DERIVED_CATALOG}`);
     } finally {
       setup.closeSync();
     }
-    return new LakeQuery(reader, instance, options.useRollups ?? true, options);
+    return new LakeQuery(reader, instance, options.useRollups ?? true, options, tempDir);
   }
 
   /**
@@ -317,10 +371,17 @@ export class LakeQuery {
     else this.idle.push(conn);
   }
 
+  /** Closes after the cache's background work (persisting derived days) is done. */
+  async closeWhenIdle(): Promise<void> {
+    await this.cache.idle();
+    this.close();
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;
     for (const c of this.idle.splice(0)) c.closeSync();
     this.instance.closeSync();
+    fs.rmSync(this.tempDir, { recursive: true, force: true });
   }
 }

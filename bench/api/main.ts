@@ -1,9 +1,14 @@
 // Read-API benchmark: builds a synthetic lake (bench/api/synthetic-lake.ts: one organization with
-// 5M events over 90 days plus smaller organizations beside it, written through the LakeWriter),
-// starts the api on it (PGlite control plane with the organizations, a read key, dimensions and
-// end users), then measures p50/p95 latency of every read endpoint of part 1 over HTTP, and the
-// same cost queries through the service functions with rollups on and off (the raw-event path)
-// to show what the daily_costs rollup buys. Writes bench/results/api.json.
+// 5M events over 90 days plus smaller organizations beside it, written through the LakeWriter)
+// and its PGlite control plane (organizations, a read key, dimensions, end users). Then, with the
+// api in a process of its own (bench/api/fresh-api.ts):
+//   - cold: for every read endpoint of part 1, the first request of a fresh api process three
+//     ways: the DuckDB raw scan (rollups off: every answer from the raw events Parquet), nothing
+//     persisted yet (derived days built from the lake), and derived days persisted by an earlier
+//     process (api/lake/derived-store.ts, the state after any restart);
+//   - warm: p50/p95 latency of every endpoint over HTTP, then the api process's RSS;
+// and in this process the same cost queries through the service functions with rollups on and
+// off (the raw-event path) to show what the daily_costs rollup buys. Writes bench/results/api.json.
 //   npx tsx bench/api/main.ts [--events 5000000] [--days 90] [--iterations 15]
 //                             [--data-dir DIR (reused when it holds a lake from an earlier run)]
 //                             [--no-write]
@@ -23,6 +28,7 @@ import { SCOPES } from '../../core/auth/scopes.js';
 import { fromRoot } from '../../core/paths.js';
 import { RateBook } from '../../pricing/rate-book.js';
 import { DimensionBook } from '../../processor/dimension-book.js';
+import { startFreshApi, type FreshApiOptions } from './fresh-api.js';
 import { log, readBenchOptions, startSyntheticLakeHost } from './synthetic-lake-host.js';
 import { writeSyntheticLake, type OrgPlan } from './synthetic-lake.js';
 
@@ -48,7 +54,7 @@ interface Meta {
 
 const bench = await startSyntheticLakeHost({ label: 'bench-api', dataDir: options.dataDir, api: { now: () => NOW } });
 const { host, config } = bench;
-const db = host.ctx.db;
+let db = host.ctx.db;
 
 const meta: Meta = await bench.dataOnce('bench-meta.json', async () => {
   const org = await createOrganization(db, { name: 'bench-large' });
@@ -125,14 +131,6 @@ const last7 = { start_date: day(DAYS - 7), end_date: day(DAYS) };
 /** A 90-day range with sub-day bounds: rollups for whole days, raw events for the two ends. */
 const fullSubDay = { start_date: `${day(0)}T06:30:00Z`, end_date: `${day(DAYS - 1)}T18:45:00Z` };
 
-async function get(pathAndQuery: string, query: Record<string, string> = {}): Promise<unknown> {
-  const qs = new URLSearchParams(query).toString();
-  const res = await fetch(`${host.url}/v1${pathAndQuery}${qs ? `?${qs}` : ''}`, { headers: { authorization: `Bearer ${meta.apiKey}` } });
-  const body = await res.text();
-  if (res.status !== 200) throw new Error(`${pathAndQuery} ${qs}: HTTP ${res.status} ${body.slice(0, 300)}`);
-  return body;
-}
-
 const HTTP_CASES: Array<[string, string, Record<string, string>]> = [
   ['GET /usage/events (90 days, first page of 100)', '/usage/events', { ...full }],
   ['GET /usage/events (90 days, offset 10000)', '/usage/events', { ...full, offset: '10000' }],
@@ -163,9 +161,74 @@ const HTTP_CASES: Array<[string, string, Record<string, string>]> = [
   ['GET /rates', '/rates', {}],
 ];
 
-log(`api at ${host.url}; now = ${NOW.toISOString()}; ${ITERATIONS} iterations after 2 warm-ups; ${os.cpus().length} cpus; load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+const pathOf = (p: string, q: Record<string, string>) => {
+  const qs = new URLSearchParams(q).toString();
+  return `${p}${qs ? `?${qs}` : ''}`;
+};
+// The api runs in processes of its own from here on; they open the control plane this one held.
+await bench.stop({ keepData: true });
+const apiOptions: FreshApiOptions = { dataDir: bench.dataDir, now: NOW.toISOString() };
+log(`${os.cpus().length} cpus; load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+
+// Persist pass: one api process asks every question once, so its derived days are persisted (as
+// after any deploy: the api's background warm-up and first requests); it stops when they are.
+{
+  const t = performance.now();
+  const api = await startFreshApi(apiOptions);
+  for (const [, p, q] of HTTP_CASES) await api.get(pathOf(p, q), meta.apiKey);
+  await api.stop();
+  log(`persist pass: every endpoint once, derived days persisted, in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+}
+
+interface ColdCase {
+  name: string;
+  raw_scan_first_ms: number;
+  nothing_persisted_first_ms: number;
+  persisted_first_ms: number;
+  persisted_second_ms: number;
+}
+log('cold: first request of a fresh api process — raw scan | nothing persisted | persisted (then its second request)');
+const coldHttp: ColdCase[] = [];
+for (const [name, p, q] of HTTP_CASES) {
+  const first = async (o: FreshApiOptions, second = false) => {
+    const api = await startFreshApi(o);
+    try {
+      const a = await api.get(pathOf(p, q), meta.apiKey);
+      const b = second ? await api.get(pathOf(p, q), meta.apiKey) : null;
+      return { first: +a.ms.toFixed(1), second: b ? +b.ms.toFixed(1) : 0 };
+    } finally {
+      await api.stop();
+    }
+  };
+  const raw = await first({ ...apiOptions, useRollups: false });
+  const emptyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-api-derived-'));
+  const built = await first({ ...apiOptions, derivedDir: emptyDir }).finally(() => fs.rmSync(emptyDir, { recursive: true, force: true }));
+  const persisted = await first(apiOptions, true);
+  const c = { name, raw_scan_first_ms: raw.first, nothing_persisted_first_ms: built.first, persisted_first_ms: persisted.first, persisted_second_ms: persisted.second };
+  log(`${name.padEnd(78)} raw ${String(c.raw_scan_first_ms).padStart(7)}  built ${String(c.nothing_persisted_first_ms).padStart(7)}  persisted ${String(c.persisted_first_ms).padStart(7)} (then ${c.persisted_second_ms}) ms`);
+  coldHttp.push(c);
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+const coldSummary = {
+  persisted_first_p50_ms: median(coldHttp.map((c) => c.persisted_first_ms)),
+  raw_scan_first_p50_ms: median(coldHttp.map((c) => c.raw_scan_first_ms)),
+  nothing_persisted_first_p50_ms: median(coldHttp.map((c) => c.nothing_persisted_first_ms)),
+  endpoints_persisted_slower_than_raw_scan: coldHttp.filter((c) => c.persisted_first_ms > c.raw_scan_first_ms).map((c) => c.name),
+};
+log(`cold p50 across endpoints: persisted ${coldSummary.persisted_first_p50_ms} ms, raw scan ${coldSummary.raw_scan_first_p50_ms} ms, nothing persisted ${coldSummary.nothing_persisted_first_p50_ms} ms`);
+
+// Warm: one api process answers every endpoint (2 warm-ups, then the measured requests); its RSS after.
 const http: Timing[] = [];
-for (const [name, p, q] of HTTP_CASES) http.push(await measure(name, () => get(p, q)));
+const warmApi = await startFreshApi(apiOptions);
+log(`warm: api process ${warmApi.pid} at ${warmApi.url}; ${ITERATIONS} iterations after 2 warm-ups`);
+for (const [name, p, q] of HTTP_CASES) http.push(await measure(name, () => warmApi.get(pathOf(p, q), meta.apiKey)));
+const apiRss = warmApi.rssMb();
+log(`api process RSS after the run: ${apiRss.rss} MB (peak ${apiRss.peak} MB)`);
+await warmApi.stop();
+
+// The in-process comparisons below need the control plane here again.
+const local = await startSyntheticLakeHost({ label: 'bench-api', dataDir: bench.dataDir, api: { now: () => NOW } });
+db = local.host.ctx.db;
 
 // Two read paths for the same service functions (in process, no HTTP), so the difference is the
 // data read: the api's default (rollups and per-day derived aggregates cached in memory) and raw
@@ -277,6 +340,8 @@ const result = {
     api_now: NOW.toISOString(),
   },
   target_p50_ms: 200,
+  cold_http: { summary: coldSummary, endpoints: coldHttp },
+  api_process_rss_mb_after_run: apiRss,
   http_endpoints: http,
   read_paths: comparison,
   cold_first_call: cold,
@@ -290,4 +355,5 @@ if (options.write) {
 }
 const over = http.filter((h) => h.p50_ms > 200).map((h) => h.name);
 log(over.length === 0 ? 'every endpoint p50 ≤ 200 ms' : `p50 over 200 ms: ${over.join('; ')}`);
-await bench.stop();
+await local.stop();
+if (options.dataDir === undefined) fs.rmSync(bench.dataDir, { recursive: true, force: true });

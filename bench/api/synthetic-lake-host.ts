@@ -52,8 +52,11 @@ export interface SyntheticLakeHost {
    * `build` writes (lake and control plane) and returns, saved for the next run.
    */
   dataOnce<Meta extends { events: number; days: number }>(metaFile: string, build: () => Promise<Meta>): Promise<Meta>;
-  /** Stops the api and removes the data directory unless it was given. */
-  stop(): Promise<void>;
+  /**
+   * Stops the api and removes the data directory unless it was given (or `keepData`: another
+   * process is to open it next; the caller then removes a temporary one).
+   */
+  stop(opts?: { keepData?: boolean }): Promise<void>;
 }
 
 export async function startSyntheticLakeHost(opts: { label: string; dataDir: string | undefined; api: ApiComponentOptions }): Promise<SyntheticLakeHost> {
@@ -83,9 +86,9 @@ export async function startSyntheticLakeHost(opts: { label: string; dataDir: str
       fs.writeFileSync(metaPath, JSON.stringify(meta, null, 2));
       return meta;
     },
-    async stop() {
+    async stop(stopOpts = {}) {
       await host.stop();
-      if (opts.dataDir === undefined) fs.rmSync(dataDir, { recursive: true, force: true });
+      if (opts.dataDir === undefined && !stopOpts.keepData) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,0 +1,36 @@
+// A read-API benchmark's api in a process of its own (started by bench/api/fresh-api.ts), so a
+// "first request" is the first of a fresh process and its RSS is the api's alone. Hosts the api
+// component on the data directory a benchmark wrote (PGlite control plane, lake), prints
+// {"url": …} on stdout when it listens, and stops cleanly on SIGTERM.
+//   BENCH_API_OPTIONS='{"dataDir": …, "now"?: ISO, "useRollups"?: bool, "derivedDir"?: path}'
+import { startSyntheticLakeHost } from './synthetic-lake-host.js';
+
+interface ChildOptions {
+  dataDir: string;
+  now?: string;
+  useRollups?: boolean;
+  derivedDir?: string;
+  /** DuckDB memory_limit of the api (LakeQueryOptions.memoryLimit). */
+  memoryLimit?: string;
+}
+
+const opts = JSON.parse(process.env.BENCH_API_OPTIONS ?? '{}') as ChildOptions;
+const now = opts.now ? new Date(opts.now) : null;
+const bench = await startSyntheticLakeHost({
+  label: 'bench-api-process',
+  dataDir: opts.dataDir,
+  api: {
+    ...(now ? { now: () => now } : {}),
+    revenue: { checkIntervalMs: 0 },
+    lake: {
+      useRollups: opts.useRollups ?? true,
+      ...(opts.derivedDir ? { derivedDir: opts.derivedDir } : {}),
+      ...(opts.memoryLimit ? { memoryLimit: opts.memoryLimit } : {}),
+    },
+  },
+});
+process.stdout.write(`${JSON.stringify({ url: bench.host.url })}\n`);
+const stop = () => void bench.stop().finally(() => process.exit(0));
+process.once('SIGTERM', stop);
+// The benchmark holds our stdin: when it ends (the benchmark died), stop instead of lingering.
+process.stdin.once('end', stop).resume();

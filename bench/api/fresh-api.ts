@@ -1,0 +1,67 @@
+// Starts the api of a read-API benchmark as a child process (bench/api/api-process.ts) on the
+// benchmark's data directory, for first requests of a fresh process and the api's own RSS.
+// The benchmark must not hold the data directory's PGlite control plane open meanwhile.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import readline from 'node:readline';
+import { fromRoot } from '../../core/paths.js';
+
+export interface FreshApiOptions {
+  dataDir: string;
+  /** The api's clock (ISO); default the wall clock. */
+  now?: string;
+  /** false: every read from raw events (the DuckDB raw-scan baseline). */
+  useRollups?: boolean;
+  /** Where derived days are persisted (an empty directory: as if nothing had been persisted). */
+  derivedDir?: string;
+  /** DuckDB memory_limit of the api (default: the api's own). */
+  memoryLimit?: string;
+}
+
+export interface FreshApi {
+  url: string;
+  pid: number;
+  /** Client-to-last-byte milliseconds of one GET (throws on a non-200). */
+  get(pathAndQuery: string, apiKey: string): Promise<{ ms: number; bytes: number }>;
+  /** Resident set size now and at its peak, MB (from /proc). */
+  rssMb(): { rss: number; peak: number };
+  stop(): Promise<void>;
+}
+
+export async function startFreshApi(options: FreshApiOptions): Promise<FreshApi> {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', fromRoot('bench', 'api', 'api-process.ts')], {
+    cwd: fromRoot(),
+    env: { ...process.env, BENCH_API_OPTIONS: JSON.stringify(options) },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const lines = readline.createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      if (line.startsWith('{"url"')) resolve((JSON.parse(line) as { url: string }).url);
+      else process.stderr.write(`${line}\n`); // the api's own log lines (warnings and errors)
+    });
+    child.once('exit', (code) => reject(new Error(`api process exited (${code}) before listening`)));
+  });
+  return {
+    url,
+    pid: child.pid!,
+    async get(pathAndQuery, apiKey) {
+      const t = performance.now();
+      const res = await fetch(`${url}/v1${pathAndQuery}`, { headers: { authorization: `Bearer ${apiKey}` } });
+      const body = await res.arrayBuffer();
+      const ms = performance.now() - t;
+      if (res.status !== 200) throw new Error(`${pathAndQuery}: HTTP ${res.status} ${Buffer.from(body).toString().slice(0, 300)}`);
+      return { ms, bytes: body.byteLength };
+    },
+    rssMb() {
+      const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+      return { rss: Math.round(kb('VmRSS') / 1024), peak: Math.round(kb('VmHWM') / 1024) };
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}

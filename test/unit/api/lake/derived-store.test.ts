@@ -1,0 +1,222 @@
+// Persisted derived days (api/lake/derived-store.ts): a fresh LakeQuery answers from the files an
+// earlier one persisted, equal to the raw-event oracle and to figures worked out here, and a
+// persisted day is never used once the day's lake files change.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LakeQuery, type LakeScope } from '../../../../api/lake/lake-query.js';
+import { columnKey, dimensionKey, queryCostBuckets, queryCostGroups, queryCostTotals } from '../../../../api/costs/costs.queries.js';
+import { queryUsageByMetric, queryUsageEvents } from '../../../../api/usage/usage.queries.js';
+import { queryNumericTotals } from '../../../../api/dimension-data/dimension-data.queries.js';
+import { dayFingerprint } from '../../../../api/lake/derived-store.js';
+import { endUserIdFor } from '../../../../core/ids.js';
+import type { LakeEventRow } from '../../../../core/lake/events-schema.js';
+import { LakeWriter } from '../../../../processor/lake/lake-writer.js';
+import { ORG_A, lakeEvent } from '../../../support/lake-event-builder.js';
+
+const d = (s: string) => new Date(s);
+const RANGE = { start: d('2025-03-10T00:00:00Z'), end: d('2025-03-13T00:00:00Z') };
+/** Sub-day bounds: whole hours of the end days come from the hourly derivations. */
+const SUB_DAY = { start: d('2025-03-10T06:00:00Z'), end: d('2025-03-12T18:00:00Z') };
+
+function ev(partition: number, offset: number, at: string, user: string, cost: string, meta: Record<string, unknown>, extra: Partial<LakeEventRow> = {}): LakeEventRow {
+  return lakeEvent({
+    kafka_partition: partition,
+    kafka_offset: offset,
+    event_timestamp: d(at),
+    user_id: user,
+    total_cost: cost,
+    input_cost: cost,
+    output_cost: '0',
+    metadata: JSON.stringify(meta),
+    ...extra,
+  });
+}
+
+// Two partitions, so each day has two files to merge (the harder layout bench/api uses).
+const P0 = [
+  ev(0, 0, '2025-03-10T08:00:00Z', 'alice', '1.5', { team: 'red', latency_ms: 10 }),
+  ev(0, 1, '2025-03-11T09:00:00Z', 'bob', '2.25', { team: 'blue', latency_ms: 30 }),
+  ev(0, 2, '2025-03-12T10:00:00Z', 'alice', '0.000000000001', { team: 'red' }, { model: 'gpt-4o-mini' }),
+];
+const P1 = [
+  ev(1, 0, '2025-03-10T20:00:00Z', 'bob', '4', { team: 'blue', latency_ms: 20 }),
+  ev(1, 1, '2025-03-11T03:00:00Z', 'alice', '8', { latency_ms: 5.5 }, { status: 'pending_rate_card', total_cost: '0', input_cost: null, output_cost: null }),
+  ev(1, 2, '2025-03-12T12:00:00Z', 'carol', '16', { team: 'red' }, { metric: 'Images', unit: 'image', quantity: 3, input_tokens: null, output_tokens: null }),
+];
+
+/** Every read that can come from derived days, as each endpoint asks it. */
+async function answers(lake: LakeQuery) {
+  const out: Record<string, unknown> = {};
+  for (const [name, range] of [
+    ['days', RANGE],
+    ['subday', SUB_DAY],
+  ] as const) {
+    const scope: LakeScope & { range: typeof range } = { organizationId: ORG_A, range };
+    out[`${name}:totals`] = await queryCostTotals(lake, scope);
+    out[`${name}:by-user`] = sortBy(await queryCostGroups(lake, scope, columnKey('end_user_id')));
+    out[`${name}:by-model`] = sortBy(await queryCostGroups(lake, scope, columnKey('model')));
+    out[`${name}:by-team`] = sortBy(await queryCostGroups(lake, scope, dimensionKey('team')));
+    out[`${name}:daily`] = await queryCostBuckets(lake, scope, 'daily', null);
+    out[`${name}:usage`] = await queryUsageByMetric(lake, scope);
+    out[`${name}:latency`] = await queryNumericTotals(lake, scope, 'latency_ms');
+    out[`${name}:events`] = (await queryUsageEvents(lake, scope, {}, { limit: 2, offset: 1 })).events.map((e) => e.event_id);
+  }
+  return out;
+}
+
+function sortBy<T extends { group_value: string | null }>(rows: T[]): T[] {
+  return [...rows].sort((a, b) => String(a.group_value).localeCompare(String(b.group_value)));
+}
+
+function persistedBatches(lakeDir: string, derivationPrefix: string): string[] {
+  const root = path.join(lakeDir, '_derived');
+  if (!fs.existsSync(root)) return [];
+  return fs
+    .readdirSync(root)
+    .filter((f) => f.startsWith(derivationPrefix))
+    .flatMap((f) => {
+      const orgDir = path.join(root, f, `org=${ORG_A}`);
+      return fs.existsSync(orgDir) ? fs.readdirSync(orgDir).filter((n) => n.endsWith('.json')).map((n) => path.join(orgDir, n)) : [];
+    });
+}
+
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('persisted derived days', () => {
+  let dir: string;
+  let writer: LakeWriter;
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'derived-store-'));
+    writer = await LakeWriter.open(dir);
+    await writer.flush(0, P0, P0.length);
+    await writer.flush(1, P1, P1.length);
+  });
+  afterAll(async () => {
+    await writer?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('lets a fresh process answer from persisted files, equal to the raw events and to hand figures', async () => {
+    const oracle = await LakeQuery.open(dir, { useRollups: false });
+    const expected = await answers(oracle);
+    oracle.close();
+
+    // Hand figures: completed cost over the three days = 1.5 + 2.25 + 0.000000000001 + 4 + 16
+    // (alice's 8 awaits a rate card, so it counts for usage only).
+    expect((expected['days:totals'] as { total_cost: string }).total_cost).toBe('23.750000000001');
+    expect((expected['days:totals'] as { event_count: number }).event_count).toBe(5);
+    // From 06:00 on the 10th to 18:00 on the 12th: every event is inside.
+    expect((expected['subday:totals'] as { total_cost: string }).total_cost).toBe('23.750000000001');
+    expect(expected['days:by-team']).toMatchObject([
+      { group_value: 'blue', total_cost: '6.250000000000', event_count: 2 },
+      { group_value: 'red', total_cost: '17.500000000001', event_count: 3 },
+    ]);
+    // Completed cost per end user: alice 1.5 + 0.000000000001, bob 2.25 + 4, carol 16.
+    const byUser = Object.fromEntries((expected['days:by-user'] as Array<{ group_value: string; total_cost: string }>).map((r) => [r.group_value, r.total_cost]));
+    expect(byUser).toEqual({
+      [endUserIdFor(ORG_A, 'alice')]: '1.500000000001',
+      [endUserIdFor(ORG_A, 'bob')]: '6.250000000000',
+      [endUserIdFor(ORG_A, 'carol')]: '16.000000000000',
+    });
+    // Usage counts completed and pending events: tokens 150 per token event × 5, images 3.
+    expect(expected['days:usage']).toMatchObject([
+      { metric_name: 'images', total_quantity: 3, event_count: 1 },
+      { metric_name: 'tokens', total_quantity: 750, event_count: 5 },
+    ]);
+    // latency_ms over processed events: 10 + 30 + 20 + 5.5 = 65.5, min 5.5, max 30.
+    expect(expected['days:latency']).toEqual({ event_count: 4, sum_value: '65.500000000000', min_value: '5.500000000000', max_value: '30.000000000000' });
+
+    // The first process builds from the lake and persists in the background.
+    const first = await LakeQuery.open(dir);
+    expect(await answers(first)).toEqual(expected);
+    await until('daily_costs persisted', () => persistedBatches(dir, 'daily_costs-').length > 0);
+    await until('metadata derivations persisted', () => persistedBatches(dir, 'dimension-costs_team-').length > 0 && persistedBatches(dir, 'usage-metrics-').length > 0);
+    first.close();
+
+    // A fresh process reads the persisted files (nothing built in its memory yet) and agrees.
+    const fresh = await LakeQuery.open(dir);
+    try {
+      const sql = await fresh.expand({ organizationId: ORG_A, range: RANGE }, 'SELECT * FROM {{costs}} c');
+      expect(sql).toContain(path.join(dir, '_derived'));
+      expect(sql).not.toContain(`${path.sep}daily_costs${path.sep}org=`);
+      expect(await answers(fresh)).toEqual(expected);
+      // Then the persisted rows are copied into memory and the answers stay the same.
+      await until('persisted days loaded into memory', () => fresh.cache.rows > 0);
+      await until('costs from memory', async () => !(await fresh.expand({ organizationId: ORG_A, range: RANGE }, 'SELECT * FROM {{costs}} c')).includes('_derived'));
+      expect(await answers(fresh)).toEqual(expected);
+    } finally {
+      fresh.close();
+    }
+  });
+
+  it('never uses a persisted day after its file list changed', async () => {
+    const warm = await LakeQuery.open(dir);
+    await answers(warm);
+    await until('persisted', () => persistedBatches(dir, 'daily_costs-').length > 0);
+    warm.close();
+    const before = persistedBatches(dir, 'daily_costs-');
+
+    // A later flush adds a file to the 11th: that day's persisted rows are for the old list.
+    await writer.flush(0, [ev(0, 3, '2025-03-11T15:00:00Z', 'dave', '32', { team: 'green', latency_ms: 100 })], P0.length + 1);
+    const oracle = await LakeQuery.open(dir, { useRollups: false });
+    const expected = await answers(oracle);
+    oracle.close();
+    expect((expected['days:totals'] as { total_cost: string }).total_cost).toBe('55.750000000001');
+
+    const fresh = await LakeQuery.open(dir);
+    try {
+      const sql = await fresh.expand({ organizationId: ORG_A, range: { start: d('2025-03-11'), end: d('2025-03-12') } }, 'SELECT * FROM {{costs}} c');
+      // The 11th is rebuilt from its lake files into memory, not read from _derived.
+      expect(sql).not.toContain('_derived');
+      expect(sql).toContain('derived_0');
+      expect(await answers(fresh)).toEqual(expected);
+      // The new list is persisted under its own fingerprint beside the old batches.
+      await until('new batch persisted', () => persistedBatches(dir, 'daily_costs-').some((f) => !before.includes(f)));
+      const files = fs.readdirSync(path.join(dir, 'events', `org=${ORG_A}`, 'date=2025-03-11')).map((f) => path.join(dir, 'events', `org=${ORG_A}`, 'date=2025-03-11', f));
+      const dcFiles = fs.readdirSync(path.join(dir, 'daily_costs', `org=${ORG_A}`, 'date=2025-03-11'));
+      const sidecars = persistedBatches(dir, 'daily_costs-').map((f) => JSON.parse(fs.readFileSync(f, 'utf8')) as { days: Record<string, string> });
+      expect(sidecars.some((s) => s.days['2025-03-11'] === dayFingerprint(dcFiles))).toBe(true);
+      expect(files.length).toBe(3);
+    } finally {
+      fresh.close();
+    }
+
+    // And a process after that reads the new batch and still agrees with the oracle.
+    const next = await LakeQuery.open(dir);
+    try {
+      expect(await next.expand({ organizationId: ORG_A, range: RANGE }, 'SELECT * FROM {{costs}} c')).toContain('_derived');
+      expect(await answers(next)).toEqual(expected);
+    } finally {
+      next.close();
+    }
+  });
+
+  it('persists nothing for days that are not settled yet, and nothing when turned off', async () => {
+    const today = new Date();
+    const at = new Date(Math.floor(today.getTime() / 86_400_000) * 86_400_000 + 60_000);
+    const lakeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'derived-store-today-'));
+    const w = await LakeWriter.open(lakeDir);
+    try {
+      await w.flush(0, [ev(0, 0, at.toISOString(), 'alice', '1', {})], 1);
+      const range = { start: new Date(at.getTime() - 60_000), end: new Date(at.getTime() + 86_400_000 - 60_000) };
+      const q = await LakeQuery.open(lakeDir);
+      expect(await queryCostTotals(q, { organizationId: ORG_A, range })).toMatchObject({ total_cost: '1.000000000000' });
+      q.close();
+      const off = await LakeQuery.open(lakeDir, { derivedDir: false, persistSettledMs: -10 * 86_400_000 });
+      expect(await queryCostTotals(off, { organizationId: ORG_A, range })).toMatchObject({ total_cost: '1.000000000000' });
+      off.close();
+      expect(fs.existsSync(path.join(lakeDir, '_derived'))).toBe(false);
+    } finally {
+      await w.close();
+      fs.rmSync(lakeDir, { recursive: true, force: true });
+    }
+  });
+});
