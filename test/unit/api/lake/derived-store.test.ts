@@ -138,7 +138,7 @@ describe('persisted derived days', () => {
     const first = await LakeQuery.open(dir);
     expect(await answers(first)).toEqual(expected);
     await until('daily_costs persisted', () => persistedBatches(dir, 'daily_costs-').length > 0);
-    await until('metadata derivations persisted', () => persistedBatches(dir, 'dimension-costs_team-').length > 0 && persistedBatches(dir, 'usage-metrics-').length > 0);
+    await until('metadata derivations persisted', () => persistedBatches(dir, 'metadata-costs_').length > 0 && persistedBatches(dir, 'usage-metrics-').length > 0);
     first.close();
 
     // A fresh process reads the persisted files (nothing built in its memory yet) and agrees.
