@@ -182,8 +182,13 @@ export class RevenueSync {
    * final report; `report()` shows progress meanwhile.
    */
   async startSync(organizationId: string): Promise<{ report: StripeSyncReport; done: Promise<StripeSyncReport> }> {
-    const live = this.running.get(organizationId);
-    if (live) return live;
+    for (;;) {
+      const live = this.running.get(organizationId);
+      if (!live) break;
+      if (live.report.state === 'running') return live;
+      // Finished but still recording its report: a sync asked for now must read Stripe again.
+      await live.done.catch(() => undefined);
+    }
     const conn = await getRevenueConnection(this.deps.db, organizationId, 'stripe');
     if (!conn || conn.status !== 'active') throw new NotFoundError('active revenue connection', 'stripe');
     const report: StripeSyncReport = {
@@ -230,9 +235,10 @@ export class RevenueSync {
       const written = await replaceRevenueRecords(this.deps.db, organizationId, 'stripe', mapped.records);
       report.records_written = written.upserted;
       report.records_deleted = written.deleted;
-      report.state = 'succeeded';
       // Revenue moved: end-user margin alerts (alerts/evaluation); a failure here does not fail the sync.
       await evaluateEndUserMargins(this.deps.db, organizationId, null, new Date()).catch((err) => log.warn({ err }, 'margin alerts after the sync failed'));
+      // Only now: readers of the live report take a final state to mean the run is over.
+      report.state = 'succeeded';
     } catch (err) {
       report.state = 'failed';
       report.error = err instanceof Stripe.errors.StripeError ? `Stripe ${err.type}: ${err.message}` : (err as Error).message;
