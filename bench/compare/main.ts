@@ -40,7 +40,7 @@ const EVENTS = Number(values.events);
 const DAYS = Number(values.days);
 const ITERATIONS = Number(values.iterations);
 const COLD_RUNS = Number(values['cold-runs']);
-/** Repeated runs of one question on one engine stop after this long (at least 5 runs). */
+/** Repeated runs of one question on one engine stop after this long (at least 3 runs). */
 const WARM_BUDGET_MS = 10_000;
 const loadAverage = () => os.loadavg().map((l) => +l.toFixed(2));
 
@@ -73,7 +73,7 @@ async function measure<T>(run: () => Promise<{ ms: number; value: T }>): Promise
   await run();
   const times: number[] = [];
   const started = performance.now();
-  while (times.length < ITERATIONS && (times.length < 5 || performance.now() - started < WARM_BUDGET_MS)) times.push((await run()).ms);
+  while (times.length < ITERATIONS && (times.length < 3 || performance.now() - started < WARM_BUDGET_MS)) times.push((await run()).ms);
   return { timing: { p50_ms: p50(times), runs: times.length }, value: first.value };
 }
 
