@@ -9,7 +9,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { fromRoot } from '../../core/paths.js';
 import { log } from '../api/synthetic-lake-host.js';
-import { LOADED_COLUMNS, type Engine, type EngineConnection } from './engine.js';
+import { LOADED_COLUMNS, loaded, type Engine, type EngineConnection } from './engine.js';
 import type { Dialect } from './questions.js';
 
 const VENV_PYTHON = fromRoot('.venv', 'bin', 'python');
@@ -87,6 +87,7 @@ export function chdbParquetEngine(lakeDir: string, organizationId: string, dataD
 export async function chdbMergeTreeEngine(lakeDir: string, dataDir: string, version: string): Promise<Engine> {
   const sessionDir = path.join(dataDir, 'compare-chdb');
   const conn = await openRunner(sessionDir);
+  let loadSeconds: number | null = null;
   try {
     const loaded = await conn.query(`SELECT count() FROM system.tables WHERE database = currentDatabase() AND name = 'bench_loaded'`);
     if (Number(loaded.rows[0]![0]) === 0) {
@@ -94,6 +95,7 @@ export async function chdbMergeTreeEngine(lakeDir: string, dataDir: string, vers
       const started = performance.now();
       for (const sql of LOAD(lakeDir)) await conn.query(sql);
       const counts = await conn.query('SELECT (SELECT count() FROM events), (SELECT count() FROM daily_costs), (SELECT count() FROM daily_team_costs)');
+      loadSeconds = Math.round((performance.now() - started) / 1000);
       log(`chdb: loaded in ${((performance.now() - started) / 1000).toFixed(0)} s: ${counts.rows[0]!.join(' events, ')} (daily_costs, daily_team_costs rows)`);
     }
   } finally {
@@ -101,7 +103,7 @@ export async function chdbMergeTreeEngine(lakeDir: string, dataDir: string, vers
   }
   return {
     label: 'chDB MergeTree',
-    setup: `chDB ${version}: MergeTree events ordered by (organization_id, event_timestamp); rollups daily_costs ordered by (organization, end user, day) and daily_team_costs by (organization, day)`,
+    setup: `chDB ${version}: MergeTree events ordered by (organization_id, event_timestamp); rollups daily_costs ordered by (organization, end user, day) and daily_team_costs by (organization, day); ${loaded(loadSeconds)}`,
     dialect: clickhouse('events', true),
     connect: () => openRunner(sessionDir),
     connectCold: () => openRunner(sessionDir),

@@ -31,3 +31,8 @@ export function stopwatch(): () => number {
   const t = performance.now();
   return () => performance.now() - t;
 }
+
+/** How a loaded engine got its data, for its setup line. */
+export function loaded(seconds: number | null): string {
+  return seconds === null ? 'loaded by an earlier run into the data directory' : `loaded from the lake in ${seconds} s`;
+}

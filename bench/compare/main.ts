@@ -181,6 +181,7 @@ const result: CompareResult = {
     other_organization_events: meta.otherOrganizations.reduce((n, o) => n + (meta.rows[o] ?? 0), 0),
     days: DAYS,
     first_day: ymd(0),
+    lake_write_seconds: Math.round(meta.writtenMs / 1000),
   },
   engines: [
     { label: 'Marginal', setup: `the api over HTTP (own process, PGlite control plane, the lake; no warm-up), JSON parsed; api start ${p50(marginalStartup).toFixed(0)} ms p50 before the cold request` },

@@ -11,7 +11,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import pg from 'pg';
 import { startLocalPostgres, type LocalPostgres } from '../../scripts/postgres/local-cluster.js';
 import { log } from '../api/synthetic-lake-host.js';
-import { LOADED_COLUMNS, stopwatch, type Engine, type EngineConnection } from './engine.js';
+import { LOADED_COLUMNS, loaded, stopwatch, type Engine, type EngineConnection } from './engine.js';
 
 // A read-mostly analytics box of this size: a quarter of the RAM would be ~6 GB; 1 GB holds the
 // rollups and the hot part of the events table. Parallel workers as the 2 cores allow.
@@ -59,11 +59,12 @@ async function connect(url: string): Promise<EngineConnection> {
   };
 }
 
-async function loadOnce(cluster: LocalPostgres, lakeDir: string, dir: string): Promise<void> {
+/** Loads the events and builds the rollups unless an earlier run did; returns the seconds taken, or null. */
+async function loadOnce(cluster: LocalPostgres, lakeDir: string, dir: string): Promise<number | null> {
   const conn = await connect(cluster.url);
   try {
     const loaded = await conn.query(`SELECT to_regclass('bench_loaded') IS NOT NULL`);
-    if (loaded.rows[0]![0] === true) return;
+    if (loaded.rows[0]![0] === true) return null;
     const csv = path.join(dir, 'events.csv');
     log(`postgres: exporting the lake's events to ${csv}`);
     const duck = await DuckDBInstance.create(':memory:');
@@ -82,6 +83,7 @@ async function loadOnce(cluster: LocalPostgres, lakeDir: string, dir: string): P
     await conn.query('CREATE TABLE bench_loaded (loaded_at timestamptz DEFAULT now())');
     const counts = await conn.query(`SELECT (SELECT count(*) FROM events), (SELECT count(*) FROM daily_costs), (SELECT count(*) FROM daily_team_costs)`);
     log(`postgres: loaded in ${(elapsed() / 1000).toFixed(0)} s: ${counts.rows[0]!.join(' events, ')} (daily_costs, daily_team_costs rows)`);
+    return Math.round(elapsed() / 1000);
   } finally {
     await conn.close();
   }
@@ -91,7 +93,7 @@ export async function postgresEngine(lakeDir: string, dataDir: string): Promise<
   const dir = path.join(dataDir, 'compare-postgres');
   const start = () => startLocalPostgres({ dir, database: 'bench', throwaway: true, settings: SETTINGS });
   let cluster = await start();
-  await loadOnce(cluster, lakeDir, dir);
+  const loadSeconds = await loadOnce(cluster, lakeDir, dir);
   const version = await (async () => {
     const c = await connect(cluster.url);
     try {
@@ -102,7 +104,7 @@ export async function postgresEngine(lakeDir: string, dataDir: string): Promise<
   })();
   return {
     label: 'PostgreSQL',
-    setup: `PostgreSQL ${version} (${SETTINGS.join(', ')}): events indexed by (organization_id, event_timestamp) and (organization_id, end_user_id, event_timestamp); rollups daily_costs (organization, day, end user, model, provider, status) and daily_team_costs (organization, day, team, status), indexed`,
+    setup: `PostgreSQL ${version} (${SETTINGS.join(', ')}): events indexed by (organization_id, event_timestamp) and (organization_id, end_user_id, event_timestamp); rollups daily_costs (organization, day, end user, model, provider, status) and daily_team_costs (organization, day, team, status), indexed; ${loaded(loadSeconds)}`,
     dialect: {
       rollups: true,
       events: 'events',

@@ -9,7 +9,7 @@ export interface CompareResult {
   benchmark: string;
   date: string;
   machine: { cpus: number; cpu: string; node: string; load_average_at_start: number[]; load_average_at_end: number[] };
-  data: { organization_events: number; other_organizations: number; other_organization_events: number; days: number; first_day: string };
+  data: { organization_events: number; other_organizations: number; other_organization_events: number; days: number; first_day: string; lake_write_seconds: number };
   engines: Array<{ label: string; setup: string }>;
   questions: Array<{ name: string; request: string; figures_checked: number; sql_postgres: string }>;
   /** engine label → question name → timing. */
@@ -49,7 +49,7 @@ export function renderMarkdown(r: CompareResult): string {
 
 \`npm run bench:compare\` (bench/compare/main.ts), ${r.date}. ${r.data.organization_events.toLocaleString('en-US')} events over ${r.data.days} days
 from ${r.data.first_day} for the measured organization, ${r.data.other_organization_events.toLocaleString('en-US')} for ${r.data.other_organizations} others beside it
-(bench/api's synthetic lake). ${r.machine.cpus} cpus (${r.machine.cpu}), Node ${r.machine.node}; load average
+(bench/api's synthetic lake, written in ${r.data.lake_write_seconds} s). ${r.machine.cpus} cpus (${r.machine.cpu}), Node ${r.machine.node}; load average
 ${r.machine.load_average_at_start.join(' ')} at the start, ${r.machine.load_average_at_end.join(' ')} at the end (the machine is shared).
 
 Every engine returned Marginal's HTTP answers exactly (each cost compared as a decimal, each
