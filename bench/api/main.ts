@@ -20,72 +20,21 @@ import { dimensionCostBreakdown, dimensionCostTrend } from '../../api/dimension-
 import { endUserByModel, endUserSummary, endUserTrend } from '../../api/end-user-costs/end-user-costs.service.js';
 import { LakeQuery } from '../../api/lake/lake-query.js';
 import type { ReadContext } from '../../api/lake/read-context.js';
-import { issueApiKey } from '../../core/control/api-keys.js';
-import { createDimension } from '../../core/control/dimensions.js';
-import { upsertEndUsers } from '../../core/control/end-users.js';
-import { createOrganization } from '../../core/control/organizations.js';
-import { SCOPES } from '../../core/auth/scopes.js';
 import { fromRoot } from '../../core/paths.js';
 import { RateBook } from '../../pricing/rate-book.js';
-import { DimensionBook } from '../../processor/dimension-book.js';
 import { startFreshApi, type FreshApiOptions } from './fresh-api.js';
 import { log, readBenchOptions, startSyntheticLakeHost } from './synthetic-lake-host.js';
-import { writeSyntheticLake, type OrgPlan } from './synthetic-lake.js';
+import { benchLake, benchNow, END_USERS, FIRST_DAY } from './bench-lake.js';
 
 const options = readBenchOptions(90);
 const { events: EVENTS, days: DAYS, iterations: ITERATIONS } = options;
-const FIRST_DAY = new Date('2026-07-01T00:00:00.000Z');
-const LAST_DAY_END = new Date(FIRST_DAY.getTime() + DAYS * 86_400_000);
-/** The api's clock: late on the last day of data, so "current-period" and "last-90-days" hold data. */
-const NOW = new Date(LAST_DAY_END.getTime() - 6 * 3_600_000);
-const OTHER_ORGS = 5;
-const OTHER_EVENTS = 100_000;
-const END_USERS = 1000;
-
-interface Meta {
-  organizationId: string;
-  otherOrganizations: string[];
-  apiKey: string;
-  events: number;
-  days: number;
-  writtenMs: number;
-  rows: Record<string, number>;
-}
+const NOW = benchNow(DAYS);
 
 const bench = await startSyntheticLakeHost({ label: 'bench-api', dataDir: options.dataDir, api: { now: () => NOW } });
 const { host, config } = bench;
 let db = host.ctx.db;
 
-const meta: Meta = await bench.dataOnce('bench-meta.json', async () => {
-  const org = await createOrganization(db, { name: 'bench-large' });
-  const others = [];
-  for (let i = 0; i < OTHER_ORGS; i++) others.push(await createOrganization(db, { name: `bench-other-${i}` }));
-  const key = await issueApiKey(db, host.ctx.masterKey, org.id, { scopes: SCOPES.filter((s) => s !== 'usage:write') });
-  await createDimension(db, org.id, { key: 'team', name: 'Team', valueType: 'string' });
-  await createDimension(db, org.id, { key: 'region', name: 'Region', valueType: 'string' });
-  await createDimension(db, org.id, { key: 'latency_ms', name: 'Latency (ms)', valueType: 'number' });
-  await upsertEndUsers(db, org.id, Array.from({ length: END_USERS }, (_, i) => `user-${i}`));
-  const plans: OrgPlan[] = [
-    { organizationId: org.id, events: EVENTS, endUsers: END_USERS },
-    ...others.map((o) => ({ organizationId: o.id, events: OTHER_EVENTS, endUsers: 200 })),
-  ];
-  log(`writing ${EVENTS} events for ${org.id} and ${OTHER_ORGS} × ${OTHER_EVENTS} for other organizations over ${DAYS} days into ${config.lakeDir}`);
-  const t = performance.now();
-  // The processor rolls defined dimensions up as it writes; so does the synthetic writer.
-  const dimensions = new DimensionBook(db);
-  const rows = await writeSyntheticLake({ lakeDir: config.lakeDir, orgs: plans, days: DAYS, firstDay: FIRST_DAY, onProgress: log, dimensions });
-  const writtenMs = Math.round(performance.now() - t);
-  log(`lake written in ${(writtenMs / 1000).toFixed(0)} s`);
-  return {
-    organizationId: org.id,
-    otherOrganizations: others.map((o) => o.id),
-    apiKey: key.apiKey,
-    events: EVENTS,
-    days: DAYS,
-    writtenMs,
-    rows: Object.fromEntries(rows),
-  };
-});
+const meta = await benchLake(bench, EVENTS, DAYS);
 
 // ---------------------------------------------------------------------------------------------
 

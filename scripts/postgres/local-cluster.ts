@@ -28,6 +28,8 @@ export interface LocalPostgresOptions {
   throwaway?: boolean;
   /** Folder of initdb/pg_ctl/postgres; default: found on PATH and in the usual places. */
   binDir?: string;
+  /** More server settings (`-c name=value`), after the defaults (e.g. a benchmark's shared_buffers). */
+  settings?: string[];
 }
 
 const SUPERUSER = 'postgres';
@@ -169,6 +171,7 @@ export async function startLocalPostgres(opts: LocalPostgresOptions): Promise<Lo
     '-c max_connections=200',
     // Durability is irrelevant for a throwaway cluster; speed is not.
     ...(opts.throwaway ? ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off'] : []),
+    ...(opts.settings ?? []).map((s) => `-c ${s}`),
   ];
   let port = 0;
   for (let attempt = 0; ; attempt++) {
