@@ -63,7 +63,7 @@ type RateField = (typeof RATE_FIELDS)[number];
 type Rates = Pick<StandardRateCardEntry, RateField>;
 
 /** One catalog price period as a card, and which of its rates the catalog states itself. */
-export interface CatalogEntry {
+interface CatalogEntry {
   card: StandardRateCardEntry;
   carried: readonly RateField[];
   /** `<catalog provider>/<model id>`: two models claiming one slug make it ambiguous. */
