@@ -70,6 +70,8 @@ interface CatalogEntry {
   model: string;
   /** Whether the package's own match logic says a model name is this model (an alias check). */
   names: (name: string) => boolean;
+  /** The exact names and prefixes the package's match lists for the model (lowercase). */
+  listed: string[];
 }
 
 /** A model a mapped provider lists but another maker makes: not read (see the header). */
@@ -149,6 +151,11 @@ function matchesName(m: MatchLogic | undefined, name: string): boolean {
   return false;
 }
 
+function listedNames(m: MatchLogic | undefined): string[] {
+  if (!m) return [];
+  return [...(m.equals ? [m.equals] : []), ...(m.starts_with ? [m.starts_with] : []), ...(m.or ?? []).flatMap(listedNames)].map((n) => n.toLowerCase());
+}
+
 function startsWithPatterns(m: MatchLogic | undefined): string[] {
   if (!m) return [];
   return [...(m.starts_with ? [m.starts_with] : []), ...(m.or ?? []).flatMap(startsWithPatterns)];
@@ -203,7 +210,7 @@ export function catalogEntries(provider: CatalogProvider, pin: CatalogPin, maker
         source_date: pin.released,
         note: `${pin.package}@${pin.version} (${provider.id}/${model.id})`,
       };
-      entries.push({ card, carried: RATE_FIELDS.filter((f) => period.prices[CARRIED_BY[f]] !== undefined), model: `${provider.id}/${model.id}`, names: (name) => matchesName(model.match, name) });
+      entries.push({ card, carried: RATE_FIELDS.filter((f) => period.prices[CARRIED_BY[f]] !== undefined), model: `${provider.id}/${model.id}`, names: (name) => matchesName(model.match, name), listed: listedNames(model.match) });
     }
   }
   entries.sort((a, b) => (a.card.model_slug === b.card.model_slug ? a.card.effective_from.localeCompare(b.card.effective_from) : a.card.model_slug < b.card.model_slug ? -1 : 1));
@@ -361,7 +368,33 @@ export function diffCatalog(shipped: readonly StandardRateCardEntry[], catalog: 
       proposed: merged.proposed,
     });
   }
+  diff.changes.push(...cardsForCapturedNames(diff.changes, periodsBySlug, shippedSlugs));
   return diff;
+}
+
+const longestPrefix = (slugs: readonly string[], name: string) => slugs.filter((s) => name.startsWith(s)).reduce<string | undefined>((a, s) => (a === undefined || s.length > a.length ? s : a), undefined);
+
+/**
+ * Names the package lists for one model that a new slug would price as another model (the catalog's
+ * `gpt-4` prefixes `gpt-4-0125-preview`, which the package prices as gpt-4-turbo): each gets cards
+ * of its own model, so adding a slug never moves a listed name onto another model's price.
+ */
+function cardsForCapturedNames(changes: readonly CatalogChange[], periodsBySlug: ReadonlyMap<string, CatalogEntry[]>, shippedSlugs: readonly string[]): CatalogChange[] {
+  const after = [...shippedSlugs, ...changes.filter((c) => c.kind === 'new_model').map((c) => c.model_slug)];
+  const taken = new Set(after);
+  const out: CatalogChange[] = [];
+  for (const [slug, periods] of periodsBySlug) {
+    if (!taken.has(slug)) continue; // the model itself is not priced (ambiguous slug)
+    const ordered = [...periods].sort((a, b) => a.card.effective_from.localeCompare(b.card.effective_from));
+    for (const name of ordered.at(-1)!.listed) {
+      const now = longestPrefix(after, name);
+      if (taken.has(name) || name.includes('/') || now === undefined || now === slug || now === longestPrefix(shippedSlugs, name)) continue;
+      taken.add(name);
+      const cards = ordered.map((e) => ({ ...e.card, model_slug: name, note: `${e.card.note ?? ''}; the package lists "${name}" as this model, which slug ${now} would otherwise price` }));
+      out.push({ model_slug: name, provider: cards[0]!.provider, kind: 'new_model', shadows: now, proposed: cards.at(-1)!, ...(cards.length > 1 ? { earlier: cards.slice(0, -1) } : {}) });
+    }
+  }
+  return out.sort((a, b) => (a.model_slug < b.model_slug ? -1 : 1));
 }
 
 /**

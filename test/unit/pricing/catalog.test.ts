@@ -200,6 +200,43 @@ describe('diffCatalog and apply', () => {
   });
 });
 
+describe('names the package lists', () => {
+  it('a new slug never prices a name the package gives another model: that name gets its own model\'s card', () => {
+    const models = [
+      // the package: acme-4 is exactly "acme-4"; "acme-4-0125-preview" is acme-4-turbo
+      { id: 'acme-4', match: { equals: 'acme-4' }, prices: { input_mtok: 30, output_mtok: 60 } },
+      { id: 'acme-4-turbo', match: { or: [{ starts_with: 'acme-4-turbo' }, { equals: 'acme-4-0125-preview' }] }, prices: { input_mtok: 10, output_mtok: 30 } },
+    ];
+    const diff = diffCatalog([], [catalogEntries({ id: 'acme', pricing_urls: ['https://acme.example/pricing'], models }, pin, makerOf)], pin);
+    expect(diff.changes.map((c) => [c.model_slug, c.shadows, c.proposed.input_cost_per_million])).toEqual([
+      ['acme-4', undefined, '30'],
+      ['acme-4-turbo', undefined, '10'],
+      ['acme-4-0125-preview', 'acme-4', '10'],
+    ]);
+  });
+
+  it('in the committed cards, every name the package lists that a catalog card prices is priced by its own model', () => {
+    const cards = (JSON.parse(fs.readFileSync(STANDARD_RATE_CARDS_PATH, 'utf8')) as StandardRateCardFile).cards;
+    const slugs = [...new Set(cards.map((c) => c.model_slug))];
+    const wrong: string[] = [];
+    let checked = 0;
+    for (const providerId of Object.keys(realPin.providers)) {
+      const { entries } = catalogEntries(findProvider({ providerId }) as CatalogProvider, realPin, (m) => findProvider({ modelId: m })?.id);
+      for (const e of entries) {
+        for (const name of e.listed) {
+          const slug = slugs.filter((s) => name.startsWith(s)).sort((a, b) => b.length - a.length)[0];
+          const notes = cards.filter((c) => c.model_slug === slug).map((c) => c.note ?? '');
+          if (slug === undefined || name.includes('/') || !notes.some((n) => n.startsWith('@pydantic/genai-prices'))) continue;
+          checked++;
+          if (!notes.some((n) => n.includes(`(${e.model})`))) wrong.push(`${name} → ${slug}`);
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(200);
+    expect(wrong).toEqual([]);
+  });
+});
+
 // Worked examples: the committed standard cards against the pinned package's data, figures read
 // by hand from @pydantic/genai-prices 0.1.8 (dist/index.js) and written out here.
 describe('the committed standard cards, built from @pydantic/genai-prices 0.1.8', () => {
