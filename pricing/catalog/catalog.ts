@@ -262,10 +262,10 @@ const ratesOf = (r: Partial<Rates>): Rates =>
   Object.fromEntries(RATE_FIELDS.map((f) => [f, r[f] ?? null])) as Rates;
 
 /**
- * The card the catalog proposes for a slug we ship (or that names the same model): the catalog's rates where it states them, ours
- * where it is silent and we have one (so a change never drops a rate, e.g. our one-hour cache-write
- * rate; else the derived rate), and our tiers when the catalog has none. Null when nothing it
- * states differs from ours (`fields` empty).
+ * The card the catalog proposes for a slug we ship (or one that names the same model): the
+ * catalog's rates where it states them, ours where it is silent and we have one (so a change never
+ * drops a rate, e.g. our one-hour cache-write rate; else the derived rate), and our tiers when the
+ * catalog has none. `fields` is empty when nothing the catalog states differs from ours.
  */
 function mergeWithShipped(current: StandardRateCardEntry, entry: CatalogEntry) {
   const { card, carried } = entry;
