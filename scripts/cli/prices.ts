@@ -24,10 +24,12 @@ function loadCatalog(pin: CatalogPin) {
   if (version !== pin.version) {
     throw new UsageError(`installed ${pin.package} is ${version} but pricing/catalog/catalog-pin.json pins ${pin.version}: update the pin (version and released date) first`);
   }
-  return pin.providers.flatMap((id) => {
+  // The package's own model-to-provider match says who makes a model (Claude → anthropic).
+  const makerOf = (modelId: string) => findProvider({ modelId })?.id;
+  return Object.keys(pin.providers).map((id) => {
     const provider = findProvider({ providerId: id }) as CatalogProvider | undefined;
-    if (!provider) throw new UsageError(`${pin.package}@${version} has no provider "${id}"`);
-    return catalogEntries(provider, pin);
+    if (provider?.id !== id) throw new UsageError(`${pin.package}@${version} has no provider "${id}"`);
+    return catalogEntries(provider, pin, makerOf);
   });
 }
 

@@ -282,6 +282,29 @@ run('console (headless Chromium)', () => {
     await cell('rates', 'gpt-4o', 'source').waitFor();
     expect(await cell('rates', 'gpt-4o', 'source').textContent()).toBe('yours');
     expect(amount(await cell('rates', 'gpt-4o', 'input').textContent()).eq('2.5')).toBe(true);
+    // One-hour cache writes, context tiers and service tiers of a standard card, as the API answers
+    // them and as Anthropic publishes them for Claude Sonnet 4.5: one-hour writes $6 (2x input);
+    // above 200,000 prompt tokens $6 in / $22.50 out / $7.50 write / $12 1h write / $0.60 read;
+    // batch half of each: $1.50 / $7.50 / $1.875 / $3 / $0.15, above 200,000 $3 / $11.25.
+    const table = (await apiGet(p, t.readKey, '/rates')).body.items as any[];
+    const sonnet = table.find((i) => i.model_slug === 'claude-sonnet-4-5');
+    const batch = sonnet.service_tiers.find((s: any) => s.service_tier === 'batch');
+    expect([sonnet.cache_creation_1h_cost_per_million, sonnet.tiers[0].input_cost_per_million, batch.cache_creation_cost_per_million]).toEqual(['6', '6', '1.875']);
+    const shown = async (tableName: string, row: string, col: string) => (await cell(tableName, row, col).textContent())?.trim();
+    expect(await shown('rates', 'claude-sonnet-4-5', 'cache_creation_1h')).toBe('$6.00');
+    expect(await shown('rates', 'claude-sonnet-4-5', 'tiers')).toBe('above 200,000 · batch');
+    expect(await shown('rates', 'gpt-4o', 'cache_creation_1h')).toBe('not priced');
+    const long = 'claude-sonnet-4-5|standard|200000';
+    expect(await shown('rate-tiers', long, 'above')).toBe('200,000');
+    expect([await shown('rate-tiers', long, 'input'), await shown('rate-tiers', long, 'output'), await shown('rate-tiers', long, 'cache_creation'), await shown('rate-tiers', long, 'cache_creation_1h'), await shown('rate-tiers', long, 'cache_read'), await shown('rate-tiers', long, 'reasoning')]).toEqual(['$6.00', '$22.50', '$7.50', '$12.00', '$0.60', '$22.50']);
+    const batchBase = 'claude-sonnet-4-5|batch|base';
+    expect(await shown('rate-tiers', batchBase, 'above')).toBe('any size');
+    // $1.875: every digit the API sent (a float-formatted cell would show $1.88)
+    expect([await shown('rate-tiers', batchBase, 'input'), await shown('rate-tiers', batchBase, 'cache_creation'), await shown('rate-tiers', batchBase, 'cache_creation_1h'), await shown('rate-tiers', batchBase, 'cache_read')]).toEqual(['$1.50', '$1.875', '$3.00', '$0.15']);
+    expect([await shown('rate-tiers', 'claude-sonnet-4-5|batch|200000', 'input'), await shown('rate-tiers', 'claude-sonnet-4-5|batch|200000', 'output')]).toEqual(['$3.00', '$11.25']);
+    // Every tier row the API implies is on screen, and no other.
+    const expectedRows = table.reduce((n, i) => n + (i.tiers?.length ?? 0) + (i.service_tiers ?? []).reduce((m: number, s: any) => m + 1 + (s.tiers?.length ?? 0), 0), 0);
+    expect(await page.locator('[data-table="rate-tiers"] tbody tr').count()).toBe(expectedRows);
     await shot('rates');
   });
 
