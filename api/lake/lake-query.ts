@@ -84,6 +84,11 @@ export interface LakeQueryOptions {
    * working memory included; beyond it DuckDB spills to a temporary directory of this process.
    */
   memoryLimit?: string;
+  /**
+   * Where the DerivedCache's tables live: 'disk' (default), an attached temporary database whose
+   * blocks DuckDB can evict under memory_limit; 'memory', the in-memory main database.
+   */
+  derivedTables?: 'disk' | 'memory';
 }
 
 const TEMP_PREFIX = 'marginal-duckdb-';
@@ -204,7 +209,7 @@ export class LakeQuery {
     this.cache = new DerivedCache(() => this.connection(), (c) => this.release(c), {
       maxRows: options.cacheMaxRows,
       graceMs: options.cacheGraceMs,
-      catalog: DERIVED_CATALOG,
+      catalog: options.derivedTables === 'memory' ? undefined : DERIVED_CATALOG,
       store: useRollups && derivedDir ? new DerivedStore(derivedDir, { graceMs: options.cacheGraceMs, onError: options.onDerivedStoreError }) : null,
       persistSettledMs: options.persistSettledMs,
     });
