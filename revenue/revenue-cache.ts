@@ -4,7 +4,7 @@
 // name, here that of the record whose period ends last). Bounded: least recently used dropped.
 import type { ControlDb } from '../core/control/db.js';
 import { latestNamedRecords } from './customer-names.js';
-import { listRevenueRecords, revenueRecordsVersion, type RevenueSource } from './revenue.store.js';
+import { listRevenueRecordsForMargin, revenueRecordsVersion, type RevenueSource } from './revenue.store.js';
 import { endUserIdFor } from '../core/ids.js';
 import { Big } from '../core/money.js';
 import type { EndUserIdentity, MarginRevenueRecord } from '../api/margin/margin.js';
@@ -39,7 +39,7 @@ export async function cachedRevenue(db: ControlDb, organizationId: string): Prom
     byOrg.set(organizationId, hit);
     return hit;
   }
-  const records = (await listRevenueRecords(db, organizationId)).map((r) => ({
+  const records = (await listRevenueRecordsForMargin(db, organizationId)).map((r) => ({
     source: r.source,
     endUserId: r.userId === null ? null : endUserIdFor(organizationId, r.userId),
     externalUserId: r.userId,
