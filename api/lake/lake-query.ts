@@ -85,11 +85,14 @@ export interface LakeQueryOptions {
    */
   memoryLimit?: string;
   /**
-   * Where the DerivedCache's tables live: 'disk' (default), an attached temporary database whose
-   * blocks DuckDB can evict under memory_limit; 'memory', the in-memory main database.
+   * The database the DerivedCache's tables live in (bench/results/api-warm-ab.md): 'memory'
+   * (default), an attached in-memory database; 'compressed', the same with DuckDB's lightweight
+   * compression; 'disk', a temporary database file whose blocks DuckDB can evict to it.
    */
-  derivedTables?: 'disk' | 'memory';
+  derivedTables?: DerivedTables;
 }
+
+export type DerivedTables = 'memory' | 'compressed' | 'disk';
 
 const TEMP_PREFIX = 'marginal-duckdb-';
 
@@ -106,8 +109,20 @@ function removeOrphanTempDirs(): void {
   }
 }
 
-/** The attached temporary database holding the DerivedCache's tables. */
+/** The attached database holding the DerivedCache's tables. */
 const DERIVED_CATALOG = 'derived_cache';
+
+/** The ATTACH target of the DerivedCache's database (see LakeQueryOptions.derivedTables). */
+function derivedDatabaseSql(kind: DerivedTables, tempDir: string): string {
+  switch (kind) {
+    case 'memory':
+      return `':memory:' AS ${DERIVED_CATALOG}`;
+    case 'compressed':
+      return `':memory:' AS ${DERIVED_CATALOG} (COMPRESS)`;
+    case 'disk':
+      return `${sqlStringLiteral(path.join(tempDir, 'derived.duckdb'))} AS ${DERIVED_CATALOG}`;
+  }
+}
 
 const PLACEHOLDER = /\{\{(events|daily_costs|session_spans|costs|derived)\}\}/g;
 
@@ -209,7 +224,7 @@ export class LakeQuery {
     this.cache = new DerivedCache(() => this.connection(), (c) => this.release(c), {
       maxRows: options.cacheMaxRows,
       graceMs: options.cacheGraceMs,
-      catalog: options.derivedTables === 'memory' ? undefined : DERIVED_CATALOG,
+      catalog: DERIVED_CATALOG,
       store: useRollups && derivedDir ? new DerivedStore(derivedDir, { graceMs: options.cacheGraceMs, onError: options.onDerivedStoreError }) : null,
       persistSettledMs: options.persistSettledMs,
     });
@@ -231,10 +246,8 @@ export class LakeQuery {
       // are never reused), so a cached footer is never stale.
       await setup.run('LOAD parquet');
       await setup.run('SET GLOBAL parquet_metadata_cache = true');
-      // The derived tables live in a temporary on-disk database: compressed, and evictable to its
-      // file under memory_limit, where in-memory tables would make a large build fail instead.
       fs.mkdirSync(tempDir, { recursive: true });
-      await setup.run(`ATTACH ${sqlStringLiteral(path.join(tempDir, 'derived.duckdb'))} AS ${DERIVED_CATALOG}`);
+      await setup.run(`ATTACH ${derivedDatabaseSql(options.derivedTables ?? 'memory', tempDir)}`);
     } finally {
       setup.closeSync();
     }

@@ -41,7 +41,7 @@ if (piece === 'all' || piece === 'costs') {
   await time('queryCostGroups end_user_id 12 months (second)', () => queryCostGroups(lake, { organizationId: org, range: year }, columnKey('end_user_id'), {}, 'totals'));
 }
 if (piece === 'all' || piece === 'buckets') {
-  await time('queryCostBuckets month 12 months', () => queryCostBuckets(lake, { organizationId: org, range: year }, 'month', null, {}));
+  await time('queryCostBuckets month 12 months', () => queryCostBuckets(lake, { organizationId: org, range: year }, 'monthly', null, {}));
 }
 await lake.closeWhenIdle();
 await bench.stop();

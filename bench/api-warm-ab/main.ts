@@ -24,7 +24,7 @@ import { log, startSyntheticLakeHost } from '../api/synthetic-lake-host.js';
 const VARIANTS: Record<string, Pick<LakeQueryOptions, 'derivedTables' | 'cacheMaxRows'>> = {
   'disk, 600k rows': { derivedTables: 'disk', cacheMaxRows: 600_000 },
   'memory, 600k rows': { derivedTables: 'memory', cacheMaxRows: 600_000 },
-  'disk, 4M rows': { derivedTables: 'disk', cacheMaxRows: 4_000_000 },
+  'compressed, 600k rows': { derivedTables: 'compressed', cacheMaxRows: 600_000 },
   'memory, 4M rows': { derivedTables: 'memory', cacheMaxRows: 4_000_000 },
 };
 
