@@ -98,7 +98,7 @@ for (let round = 0; round < Number(values.rounds); round++) {
   for (const name of Object.keys(VARIANTS)) {
     const out = execFileSync(
       process.execPath,
-      ['--import', 'tsx', fileURLToPath(import.meta.url), '--data-dir', values['data-dir'], '--days', String(DAYS), '--iterations', String(ITERATIONS), '--variant', name],
+      ['--import', 'tsx', fileURLToPath(import.meta.url), '--data-dir', values['data-dir'], '--events', String(values.events), '--days', String(DAYS), '--iterations', String(ITERATIONS), '--variant', name],
       { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 26 },
     );
     const r = JSON.parse(/^RESULT (.*)$/m.exec(out)![1]!) as VariantResult;
