@@ -120,6 +120,8 @@ export class DerivedCache {
   private readonly persistSettledMs: number;
   private readonly catalog: string;
   private readonly background = new Set<Promise<void>>();
+  /** Starts of the background work of relations handed out and not yet started. */
+  private readonly deferred: Array<() => void> = [];
 
   constructor(
     private readonly connect: () => Promise<DuckDBConnection>,
@@ -160,9 +162,15 @@ export class DerivedCache {
       () => undefined,
       () => undefined,
     );
-    // After this request has its answer, in the background: persist the days built from the lake,
-    // load into memory the days read from persisted files (requests meanwhile read those files).
-    const settled = run.then((built) => this.settle(e, derivation, organizationId, built)).catch(() => undefined);
+    // After this request has its answer (startBackground, called once its query ran), in the
+    // background: persist the days built from the lake, load into memory the days read from
+    // persisted files (requests meanwhile read those files). Started earlier, the copy competed
+    // with the request's own query for DuckDB's threads.
+    const started = new Promise<void>((resolve) => this.deferred.push(resolve));
+    const settled = started
+      .then(() => run)
+      .then((built) => this.settle(e, derivation, organizationId, built))
+      .catch(() => undefined);
     this.background.add(settled);
     void settled.finally(() => this.background.delete(settled));
     const { ids, direct } = await run;
@@ -323,8 +331,14 @@ export class DerivedCache {
     }
   }
 
-  /** Settles when the background work started so far (persisting, loading persisted days) is done. */
+  /** Starts the background work of the relations handed out so far (the queries reading them ran). */
+  startBackground(): void {
+    for (const start of this.deferred.splice(0)) start();
+  }
+
+  /** Settles when the background work so far (persisting, loading persisted days) is done; starts what waits. */
   async idle(): Promise<void> {
+    this.startBackground();
     while (this.background.size > 0) await Promise.all([...this.background]);
   }
 

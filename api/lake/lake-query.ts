@@ -85,9 +85,10 @@ export interface LakeQueryOptions {
    */
   memoryLimit?: string;
   /**
-   * The database the DerivedCache's tables live in (bench/results/api-warm-ab.md): 'memory'
-   * (default), an attached in-memory database; 'compressed', the same with DuckDB's lightweight
-   * compression; 'disk', a temporary database file whose blocks DuckDB can evict to it.
+   * The database the DerivedCache's tables live in: 'compressed' (default), an attached in-memory
+   * database with DuckDB's lightweight compression; 'memory', the same uncompressed (a little
+   * faster, ~140 MB more RSS); 'disk', a temporary database file whose blocks DuckDB can evict to
+   * it (2× slower warm). bench/results/api-warm-ab.md and api-rss.md.
    */
   derivedTables?: DerivedTables;
 }
@@ -247,7 +248,7 @@ export class LakeQuery {
       await setup.run('LOAD parquet');
       await setup.run('SET GLOBAL parquet_metadata_cache = true');
       fs.mkdirSync(tempDir, { recursive: true });
-      await setup.run(`ATTACH ${derivedDatabaseSql(options.derivedTables ?? 'memory', tempDir)}`);
+      await setup.run(`ATTACH ${derivedDatabaseSql(options.derivedTables ?? 'compressed', tempDir)}`);
     } finally {
       setup.closeSync();
     }
@@ -259,23 +260,28 @@ export class LakeQuery {
    * parameters are described at the top of this file; `params` are bound by name ($name).
    */
   async rows<T extends object = LakeRow>(scope: LakeScope, sql: string, params: Record<string, LakeParam> = {}): Promise<T[]> {
-    const text = await this.expand(scope, sql);
-    const all: Record<string, LakeParam> = { org: scope.organizationId, ...scope.derived?.params, ...params };
-    if (scope.range) {
-      all.start ??= scope.range.start;
-      all.end ??= scope.range.end;
-    }
-    const values: Record<string, DuckDBValue> = {};
-    for (const [name, v] of Object.entries(all)) {
-      // DuckDB rejects values for parameters the statement does not have.
-      if (new RegExp(`\\$${name}\\b`).test(text)) values[name] = toDuckValue(v);
-    }
-    const conn = await this.connection();
     try {
-      const reader = await conn.runAndReadAll(text, values);
-      return reader.convertRowObjects(convert) as T[];
+      const text = await this.expand(scope, sql);
+      const all: Record<string, LakeParam> = { org: scope.organizationId, ...scope.derived?.params, ...params };
+      if (scope.range) {
+        all.start ??= scope.range.start;
+        all.end ??= scope.range.end;
+      }
+      const values: Record<string, DuckDBValue> = {};
+      for (const [name, v] of Object.entries(all)) {
+        // DuckDB rejects values for parameters the statement does not have.
+        if (new RegExp(`\\$${name}\\b`).test(text)) values[name] = toDuckValue(v);
+      }
+      const conn = await this.connection();
+      try {
+        const reader = await conn.runAndReadAll(text, values);
+        return reader.convertRowObjects(convert) as T[];
+      } finally {
+        this.release(conn);
+      }
     } finally {
-      this.release(conn);
+      // The cache's copies and writes wait for the query that named its rows (derived-cache.ts).
+      this.cache.startBackground();
     }
   }
 
