@@ -8,7 +8,8 @@
 // days they need. Built lazily, many days per statement; evicted least-recently-used past a row
 // budget. With a DerivedStore, days built from the lake are also persisted (settled days only, after
 // the request that built them), and a day missing from memory is loaded from its persisted rows
-// when their file list is the day's current one (api/lake/derived-store.ts).
+// when their file list is the day's current one (api/lake/derived-store.ts). Background work of a
+// relation (persisting, copying persisted rows in) waits for startBackground: after the query.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DayFiles, DerivedStore } from './derived-store.js';
 import { readParquetSql, sqlStringLiteral } from '../../core/lake/parquet-sql.js';
@@ -43,8 +44,8 @@ export interface DerivedCacheOptions {
   /** How long replaced rows stay readable. Default 60 s. */
   graceMs?: number;
   /**
-   * Database the tables are created in (e.g. an attached on-disk temporary database, whose blocks
-   * DuckDB can evict under its memory_limit); default the in-memory main database.
+   * Database the tables are created in (the api's: an attached compressed in-memory database,
+   * lake-query.ts); default DuckDB's main database.
    */
   catalog?: string;
   /** Where built days are persisted and looked up; none by default. */
