@@ -329,29 +329,39 @@ export interface RevenueRecordForMargin {
 }
 
 /**
- * The organization's records as margin reads them, in listRevenueRecords' order. One JSON
- * document instead of a row each: PGlite decodes rows field by field in JavaScript, 13,663 rows
- * took 370–500 ms that way and 30–45 ms as one json_agg (bench/results/api-cold.md). The amount
- * travels as JSON text (exact), the period bounds as epoch milliseconds.
+ * The organization's records as margin reads them, in listRevenueRecords' order, and their
+ * revenueRecordsVersion read in the same statement. One JSON document instead of a row each:
+ * PGlite decodes rows field by field in JavaScript, 13,663 rows took 370–500 ms that way and
+ * 30–45 ms as one json_agg (bench/results/api-cold.md). The amount travels as JSON text (exact),
+ * the period bounds as epoch milliseconds (floored, as a Date would hold them).
  */
-export async function listRevenueRecordsForMargin(db: Queryable, organizationId: string): Promise<RevenueRecordForMargin[]> {
-  if (!isUuid(organizationId)) return [];
-  const [row] = await db.query<{ records: string | null }>(
-    `SELECT json_agg(json_build_array(source, user_id, customer_name, amount::text,
+export async function listRevenueRecordsForMargin(db: Queryable, organizationId: string): Promise<{ version: string; records: RevenueRecordForMargin[] }> {
+  if (!isUuid(organizationId)) return { version: 'none', records: [] };
+  const [row] = await db.query<{ n: string; latest: string | null; records: string | null }>(
+    `SELECT count(*)::text AS n, max(updated_at)::text AS latest,
+            json_agg(json_build_array(source, user_id, customer_name, amount::text,
               floor(extract(epoch FROM period_start) * 1000)::int8, floor(extract(epoch FROM period_end) * 1000)::int8)
             ORDER BY period_start, source, id)::text AS records
        FROM revenue_records WHERE organization_id = $1`,
     [organizationId],
   );
   const tuples = JSON.parse(row?.records ?? '[]') as Array<[RevenueSource, string | null, string | null, string, number, number]>;
-  return tuples.map(([source, userId, customerName, amount, start, end]) => ({
-    source,
-    userId,
-    customerName,
-    amount,
-    periodStart: new Date(start),
-    periodEnd: new Date(end),
-  }));
+  return {
+    version: versionToken(row),
+    records: tuples.map(([source, userId, customerName, amount, start, end]) => ({
+      source,
+      userId,
+      customerName,
+      amount,
+      periodStart: new Date(start),
+      periodEnd: new Date(end),
+    })),
+  };
+}
+
+/** The version token of a count and latest update (revenueRecordsVersion). */
+function versionToken(row: { n: string; latest: string | null } | undefined): string {
+  return `${row?.n ?? '0'}@${row?.latest ?? ''}`;
 }
 
 /**
@@ -364,5 +374,5 @@ export async function revenueRecordsVersion(db: Queryable, organizationId: strin
     `SELECT count(*)::text AS n, max(updated_at)::text AS latest FROM revenue_records WHERE organization_id = $1`,
     [organizationId],
   );
-  return `${row?.n ?? '0'}@${row?.latest ?? ''}`;
+  return versionToken(row);
 }

@@ -3,7 +3,7 @@
 // keeps the first of equal period ends), exact amounts, periods to the millisecond.
 import { expect, it } from 'vitest';
 import { createOrganization } from '../../core/control/organizations.js';
-import { importRevenueRecords, listRevenueRecords, listRevenueRecordsForMargin } from '../../revenue/revenue.store.js';
+import { importRevenueRecords, listRevenueRecords, listRevenueRecordsForMargin, revenueRecordsVersion } from '../../revenue/revenue.store.js';
 import { describeEachControlDb } from '../support/control-db.js';
 
 describeEachControlDb('revenue records as margin reads them', ({ db }) => {
@@ -22,8 +22,12 @@ describeEachControlDb('revenue records as margin reads them', ({ db }) => {
     // Microseconds the ISO inputs cannot carry: both readers must see 2025-02-01T00:00:00.000Z.
     await db().query(`UPDATE revenue_records SET period_end = period_end + interval '750 microseconds' WHERE organization_id = $1 AND id = 'n'`, [org.id]);
 
-    const lean = await listRevenueRecordsForMargin(db(), org.id);
+    const read = await listRevenueRecordsForMargin(db(), org.id);
+    const lean = read.records;
     const full = await listRevenueRecords(db(), org.id);
+    // The version read with the records is the one the cache compares on every request.
+    expect(read.version).toBe(await revenueRecordsVersion(db(), org.id));
+    expect(read.version.startsWith('4@')).toBe(true);
     expect(lean).toEqual(
       full.map((r) => ({ source: r.source, userId: r.userId, customerName: r.customerName, amount: r.amount, periodStart: r.periodStart, periodEnd: r.periodEnd })),
     );
@@ -36,6 +40,8 @@ describeEachControlDb('revenue records as margin reads them', ({ db }) => {
     ]);
     expect(lean[3]!.periodEnd.toISOString()).toBe('2025-03-01T00:00:00.000Z');
     expect(lean[0]!.periodStart.toISOString()).toBe('2024-12-15T12:34:56.789Z');
-    expect(await listRevenueRecordsForMargin(db(), '00000000-0000-4000-8000-000000000000')).toEqual([]);
+    const none = await listRevenueRecordsForMargin(db(), '00000000-0000-4000-8000-000000000000');
+    expect(none.records).toEqual([]);
+    expect(none.version).toBe(await revenueRecordsVersion(db(), '00000000-0000-4000-8000-000000000000'));
   });
 });
