@@ -4,7 +4,7 @@
 // name, here that of the record whose period ends last). Bounded: least recently used dropped.
 import type { ControlDb } from '../core/control/db.js';
 import { latestNamedRecords } from './customer-names.js';
-import { listRevenueRecords, revenueRecordsVersion, type RevenueSource } from './revenue.store.js';
+import { listRevenueRecordsForMargin, revenueRecordsVersion, type RevenueSource } from './revenue.store.js';
 import { endUserIdFor } from '../core/ids.js';
 import { Big } from '../core/money.js';
 import type { EndUserIdentity, MarginRevenueRecord } from '../api/margin/margin.js';
@@ -32,14 +32,16 @@ const caches = new WeakMap<ControlDb, Map<string, Entry>>();
 export async function cachedRevenue(db: ControlDb, organizationId: string): Promise<CachedRevenue> {
   let byOrg = caches.get(db);
   if (!byOrg) caches.set(db, (byOrg = new Map()));
-  const version = await revenueRecordsVersion(db, organizationId);
   const hit = byOrg.get(organizationId);
-  if (hit && hit.version === version) {
+  // A miss reads the version with the records in one statement (a fresh process's first request).
+  if (hit && hit.version === (await revenueRecordsVersion(db, organizationId))) {
     byOrg.delete(organizationId);
     byOrg.set(organizationId, hit);
     return hit;
   }
-  const records = (await listRevenueRecords(db, organizationId)).map((r) => ({
+  const read = await listRevenueRecordsForMargin(db, organizationId);
+  const version = read.version;
+  const records = read.records.map((r) => ({
     source: r.source,
     endUserId: r.userId === null ? null : endUserIdFor(organizationId, r.userId),
     externalUserId: r.userId,

@@ -8,7 +8,8 @@
 // days they need. Built lazily, many days per statement; evicted least-recently-used past a row
 // budget. With a DerivedStore, days built from the lake are also persisted (settled days only, after
 // the request that built them), and a day missing from memory is loaded from its persisted rows
-// when their file list is the day's current one (api/lake/derived-store.ts).
+// when their file list is the day's current one (api/lake/derived-store.ts). Background work of a
+// relation (persisting, copying persisted rows in) waits for startBackground: after the query.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DayFiles, DerivedStore } from './derived-store.js';
 import { readParquetSql, sqlStringLiteral } from '../../core/lake/parquet-sql.js';
@@ -43,8 +44,8 @@ export interface DerivedCacheOptions {
   /** How long replaced rows stay readable. Default 60 s. */
   graceMs?: number;
   /**
-   * Database the tables are created in (e.g. an attached on-disk temporary database, whose blocks
-   * DuckDB can evict under its memory_limit); default the in-memory main database.
+   * Database the tables are created in (the api's: an attached compressed in-memory database,
+   * lake-query.ts); default DuckDB's main database.
    */
   catalog?: string;
   /** Where built days are persisted and looked up; none by default. */
@@ -120,6 +121,8 @@ export class DerivedCache {
   private readonly persistSettledMs: number;
   private readonly catalog: string;
   private readonly background = new Set<Promise<void>>();
+  /** Starts of the background work of relations handed out and not yet started. */
+  private readonly deferred: Array<() => void> = [];
 
   constructor(
     private readonly connect: () => Promise<DuckDBConnection>,
@@ -160,9 +163,15 @@ export class DerivedCache {
       () => undefined,
       () => undefined,
     );
-    // After this request has its answer, in the background: persist the days built from the lake,
-    // load into memory the days read from persisted files (requests meanwhile read those files).
-    const settled = run.then((built) => this.settle(e, derivation, organizationId, built)).catch(() => undefined);
+    // After this request has its answer (startBackground, called once its query ran), in the
+    // background: persist the days built from the lake, load into memory the days read from
+    // persisted files (requests meanwhile read those files). Started earlier, the copy competed
+    // with the request's own query for DuckDB's threads.
+    const started = new Promise<void>((resolve) => this.deferred.push(resolve));
+    const settled = started
+      .then(() => run)
+      .then((built) => this.settle(e, derivation, organizationId, built))
+      .catch(() => undefined);
     this.background.add(settled);
     void settled.finally(() => this.background.delete(settled));
     const { ids, direct } = await run;
@@ -323,8 +332,14 @@ export class DerivedCache {
     }
   }
 
-  /** Settles when the background work started so far (persisting, loading persisted days) is done. */
+  /** Starts the background work of the relations handed out so far (the queries reading them ran). */
+  startBackground(): void {
+    for (const start of this.deferred.splice(0)) start();
+  }
+
+  /** Settles when the background work so far (persisting, loading persisted days) is done; starts what waits. */
   async idle(): Promise<void> {
+    this.startBackground();
     while (this.background.size > 0) await Promise.all([...this.background]);
   }
 

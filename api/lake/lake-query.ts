@@ -84,7 +84,16 @@ export interface LakeQueryOptions {
    * working memory included; beyond it DuckDB spills to a temporary directory of this process.
    */
   memoryLimit?: string;
+  /**
+   * The database the DerivedCache's tables live in: 'compressed' (default), an attached in-memory
+   * database with DuckDB's lightweight compression; 'memory', the same uncompressed (a little
+   * faster, ~140 MB more RSS); 'disk', a temporary database file whose blocks DuckDB can evict to
+   * it (2× slower warm). bench/results/api-warm-ab.md and api-rss.md.
+   */
+  derivedTables?: DerivedTables;
 }
+
+export type DerivedTables = 'memory' | 'compressed' | 'disk';
 
 const TEMP_PREFIX = 'marginal-duckdb-';
 
@@ -101,8 +110,20 @@ function removeOrphanTempDirs(): void {
   }
 }
 
-/** The attached temporary database holding the DerivedCache's tables. */
+/** The attached database holding the DerivedCache's tables. */
 const DERIVED_CATALOG = 'derived_cache';
+
+/** The ATTACH target of the DerivedCache's database (see LakeQueryOptions.derivedTables). */
+function derivedDatabaseSql(kind: DerivedTables, tempDir: string): string {
+  switch (kind) {
+    case 'memory':
+      return `':memory:' AS ${DERIVED_CATALOG}`;
+    case 'compressed':
+      return `':memory:' AS ${DERIVED_CATALOG} (COMPRESS)`;
+    case 'disk':
+      return `${sqlStringLiteral(path.join(tempDir, 'derived.duckdb'))} AS ${DERIVED_CATALOG}`;
+  }
+}
 
 const PLACEHOLDER = /\{\{(events|daily_costs|session_spans|costs|derived)\}\}/g;
 
@@ -226,10 +247,8 @@ export class LakeQuery {
       // are never reused), so a cached footer is never stale.
       await setup.run('LOAD parquet');
       await setup.run('SET GLOBAL parquet_metadata_cache = true');
-      // The derived tables live in a temporary on-disk database: compressed, and evictable to its
-      // file under memory_limit, where in-memory tables would make a large build fail instead.
       fs.mkdirSync(tempDir, { recursive: true });
-      await setup.run(`ATTACH ${sqlStringLiteral(path.join(tempDir, 'derived.duckdb'))} AS ${DERIVED_CATALOG}`);
+      await setup.run(`ATTACH ${derivedDatabaseSql(options.derivedTables ?? 'compressed', tempDir)}`);
     } finally {
       setup.closeSync();
     }
@@ -241,23 +260,28 @@ export class LakeQuery {
    * parameters are described at the top of this file; `params` are bound by name ($name).
    */
   async rows<T extends object = LakeRow>(scope: LakeScope, sql: string, params: Record<string, LakeParam> = {}): Promise<T[]> {
-    const text = await this.expand(scope, sql);
-    const all: Record<string, LakeParam> = { org: scope.organizationId, ...scope.derived?.params, ...params };
-    if (scope.range) {
-      all.start ??= scope.range.start;
-      all.end ??= scope.range.end;
-    }
-    const values: Record<string, DuckDBValue> = {};
-    for (const [name, v] of Object.entries(all)) {
-      // DuckDB rejects values for parameters the statement does not have.
-      if (new RegExp(`\\$${name}\\b`).test(text)) values[name] = toDuckValue(v);
-    }
-    const conn = await this.connection();
     try {
-      const reader = await conn.runAndReadAll(text, values);
-      return reader.convertRowObjects(convert) as T[];
+      const text = await this.expand(scope, sql);
+      const all: Record<string, LakeParam> = { org: scope.organizationId, ...scope.derived?.params, ...params };
+      if (scope.range) {
+        all.start ??= scope.range.start;
+        all.end ??= scope.range.end;
+      }
+      const values: Record<string, DuckDBValue> = {};
+      for (const [name, v] of Object.entries(all)) {
+        // DuckDB rejects values for parameters the statement does not have.
+        if (new RegExp(`\\$${name}\\b`).test(text)) values[name] = toDuckValue(v);
+      }
+      const conn = await this.connection();
+      try {
+        const reader = await conn.runAndReadAll(text, values);
+        return reader.convertRowObjects(convert) as T[];
+      } finally {
+        this.release(conn);
+      }
     } finally {
-      this.release(conn);
+      // The cache's copies and writes wait for the query that named its rows (derived-cache.ts).
+      this.cache.startBackground();
     }
   }
 

@@ -2,7 +2,8 @@
 // "first request" is the first of a fresh process and its RSS is the api's alone. Hosts the api
 // component on the data directory a benchmark wrote (PGlite control plane, lake), prints
 // {"url": …} on stdout when it listens, and stops cleanly on SIGTERM.
-//   BENCH_API_OPTIONS='{"dataDir": …, "now"?: ISO, "useRollups"?: bool, "derivedDir"?: path}'
+//   BENCH_API_OPTIONS='{"dataDir": …, "now"?: ISO, "useRollups"?: bool, "derivedDir"?: path, "databaseUrl"?: url, "derivedTables"?: …}'
+import type { DerivedTables } from '../../api/lake/lake-query.js';
 import { startSyntheticLakeHost } from './synthetic-lake-host.js';
 
 interface ChildOptions {
@@ -12,6 +13,10 @@ interface ChildOptions {
   derivedDir?: string;
   /** DuckDB memory_limit of the api (LakeQueryOptions.memoryLimit). */
   memoryLimit?: string;
+  /** The control plane on PostgreSQL (the distributed deployment) instead of the data directory's PGlite. */
+  databaseUrl?: string;
+  /** Where the DerivedCache's tables live (LakeQueryOptions.derivedTables). */
+  derivedTables?: DerivedTables;
 }
 
 const opts = JSON.parse(process.env.BENCH_API_OPTIONS ?? '{}') as ChildOptions;
@@ -19,6 +24,7 @@ const now = opts.now ? new Date(opts.now) : null;
 const bench = await startSyntheticLakeHost({
   label: 'bench-api-process',
   dataDir: opts.dataDir,
+  databaseUrl: opts.databaseUrl,
   api: {
     ...(now ? { now: () => now } : {}),
     revenue: { checkIntervalMs: 0 },
@@ -26,6 +32,7 @@ const bench = await startSyntheticLakeHost({
       useRollups: opts.useRollups ?? true,
       ...(opts.derivedDir ? { derivedDir: opts.derivedDir } : {}),
       ...(opts.memoryLimit ? { memoryLimit: opts.memoryLimit } : {}),
+      ...(opts.derivedTables ? { derivedTables: opts.derivedTables } : {}),
     },
   },
 });

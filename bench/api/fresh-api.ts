@@ -16,6 +16,10 @@ export interface FreshApiOptions {
   derivedDir?: string;
   /** DuckDB memory_limit of the api (default: the api's own). */
   memoryLimit?: string;
+  /** The control plane on PostgreSQL (bench/api/postgres-control.ts) instead of PGlite. */
+  databaseUrl?: string;
+  /** Where the api's DerivedCache tables live (default: the api's own). */
+  derivedTables?: 'memory' | 'compressed' | 'disk';
 }
 
 export interface FreshApi {

@@ -25,6 +25,7 @@ import { RateBook } from '../../pricing/rate-book.js';
 import { startFreshApi, type FreshApiOptions } from './fresh-api.js';
 import { log, readBenchOptions, startSyntheticLakeHost } from './synthetic-lake-host.js';
 import { benchLake, benchNow, END_USERS, FIRST_DAY } from './bench-lake.js';
+import { benchRanges, httpCases, pathOf } from './http-cases.js';
 
 const options = readBenchOptions(90);
 const { events: EVENTS, days: DAYS, iterations: ITERATIONS } = options;
@@ -73,47 +74,8 @@ async function measure(name: string, fn: () => Promise<unknown>, iterations = IT
   return r;
 }
 
-const day = (offsetDays: number) => new Date(FIRST_DAY.getTime() + offsetDays * 86_400_000).toISOString().slice(0, 10);
-const full = { start_date: day(0), end_date: day(DAYS) };
-const last30 = { start_date: day(DAYS - 30), end_date: day(DAYS) };
-const last7 = { start_date: day(DAYS - 7), end_date: day(DAYS) };
-/** A 90-day range with sub-day bounds: rollups for whole days, raw events for the two ends. */
-const fullSubDay = { start_date: `${day(0)}T06:30:00Z`, end_date: `${day(DAYS - 1)}T18:45:00Z` };
-
-const HTTP_CASES: Array<[string, string, Record<string, string>]> = [
-  ['GET /usage/events (90 days, first page of 100)', '/usage/events', { ...full }],
-  ['GET /usage/events (90 days, offset 10000)', '/usage/events', { ...full, offset: '10000' }],
-  ['GET /usage/events (7 days, metric_name=tokens, limit 1000)', '/usage/events', { ...last7, metric_name: 'tokens', limit: '1000' }],
-  ['GET /usage/summary (90 days)', '/usage/summary', full],
-  ['GET /usage/aggregation (90 days)', '/usage/aggregation', full],
-  ['GET /cost-data/summary (current-period)', '/cost-data/summary', {}],
-  ['GET /cost-data/summary (last-90-days)', '/cost-data/summary', { time_window: 'last-90-days' }],
-  ['GET /cost-data/by-end-user (90 days)', '/cost-data/by-end-user', full],
-  ['GET /cost-data/by-end-user (90 days, sub-day bounds)', '/cost-data/by-end-user', fullSubDay],
-  ['GET /cost-data/by-end-user (30 days)', '/cost-data/by-end-user', last30],
-  ['GET /end-user-costs/user-0/summary (90 days)', '/end-user-costs/user-0/summary', full],
-  ['GET /end-user-costs/user-0/by-model (90 days)', '/end-user-costs/user-0/by-model', full],
-  ['GET /end-user-costs/user-0/by-provider (90 days)', '/end-user-costs/user-0/by-provider', full],
-  ['GET /end-user-costs/user-0/by-dimension?dimension=feature (90 days)', '/end-user-costs/user-0/by-dimension', { ...full, dimension: 'feature' }],
-  ['GET /end-user-costs/user-0/by-dimension?dimension=team (90 days)', '/end-user-costs/user-0/by-dimension', { ...full, dimension: 'team' }],
-  ['GET /end-user-costs/user-0/trend (90 days, weekly)', '/end-user-costs/user-0/trend', full],
-  ['GET /end-user-costs/user-500/trend (30 days, daily)', '/end-user-costs/user-500/trend', last30],
-  ['GET /dimension-data/definitions', '/dimension-data/definitions', {}],
-  ['GET /dimension-data/cost-trend (90 days, total)', '/dimension-data/cost-trend', full],
-  ['GET /dimension-data/cost-trend?dimension_key=team (90 days, top 5 + Other)', '/dimension-data/cost-trend', { ...full, dimension_key: 'team' }],
-  ['GET /dimension-data/cost-trend?dimension_key=team&dimension_value=sales (90 days)', '/dimension-data/cost-trend', { ...full, dimension_key: 'team', dimension_value: 'sales' }],
-  ['GET /dimension-data/cost-trend?dimension_key=team (30 days)', '/dimension-data/cost-trend', { ...last30, dimension_key: 'team' }],
-  ['GET /dimension-data/numeric-trend latency_ms avg (90 days)', '/dimension-data/numeric-trend', { ...full, dimension_key: 'latency_ms', aggregation: 'avg' }],
-  ['GET /dimension-data/numeric-summary latency_ms (90 days)', '/dimension-data/numeric-summary', { ...full, dimension_key: 'latency_ms' }],
-  ['GET /dimension-data/cost-breakdown?dimension_key=team (90 days)', '/dimension-data/cost-breakdown', { ...full, dimension_key: 'team' }],
-  ['GET /dimension-data/cost-breakdown?dimension_key=region (30 days)', '/dimension-data/cost-breakdown', { ...last30, dimension_key: 'region' }],
-  ['GET /rates', '/rates', {}],
-];
-
-const pathOf = (p: string, q: Record<string, string>) => {
-  const qs = new URLSearchParams(q).toString();
-  return `${p}${qs ? `?${qs}` : ''}`;
-};
+const { full, last30, fullSubDay } = benchRanges(DAYS);
+const HTTP_CASES = httpCases(DAYS);
 // The api runs in processes of its own from here on; they open the control plane this one held.
 await bench.stop({ keepData: true });
 const apiOptions: FreshApiOptions = { dataDir: bench.dataDir, now: NOW.toISOString() };

@@ -59,10 +59,16 @@ export interface SyntheticLakeHost {
   stop(opts?: { keepData?: boolean }): Promise<void>;
 }
 
-export async function startSyntheticLakeHost(opts: { label: string; dataDir: string | undefined; api: ApiComponentOptions }): Promise<SyntheticLakeHost> {
+export async function startSyntheticLakeHost(opts: {
+  label: string;
+  dataDir: string | undefined;
+  api: ApiComponentOptions;
+  /** The control plane on PostgreSQL instead of the data directory's PGlite. */
+  databaseUrl?: string;
+}): Promise<SyntheticLakeHost> {
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), `marginal-${opts.label}-`));
   fs.mkdirSync(dataDir, { recursive: true });
-  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', RATE_LIMIT_READ_PER_15_MINUTES: '1000000000' });
+  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', RATE_LIMIT_READ_PER_15_MINUTES: '1000000000', ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}) });
   const host = await hostComponents({
     config,
     secrets: loadInstanceSecrets(config),

@@ -147,6 +147,10 @@ describe('persisted derived days', () => {
       const sql = await fresh.expand({ organizationId: ORG_A, range: RANGE }, 'SELECT * FROM {{costs}} c');
       expect(sql).toContain(path.join(dir, '_derived'));
       expect(sql).not.toContain(`${path.sep}daily_costs${path.sep}org=`);
+      // No query has read that relation yet, so its copy into memory has not started (it would
+      // compete with the request's own query for DuckDB's threads).
+      await new Promise((r) => setTimeout(r, 300));
+      expect(fresh.cache.rows).toBe(0);
       expect(await answers(fresh)).toEqual(expected);
       // Then the persisted rows are copied into memory and the answers stay the same.
       await until('persisted days loaded into memory', () => fresh.cache.rows > 0);
