@@ -3,23 +3,10 @@
 // component on the data directory a benchmark wrote (PGlite control plane, lake), prints
 // {"url": …} on stdout when it listens, and stops cleanly on SIGTERM.
 //   BENCH_API_OPTIONS='{"dataDir": …, "now"?: ISO, "useRollups"?: bool, "derivedDir"?: path, "databaseUrl"?: url, "derivedTables"?: …}'
-import type { DerivedTables } from '../../api/lake/lake-query.js';
+import type { FreshApiOptions } from './fresh-api.js';
 import { startSyntheticLakeHost } from './synthetic-lake-host.js';
 
-interface ChildOptions {
-  dataDir: string;
-  now?: string;
-  useRollups?: boolean;
-  derivedDir?: string;
-  /** DuckDB memory_limit of the api (LakeQueryOptions.memoryLimit). */
-  memoryLimit?: string;
-  /** The control plane on PostgreSQL (the distributed deployment) instead of the data directory's PGlite. */
-  databaseUrl?: string;
-  /** Where the DerivedCache's tables live (LakeQueryOptions.derivedTables). */
-  derivedTables?: DerivedTables;
-}
-
-const opts = JSON.parse(process.env.BENCH_API_OPTIONS ?? '{}') as ChildOptions;
+const opts = JSON.parse(process.env.BENCH_API_OPTIONS ?? '{}') as FreshApiOptions;
 const now = opts.now ? new Date(opts.now) : null;
 const bench = await startSyntheticLakeHost({
   label: 'bench-api-process',

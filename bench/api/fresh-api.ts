@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import readline from 'node:readline';
+import type { DerivedTables } from '../../api/lake/lake-query.js';
 import { fromRoot } from '../../core/paths.js';
 
 export interface FreshApiOptions {
@@ -19,7 +20,7 @@ export interface FreshApiOptions {
   /** The control plane on PostgreSQL (bench/api/postgres-control.ts) instead of PGlite. */
   databaseUrl?: string;
   /** Where the api's DerivedCache tables live (default: the api's own). */
-  derivedTables?: 'memory' | 'compressed' | 'disk';
+  derivedTables?: DerivedTables;
 }
 
 export interface FreshApi {
