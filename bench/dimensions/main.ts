@@ -1,5 +1,5 @@
 // Dimension endpoints over the processor's dimension rollups (core/lake/dimension-rollups.ts):
-// builds bench/api's synthetic lake (one organization with 5M events over 90 days by default,
+// uses bench/api's data set (bench/api/bench-lake.ts: one organization with 5M events over 90 days by default,
 // smaller ones beside it) with the dimensions team, region (string) and latency_ms (number)
 // defined before it is written, so the writer rolls them up as the processor does; starts the api
 // on it and measures warm p50/p95 of every endpoint that groups or filters by a dimension, end to
@@ -20,56 +20,24 @@ import {
 import { endUserByDimension } from '../../api/end-user-costs/end-user-costs.service.js';
 import { LakeQuery } from '../../api/lake/lake-query.js';
 import type { ReadContext } from '../../api/lake/read-context.js';
-import { SCOPES } from '../../core/auth/scopes.js';
-import { issueApiKey } from '../../core/control/api-keys.js';
-import { createDimension } from '../../core/control/dimensions.js';
-import { upsertEndUsers } from '../../core/control/end-users.js';
-import { createOrganization } from '../../core/control/organizations.js';
 import { fromRoot } from '../../core/paths.js';
 import { RateBook } from '../../pricing/rate-book.js';
-import { DimensionBook } from '../../processor/dimension-book.js';
+import { benchLake, benchNow, END_USERS, FIRST_DAY } from '../api/bench-lake.js';
 import { log, readBenchOptions, startSyntheticLakeHost } from '../api/synthetic-lake-host.js';
-import { writeSyntheticLake, type OrgPlan } from '../api/synthetic-lake.js';
 
 const options = readBenchOptions(90);
 const { events: EVENTS, days: DAYS } = options;
 const ITERATIONS = Math.max(options.iterations, 30);
-const FIRST_DAY = new Date('2026-07-01T00:00:00.000Z');
-const NOW = new Date(FIRST_DAY.getTime() + DAYS * 86_400_000 - 6 * 3_600_000);
-const END_USERS = 1000;
+const NOW = benchNow(DAYS);
 const TARGET_P50_MS = 5;
-
-interface Meta {
-  organizationId: string;
-  apiKey: string;
-  events: number;
-  days: number;
-  writtenMs: number;
-}
 
 const bench = await startSyntheticLakeHost({ label: 'bench-dimensions', dataDir: options.dataDir, api: { now: () => NOW } });
 const { host, config } = bench;
 const db = host.ctx.db;
 
-const meta: Meta = await bench.dataOnce('bench-dimensions-meta.json', async () => {
-  const org = await createOrganization(db, { name: 'bench-dimensions' });
-  const others = await Promise.all([0, 1, 2].map((i) => createOrganization(db, { name: `bench-other-${i}` })));
-  const key = await issueApiKey(db, host.ctx.masterKey, org.id, { scopes: SCOPES.filter((s) => s !== 'usage:write') });
-  await createDimension(db, org.id, { key: 'team', name: 'Team', valueType: 'string' });
-  await createDimension(db, org.id, { key: 'region', name: 'Region', valueType: 'string' });
-  await createDimension(db, org.id, { key: 'latency_ms', name: 'Latency (ms)', valueType: 'number' });
-  await upsertEndUsers(db, org.id, Array.from({ length: END_USERS }, (_, i) => `user-${i}`));
-  const plans: OrgPlan[] = [
-    { organizationId: org.id, events: EVENTS, endUsers: END_USERS },
-    ...others.map((o) => ({ organizationId: o.id, events: Math.round(EVENTS / 50), endUsers: 200 })),
-  ];
-  log(`writing ${EVENTS} events (dimensions team, region, latency_ms rolled up) over ${DAYS} days into ${config.lakeDir}`);
-  const t = performance.now();
-  await writeSyntheticLake({ lakeDir: config.lakeDir, orgs: plans, days: DAYS, firstDay: FIRST_DAY, onProgress: log, dimensions: new DimensionBook(db) });
-  const writtenMs = Math.round(performance.now() - t);
-  log(`lake written in ${(writtenMs / 1000).toFixed(0)} s`);
-  return { organizationId: org.id, apiKey: key.apiKey, events: EVENTS, days: DAYS, writtenMs };
-});
+// bench/api's data set (bench-lake.ts: the dimensions are defined before the lake is written, so
+// every day is rolled up), so a --data-dir can be shared with bench/api and bench/compare.
+const meta = await benchLake(bench, EVENTS, DAYS);
 
 const day = (offsetDays: number) => new Date(FIRST_DAY.getTime() + offsetDays * 86_400_000).toISOString().slice(0, 10);
 const full = { start_date: day(0), end_date: day(DAYS) };
