@@ -34,11 +34,6 @@ export class DimensionBook implements DimensionSource {
     return new Map(organizationIds.map((id) => [id, this.entries.get(id)?.dimensions ?? []]));
   }
 
-  /** Forgets the cached dimensions of an organization, so the next ask reads them (backfill). */
-  invalidate(organizationId: string): void {
-    this.entries.delete(organizationId);
-  }
-
   private async load(organizationIds: readonly string[], now: number): Promise<void> {
     try {
       const rows = await listDimensionKeys(this.db, organizationIds);

@@ -237,7 +237,8 @@ export class AlertTally {
     this.pending.set(partition, all.filter((r) => r.offset >= nextOffset));
     this.refreshWatch();
     const moved = await this.settleRevisions(partition);
-    const counted = await this.attempt(() => this.count(partition, nextOffset, rows), () => true);
+    // Only a lost connection is worth waiting for within the flush; any other failure goes to the next flush.
+    const counted = await this.attempt(() => this.count(partition, nextOffset, rows), isConnectionFailure);
     if (counted !== true) {
       // Keep them for the next flush: rows at or above the mark still count then.
       this.pending.set(partition, [...rows, ...(this.pending.get(partition) ?? [])]);
