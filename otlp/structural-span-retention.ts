@@ -5,6 +5,7 @@
 // retentionDays 0 keeps every span (as the lake keeps every event).
 import type { Queryable } from '../core/control/db.js';
 import type { Logger } from '../core/logger.js';
+import { DAY_MS } from '../core/time.js';
 import { otlpStructuralSpansExpired } from './otlp-metrics.js';
 import { deleteStructuralSpansReceivedBefore } from './structural-spans.store.js';
 
@@ -19,7 +20,6 @@ export interface StructuralSpanRetentionOptions {
 
 export const DEFAULT_STRUCTURAL_SPAN_RETENTION = { intervalMs: 3_600_000, chunk: 2_000, firstPassAfterMs: 60_000 } as const;
 
-const DAY_MS = 86_400_000;
 
 export class StructuralSpanRetention {
   private timers: NodeJS.Timeout[] = [];

@@ -14,6 +14,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DayFiles, DerivedStore } from './derived-store.js';
 import { readParquetSql, sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 import type { LakeTable } from '../../core/lake/layout.js';
+import { DAY_MS } from '../../core/time.js';
 
 /**
  * How a day's files become cached rows. `perDay` reads `{{src}}` — the rows of the day's files
@@ -68,7 +69,6 @@ interface Built {
   persist: StaleDay[];
 }
 
-const DAY_MS = 86_400_000;
 
 /** The identity of a day's file list (lake file names are never reused). */
 function fileListKey(files: readonly string[]): string {
@@ -133,7 +133,7 @@ export class DerivedCache {
     this.graceMs = options.graceMs ?? 60_000;
     this.store = options.store ?? null;
     this.catalog = options.catalog ? `${options.catalog}.` : '';
-    this.persistSettledMs = options.persistSettledMs ?? 86_400_000;
+    this.persistSettledMs = options.persistSettledMs ?? DAY_MS;
   }
 
   /**
@@ -197,7 +197,11 @@ export class DerivedCache {
       if (current && current.files === fileListKey(files)) ids.push(current.id);
       else missing.push({ day, files });
     }
-    const direct = this.store && missing.length > 0 ? await this.store.find(d, organizationId, missing) : [];
+    // Only settled days are ever persisted: a recent day's miss need not look on disk.
+    const settledBefore = Date.now() - this.persistSettledMs;
+    const settled = (day: string) => Date.parse(`${day}T00:00:00Z`) + DAY_MS <= settledBefore;
+    const lookup = missing.filter((m) => settled(m.day));
+    const direct = this.store && lookup.length > 0 ? await this.store.find(d, organizationId, lookup) : [];
     const directDays = new Set(direct.map((x) => x.day));
     const stale: StaleDay[] = missing.filter((m) => !directDays.has(m.day)).map((m) => ({ ...m, id: this.nextDayId++ }));
     ids.push(...stale.map((s) => s.id));
@@ -231,8 +235,7 @@ export class DerivedCache {
     } finally {
       this.release(conn);
     }
-    const settledBefore = Date.now() - this.persistSettledMs;
-    return { ids, direct: directFiles, persist: this.store ? stale.filter((s) => Date.parse(`${s.day}T00:00:00Z`) + DAY_MS <= settledBefore) : [] };
+    return { ids, direct: directFiles, persist: this.store ? stale.filter((s) => settled(s.day)) : [] };
   }
 
   /** Records a day's new rows; its old rows (if any) are deleted after the grace period. */
