@@ -12,6 +12,9 @@ import type { InstanceSecrets } from './instance-secrets.js';
 import type { Logger } from './logger.js';
 
 /** Addresses of the shared infrastructure a component may need. */
+/** Serves the request and returns true, or returns false to leave it to the express app. */
+export type FastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
+
 export interface Infra {
   kafkaBrokers: string[] | null;
   schemaRegistryUrl: string | null;
@@ -21,7 +24,7 @@ export interface RunningComponent {
   name: string;
   routes?: RegisterRoutes;
   /** Serves a request without express and returns true, or returns false to leave it to the routes (ingest/fast-path.ts). */
-  fastPath?: (req: IncomingMessage, res: ServerResponse) => boolean;
+  fastPath?: FastPath;
   stop(): Promise<void>;
 }
 

@@ -13,9 +13,11 @@
 // 1 byte to 1 MB. Everything else goes to express unchanged.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../core/app-context.js';
+import type { FastPath } from '../core/process-host.js';
 import { bearerToken } from '../core/auth/api-key-authenticator.js';
 import { ValidationError } from '../core/errors.js';
 import { authenticateApiKey } from '../core/http/authentication.js';
+import { BODY_LIMIT } from '../core/http/app.js';
 import { errorResponse } from '../core/http/error-handler.js';
 import { assignRequestIds } from '../core/http/request-context.js';
 import { httpDuration, httpRequests } from '../core/metrics.js';
@@ -24,14 +26,10 @@ import { validateSingleEvent } from './ingest-request.js';
 import { verifySignature } from './signature.js';
 
 const PATH = '/v1/usage-events';
-/** express.json's limit for this route ('1mb' in core/http/app.ts). */
-const BODY_LIMIT = 1024 * 1024;
 const JSON_TYPE = /^application\/json\s*(;\s*charset=utf-8\s*)?$/i;
 /** body-parser's strict mode: the first non-blank character must open an object or an array. */
 const FIRST_CHAR = /^[\x20\x09\x0a\x0d]*([^\x20\x09\x0a\x0d])/;
 
-/** Serves the request and returns true, or returns false to leave it to express. */
-export type FastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 export function ingestFastPath(ctx: AppContext, ingest: IngestService): FastPath {
   return (req, res) => {

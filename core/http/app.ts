@@ -16,7 +16,8 @@ import { requestContext } from './request-context.js';
 export type RegisterRoutes = (router: Router) => void;
 
 /** Body limits: a single event is small; a batch holds up to 1000 events with metadata. */
-const BODY_LIMIT = '1mb';
+/** Body limit of a single event (the ingest fast path declines anything larger to this app). */
+export const BODY_LIMIT = 1024 * 1024;
 const BATCH_BODY_LIMIT = '20mb';
 
 export function rawBodyOf(req: Request): Buffer | undefined {
