@@ -22,8 +22,7 @@ import { errorResponse } from '../core/http/error-handler.js';
 import { assignRequestIds } from '../core/http/request-context.js';
 import { httpDuration, httpRequests } from '../core/metrics.js';
 import type { IngestService } from './ingest.js';
-import { validateSingleEvent } from './ingest-request.js';
-import { verifySignature } from './signature.js';
+import { validateSingleEvent, verifyIngestSignature } from './ingest-request.js';
 
 const PATH = '/v1/usage-events';
 const JSON_TYPE = /^application\/json\s*(;\s*charset=utf-8\s*)?$/i;
@@ -75,16 +74,12 @@ function serve(ctx: AppContext, ingest: IngestService, req: IncomingMessage, res
 async function answerEvent(ctx: AppContext, ingest: IngestService, req: IncomingMessage, res: ServerResponse, raw: Buffer) {
   const body = parseJsonBody(raw);
   const auth = await authenticateApiKey(ctx, bearerToken(req.headers.authorization), ['usage:write'], (k, v) => res.setHeader(k, v));
-  verifySignature(auth.signingSecret, { signature: header(req, 'x-signature'), timestamp: header(req, 'x-timestamp'), rawBody: raw }, Math.floor(Date.now() / 1000));
+  verifyIngestSignature(auth.signingSecret, req.headers, raw);
   const receivedAt = new Date();
   const event = await validateSingleEvent(ingest, auth.organizationId, body);
   return ingest.ingestOne(auth, event, receivedAt);
 }
 
-function header(req: IncomingMessage, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v.join(', ') : v;
-}
 
 /** As express.json reads a UTF-8 body: a leading BOM dropped, strict (object or array), else the same 400. */
 function parseJsonBody(raw: Buffer): unknown {

@@ -9,6 +9,7 @@
 // Body validation runs here, before tsoa's own check, because tsoa coerces body types ("5" to 5)
 // and would reject a whole batch for one bad event; ours names the field and, in a batch, answers
 // each event in its own result slot.
+import type { IncomingHttpHeaders } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { service } from '../core/app-context.js';
 import { authOf } from '../core/http/authentication.js';
@@ -40,7 +41,14 @@ export function preparedIngestOf(req: Request): PreparedIngest {
 
 const EMPTY = Buffer.alloc(0);
 
-/** X-Signature / X-Timestamp over the raw body (flat 401 on any fault). */
+/** X-Signature / X-Timestamp over the raw body (flat 401 on any fault): the route's and the fast path's one check. */
+export function verifyIngestSignature(secret: string, headers: IncomingHttpHeaders, raw: Buffer): void {
+  // Node joins repeated x-* headers into one string, as express's req.header returns it.
+  const header = (name: string) => headers[name] as string | undefined;
+  verifySignature(secret, { signature: header('x-signature'), timestamp: header('x-timestamp'), rawBody: raw }, Math.floor(Date.now() / 1000));
+}
+
+/** The express route's signature step (verifyIngestSignature on the raw body express.json kept). */
 export function checkSignature(req: Request, _res: Response, next: NextFunction): void {
   try {
     let raw = rawBodyOf(req);
@@ -51,11 +59,7 @@ export function checkSignature(req: Request, _res: Response, next: NextFunction)
       }
       raw = EMPTY;
     }
-    verifySignature(
-      authOf(req).signingSecret,
-      { signature: req.header('x-signature'), timestamp: req.header('x-timestamp'), rawBody: raw },
-      Math.floor(Date.now() / 1000),
-    );
+    verifyIngestSignature(authOf(req).signingSecret, req.headers, raw);
     next();
   } catch (err) {
     next(err);
