@@ -368,7 +368,7 @@ export function diffCatalog(shipped: readonly StandardRateCardEntry[], catalog: 
       proposed: merged.proposed,
     });
   }
-  diff.changes.push(...cardsForCapturedNames(diff.changes, periodsBySlug, shippedSlugs));
+  diff.changes.push(...cardsForCapturedNames(diff.changes, periodsBySlug, shippedSlugs, new Set(diff.ambiguous_slugs)));
   return diff;
 }
 
@@ -379,12 +379,19 @@ const longestPrefix = (slugs: readonly string[], name: string) => slugs.filter((
  * `gpt-4` prefixes `gpt-4-0125-preview`, which the package prices as gpt-4-turbo): each gets cards
  * of its own model, so adding a slug never moves a listed name onto another model's price.
  */
-function cardsForCapturedNames(changes: readonly CatalogChange[], periodsBySlug: ReadonlyMap<string, CatalogEntry[]>, shippedSlugs: readonly string[]): CatalogChange[] {
+function cardsForCapturedNames(
+  changes: readonly CatalogChange[],
+  periodsBySlug: ReadonlyMap<string, CatalogEntry[]>,
+  shippedSlugs: readonly string[],
+  ambiguous: ReadonlySet<string>,
+): CatalogChange[] {
   const after = [...shippedSlugs, ...changes.filter((c) => c.kind === 'new_model').map((c) => c.model_slug)];
   const taken = new Set(after);
   const out: CatalogChange[] = [];
   for (const [slug, periods] of periodsBySlug) {
-    if (!taken.has(slug)) continue; // the model itself is not priced (ambiguous slug)
+    // Not priced from the catalog: a slug we do not have, or one two models claim (already shipped
+    // or not, the diff cannot say which model's names the slug stands for).
+    if (!taken.has(slug) || ambiguous.has(slug)) continue;
     const ordered = [...periods].sort((a, b) => a.card.effective_from.localeCompare(b.card.effective_from));
     for (const name of ordered.at(-1)!.listed) {
       const now = longestPrefix(after, name);

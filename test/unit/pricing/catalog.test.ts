@@ -215,6 +215,24 @@ describe('names the package lists', () => {
     ]);
   });
 
+  it('a shipped slug two catalog models claim is ambiguous: a new slug never gets cards for its names', () => {
+    // acme-9-base and acme-9-pro both have slug acme-9 (shortest own starts_with prefixing the id),
+    // which we ship. acme-9-pro lists "acme-9-0601"; the new model acme-9-0 prefixes that name. For
+    // an unambiguous slug the diff would propose a card for the name; here it cannot tell which of
+    // the two models acme-9 stands for, so it proposes none: only acme-9-0 itself is new.
+    const models = [
+      { id: 'acme-9-base', match: { starts_with: 'acme-9' }, prices: { input_mtok: 1, output_mtok: 2 } },
+      { id: 'acme-9-pro', match: { or: [{ starts_with: 'acme-9' }, { equals: 'acme-9-0601' }] }, prices: { input_mtok: 5, output_mtok: 20 } },
+      { id: 'acme-9-0', match: { starts_with: 'acme-9-0' }, prices: { input_mtok: 3, output_mtok: 4 } },
+    ];
+    const ours: StandardRateCardEntry[] = [
+      { model_slug: 'acme-9', provider: 'acme', input_cost_per_million: '1', output_cost_per_million: '2', cache_creation_cost_per_million: null, cache_read_cost_per_million: null, reasoning_cost_per_million: '2', effective_from: '2025-01-01', source: 'https://acme.example/pricing', source_date: '2026-01-01' },
+    ];
+    const diff = diffCatalog(ours, [catalogEntries({ id: 'acme', pricing_urls: ['https://acme.example/pricing'], models }, pin, makerOf)], pin);
+    expect(diff.ambiguous_slugs).toEqual(['acme-9']);
+    expect(diff.changes.map((c) => [c.model_slug, c.kind, c.proposed.input_cost_per_million])).toEqual([['acme-9-0', 'new_model', '3']]);
+  });
+
   it('in the committed cards, every name the package lists that a catalog card prices is priced by its own model', () => {
     const cards = (JSON.parse(fs.readFileSync(STANDARD_RATE_CARDS_PATH, 'utf8')) as StandardRateCardFile).cards;
     const slugs = [...new Set(cards.map((c) => c.model_slug))];
