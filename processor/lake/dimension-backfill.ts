@@ -56,10 +56,16 @@ export function planDimensionBackfill(files: readonly ManifestFile[], sets: Read
     .sort((a, b) => compareCodePoints(a.organizationId, b.organizationId) || compareCodePoints(a.date, b.date));
 }
 
+/** The partition's groups left to backfill, planned on its current manifest. */
+export async function dimensionBackfillPlan(state: PartitionState, ctx: LakeContext): Promise<BackfillGroup[]> {
+  const files = state.manifest.files;
+  const orgs = new Set(files.filter((f) => f.table === 'events').map((f) => f.organization_id));
+  return planDimensionBackfill(files, await dimensionSetsOf(ctx, orgs));
+}
+
 export async function backfillDimensions(state: PartitionState, ctx: LakeContext, options: DimensionBackfillOptions = {}): Promise<DimensionBackfillResult> {
   const manifest = state.manifest;
-  const orgs = new Set(manifest.files.filter((f) => f.table === 'events').map((f) => f.organization_id));
-  const plan = planDimensionBackfill(manifest.files, await dimensionSetsOf(ctx, orgs));
+  const plan = await dimensionBackfillPlan(state, ctx);
   const todo = plan.slice(0, options.maxGroups ?? 30);
   if (todo.length === 0) return { groups: 0, remaining: 0 };
   const written: WrittenFile[] = [];

@@ -19,7 +19,7 @@ import type { ManifestFile } from '../../core/lake/manifest.js';
 import type { DimensionSource } from '../../core/lake/dimension-rollups.js';
 import type { EventBatch } from './event-batch.js';
 import { compact, type CompactionOptions, type CompactionResult } from './compaction.js';
-import { backfillDimensions, type DimensionBackfillOptions, type DimensionBackfillResult } from './dimension-backfill.js';
+import { backfillDimensions, dimensionBackfillPlan, type DimensionBackfillOptions, type DimensionBackfillResult } from './dimension-backfill.js';
 import type { DedupWindowOptions } from './dedup-window.js';
 import { flushBatch, type FlushResult } from './flush.js';
 import { collectGarbage, type GarbageOptions, type GarbageResult } from './garbage.js';
@@ -122,6 +122,10 @@ export class LakeWriter {
    */
   async backfillDimensions(partition: number, options: DimensionBackfillOptions = {}): Promise<DimensionBackfillResult> {
     const s = await this.state(partition);
+    // Nothing left (the usual case, every second once a dimension's days are done) is answered
+    // from the current manifest without queueing behind flushes; a pass that has work plans again
+    // on the manifest it holds exclusively.
+    if ((await dimensionBackfillPlan(s, this.ctx)).length === 0) return { groups: 0, remaining: 0 };
     return s.exclusive(() => backfillDimensions(s, this.ctx, options));
   }
 

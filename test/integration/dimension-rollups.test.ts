@@ -20,6 +20,7 @@ import { readManifest } from '../../core/lake/manifest.js';
 import { RateBook } from '../../pricing/rate-book.js';
 import { DimensionBook } from '../../processor/dimension-book.js';
 import { LakeWriter } from '../../processor/lake/lake-writer.js';
+import type { PartitionState } from '../../processor/lake/partition-state.js';
 import { createTestTenant, openFreshControlDb, type FreshControlDb } from '../support/control-db.js';
 import { lakeEvent } from '../support/lake-event-builder.js';
 import { tempLakeDir } from '../support/processor-fixtures.js';
@@ -273,6 +274,15 @@ describe('dimension rollups', () => {
     expect((await dimensionRollupProgress(rollups.reader, team)).days_covered).toBe(2); // day 11 still waits for partition 1
     expect(await writer.backfillDimensions(1)).toEqual({ groups: 1, remaining: 0 });
     expect(await dimensionRollupProgress(rollups.reader, team)).toMatchObject({ days_covered: 3, progress_percent: 100, complete: true });
+    // With nothing left, a pass answers without queueing behind the partition's running work
+    // (here an operation held open): the processor's tick never delays a flush for it.
+    const partition = await (writer as unknown as { state(p: number): Promise<PartitionState> }).state(1);
+    let release!: () => void;
+    const held = partition.exclusive(() => new Promise<void>((resolve) => (release = resolve)));
+    const pass = await Promise.race([writer.backfillDimensions(1), new Promise((resolve) => setTimeout(() => resolve('queued behind the held operation'), 5_000))]);
+    release();
+    await held;
+    expect(pass).toEqual({ groups: 0, remaining: 0 });
     expect(await dimensionRollupProgress(rollups.reader, { organizationId: org, key: 'agent_id', valueType: 'string' })).toMatchObject({ rolled_up: false, complete: false });
     const days = { start: new Date('2025-03-10'), end: new Date('2025-03-13') };
     expect([...(await coveredDates(rollups.reader, org, days, 'latency_ms', 'number')).covered].sort()).toEqual(['2025-03-10', '2025-03-11', '2025-03-12']);
