@@ -10,6 +10,8 @@ import { isTypedAttributionKey, metadataCostsDerivation, type MetadataCostsShape
 import type { Granularity } from '../../core/time.js';
 import { truncUnit } from '../../core/time.js';
 import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
+import { MONEY_SQL_TYPE } from '../../core/lake/events-schema.js';
+import { DAILY_COSTS } from '../../core/lake/rollups.js';
 import { UNASSIGNED } from './cost-breakdown.js';
 
 const UNASSIGNED_SQL = sqlStringLiteral(UNASSIGNED);
@@ -79,20 +81,19 @@ const WHERE = `c.organization_id = $org AND c.status = 'completed'`;
  */
 export type CostMeasureSet = 'all' | 'tokens' | 'totals';
 
-const MEASURES: ReadonlyArray<[name: string, type: 'BIGINT' | 'DECIMAL(38,12)', sets: readonly CostMeasureSet[]]> = [
-  ['event_count', 'BIGINT', ['all', 'tokens', 'totals']],
-  ['input_tokens', 'BIGINT', ['all', 'tokens']],
-  ['output_tokens', 'BIGINT', ['all', 'tokens']],
-  ['cache_creation_input_tokens', 'BIGINT', ['all']],
-  ['cache_read_input_tokens', 'BIGINT', ['all']],
-  ['reasoning_tokens', 'BIGINT', ['all']],
-  ['input_cost', 'DECIMAL(38,12)', ['all']],
-  ['output_cost', 'DECIMAL(38,12)', ['all']],
-  ['cache_creation_cost', 'DECIMAL(38,12)', ['all']],
-  ['cache_read_cost', 'DECIMAL(38,12)', ['all']],
-  ['reasoning_cost', 'DECIMAL(38,12)', ['all']],
-  ['total_cost', 'DECIMAL(38,12)', ['all', 'tokens', 'totals']],
-];
+/** The sets each measure is in (any other daily_costs measure: `all` only; unit_cost: none, no item reports it). */
+const MEASURE_SETS: Readonly<Record<string, readonly CostMeasureSet[]>> = {
+  event_count: ['all', 'tokens', 'totals'],
+  input_tokens: ['all', 'tokens'],
+  output_tokens: ['all', 'tokens'],
+  total_cost: ['all', 'tokens', 'totals'],
+  unit_cost: [],
+};
+
+const MEASURES = DAILY_COSTS.measures
+  .map((m) => m.column)
+  .filter((c) => MEASURE_SETS[c.name]?.length !== 0)
+  .map((c): [name: string, type: 'BIGINT' | typeof MONEY_SQL_TYPE, sets: readonly CostMeasureSet[]] => [c.name, c.kind === 'bigint' ? 'BIGINT' : MONEY_SQL_TYPE, MEASURE_SETS[c.name] ?? ['all']]);
 
 function measuresSql(set: CostMeasureSet = 'all'): string {
   return MEASURES.map(([name, type, sets]) =>

@@ -7,16 +7,11 @@ import type { RateItem } from '../../api/types.js';
 import { DataTable, type Column } from '../../components/DataTable.js';
 import { QueryState } from '../../components/QueryState.js';
 import { count, money } from '../../format/money.js';
-import { tierRows, tierSummary, type TierRow } from './rate-tiers.js';
-
-type RateColumns = Pick<
-  TierRow,
-  'input_cost_per_million' | 'output_cost_per_million' | 'cache_creation_cost_per_million' | 'cache_creation_1h_cost_per_million' | 'cache_read_cost_per_million' | 'reasoning_cost_per_million'
->;
+import { tierRows, tierSummary, type Rates, type TierRow } from './rate-tiers.js';
 
 const rate = (v: string | null | undefined) => (v === null || v === undefined ? 'not priced' : money(v));
 
-function rateColumns<T extends RateColumns>(): Column<T>[] {
+function rateColumns<T extends Rates>(): Column<T>[] {
   const col = (id: string, header: string, pick: (r: T) => string | null | undefined): Column<T> => ({ id, header, kind: 'money', value: (r) => pick(r) ?? null, render: (r) => rate(pick(r)) });
   return [
     col('input', 'Input / 1M', (r) => r.input_cost_per_million),

@@ -3,7 +3,8 @@
 // event is on screen. Pure; rates stay the API's decimal strings.
 import type { RateItem } from '../../api/types.js';
 
-type Rates = Pick<
+/** A card's (or a tier's) rates per token class: the Rates page's columns. */
+export type Rates = Pick<
   RateItem,
   'input_cost_per_million' | 'output_cost_per_million' | 'cache_creation_cost_per_million' | 'cache_read_cost_per_million' | 'reasoning_cost_per_million'
 > & { cache_creation_1h_cost_per_million?: string | null };
