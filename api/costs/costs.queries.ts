@@ -66,7 +66,9 @@ function sourceOf(scope: LakeScope, group: CostGroupKey | null, filter: CostFilt
   if (group?.derived && filter.dimension?.key.derived && group.derived.id !== filter.dimension.key.derived.id) {
     throw new Error('one metadata key per cost query');
   }
-  return derived ? { scope: { ...scope, derived }, from: '{{derived}} c' } : { scope, from: '{{costs}} c' };
+  // One end user's rows: the read path may answer from that end user's projection.
+  const scoped = filter.endUserId === undefined ? scope : { ...scope, endUserId: filter.endUserId };
+  return derived ? { scope: { ...scoped, derived }, from: '{{derived}} c' } : { scope: scoped, from: '{{costs}} c' };
 }
 
 const WHERE = `c.organization_id = $org AND c.status = 'completed'`;

@@ -52,6 +52,8 @@ export async function dimensionWholeDayParts(
   d: DimensionDerivation & { rollup: DimensionRollupRead },
   organizationId: string,
   days: DateRange,
+  /** As LakeScope.endUserId. */
+  endUserId?: string,
 ): Promise<string[]> {
   const { rollup } = d;
   const { covered, all } = await coveredDates(reader, organizationId, days, rollup.key, rollup.type);
@@ -68,12 +70,12 @@ export async function dimensionWholeDayParts(
       perDay: rollup.perDay,
       params: { ...d.params, dim_key: rollup.key },
     };
-    const rel = await cache.relation(twin, organizationId, await filesOf(rollup.table, covered));
+    const rel = await cache.relation(twin, organizationId, await filesOf(rollup.table, covered), { endUserId });
     if (rel) parts.push(rel);
   }
   const uncovered = new Set([...all].filter((date) => !covered.has(date)));
   if (uncovered.size > 0) {
-    const rel = await cache.relation(d, organizationId, await filesOf('events', uncovered));
+    const rel = await cache.relation(d, organizationId, await filesOf('events', uncovered), { endUserId });
     if (rel) parts.push(rel);
   }
   return parts;

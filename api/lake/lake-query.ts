@@ -36,6 +36,7 @@ import path from 'node:path';
 import { DerivedCache, type Derivation } from './derived-cache.js';
 import { dimensionWholeDayParts, type DimensionDerivation } from './dimension-rollup-read.js';
 import { DerivedStore } from './derived-store.js';
+import { EdgeCache } from './edge-cache.js';
 import { LakeReader } from '../../core/lake/lake-reader.js';
 import type { LakeTable } from '../../core/lake/layout.js';
 import { DAILY_COSTS, rollupFromEventsSql } from '../../core/lake/rollups.js';
@@ -52,6 +53,12 @@ export interface LakeScope {
   range?: DateRange;
   /** What {{derived}} stands for (source must be 'events'; a dimension's may have a rollup twin). */
   derived?: DimensionDerivation;
+  /**
+   * The query reads only this end user's rows of {{costs}} / {{derived}} (it filters
+   * end_user_id = it itself): their cached whole days may then come from the end user's
+   * projection (end-user-projection.ts), a subset that holds every row of the end user.
+   */
+  endUserId?: string;
 }
 
 export type { Derivation, DimensionDerivation };
@@ -209,10 +216,17 @@ function dateLiteralSql(d: Date): string {
   return `DATE '${d.toISOString().slice(0, 10)}'`;
 }
 
+/** Relations as one; UNION ALL BY NAME: the cached and the computed parts name the same columns. */
+function unionByName(parts: readonly string[]): string {
+  return parts.length === 1 ? parts[0]! : `(${parts.map((p) => `SELECT * FROM ${p}`).join(' UNION ALL BY NAME ')})`;
+}
+
 export class LakeQuery {
   private readonly idle: DuckDBConnection[] = [];
   private closed = false;
   readonly cache: DerivedCache;
+  /** Sub-day slices of ranges asked more than once (edge-cache.ts). */
+  readonly edges: EdgeCache;
 
   private constructor(
     readonly reader: LakeReader,
@@ -229,6 +243,7 @@ export class LakeQuery {
       store: useRollups && derivedDir ? new DerivedStore(derivedDir, { graceMs: options.cacheGraceMs, onError: options.onDerivedStoreError }) : null,
       persistSettledMs: options.persistSettledMs,
     });
+    this.edges = new EdgeCache(() => this.connection(), (c) => this.release(c), { catalog: DERIVED_CATALOG, graceMs: options.cacheGraceMs });
   }
 
   static async open(lakeDir: string, options: LakeQueryOptions = {}): Promise<LakeQuery> {
@@ -321,11 +336,11 @@ export class LakeQuery {
   }
 
   /** Whole-day rows of a derivation, from the DerivedCache (built per day on first use). Null when no file covers the days. */
-  private async wholeDayRows(d: Derivation, org: string, days: DateRange | null): Promise<string | null> {
+  private async wholeDayRows(d: Derivation, org: string, days: DateRange | null, endUserId: string | undefined): Promise<string | null> {
     const files = await this.reader.files(d.source, org, days ? { from: days.start, to: days.end } : {});
     if (files.length === 0) return null;
     const dayFilter = days ? ` WHERE "event_date" >= ${dateLiteralSql(days.start)} AND "event_date" < ${dateLiteralSql(days.end)}` : '';
-    const rel = await this.cache.relation(d, org, files);
+    const rel = await this.cache.relation(d, org, files, { endUserId });
     return rel && `(SELECT * FROM ${rel}${dayFilter})`;
   }
 
@@ -342,31 +357,35 @@ export class LakeQuery {
     const parts: string[] = [];
     if (d.rollup && split.wholeDays) {
       // A defined dimension: the processor's rollup answers the days it covers (dimension-rollup-read.ts).
-      parts.push(...(await dimensionWholeDayParts(this.reader, this.cache, { ...d, rollup: d.rollup }, org, split.wholeDays)));
+      parts.push(...(await dimensionWholeDayParts(this.reader, this.cache, { ...d, rollup: d.rollup }, org, split.wholeDays, scope.endUserId)));
     } else if (split.wholeDays || !scope.range) {
-      const whole = await this.wholeDayRows(d, org, split.wholeDays);
+      const whole = await this.wholeDayRows(d, org, split.wholeDays, scope.endUserId);
       if (whole) parts.push(whole);
     }
     for (const p of split.partial) {
-      // Whole hours of a partial day from the hourly cache; only the sub-hour ends read events.
-      const hours = splitWholeHours(p);
-      if (hours.wholeHours) {
+      // A sub-day slice asked again comes from the edge cache (edge-cache.ts); computed, its whole
+      // hours come from the hourly cache and only the sub-hour ends read events.
+      const slice = async (): Promise<string> => {
+        const hours = splitWholeHours(p);
+        if (!hours.wholeHours) return partial(await this.eventsWithin(org, p));
+        const out: string[] = [];
         const files = await this.reader.files('events', org, { from: hours.wholeHours.start, to: hours.wholeHours.end });
         const rel = await this.cache.relation(hourly, org, files);
         if (rel) {
-          parts.push(
+          out.push(
             `(SELECT * REPLACE (CAST("event_date" AS DATE) AS "event_date") FROM ${rel}
                WHERE "event_date" >= TIMESTAMP '${hours.wholeHours.start.toISOString()}' AND "event_date" < TIMESTAMP '${hours.wholeHours.end.toISOString()}')`,
           );
         }
-        for (const r of hours.partial) parts.push(partial(await this.eventsWithin(org, r)));
-      } else {
-        parts.push(partial(await this.eventsWithin(org, p)));
-      }
+        for (const r of hours.partial) out.push(partial(await this.eventsWithin(org, r)));
+        return out.length > 0 ? unionByName(out) : partial(await this.eventsWithin(org, p));
+      };
+      const files = await this.reader.files('events', org, { from: p.start, to: p.end });
+      const params = d.params ?? {};
+      parts.push(await this.edges.relation({ derivation: d.id, params, organizationId: org, start: p.start, end: p.end, files }, slice, { org, ...params }));
     }
     if (parts.length === 0) return partial(await this.eventsWithin(org, scope.range ?? null));
-    // UNION ALL BY NAME: the cached and the computed parts name the same columns.
-    return parts.length === 1 ? parts[0]! : `(${parts.map((p) => `SELECT * FROM ${p}`).join(' UNION ALL BY NAME ')})`;
+    return unionByName(parts);
   }
 
   /** daily_costs-shaped rows covering exactly the scope's range (all time without a range). */
