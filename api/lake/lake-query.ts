@@ -22,9 +22,7 @@ import {
   DuckDBInstance,
   DuckDBTypeId,
   JSDuckDBValueConverter,
-  timestampValue,
   type DuckDBConnection,
-  type DuckDBValue,
   type DuckDBValueConverter,
   type JS,
 } from '@duckdb/node-api';
@@ -37,6 +35,7 @@ import { DerivedCache, type Derivation } from './derived-cache.js';
 import { dimensionWholeDayParts, type DimensionDerivation } from './dimension-rollup-read.js';
 import { DerivedStore } from './derived-store.js';
 import { EdgeCache } from './edge-cache.js';
+import { inlineParameters, type InlineValue } from './inline-parameters.js';
 import { LakeReader } from '../../core/lake/lake-reader.js';
 import type { LakeTable } from '../../core/lake/layout.js';
 import { DAILY_COSTS, rollupFromEventsSql } from '../../core/lake/rollups.js';
@@ -44,7 +43,7 @@ import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 
 type LakeValue = string | number | boolean | Date | null;
 export type LakeRow = Record<string, LakeValue>;
-/** Query parameters; Date binds as TIMESTAMP (UTC), integers as BIGINT. */
+/** Query parameters, written into the SQL as literals (inline-parameters.ts): Date as TIMESTAMP (UTC), integers as BIGINT. */
 export type LakeParam = string | number | boolean | Date | null | readonly string[];
 
 export interface LakeScope {
@@ -205,11 +204,9 @@ const convert: DuckDBValueConverter<LakeValue> = (value, type, converter) => {
   }
 };
 
-function toDuckValue(value: LakeParam): DuckDBValue {
-  if (value instanceof Date) return timestampValue(BigInt(value.getTime()) * 1000n);
-  if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value);
+function inlineValue(value: LakeParam): InlineValue {
   if (Array.isArray(value)) throw new Error('list parameters are not supported; use a relation');
-  return value as DuckDBValue;
+  return value as InlineValue;
 }
 
 function dateLiteralSql(d: Date): string {
@@ -282,14 +279,12 @@ export class LakeQuery {
         all.start ??= scope.range.start;
         all.end ??= scope.range.end;
       }
-      const values: Record<string, DuckDBValue> = {};
-      for (const [name, v] of Object.entries(all)) {
-        // DuckDB rejects values for parameters the statement does not have.
-        if (new RegExp(`\\$${name}\\b`).test(text)) values[name] = toDuckValue(v);
-      }
+      const values: Record<string, InlineValue> = {};
+      for (const [name, v] of Object.entries(all)) values[name] = inlineValue(v);
       const conn = await this.connection();
       try {
-        const reader = await conn.runAndReadAll(text, values);
+        // Literals, not bound parameters: one call into DuckDB (inline-parameters.ts).
+        const reader = await conn.runAndReadAll(inlineParameters(text, values));
         return reader.convertRowObjects(convert) as T[];
       } finally {
         this.release(conn);
