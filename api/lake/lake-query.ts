@@ -35,6 +35,7 @@ import { DerivedCache, type Derivation } from './derived-cache.js';
 import { dimensionWholeDayParts, type DimensionDerivation } from './dimension-rollup-read.js';
 import { DerivedStore } from './derived-store.js';
 import { EdgeCache } from './edge-cache.js';
+import type { RowSelection } from './row-projection.js';
 import { inlineParameters, type InlineValue } from './inline-parameters.js';
 import { LakeReader } from '../../core/lake/lake-reader.js';
 import type { LakeTable } from '../../core/lake/layout.js';
@@ -53,11 +54,11 @@ export interface LakeScope {
   /** What {{derived}} stands for (source must be 'events'; a dimension's may have a rollup twin). */
   derived?: DimensionDerivation;
   /**
-   * The query reads only this end user's rows of {{costs}} / {{derived}} (it filters
-   * end_user_id = it itself): their cached whole days may then come from the end user's
-   * projection (end-user-projection.ts), a subset that holds every row of the end user.
+   * The query reads only the rows of {{costs}} / {{derived}} this selects (it filters them so
+   * itself, e.g. one end user): their cached whole days may then come from the selection's
+   * projection (row-projection.ts), a subset that holds every row it selects.
    */
-  endUserId?: string;
+  only?: RowSelection;
 }
 
 export type { Derivation, DimensionDerivation };
@@ -331,11 +332,11 @@ export class LakeQuery {
   }
 
   /** Whole-day rows of a derivation, from the DerivedCache (built per day on first use). Null when no file covers the days. */
-  private async wholeDayRows(d: Derivation, org: string, days: DateRange | null, endUserId: string | undefined): Promise<string | null> {
+  private async wholeDayRows(d: Derivation, org: string, days: DateRange | null, only: RowSelection | undefined): Promise<string | null> {
     const files = await this.reader.files(d.source, org, days ? { from: days.start, to: days.end } : {});
     if (files.length === 0) return null;
     const dayFilter = days ? ` WHERE "event_date" >= ${dateLiteralSql(days.start)} AND "event_date" < ${dateLiteralSql(days.end)}` : '';
-    const rel = await this.cache.relation(d, org, files, { endUserId });
+    const rel = await this.cache.relation(d, org, files, { only });
     return rel && `(SELECT * FROM ${rel}${dayFilter})`;
   }
 
@@ -352,9 +353,9 @@ export class LakeQuery {
     const parts: string[] = [];
     if (d.rollup && split.wholeDays) {
       // A defined dimension: the processor's rollup answers the days it covers (dimension-rollup-read.ts).
-      parts.push(...(await dimensionWholeDayParts(this.reader, this.cache, { ...d, rollup: d.rollup }, org, split.wholeDays, scope.endUserId)));
+      parts.push(...(await dimensionWholeDayParts(this.reader, this.cache, { ...d, rollup: d.rollup }, org, split.wholeDays, scope.only)));
     } else if (split.wholeDays || !scope.range) {
-      const whole = await this.wholeDayRows(d, org, split.wholeDays, scope.endUserId);
+      const whole = await this.wholeDayRows(d, org, split.wholeDays, scope.only);
       if (whole) parts.push(whole);
     }
     for (const p of split.partial) {

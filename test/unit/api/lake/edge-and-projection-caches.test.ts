@@ -1,6 +1,6 @@
 // The read path's two answer-shaped caches: the edge cache (a sub-day slice of a range, kept on
 // its second request; api/lake/edge-cache.ts) and the per-end-user projection of cached days
-// (api/lake/end-user-projection.ts). Each figure below is worked out by hand from the events
+// (api/lake/row-projection.ts). Each figure below is worked out by hand from the events
 // written here, and checked against the raw-events oracle (useRollups: false); each case is
 // built so that a cache returning a stale or foreign answer (key without the bounds or the file
 // list, a projection mixing end users or copying a day twice) gives a different number.
@@ -60,7 +60,11 @@ describe('edge cache and end-user projections', () => {
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  const scope = (start: string, end: string, endUserId?: string): LakeScope => ({ organizationId: ORG_A, range: { start: d(start), end: d(end) }, ...(endUserId ? { endUserId } : {}) });
+  const scope = (start: string, end: string, endUserId?: string): LakeScope => ({
+    organizationId: ORG_A,
+    range: { start: d(start), end: d(end) },
+    ...(endUserId ? { only: { column: 'end_user_id', value: endUserId } } : {}),
+  });
 
   it('keeps a sub-day slice on its second request and answers it from the kept table, exactly', async () => {
     // 06:30 on the 10th to 07:30 on the 12th: 2 + 4 + 8 (10th after 06:30), 16 + 0.000000000001 (11th), 32 (12th before 07:30).
@@ -104,7 +108,7 @@ describe('edge cache and end-user projections', () => {
         expect(await lake.rows(s, USER_SUM, { end_user_id: user })).toEqual(expected);
       }
     }
-    expect(await lake.expand(scope('2025-03-10', '2025-03-13', u1), USER_SUM)).toContain('end_user_rows_');
+    expect(await lake.expand(scope('2025-03-10', '2025-03-13', u1), USER_SUM)).toContain('selected_rows_');
     // Requests at once for one end user copy each day once (a second copy would double the sum).
     const s = scope('2025-03-11', '2025-03-13', u1);
     const answers = await Promise.all(Array.from({ length: 5 }, () => lake.rows(s, USER_SUM, { end_user_id: u1 })));
