@@ -357,6 +357,11 @@ export class DerivedCache {
     while (this.background.size > 0) await Promise.all([...this.background]);
   }
 
+  /** Rows held in the selections' projections (row-projection.ts), beside `rows`. */
+  get projectedRows(): number {
+    return this.projections.rows;
+  }
+
   /** Rows held now, replaced ones awaiting deletion included (for metrics and tests). */
   get rows(): number {
     return this.totalRows;

@@ -14,7 +14,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 export interface EdgeCacheOptions {
   /** Slices kept at most (default 256). */
   maxSlices?: number;
-  /** Rows kept across all slices at most (default 100k). */
+  /** Rows kept across all slices at most (default 50k). */
   maxRows?: number;
   /** How long a dropped slice's table stays readable (default 60 s). */
   graceMs?: number;
@@ -61,7 +61,7 @@ export class EdgeCache {
     options: EdgeCacheOptions = {},
   ) {
     this.maxSlices = options.maxSlices ?? 256;
-    this.maxRows = options.maxRows ?? 100_000;
+    this.maxRows = options.maxRows ?? 50_000;
     this.graceMs = options.graceMs ?? 60_000;
     this.catalog = options.catalog ? `${options.catalog}.` : '';
   }

@@ -15,7 +15,9 @@
 //       dimension's whole days come from the processor's dimension rollups where they cover the
 //       day (dimension-rollup-read.ts).
 // Whole-day rows of {{costs}} and {{derived}} come from the in-memory DerivedCache (files are
-// immutable), so a repeated query reads DuckDB memory, not Parquet.
+// immutable), so a repeated query reads DuckDB memory, not Parquet; a query of one end user or one
+// filter value (scope.only) reads that selection's projection of them (row-projection.ts), and a
+// sub-day slice asked again its kept rows (edge-cache.ts).
 // $org (the organization), $start and $end (the range, TIMESTAMP) are bound automatically when
 // the SQL mentions them; every query must still filter `organization_id = $org` first.
 import {

@@ -27,7 +27,7 @@ export function rowSelectionSql(s: RowSelection): string {
 }
 
 export interface RowProjectionOptions {
-  /** Rows of one projection table before it starts over (default 100k). */
+  /** Rows of one projection table before it starts over (default 50k). */
   maxRows?: number;
   graceMs?: number;
   catalog?: string;
@@ -56,7 +56,7 @@ export class RowProjections {
     private readonly release: (c: DuckDBConnection) => void,
     options: RowProjectionOptions = {},
   ) {
-    this.maxRows = options.maxRows ?? 100_000;
+    this.maxRows = options.maxRows ?? 50_000;
     this.graceMs = options.graceMs ?? 60_000;
     this.catalog = options.catalog ? `${options.catalog}.` : '';
   }
@@ -75,6 +75,13 @@ export class RowProjections {
     );
     const { table, tag } = await run;
     return `SELECT * EXCLUDE (_day, _selection) FROM ${table} WHERE _selection = ${tag} AND _day IN (${ids.join(', ')})`;
+  }
+
+  /** Rows held in projection tables now (for metrics and benchmarks). */
+  get rows(): number {
+    let n = 0;
+    for (const p of this.bySource.values()) n += p.rows;
+    return n;
   }
 
   /** Forgets the projection of a source table that was dropped. */
