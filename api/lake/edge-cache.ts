@@ -10,16 +10,14 @@
 // grace period, as the DerivedCache's replaced rows do.
 import { createHash } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { inlineParameters } from './inline-parameters.js';
+import { SideTables, type SideTablesOptions } from './side-tables.js';
 
-export interface EdgeCacheOptions {
+export interface EdgeCacheOptions extends SideTablesOptions {
   /** Slices kept at most (default 256). */
   maxSlices?: number;
   /** Rows kept across all slices at most (default 50k). */
   maxRows?: number;
-  /** How long a dropped slice's table stays readable (default 60 s). */
-  graceMs?: number;
-  /** Database the tables are created in (as DerivedCacheOptions.catalog). */
-  catalog?: string;
 }
 
 /** What a slice's rows depend on; every part goes into its key. */
@@ -47,23 +45,15 @@ export class EdgeCache {
   private readonly kept = new Map<string, Kept>();
   private readonly building = new Map<string, Promise<Kept | null>>();
   private readonly seen = new Set<string>();
-  private readonly doomed: Array<{ table: string; after: number }> = [];
-  private nextTable = 0;
   private totalRows = 0;
   private readonly maxSlices: number;
   private readonly maxRows: number;
-  private readonly graceMs: number;
-  private readonly catalog: string;
+  private readonly tables: SideTables;
 
-  constructor(
-    private readonly connect: () => Promise<DuckDBConnection>,
-    private readonly release: (c: DuckDBConnection) => void,
-    options: EdgeCacheOptions = {},
-  ) {
+  constructor(connect: () => Promise<DuckDBConnection>, release: (c: DuckDBConnection) => void, options: EdgeCacheOptions = {}) {
     this.maxSlices = options.maxSlices ?? 256;
     this.maxRows = options.maxRows ?? 50_000;
-    this.graceMs = options.graceMs ?? 60_000;
-    this.catalog = options.catalog ? `${options.catalog}.` : '';
+    this.tables = new SideTables(connect, release, 'edge', options);
   }
 
   /**
@@ -94,28 +84,24 @@ export class EdgeCache {
     }
   }
 
-  private async keep(key: string, sql: string, values: Record<string, string>): Promise<Kept | null> {
-    const table = `${this.catalog}edge_${this.nextTable++}`;
-    const conn = await this.connect();
-    try {
-      await this.dropDoomed(conn);
-      const bound: Record<string, string> = {};
-      for (const [k, v] of Object.entries(values)) if (new RegExp(`\\$${k}\\b`).test(sql)) bound[k] = v;
-      await conn.run(`CREATE TABLE ${table} AS SELECT * FROM ${sql}`, bound);
-      const rows = Number((await conn.runAndReadAll(`SELECT count(*) FROM ${table}`)).getRows()[0]![0] as bigint);
-      const made: Kept = { table, rows, lastUsed: performance.now() };
-      this.kept.set(key, made);
-      this.seen.delete(key);
-      this.totalRows += rows;
-      this.evict(key);
-      return made;
-    } catch {
-      // The slice is answered from `sql` as before; nothing is kept.
-      await conn.run(`DROP TABLE IF EXISTS ${table}`).catch(() => undefined);
-      return null;
-    } finally {
-      this.release(conn);
-    }
+  private keep(key: string, sql: string, values: Record<string, string>): Promise<Kept | null> {
+    const table = this.tables.name();
+    return this.tables.use(async (conn) => {
+      try {
+        await conn.run(`CREATE TABLE ${table} AS SELECT * FROM ${inlineParameters(sql, values)}`);
+        const rows = Number((await conn.runAndReadAll(`SELECT count(*) FROM ${table}`)).getRows()[0]![0] as bigint);
+        const made: Kept = { table, rows, lastUsed: performance.now() };
+        this.kept.set(key, made);
+        this.seen.delete(key);
+        this.totalRows += rows;
+        this.evict(key);
+        return made;
+      } catch {
+        // The slice is answered from `sql` as before; nothing is kept.
+        await conn.run(`DROP TABLE IF EXISTS ${table}`).catch(() => undefined);
+        return null;
+      }
+    });
   }
 
   /** Least recently used slices (never `keep`) go while over either bound; their tables after the grace period. */
@@ -126,14 +112,7 @@ export class EdgeCache {
       if (this.kept.size <= this.maxSlices && this.totalRows <= this.maxRows) break;
       this.kept.delete(k);
       this.totalRows -= v.rows;
-      this.doomed.push({ table: v.table, after: performance.now() + this.graceMs });
-    }
-  }
-
-  private async dropDoomed(conn: DuckDBConnection): Promise<void> {
-    const now = performance.now();
-    while (this.doomed.length > 0 && this.doomed[0]!.after <= now) {
-      await conn.run(`DROP TABLE IF EXISTS ${this.doomed.shift()!.table}`);
+      this.tables.doom(v.table);
     }
   }
 

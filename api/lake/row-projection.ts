@@ -10,6 +10,7 @@
 // the grace period: a running query may name it).
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
+import { SideTables, type SideTablesOptions } from './side-tables.js';
 
 /**
  * The rows a query reads: those whose `column` (NULL read as `nullAs` when given) equals
@@ -26,11 +27,9 @@ export function rowSelectionSql(s: RowSelection): string {
   return `${col} = ${sqlStringLiteral(s.value)}`;
 }
 
-export interface RowProjectionOptions {
+export interface RowProjectionOptions extends SideTablesOptions {
   /** Rows of one projection table before it starts over (default 50k). */
   maxRows?: number;
-  graceMs?: number;
-  catalog?: string;
 }
 
 interface Projection {
@@ -44,21 +43,13 @@ interface Projection {
 
 export class RowProjections {
   private readonly bySource = new Map<string, Projection>();
-  private readonly doomed: Array<{ table: string; after: number }> = [];
-  private nextTable = 0;
   private nextTag = 0;
   private readonly maxRows: number;
-  private readonly graceMs: number;
-  private readonly catalog: string;
+  private readonly tables: SideTables;
 
-  constructor(
-    private readonly connect: () => Promise<DuckDBConnection>,
-    private readonly release: (c: DuckDBConnection) => void,
-    options: RowProjectionOptions = {},
-  ) {
+  constructor(connect: () => Promise<DuckDBConnection>, release: (c: DuckDBConnection) => void, options: RowProjectionOptions = {}) {
     this.maxRows = options.maxRows ?? 50_000;
-    this.graceMs = options.graceMs ?? 60_000;
-    this.catalog = options.catalog ? `${options.catalog}.` : '';
+    this.tables = new SideTables(connect, release, 'selected_rows', options);
   }
 
   /**
@@ -89,40 +80,32 @@ export class RowProjections {
     const p = this.bySource.get(source);
     if (!p) return;
     this.bySource.delete(source);
-    if (p.created) this.doomed.push({ table: p.table, after: performance.now() + this.graceMs });
+    if (p.created) this.tables.doom(p.table);
   }
 
   private projectionOf(source: string): Projection {
     let p = this.bySource.get(source);
     if (!p) {
-      p = { table: this.newTable(), created: false, selections: new Map(), rows: 0, lock: Promise.resolve() };
+      p = { table: this.tables.name(), created: false, selections: new Map(), rows: 0, lock: Promise.resolve() };
       this.bySource.set(source, p);
     }
     return p;
-  }
-
-  private newTable(): string {
-    return `${this.catalog}selected_rows_${this.nextTable++}`;
   }
 
   /** Copies the selection's missing days, deletes the copies of days gone; returns the table and tag to read. */
   private async update(p: Projection, source: string, where: string, ids: readonly number[], held: (id: number) => boolean): Promise<{ table: string; tag: number }> {
     if (p.rows > this.maxRows) {
       // Start over: the old table stays readable for the grace period.
-      this.doomed.push({ table: p.table, after: performance.now() + this.graceMs });
-      Object.assign(p, { table: this.newTable(), created: false, selections: new Map(), rows: 0 });
+      this.tables.doom(p.table);
+      Object.assign(p, { table: this.tables.name(), created: false, selections: new Map(), rows: 0 });
     }
     let sel = p.selections.get(where);
     if (!sel) p.selections.set(where, (sel = { tag: this.nextTag++, days: new Set() }));
     const have = sel.days;
     const missing = ids.filter((id) => !have.has(id));
     const gone = [...have].filter((id) => !held(id));
-    const now = performance.now();
-    const expired = this.doomed.length > 0 && this.doomed[0]!.after <= now;
-    if (missing.length === 0 && gone.length === 0 && !expired) return { table: p.table, tag: sel.tag };
-    const conn = await this.connect();
-    try {
-      while (this.doomed.length > 0 && this.doomed[0]!.after <= now) await conn.run(`DROP TABLE IF EXISTS ${this.doomed.shift()!.table}`);
+    if (missing.length === 0 && gone.length === 0 && !this.tables.dropDue) return { table: p.table, tag: sel.tag };
+    await this.tables.use(async (conn) => {
       if (missing.length > 0) {
         const select = `SELECT *, ${sel.tag} AS _selection FROM ${source} WHERE _day IN (${missing.join(', ')}) AND ${where}`;
         await conn.run(p.created ? `INSERT INTO ${p.table} BY NAME ${select}` : `CREATE TABLE ${p.table} AS ${select}`);
@@ -135,9 +118,7 @@ export class RowProjections {
         for (const id of gone) have.delete(id);
       }
       if (p.created) p.rows = Number((await conn.runAndReadAll(`SELECT count(*) FROM ${p.table}`)).getRows()[0]![0] as bigint);
-    } finally {
-      this.release(conn);
-    }
+    });
     return { table: p.table, tag: sel.tag };
   }
 }
