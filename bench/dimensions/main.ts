@@ -4,8 +4,12 @@
 // defined before it is written, so the writer rolls them up as the processor does; starts the api
 // on it and measures warm p50/p95 of every endpoint that groups or filters by a dimension, end to
 // end over HTTP, against the target (p50 ≤ 5 ms). Each answer is checked equal to the
-// raw-events oracle (LakeQuery useRollups: false), and the first call on a fresh process's lake
-// reader is timed too. Writes bench/results/dimensions.json.
+// raw-events oracle (LakeQuery useRollups: false) before timing, and the last warm HTTP answer
+// too; the first call on a fresh process's lake reader is timed as well, and what the warm path
+// holds is recorded. Writes bench/results/dimensions.json. The cases are in cases.ts; profile.ts
+// shows where a warm request's milliseconds go. A --data-dir written by bench/dimensions before
+// bench-lake.ts named its meta file bench-meta.json holds bench-dimensions-meta.json instead:
+// copy it to bench-meta.json to reuse the lake (else a new one is written into the directory).
 //   npx tsx bench/dimensions/main.ts [--events 5000000] [--days 90] [--iterations 30]
 //                                    [--data-dir DIR (reused when it holds a lake from an earlier run)] [--no-write]
 import fs from 'node:fs';
