@@ -6,6 +6,7 @@
 // {{derived}}: the same measures per (day, [end user,] status, value), from the dimension rollup
 // where it covers a day, else derived once per lake day from events (dimension-derivations.ts).
 import type { DimensionDerivation, LakeQuery, LakeScope } from '../lake/lake-query.js';
+import type { RowSelection } from '../lake/row-projection.js';
 import { isTypedAttributionKey, metadataCostsDerivation, type MetadataCostsShape } from './dimension-derivations.js';
 import type { Granularity } from '../../core/time.js';
 import { truncUnit } from '../../core/time.js';
@@ -68,7 +69,16 @@ function sourceOf(scope: LakeScope, group: CostGroupKey | null, filter: CostFilt
   if (group?.derived && filter.dimension?.key.derived && group.derived.id !== filter.dimension.key.derived.id) {
     throw new Error('one metadata key per cost query');
   }
-  return derived ? { scope: { ...scope, derived }, from: '{{derived}} c' } : { scope, from: '{{costs}} c' };
+  // One end user's rows, or one value of the derivation's filter column: the read path may
+  // answer from that selection's projection (api/lake/row-projection.ts).
+  const only: RowSelection | undefined =
+    filter.endUserId !== undefined
+      ? { column: 'end_user_id', value: filter.endUserId }
+      : filter.dimension?.key.expr === 'c.filter_value'
+        ? { column: 'filter_value', value: filter.dimension.value, nullAs: UNASSIGNED }
+        : undefined;
+  const scoped = only === undefined ? scope : { ...scope, only };
+  return derived ? { scope: { ...scoped, derived }, from: '{{derived}} c' } : { scope: scoped, from: '{{costs}} c' };
 }
 
 const WHERE = `c.organization_id = $org AND c.status = 'completed'`;

@@ -12,6 +12,7 @@
 // relation (persisting, copying persisted rows in) waits for startBackground: after the query.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DayFiles, DerivedStore } from './derived-store.js';
+import { RowProjections, type RowSelection } from './row-projection.js';
 import { readParquetSql, sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 import type { LakeTable } from '../../core/lake/layout.js';
 import { DAY_MS } from '../../core/time.js';
@@ -123,6 +124,8 @@ export class DerivedCache {
   private readonly background = new Set<Promise<void>>();
   /** Starts of the background work of relations handed out and not yet started. */
   private readonly deferred: Array<() => void> = [];
+  /** The rows one query selects of a table (relation's `only`). */
+  private readonly projections: RowProjections;
 
   constructor(
     private readonly connect: () => Promise<DuckDBConnection>,
@@ -134,13 +137,16 @@ export class DerivedCache {
     this.store = options.store ?? null;
     this.catalog = options.catalog ? `${options.catalog}.` : '';
     this.persistSettledMs = options.persistSettledMs ?? DAY_MS;
+    this.projections = new RowProjections(connect, release, { graceMs: this.graceMs, catalog: options.catalog });
   }
 
   /**
    * SQL relation of the derived rows of the days these files cover (every live file of each of
-   * those days), built first where missing or stale; without the internal _day column.
+   * those days), built first where missing or stale; without the internal _day column. With
+   * `only` (the query reads only the rows it selects), the in-memory days may come from that
+   * selection's projection (row-projection.ts): a subset holding every row it selects.
    */
-  async relation(derivation: Derivation, organizationId: string, files: readonly string[]): Promise<string | null> {
+  async relation(derivation: Derivation, organizationId: string, files: readonly string[], opts: { only?: RowSelection } = {}): Promise<string | null> {
     if (files.length === 0) return null;
     const byDay = new Map<string, string[]>();
     for (const f of files) {
@@ -177,7 +183,11 @@ export class DerivedCache {
     const { ids, direct } = await run;
     this.evict(key);
     const parts: string[] = [];
-    if (ids.length > 0) parts.push(`SELECT * EXCLUDE (_day) FROM ${e.table} WHERE _day IN (${ids.join(', ')})`);
+    if (ids.length > 0 && opts.only !== undefined) {
+      // Its copies are deleted only once the table no longer holds a day id (nor keeps it for the grace period).
+      const held = new Set([...[...e.days.values()].map((day) => day.id), ...e.garbage.map((g) => g.id)]);
+      parts.push(await this.projections.relation(e.table, opts.only, ids, (id) => held.has(id)));
+    } else if (ids.length > 0) parts.push(`SELECT * EXCLUDE (_day) FROM ${e.table} WHERE _day IN (${ids.join(', ')})`);
     for (const [file, days] of groupByFile(direct)) {
       parts.push(`SELECT * EXCLUDE (_file_day) FROM ${readParquetSql([file])} WHERE _file_day IN (${days.map(sqlStringLiteral).join(', ')})`);
     }
@@ -323,6 +333,7 @@ export class DerivedCache {
       if (this.totalRows <= this.maxRows) break;
       this.entries.delete(k);
       this.totalRows -= e.rows;
+      this.projections.drop(e.table);
       void e.lock.then(async () => {
         if (!e.created) return;
         const conn = await this.connect();
@@ -344,6 +355,11 @@ export class DerivedCache {
   async idle(): Promise<void> {
     this.startBackground();
     while (this.background.size > 0) await Promise.all([...this.background]);
+  }
+
+  /** Rows held in the selections' projections (row-projection.ts), beside `rows`. */
+  get projectedRows(): number {
+    return this.projections.rows;
   }
 
   /** Rows held now, replaced ones awaiting deletion included (for metrics and tests). */

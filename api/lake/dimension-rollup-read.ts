@@ -7,9 +7,9 @@
 // files change (a flush, compaction, re-pricing or backfill), which also renews its cached rows.
 import { coversDimension, rollsUp, type DimensionSet, type DimensionType } from '../../core/lake/dimension-rollups.js';
 import type { LakeReader } from '../../core/lake/lake-reader.js';
-import { absolutePath } from '../../core/lake/layout.js';
 import type { DateRange } from '../../core/time.js';
 import type { DerivedCache, Derivation } from './derived-cache.js';
+import type { RowSelection } from './row-projection.js';
 
 /** How a derivation's rows come from a dimension rollup table instead of raw events. */
 export interface DimensionRollupRead {
@@ -52,13 +52,15 @@ export async function dimensionWholeDayParts(
   d: DimensionDerivation & { rollup: DimensionRollupRead },
   organizationId: string,
   days: DateRange,
+  /** As LakeScope.only. */
+  only?: RowSelection,
 ): Promise<string[]> {
   const { rollup } = d;
   const { covered, all } = await coveredDates(reader, organizationId, days, rollup.key, rollup.type);
   const filesOf = async (table: DimensionRollupRead['table'] | 'events', dates: Set<string>): Promise<string[]> =>
     (await reader.entries(table, organizationId, { from: days.start, to: days.end }))
       .filter((f) => dates.has(f.date))
-      .map((f) => absolutePath(reader.lakeDir, f.path))
+      .map((f) => reader.absolute(f))
       .sort();
   const parts: string[] = [];
   if (covered.size > 0) {
@@ -68,12 +70,12 @@ export async function dimensionWholeDayParts(
       perDay: rollup.perDay,
       params: { ...d.params, dim_key: rollup.key },
     };
-    const rel = await cache.relation(twin, organizationId, await filesOf(rollup.table, covered));
+    const rel = await cache.relation(twin, organizationId, await filesOf(rollup.table, covered), { only });
     if (rel) parts.push(rel);
   }
   const uncovered = new Set([...all].filter((date) => !covered.has(date)));
   if (uncovered.size > 0) {
-    const rel = await cache.relation(d, organizationId, await filesOf('events', uncovered));
+    const rel = await cache.relation(d, organizationId, await filesOf('events', uncovered), { only });
     if (rel) parts.push(rel);
   }
   return parts;

@@ -15,16 +15,16 @@
 //       dimension's whole days come from the processor's dimension rollups where they cover the
 //       day (dimension-rollup-read.ts).
 // Whole-day rows of {{costs}} and {{derived}} come from the in-memory DerivedCache (files are
-// immutable), so a repeated query reads DuckDB memory, not Parquet.
+// immutable), so a repeated query reads DuckDB memory, not Parquet; a query of one end user or one
+// filter value (scope.only) reads that selection's projection of them (row-projection.ts), and a
+// sub-day slice asked again its kept rows (edge-cache.ts).
 // $org (the organization), $start and $end (the range, TIMESTAMP) are bound automatically when
 // the SQL mentions them; every query must still filter `organization_id = $org` first.
 import {
   DuckDBInstance,
   DuckDBTypeId,
   JSDuckDBValueConverter,
-  timestampValue,
   type DuckDBConnection,
-  type DuckDBValue,
   type DuckDBValueConverter,
   type JS,
 } from '@duckdb/node-api';
@@ -36,6 +36,9 @@ import path from 'node:path';
 import { DerivedCache, type Derivation } from './derived-cache.js';
 import { dimensionWholeDayParts, type DimensionDerivation } from './dimension-rollup-read.js';
 import { DerivedStore } from './derived-store.js';
+import { EdgeCache } from './edge-cache.js';
+import type { RowSelection } from './row-projection.js';
+import { inlineParameters, type InlineValue } from './inline-parameters.js';
 import { LakeReader } from '../../core/lake/lake-reader.js';
 import type { LakeTable } from '../../core/lake/layout.js';
 import { DAILY_COSTS, rollupFromEventsSql } from '../../core/lake/rollups.js';
@@ -43,7 +46,7 @@ import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 
 type LakeValue = string | number | boolean | Date | null;
 export type LakeRow = Record<string, LakeValue>;
-/** Query parameters; Date binds as TIMESTAMP (UTC), integers as BIGINT. */
+/** Query parameters, written into the SQL as literals (inline-parameters.ts): Date as TIMESTAMP (UTC), integers as BIGINT. */
 export type LakeParam = string | number | boolean | Date | null | readonly string[];
 
 export interface LakeScope {
@@ -52,6 +55,12 @@ export interface LakeScope {
   range?: DateRange;
   /** What {{derived}} stands for (source must be 'events'; a dimension's may have a rollup twin). */
   derived?: DimensionDerivation;
+  /**
+   * The query reads only the rows of {{costs}} / {{derived}} this selects (it filters them so
+   * itself, e.g. one end user): their cached whole days may then come from the selection's
+   * projection (row-projection.ts), a subset that holds every row it selects.
+   */
+  only?: RowSelection;
 }
 
 export type { Derivation, DimensionDerivation };
@@ -198,21 +207,26 @@ const convert: DuckDBValueConverter<LakeValue> = (value, type, converter) => {
   }
 };
 
-function toDuckValue(value: LakeParam): DuckDBValue {
-  if (value instanceof Date) return timestampValue(BigInt(value.getTime()) * 1000n);
-  if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value);
+function inlineValue(value: LakeParam): InlineValue {
   if (Array.isArray(value)) throw new Error('list parameters are not supported; use a relation');
-  return value as DuckDBValue;
+  return value as InlineValue;
 }
 
 function dateLiteralSql(d: Date): string {
   return `DATE '${d.toISOString().slice(0, 10)}'`;
 }
 
+/** Relations as one; UNION ALL BY NAME: the cached and the computed parts name the same columns. */
+function unionByName(parts: readonly string[]): string {
+  return parts.length === 1 ? parts[0]! : `(${parts.map((p) => `SELECT * FROM ${p}`).join(' UNION ALL BY NAME ')})`;
+}
+
 export class LakeQuery {
   private readonly idle: DuckDBConnection[] = [];
   private closed = false;
   readonly cache: DerivedCache;
+  /** Sub-day slices of ranges asked more than once (edge-cache.ts). */
+  readonly edges: EdgeCache;
 
   private constructor(
     readonly reader: LakeReader,
@@ -229,6 +243,7 @@ export class LakeQuery {
       store: useRollups && derivedDir ? new DerivedStore(derivedDir, { graceMs: options.cacheGraceMs, onError: options.onDerivedStoreError }) : null,
       persistSettledMs: options.persistSettledMs,
     });
+    this.edges = new EdgeCache(() => this.connection(), (c) => this.release(c), { catalog: DERIVED_CATALOG, graceMs: options.cacheGraceMs });
   }
 
   static async open(lakeDir: string, options: LakeQueryOptions = {}): Promise<LakeQuery> {
@@ -267,14 +282,12 @@ export class LakeQuery {
         all.start ??= scope.range.start;
         all.end ??= scope.range.end;
       }
-      const values: Record<string, DuckDBValue> = {};
-      for (const [name, v] of Object.entries(all)) {
-        // DuckDB rejects values for parameters the statement does not have.
-        if (new RegExp(`\\$${name}\\b`).test(text)) values[name] = toDuckValue(v);
-      }
+      const values: Record<string, InlineValue> = {};
+      for (const [name, v] of Object.entries(all)) values[name] = inlineValue(v);
       const conn = await this.connection();
       try {
-        const reader = await conn.runAndReadAll(text, values);
+        // Literals, not bound parameters: one call into DuckDB (inline-parameters.ts).
+        const reader = await conn.runAndReadAll(inlineParameters(text, values));
         return reader.convertRowObjects(convert) as T[];
       } finally {
         this.release(conn);
@@ -321,11 +334,11 @@ export class LakeQuery {
   }
 
   /** Whole-day rows of a derivation, from the DerivedCache (built per day on first use). Null when no file covers the days. */
-  private async wholeDayRows(d: Derivation, org: string, days: DateRange | null): Promise<string | null> {
+  private async wholeDayRows(d: Derivation, org: string, days: DateRange | null, only: RowSelection | undefined): Promise<string | null> {
     const files = await this.reader.files(d.source, org, days ? { from: days.start, to: days.end } : {});
     if (files.length === 0) return null;
     const dayFilter = days ? ` WHERE "event_date" >= ${dateLiteralSql(days.start)} AND "event_date" < ${dateLiteralSql(days.end)}` : '';
-    const rel = await this.cache.relation(d, org, files);
+    const rel = await this.cache.relation(d, org, files, { only });
     return rel && `(SELECT * FROM ${rel}${dayFilter})`;
   }
 
@@ -342,31 +355,35 @@ export class LakeQuery {
     const parts: string[] = [];
     if (d.rollup && split.wholeDays) {
       // A defined dimension: the processor's rollup answers the days it covers (dimension-rollup-read.ts).
-      parts.push(...(await dimensionWholeDayParts(this.reader, this.cache, { ...d, rollup: d.rollup }, org, split.wholeDays)));
+      parts.push(...(await dimensionWholeDayParts(this.reader, this.cache, { ...d, rollup: d.rollup }, org, split.wholeDays, scope.only)));
     } else if (split.wholeDays || !scope.range) {
-      const whole = await this.wholeDayRows(d, org, split.wholeDays);
+      const whole = await this.wholeDayRows(d, org, split.wholeDays, scope.only);
       if (whole) parts.push(whole);
     }
     for (const p of split.partial) {
-      // Whole hours of a partial day from the hourly cache; only the sub-hour ends read events.
-      const hours = splitWholeHours(p);
-      if (hours.wholeHours) {
+      // A sub-day slice asked again comes from the edge cache (edge-cache.ts); computed, its whole
+      // hours come from the hourly cache and only the sub-hour ends read events.
+      const slice = async (): Promise<string> => {
+        const hours = splitWholeHours(p);
+        if (!hours.wholeHours) return partial(await this.eventsWithin(org, p));
+        const out: string[] = [];
         const files = await this.reader.files('events', org, { from: hours.wholeHours.start, to: hours.wholeHours.end });
         const rel = await this.cache.relation(hourly, org, files);
         if (rel) {
-          parts.push(
+          out.push(
             `(SELECT * REPLACE (CAST("event_date" AS DATE) AS "event_date") FROM ${rel}
                WHERE "event_date" >= TIMESTAMP '${hours.wholeHours.start.toISOString()}' AND "event_date" < TIMESTAMP '${hours.wholeHours.end.toISOString()}')`,
           );
         }
-        for (const r of hours.partial) parts.push(partial(await this.eventsWithin(org, r)));
-      } else {
-        parts.push(partial(await this.eventsWithin(org, p)));
-      }
+        for (const r of hours.partial) out.push(partial(await this.eventsWithin(org, r)));
+        return out.length > 0 ? unionByName(out) : partial(await this.eventsWithin(org, p));
+      };
+      const files = await this.reader.files('events', org, { from: p.start, to: p.end });
+      const params = d.params ?? {};
+      parts.push(await this.edges.relation({ derivation: d.id, params, organizationId: org, start: p.start, end: p.end, files }, slice, { org, ...params }));
     }
     if (parts.length === 0) return partial(await this.eventsWithin(org, scope.range ?? null));
-    // UNION ALL BY NAME: the cached and the computed parts name the same columns.
-    return parts.length === 1 ? parts[0]! : `(${parts.map((p) => `SELECT * FROM ${p}`).join(' UNION ALL BY NAME ')})`;
+    return unionByName(parts);
   }
 
   /** daily_costs-shaped rows covering exactly the scope's range (all time without a range). */

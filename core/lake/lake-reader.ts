@@ -46,6 +46,8 @@ export class LakeReader {
   private readonly cache = new Map<number, CachedManifest>();
   private lastCheck = -Infinity;
   private refreshing: Promise<void> | null = null;
+  /** Absolute path of each manifest entry, worked out once (entries are immutable; a re-read manifest has new ones). */
+  private readonly absolutePaths = new WeakMap<ManifestFile, string>();
 
   private constructor(
     readonly lakeDir: string,
@@ -60,7 +62,14 @@ export class LakeReader {
 
   /** Absolute paths of the live files of one table for one organization, dates within range. */
   async files(table: LakeTable, organizationId: string, range: LakeDateRange = {}): Promise<string[]> {
-    return (await this.entries(table, organizationId, range)).map((f) => absolutePath(this.lakeDir, f.path)).sort();
+    return (await this.entries(table, organizationId, range)).map((f) => this.absolute(f)).sort();
+  }
+
+  /** The absolute path of one of this reader's entries. */
+  absolute(f: ManifestFile): string {
+    let p = this.absolutePaths.get(f);
+    if (p === undefined) this.absolutePaths.set(f, (p = absolutePath(this.lakeDir, f.path)));
+    return p;
   }
 
   /** The manifest entries of those files (paths relative to the lake), every partition's. */
