@@ -25,7 +25,7 @@ import {
   IngestGroupIds,
   markGroupsPublished,
   releaseReservations,
-  reserveEvents,
+  reserveAndSpend,
   writeIngestGroup,
   type IngestGroup,
 } from './ingest-ledger.store.js';
@@ -312,7 +312,8 @@ export class GroupCommitter {
     const reserved: Reserved[] = [];
     const answered: Array<[Entry, EventOutcome]> = [];
     const newUsers: OrganizationReservation['newUsers'] = [];
-    const reservations = await reserveEvents(
+    // One credit per new key, spent by the insert itself when every key is new.
+    const { reservations, spend } = await reserveAndSpend(
       tx,
       group,
       org,
@@ -322,11 +323,12 @@ export class GroupCommitter {
         payload: e.event.payload,
         flagReason: e.event.flagReason,
       })),
+      true,
     );
     const fresh = entries.filter((_, i) => reservations[i]!.isNew);
     let paid = fresh.length;
     if (fresh.length > 0) {
-      let { ok, balance } = await spendCredits(tx, org, fresh.length);
+      let { ok, balance } = spend ?? (await spendCredits(tx, org, fresh.length));
       if (!ok) {
         // Fewer credits than new keys: the first `paid` in arrival order go, the rest answer 402.
         ({ spent: paid, balance } = await spendAvailableCredits(tx, org, fresh.length));

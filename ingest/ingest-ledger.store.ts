@@ -6,7 +6,7 @@
 // never lost. Rows published before groups existed have no group. Writes take ledger rows in key
 // order, organizations in order, so concurrent batches cannot deadlock.
 import type { Queryable } from '../core/control/db.js';
-import { refundCredits } from '../core/control/credits.js';
+import { refundCredits, spendAllOrNothing } from '../core/control/credits.js';
 import { compareCodePoints } from '../core/compare.js';
 
 export type LedgerState = 'reserved' | 'published';
@@ -186,7 +186,29 @@ export async function reserveEvents(
   organizationId: string,
   rows: ReservationInput[],
 ): Promise<Reservation[]> {
-  if (rows.length === 0) return [];
+  return (await reserveAndSpend(tx, group, organizationId, rows, false)).reservations;
+}
+
+/**
+ * What a reservation spent in its insert statement: null when it did not try (some key existed);
+ * not ok when the balance did not cover every key (nothing spent; balance then 0, not read).
+ */
+export type InsertSpend = { ok: boolean; balance: number } | null;
+
+/**
+ * reserveEvents, and when `spend` and every distinct key is new (the common case), one credit per
+ * key spent all or nothing (spendAllOrNothing) by the same statement: one statement fewer per
+ * reservation. When some key existed nothing is spent here (`spend` null): the caller spends after
+ * the existing rows were handled, so locks keep their order (ledger rows, then the balance).
+ */
+export async function reserveAndSpend(
+  tx: Queryable,
+  group: IngestGroup,
+  organizationId: string,
+  rows: ReservationInput[],
+  spend: boolean,
+): Promise<{ reservations: Reservation[]; spend: InsertSpend }> {
+  if (rows.length === 0) return { reservations: [], spend: null };
   const first = new Map<string, ReservationInput>();
   for (const r of rows) if (!first.has(r.idempotencyKey)) first.set(r.idempotencyKey, r);
   const unique = [...first.values()].sort((a, b) => compareCodePoints(a.idempotencyKey, b.idempotencyKey));
@@ -195,16 +217,20 @@ export async function reserveEvents(
   // out to exist leaves its bytes unreferenced. json (not jsonb), no bytea in the rows and a count
   // instead of RETURNING the keys: measured on PGlite, that is what keeps the per-row insert cheap.
   const base = group.size;
-  const [inserted] = await tx.query<{ n: number }>(
-    `WITH inserted AS (
+  const insert = `inserted AS (
        INSERT INTO ingest_ledger (organization_id, idempotency_key, event_id, flag_reason, group_id, payload_offset, payload_length)
        SELECT $1, r.idempotency_key, r.event_id, r.flag_reason, $2::bigint, r.payload_offset, r.payload_length
          FROM json_to_recordset($3::json)
               AS r(idempotency_key text, event_id uuid, flag_reason text, payload_offset integer, payload_length integer)
        ON CONFLICT (organization_id, idempotency_key) DO NOTHING
        RETURNING 1
-     )
-     SELECT count(*)::integer AS n FROM inserted`,
+     ), counted AS (SELECT count(*)::integer AS n FROM inserted)`;
+  const [inserted] = await tx.query<{ n: number; spent: boolean; balance: string | null }>(
+    spend
+      ? // Spends only when all $4 keys went in; a data-modifying WITH runs whether or not it is read.
+        `WITH ${insert}, spent AS (${spendAllOrNothing('$1', 'counted.n', { from: 'counted', when: 'counted.n = $4::integer' })})
+         SELECT counted.n, counted.n = $4::integer AS spent, (SELECT balance FROM spent) AS balance FROM counted`
+      : `WITH ${insert} SELECT n, false AS spent, NULL AS balance FROM counted`,
     [
       organizationId,
       group.id,
@@ -216,6 +242,7 @@ export async function reserveEvents(
           ...place(group, toBuffer(r.payload)),
         })),
       ),
+      ...(spend ? [unique.length] : []),
     ],
   );
   let existing = new Map<string, Omit<Reservation, 'idempotencyKey' | 'isNew'>>();
@@ -241,7 +268,7 @@ export async function reserveEvents(
   addMembers(group, organizationId, isNew);
 
   const claimed = new Set<string>();
-  return rows.map((r) => {
+  const reservations = rows.map((r): Reservation => {
     const key = r.idempotencyKey;
     if (isNew.has(key)) {
       const firstTime = !claimed.has(key);
@@ -252,6 +279,8 @@ export async function reserveEvents(
     const e = existing.get(key)!;
     return { idempotencyKey: key, isNew: false, ...e };
   });
+  const spent: InsertSpend = inserted!.spent ? { ok: inserted!.balance !== null, balance: Number(inserted!.balance ?? 0) } : null;
+  return { reservations, spend: spent };
 }
 
 /**

@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import type { Queryable } from '../../core/control/db.js';
 import { loadMigrations } from '../../core/control/migrate.js';
-import { beginIngestGroup, IngestGroupIds, markGroupsPublished, reserveEvents, writeIngestGroup } from '../../ingest/ingest-ledger.store.js';
+import { beginIngestGroup, IngestGroupIds, markGroupsPublished, reserveAndSpend, reserveEvents, writeIngestGroup } from '../../ingest/ingest-ledger.store.js';
 import { spendCredits } from '../../core/control/credits.js';
 import { fireCreditAlerts } from '../../alerts/credits/credit-alerts.js';
 
@@ -65,8 +65,8 @@ const payload = crypto.randomBytes(300);
 let n = 0;
 /**
  * One way of committing groups: `separate` as group-commit.ts did before 2026-11-24 (a nextval per
- * group, the mark in its own transaction), `folded` as it does now (ids from a block, the previous
- * group's mark inside this group's row insert).
+ * group, the credit spend and the mark statements of their own), `folded` as it does now (ids from
+ * a block, the spend inside the ledger insert, the previous group's mark inside this group's row insert).
  */
 async function runGroups(way: 'separate' | 'folded', count: number, state: { ids: IngestGroupIds; previous: string[] }) {
   for (let g = 0; g < count; g++) {
@@ -76,8 +76,13 @@ async function runGroups(way: 'separate' | 'folded', count: number, state: { ids
       const key = `k-${n++}`;
       return { idempotencyKey: key, eventId: crypto.randomUUID(), payload, flagReason: null };
     });
-    await as('ledger insert', () => reserveEvents(timed, group, org, rows));
-    const { balance } = await as('credit spend', () => spendCredits(timed, org, GROUP));
+    let balance: number;
+    if (way === 'folded') {
+      ({ balance } = (await as('ledger insert (+ credit spend)', () => reserveAndSpend(timed, group, org, rows, true))).spend!);
+    } else {
+      await as('ledger insert', () => reserveEvents(timed, group, org, rows));
+      ({ balance } = await as('credit spend', () => spendCredits(timed, org, GROUP)));
+    }
     await as('credit alerts check', () => fireCreditAlerts(timed, org, balance));
     if (way === 'folded') {
       await as('group row insert (+ mark of the previous group)', () => writeIngestGroup(timed, group, state.previous));
@@ -126,7 +131,7 @@ function print(way: string, rows: Row[]) {
 console.log('PGlite in this thread, on disk; CPU µs of this process');
 const ways = await compareWays();
 print('separate (nextval per group, mark in its own transaction)', ways.separate);
-print('folded (ids from a block, mark inside the next group row insert)', ways.folded);
+print('folded (ids from a block, credit spend inside the ledger insert, mark inside the next group row insert)', ways.folded);
 
 spent.clear();
 for (let i = 0; i < 2000; i++) await as('empty transaction (BEGIN; COMMIT)', async () => {

@@ -5,7 +5,7 @@ import crypto from 'node:crypto';
 import { expect, it } from 'vitest';
 import { getCreditBalance, grantCredits, spendCredits } from '../../core/control/credits.js';
 import { type Queryable } from '../../core/control/db.js';
-import { beginIngestGroup, discardReservations, IngestGroupIds, listGroupRecords, listStrandedGroups, markGroupsPublished, releaseReservations, reserveEvents, writeIngestGroup, type IngestGroup, type Reservation, type ReservationInput } from '../../ingest/ingest-ledger.store.js';
+import { beginIngestGroup, discardReservations, IngestGroupIds, reserveAndSpend, listGroupRecords, listStrandedGroups, markGroupsPublished, releaseReservations, reserveEvents, writeIngestGroup, type IngestGroup, type Reservation, type ReservationInput } from '../../ingest/ingest-ledger.store.js';
 import { getLedgerDetails, getLedgerEntries } from '../support/ledger-reads.js';
 import { createOrganization } from '../../core/control/organizations.js';
 import { eventIdFor } from '../../core/ids.js';
@@ -356,5 +356,39 @@ describeEachControlDb('ingest ledger', ({ kind, db }) => {
     expect(['p1', 'p2', 'p3'].map((k) => states.get(k)!.state)).toEqual(['published', 'published', 'published']);
     // An already published group is left as it is.
     expect(await markGroupsPublished(db(), [g1.groupId, g2.groupId, g3.groupId])).toBe(0);
+  });
+
+  it('reserveAndSpend spends one credit per key in its insert when every key is new, all or nothing, and nothing when a key existed', async () => {
+    const org = await createOrganization(db(), { name: 'Spend in insert' });
+    await grantCredits(db(), org.id, 5);
+    const attempt = (keys: string[]) =>
+      db().transaction(async (tx) => {
+        const group = await beginIngestGroup(tx);
+        const out = await reserveAndSpend(tx, group, org.id, keys.map((k) => reservation(org.id, k)), true);
+        await writeIngestGroup(tx, group);
+        return out;
+      });
+
+    // Three distinct new keys (one repeated): three credits.
+    const first = await attempt(['s1', 's2', 's1', 's3']);
+    expect(first.spend).toEqual({ ok: true, balance: 2 });
+    expect(first.reservations.map((r) => r.isNew)).toEqual([true, true, false, true]);
+    expect(await getCreditBalance(db(), org.id)).toBe(2);
+
+    // s3 exists: nothing is spent here (the caller spends for s4 after handling s3).
+    const mixed = await attempt(['s3', 's4']);
+    expect(mixed.spend).toBeNull();
+    expect(mixed.reservations.map((r) => r.isNew)).toEqual([false, true]);
+    expect(await getCreditBalance(db(), org.id)).toBe(2);
+
+    // Three new keys, two credits: none spent (the caller then spends what is there).
+    const short = await attempt(['t1', 't2', 't3']);
+    expect(short.spend).toEqual({ ok: false, balance: 0 });
+    expect(await getCreditBalance(db(), org.id)).toBe(2);
+
+    // Without `spend`, as reserveEvents: never spends.
+    const none = await db().transaction(async (tx) => reserveAndSpend(tx, await beginIngestGroup(tx), org.id, [reservation(org.id, 'u1')], false));
+    expect(none.spend).toBeNull();
+    expect(await getCreditBalance(db(), org.id)).toBe(2);
   });
 });
