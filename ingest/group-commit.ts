@@ -3,7 +3,9 @@
 //   reserve — ONE control-plane transaction: one ledger row per key + ONE group row holding all
 //             their records + credits + new end users;
 //   publish — ONE Kafka send (acks=all, idempotent producer) of every reserved event;
-//   mark    — ONE update marking the published groups (and so all their rows) published.
+//   mark    — ONE update marking the published groups (and so all their rows) published: as
+//             part of the next reservation's group insert when one starts (no transaction of its
+//             own on a busy ingest), else on its own once the reserve stage is idle.
 // So a busy ingest makes few, large transactions and sends, and the database and Kafka work
 // overlap. An event's promise settles only once its fate is durable: 202 after Kafka acknowledged
 // it, 402 after its reservation was rolled back, 503 after it was released (credit refunded).
@@ -20,9 +22,10 @@ import { isConnectionFailure } from '../core/control/sql-errors.js';
 import {
   beginIngestGroup,
   discardReservations,
+  IngestGroupIds,
   markGroupsPublished,
   releaseReservations,
-  reserveEvents,
+  reserveAndSpend,
   writeIngestGroup,
   type IngestGroup,
 } from './ingest-ledger.store.js';
@@ -137,6 +140,7 @@ export class GroupCommitter {
   private closed = false;
   private idle: Array<() => void> = [];
   private readonly knownEndUsers = new Set<string>();
+  private readonly groupIds = new IngestGroupIds();
   /**
    * End users created here whose events are not yet queued, and how many reserved events of this
    * process name each user: a failed publish deletes the users that no accepted event named (a
@@ -207,11 +211,15 @@ export class GroupCommitter {
   /** Starts every idle stage that has work. */
   private pump(): void {
     if (!this.busy.reserve && this.toReserve.length > 0) {
-      this.run('reserve', () => this.reserve(this.toReserve.splice(0, this.opts.maxGroupEvents)));
+      // The reservation marks what is waiting to be marked (in its group insert).
+      const marks = this.toMark.splice(0);
+      this.run('reserve', () => this.reserve(this.toReserve.splice(0, this.opts.maxGroupEvents), marks));
     }
     // All of it: a group's events go to Kafka in one send, so its one mark (or release) covers them all.
     if (!this.busy.publish && this.toPublish.length > 0) this.run('publish', () => this.publish(this.toPublish.splice(0)));
-    if (!this.busy.mark && this.toMark.length > 0) this.run('mark', () => this.mark(this.toMark.splice(0)));
+    // On its own only when no reservation runs: a running one is followed by another (which takes
+    // the marks) or by this check again when it ends.
+    if (!this.busy.mark && !this.busy.reserve && this.toMark.length > 0) this.run('mark', () => this.mark(this.toMark.splice(0)));
     if (this.isIdle()) for (const resolve of this.idle.splice(0)) resolve();
   }
 
@@ -227,9 +235,10 @@ export class GroupCommitter {
 
   // ---- stage 1: one transaction reserves the group's keys and spends their credits ----------
 
-  private async reserve(group: Entry[]): Promise<void> {
+  /** Reserves `group`; `marks` (acknowledged by Kafka) are marked published in the same transaction. */
+  private async reserve(group: Entry[], marks: Reserved[]): Promise<void> {
     groupSize.observe(group.length);
-    await this.reserveIsolating(group);
+    await this.reserveIsolating(group, marks);
   }
 
   /**
@@ -237,12 +246,14 @@ export class GroupCommitter {
    * halves and each half tried on its own, down to the single member that is refused, so no one
    * request can fail the others in its group whatever the cause (one bad member among n costs
    * about 2·log2(n) extra transactions). Only an unreachable control plane fails a group whole.
+   * `marks` go with the first try only: when it rolls back they return to the mark stage's queue.
    */
-  private async reserveIsolating(group: Entry[]): Promise<void> {
+  private async reserveIsolating(group: Entry[], marks: Reserved[] = []): Promise<void> {
     let outcome: OrganizationReservation & { groupId: string | null };
     try {
-      outcome = await this.reserveInOneTransaction(group);
+      outcome = await this.reserveInOneTransaction(group, marks);
     } catch (err) {
+      this.toMark.push(...marks);
       // An unreachable control plane would fail every half the same way: no splitting then.
       if (group.length > 1 && !isConnectionFailure(err)) {
         const half = Math.ceil(group.length / 2);
@@ -254,6 +265,7 @@ export class GroupCommitter {
       for (const e of group) this.finish(e, { ok: false, error: unavailable('The control plane is unavailable') });
       return;
     }
+    this.marked(marks);
     if (outcome.groupId !== null) this.groupsInFlight.add(outcome.groupId);
     this.rememberEndUsers(outcome.newUsers);
     for (const [org, u, created] of outcome.newUsers) if (created) this.unconfirmedUsers.add(keyOf(org, u));
@@ -263,9 +275,9 @@ export class GroupCommitter {
     this.toPublish.push(...outcome.reserved);
   }
 
-  private reserveInOneTransaction(group: Entry[]): Promise<OrganizationReservation & { groupId: string | null }> {
+  private reserveInOneTransaction(group: Entry[], marks: Reserved[]): Promise<OrganizationReservation & { groupId: string | null }> {
     return this.db.transaction(async (tx) => {
-      const ingestGroup = await beginIngestGroup(tx);
+      const ingestGroup = await beginIngestGroup(tx, this.groupIds);
       const all: OrganizationReservation = { reserved: [], answered: [], newUsers: [] };
       for (const [org, entries] of groupBy(group, (e) => e.event.organizationId)) {
         const one = await this.reserveForOrganization(tx, ingestGroup, org, entries);
@@ -274,7 +286,7 @@ export class GroupCommitter {
         all.newUsers.push(...one.newUsers);
       }
       // Written when some row references it (all duplicates or all unpaid: nothing to hold).
-      const written = await writeIngestGroup(tx, ingestGroup);
+      const written = await writeIngestGroup(tx, ingestGroup, marks.map((r) => r.groupId));
       return { ...all, groupId: written ? ingestGroup.id : null };
     });
   }
@@ -300,7 +312,8 @@ export class GroupCommitter {
     const reserved: Reserved[] = [];
     const answered: Array<[Entry, EventOutcome]> = [];
     const newUsers: OrganizationReservation['newUsers'] = [];
-    const reservations = await reserveEvents(
+    // One credit per new key, spent by the insert itself when every key is new.
+    const { reservations, spend } = await reserveAndSpend(
       tx,
       group,
       org,
@@ -310,11 +323,12 @@ export class GroupCommitter {
         payload: e.event.payload,
         flagReason: e.event.flagReason,
       })),
+      true,
     );
     const fresh = entries.filter((_, i) => reservations[i]!.isNew);
     let paid = fresh.length;
     if (fresh.length > 0) {
-      let { ok, balance } = await spendCredits(tx, org, fresh.length);
+      let { ok, balance } = spend ?? (await spendCredits(tx, org, fresh.length));
       if (!ok) {
         // Fewer credits than new keys: the first `paid` in arrival order go, the rest answer 402.
         ({ spent: paid, balance } = await spendAvailableCredits(tx, org, fresh.length));
@@ -446,7 +460,14 @@ export class GroupCommitter {
       // (the processor drops the repeat by event_id).
       this.logger.warn({ err, events: batch.length }, 'marking published failed; the sweeper will finish it');
     }
-    for (const id of groupIds) this.groupsInFlight.delete(id);
-    for (const r of batch) this.inFlight.delete(r.entry.key);
+    this.marked(batch);
+  }
+
+  /** Marked (or left to the sweeper): their keys and groups are no longer in flight here. */
+  private marked(batch: Reserved[]): void {
+    for (const r of batch) {
+      this.groupsInFlight.delete(r.groupId);
+      this.inFlight.delete(r.entry.key);
+    }
   }
 }

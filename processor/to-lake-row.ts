@@ -9,6 +9,7 @@ import {
   NO_PROVENANCE,
   provenanceOf,
   UNPRICED_COSTS,
+  type EventCosts,
   type EventStatus,
   type LakeEventRow,
   type PricingProvenance,
@@ -50,16 +51,14 @@ export function unstorableFields(event: UsageEvent): string[] {
   return bad;
 }
 
-/** The cost columns of a row, as pricing (or failure) decided them. */
-type RowCosts = Pick<
-  LakeEventRow,
-  (typeof COST_FIELDS)[number] | 'total_cost' | 'status' | 'status_reason' | 'rate_card_slug'
-> &
-  PricingProvenance;
+/** The cost columns of a row as pricing (or failure) decided them; a PricedCost is one. */
+type RowCosts = EventCosts & PricingProvenance & Pick<LakeEventRow, 'rate_card_slug'>;
 
-// One object literal with every column: building rows by spreading a partial row into another
-// measured about 20k rows/s (V8 falls back to slow objects); this shape is an order faster.
-function rowOf(event: UsageEvent, c: RowCosts, at: RecordPosition): LakeEventRow {
+// One object literal with every column, read from the event and the costs as they are: building
+// rows by spreading a partial row into another measured about 20k rows/s (V8 falls back to slow
+// objects), and even an intermediate costs object spread into this literal cost ~8 µs a row
+// (0.03-0.09 µs without it, 2026-11-24).
+function rowOf(event: UsageEvent, c: RowCosts, status: EventStatus, statusReason: string | null, at: RecordPosition): LakeEventRow {
   return {
     event_id: event.event_id,
     organization_id: event.organization_id,
@@ -89,8 +88,8 @@ function rowOf(event: UsageEvent, c: RowCosts, at: RecordPosition): LakeEventRow
     unit_cost: c.unit_cost,
     total_cost: c.total_cost,
     cost_override: event.cost_override,
-    status: c.status,
-    status_reason: c.status_reason,
+    status,
+    status_reason: statusReason,
     rate_card_slug: c.rate_card_slug,
     session_id: event.session_id,
     span_id: event.span_id,
@@ -120,18 +119,11 @@ function rowOf(event: UsageEvent, c: RowCosts, at: RecordPosition): LakeEventRow
 
 /** The lake row of a priced event. The caller has checked unstorableFields(event) is empty. */
 export function toLakeRow(event: UsageEvent, cost: PricedCost, at: RecordPosition): LakeEventRow {
-  return rowOf(
-    event,
-    {
-      ...eventCostsOf(cost),
-      status: cost.status,
-      status_reason: cost.status === 'completed' ? null : cost.pending_reason,
-      rate_card_slug: cost.rate_card_slug,
-      ...provenanceOf(cost),
-    },
-    at,
-  );
+  return rowOf(event, cost, cost.status, cost.status === 'completed' ? null : cost.pending_reason, at);
 }
+
+/** The costs of a `failed` row: nothing priced, no card. */
+const FAILED_COSTS: Readonly<RowCosts> = { ...UNPRICED_COSTS, rate_card_slug: null, ...NO_PROVENANCE };
 
 /**
  * Whether every cost of a priced result fits the lake's money column. Pricing writes its costs
@@ -160,17 +152,7 @@ export function failedLakeRow(event: UsageEvent, reason: string, at: RecordPosit
   for (const f of TOKEN_FIELDS) if (bad.has(f)) clean[f] = null;
   if (bad.has('quantity')) clean.quantity = null;
   if (bad.has('cost_override')) clean.cost_override = null;
-  return rowOf(
-    clean,
-    {
-      ...UNPRICED_COSTS,
-      status: 'failed',
-      status_reason: reason,
-      rate_card_slug: null,
-      ...NO_PROVENANCE,
-    },
-    at,
-  );
+  return rowOf(clean, FAILED_COSTS, 'failed', reason, at);
 }
 
 /**

@@ -1,6 +1,6 @@
 // bench/results/ingest.md from ingest.json: per configuration, our figures beside the bare-HTTP
 // ceiling, the Kafka ProducerPerformance ceiling, and (when --profile ran) the CPU per event of
-// each layer of the single-event path.
+// each layer of the single-event path; first, the hand-written account in bench/ingest/analysis.md.
 
 const met = (v: boolean) => (v ? 'met' : '**not met**');
 const n = (x: number) => x.toLocaleString('en-US');
@@ -72,8 +72,10 @@ function profileSection(p: any, cpus: number): string[] {
   ];
 }
 
-export function ingestMarkdown(runs: Record<string, any>): string {
+/** `analysis`: the hand-written account of the latest work (bench/ingest/analysis.md), put first. */
+export function ingestMarkdown(runs: Record<string, any>, analysis = ''): string {
   const out = ['# Ingest benchmark', '', 'Written by `npm run bench:ingest` (see bench/ingest/run.ts for options); the same data is in `ingest.json`.', ''];
+  if (analysis.trim()) out.push(analysis.trim(), '');
   for (const [label, r] of Object.entries(runs)) {
     const s = r.single;
     const b = r.batch;

@@ -401,7 +401,8 @@ function writeResults(update: (earlier: unknown) => unknown): void {
   all.runs[label] = update(all.runs[label]);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, `${JSON.stringify(all, null, 2)}\n`);
-  fs.writeFileSync(fromRoot('bench', 'results', 'ingest.md'), ingestMarkdown(all.runs));
+  const analysis = fromRoot('bench', 'ingest', 'analysis.md');
+  fs.writeFileSync(fromRoot('bench', 'results', 'ingest.md'), ingestMarkdown(all.runs, fs.existsSync(analysis) ? fs.readFileSync(analysis, 'utf8') : ''));
   log(`wrote run "${label}" to bench/results/ingest.json and ingest.md`);
 }
 

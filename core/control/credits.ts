@@ -55,6 +55,18 @@ export async function getCreditBalance(db: Queryable, organizationId: string): P
 }
 
 /**
+ * spendCredits's statement, for it and for a statement that spends as part of a larger one (the
+ * ingest ledger's insert, as a WITH query): `organization` and `n` are SQL expressions; `from` a
+ * FROM list they may refer to and `when` a further condition, both optional. Returns the new
+ * balance, or no row when it did not cover n (or `when` was false).
+ */
+export function spendAllOrNothing(organization: string, n: string, opts: { from?: string; when?: string } = {}): string {
+  return `UPDATE credit_balances SET balance = balance - ${n}${opts.from ? ` FROM ${opts.from}` : ''}
+      WHERE organization_id = ${organization} AND balance >= ${n}${opts.when ? ` AND ${opts.when}` : ''}
+      RETURNING balance`;
+}
+
+/**
  * Spends n credits only if the balance covers all of them (all or nothing). Returns whether it
  * did and the balance afterwards. Row-locks the balance until the caller's transaction ends.
  */
@@ -63,12 +75,7 @@ export async function spendCredits(
   organizationId: string,
   n: number,
 ): Promise<{ ok: boolean; balance: number }> {
-  const [row] = await tx.query<{ balance: string }>(
-    `UPDATE credit_balances SET balance = balance - $2
-      WHERE organization_id = $1 AND balance >= $2
-      RETURNING balance`,
-    [organizationId, n],
-  );
+  const [row] = await tx.query<{ balance: string }>(spendAllOrNothing('$1', '$2'), [organizationId, n]);
   if (row) return { ok: true, balance: Number(row.balance) };
   return { ok: false, balance: (await getCreditBalance(tx, organizationId)) ?? 0 };
 }

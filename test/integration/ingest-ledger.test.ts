@@ -5,7 +5,7 @@ import crypto from 'node:crypto';
 import { expect, it } from 'vitest';
 import { getCreditBalance, grantCredits, spendCredits } from '../../core/control/credits.js';
 import { type Queryable } from '../../core/control/db.js';
-import { beginIngestGroup, discardReservations, listGroupRecords, listStrandedGroups, markGroupsPublished, releaseReservations, reserveEvents, writeIngestGroup, type IngestGroup, type Reservation, type ReservationInput } from '../../ingest/ingest-ledger.store.js';
+import { beginIngestGroup, discardReservations, IngestGroupIds, reserveAndSpend, listGroupRecords, listStrandedGroups, markGroupsPublished, releaseReservations, reserveEvents, writeIngestGroup, type IngestGroup, type Reservation, type ReservationInput } from '../../ingest/ingest-ledger.store.js';
 import { getLedgerDetails, getLedgerEntries } from '../support/ledger-reads.js';
 import { createOrganization } from '../../core/control/organizations.js';
 import { eventIdFor } from '../../core/ids.js';
@@ -297,5 +297,98 @@ describeEachControlDb('ingest ledger', ({ kind, db }) => {
     expect(await getCreditBalance(db(), org.id)).toBe(8);
     expect(await groupRow(g3.groupId)).toMatchObject({ published: false });
     expect(keysOf(await listGroupRecords(db(), [g3.groupId]))).toEqual(['y2']);
+  });
+
+  it('group ids from blocks: two committers (two processes) never share an id, and ids rise within a block', async () => {
+    const a = new IngestGroupIds(4);
+    const b = new IngestGroupIds(4);
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      ids.push(await a.next(db()));
+      ids.push(await b.next(db()));
+    }
+    expect(new Set(ids).size).toBe(12);
+    const fromA = ids.filter((_, i) => i % 2 === 0).map(Number);
+    expect(fromA).toEqual([...fromA].sort((x, y) => x - y));
+    // A group begun with a block id is written and read back like any other.
+    const org = await createOrganization(db(), { name: 'Block ids' });
+    const written = await db().transaction(async (tx) => {
+      const group = await beginIngestGroup(tx, a);
+      await reserveEvents(tx, group, org.id, [reservation(org.id, 'b1')]);
+      await writeIngestGroup(tx, group);
+      return group.id;
+    });
+    expect(Number(written)).toBeGreaterThan(Math.max(...fromA));
+    expect(keysOf(await listGroupRecords(db(), [written]))).toEqual(['b1']);
+  });
+
+  it('a group insert marks the earlier groups it is given published, in its transaction, and only then', async () => {
+    const org = await createOrganization(db(), { name: 'Piggyback' });
+    const g1 = await reserveGroup(org.id, [reservation(org.id, 'p1')]);
+    const g2 = await reserveGroup(org.id, [reservation(org.id, 'p2')]);
+    const withMarks = (rows: ReservationInput[], marks: string[], fail = false) =>
+      db().transaction(async (tx) => {
+        const group = await beginIngestGroup(tx);
+        await reserveEvents(tx, group, org.id, rows);
+        const written = await writeIngestGroup(tx, group, marks);
+        if (fail) throw new Error('rolled back');
+        return { groupId: group.id, written };
+      });
+
+    // Rolled back: neither the new group nor the marks happened.
+    await expect(withMarks([reservation(org.id, 'p3')], [g1.groupId], true)).rejects.toThrow('rolled back');
+    expect(await groupRow(g1.groupId)).toMatchObject({ published: false });
+    expect([...(await getLedgerEntries(db(), org.id, ['p3'])).keys()]).toEqual([]);
+
+    // Committed: g1 (named twice) is published, its blob dropped; the new group is unpublished; g2 untouched.
+    const g3 = await withMarks([reservation(org.id, 'p3')], [g1.groupId, g1.groupId]);
+    expect(g3.written).toBe(true);
+    expect(await groupRow(g1.groupId)).toEqual({ published: true, payloads: null, members: null });
+    expect(await groupRow(g3.groupId)).toMatchObject({ published: false });
+    expect(await groupRow(g2.groupId)).toMatchObject({ published: false });
+    expect((await getLedgerDetails(db(), org.id, ['p1', 'p2', 'p3'])).get('p1')!.state).toBe('published');
+
+    // A reservation with nothing new writes no group row, yet still marks what it was given.
+    const dup = await withMarks([reservation(org.id, 'p1')], [g2.groupId, g3.groupId]);
+    expect(dup.written).toBe(false);
+    expect(await groupRow(dup.groupId)).toBeUndefined();
+    const states = await getLedgerDetails(db(), org.id, ['p1', 'p2', 'p3']);
+    expect(['p1', 'p2', 'p3'].map((k) => states.get(k)!.state)).toEqual(['published', 'published', 'published']);
+    // An already published group is left as it is.
+    expect(await markGroupsPublished(db(), [g1.groupId, g2.groupId, g3.groupId])).toBe(0);
+  });
+
+  it('reserveAndSpend spends one credit per key in its insert when every key is new, all or nothing, and nothing when a key existed', async () => {
+    const org = await createOrganization(db(), { name: 'Spend in insert' });
+    await grantCredits(db(), org.id, 5);
+    const attempt = (keys: string[]) =>
+      db().transaction(async (tx) => {
+        const group = await beginIngestGroup(tx);
+        const out = await reserveAndSpend(tx, group, org.id, keys.map((k) => reservation(org.id, k)), true);
+        await writeIngestGroup(tx, group);
+        return out;
+      });
+
+    // Three distinct new keys (one repeated): three credits.
+    const first = await attempt(['s1', 's2', 's1', 's3']);
+    expect(first.spend).toEqual({ ok: true, balance: 2 });
+    expect(first.reservations.map((r) => r.isNew)).toEqual([true, true, false, true]);
+    expect(await getCreditBalance(db(), org.id)).toBe(2);
+
+    // s3 exists: nothing is spent here (the caller spends for s4 after handling s3).
+    const mixed = await attempt(['s3', 's4']);
+    expect(mixed.spend).toBeNull();
+    expect(mixed.reservations.map((r) => r.isNew)).toEqual([false, true]);
+    expect(await getCreditBalance(db(), org.id)).toBe(2);
+
+    // Three new keys, two credits: none spent (the caller then spends what is there).
+    const short = await attempt(['t1', 't2', 't3']);
+    expect(short.spend).toEqual({ ok: false, balance: 0 });
+    expect(await getCreditBalance(db(), org.id)).toBe(2);
+
+    // Without `spend`, as reserveEvents: never spends.
+    const none = await db().transaction(async (tx) => reserveAndSpend(tx, await beginIngestGroup(tx), org.id, [reservation(org.id, 'u1')], false));
+    expect(none.spend).toBeNull();
+    expect(await getCreditBalance(db(), org.id)).toBe(2);
   });
 });
