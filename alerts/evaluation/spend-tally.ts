@@ -37,6 +37,7 @@ import {
   pruneRevisions,
   sameSpend,
   SpendDeltas,
+  spendKeysOf,
   unappliedRevisions,
   type SpendKeys,
   type SpendRevision,
@@ -334,10 +335,69 @@ export class AlertTally {
   }
 
   /**
-   * One statement: move the mark, add the rows at or above the old mark. The rows it counted are
-   * remembered until their lake write is confirmed (written()).
+   * One statement moves the mark and adds the rows at or above the old mark. A usual flush (none of
+   * its rows counted before: the mark is at or below its lowest offset) sends one sum per key
+   * (countSums); a flush holding rows counted before (consumed again after a crash or a failed lake
+   * write) sends every row and the statement skips those below the mark (countRows). The rows it
+   * counted are remembered until their lake write is confirmed (written()).
    */
   private async count(partition: number, nextOffset: number, rows: TallyRow[]): Promise<void> {
+    const from = rows.length > 0 && (await this.countSums(partition, nextOffset, rows)) ? 0 : await this.countRows(partition, nextOffset, rows);
+    let counted = this.counted.get(partition);
+    if (!counted) this.counted.set(partition, (counted = new Map()));
+    for (const r of rows) if (r.offset >= from) counted.set(r.offset, r);
+  }
+
+  /**
+   * Adds the rows' sums per (organization, day, key) and moves the mark, only if the mark is at or
+   * below the lowest offset of `rows` (so every row counts); returns whether it did. One parameter
+   * row per key instead of one per event and key: the control plane's share of a flush.
+   */
+  private async countSums(partition: number, nextOffset: number, rows: readonly TallyRow[]): Promise<boolean> {
+    let lowest = Infinity;
+    const sums = new Map<string, { org: string; day: string; kind: string; value: string; cost: Big }>();
+    for (const r of rows) {
+      lowest = Math.min(lowest, r.offset);
+      const cost = new Big(r.cost);
+      for (const { kind, value } of spendKeysOf(r)) {
+        const id = `${r.organizationId}\n${r.day}\n${kind}\n${value}`;
+        const sum = sums.get(id);
+        if (sum) sum.cost = sum.cost.plus(cost);
+        else sums.set(id, { org: r.organizationId, day: r.day, kind, value, cost });
+      }
+    }
+    const keys = [...sums.values()];
+    const moved = await this.db.query<{ prev_offset: string | number }>(
+      `WITH m AS (
+         INSERT INTO alert_partition_marks AS a (partition_id, next_offset, prev_offset) VALUES ($1, $2, 0)
+         ON CONFLICT (partition_id) DO UPDATE SET prev_offset = a.next_offset, next_offset = greatest(a.next_offset, EXCLUDED.next_offset)
+          WHERE a.next_offset <= $3
+         RETURNING prev_offset
+       ),
+       up AS (
+         INSERT INTO alert_daily_spend AS s (organization_id, day, key_kind, key_value, cost)
+         SELECT k.org, k.day, k.kind, k.value, k.cost
+           FROM unnest($4::uuid[], $5::date[], $6::text[], $7::text[], $8::numeric[]) AS k(org, day, kind, value, cost)
+          WHERE EXISTS (SELECT 1 FROM m)
+         ON CONFLICT (organization_id, key_kind, key_value, day) DO UPDATE SET cost = s.cost + EXCLUDED.cost
+       )
+       SELECT prev_offset FROM m`,
+      [
+        partition,
+        nextOffset,
+        lowest,
+        keys.map((k) => k.org),
+        keys.map((k) => k.day),
+        keys.map((k) => k.kind),
+        keys.map((k) => k.value),
+        keys.map((k) => k.cost.toFixed()),
+      ],
+    );
+    return moved.length > 0;
+  }
+
+  /** Moves the mark and adds each row at or above the old mark; returns the old mark. */
+  private async countRows(partition: number, nextOffset: number, rows: readonly TallyRow[]): Promise<number> {
     const dims = rows.flatMap((r) => r.dimensions.map((d) => ({ r, d })));
     const [mark] = await this.db.query<{ prev_offset: string | number }>(
       `WITH m AS (
@@ -384,10 +444,7 @@ export class AlertTally {
         dims.map(({ d }) => d),
       ],
     );
-    const from = Number(mark?.prev_offset ?? 0);
-    let counted = this.counted.get(partition);
-    if (!counted) this.counted.set(partition, (counted = new Map()));
-    for (const r of rows) if (r.offset >= from) counted.set(r.offset, r);
+    return Number(mark?.prev_offset ?? 0);
   }
 }
 
