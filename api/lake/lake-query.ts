@@ -260,8 +260,9 @@ export class LakeQuery {
    * parameters are described at the top of this file; `params` are bound by name ($name).
    */
   async rows<T extends object = LakeRow>(scope: LakeScope, sql: string, params: Record<string, LakeParam> = {}): Promise<T[]> {
+    // The cache's copies and writes for this query's relations wait until it ran (derived-cache.ts).
+    const { value: text, startBackground } = await this.cache.collect(() => this.expand(scope, sql));
     try {
-      const text = await this.expand(scope, sql);
       const all: Record<string, LakeParam> = { org: scope.organizationId, ...scope.derived?.params, ...params };
       if (scope.range) {
         all.start ??= scope.range.start;
@@ -280,8 +281,7 @@ export class LakeQuery {
         this.release(conn);
       }
     } finally {
-      // The cache's copies and writes wait for the query that named its rows (derived-cache.ts).
-      this.cache.startBackground();
+      startBackground();
     }
   }
 
