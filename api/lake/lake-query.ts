@@ -39,7 +39,7 @@ import { DerivedStore } from './derived-store.js';
 import { LakeReader } from '../../core/lake/lake-reader.js';
 import type { LakeTable } from '../../core/lake/layout.js';
 import { DAILY_COSTS, rollupFromEventsSql } from '../../core/lake/rollups.js';
-import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
+import { readParquetSql, sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 
 type LakeValue = string | number | boolean | Date | null;
 export type LakeRow = Record<string, LakeValue>;
@@ -383,6 +383,19 @@ export class LakeQuery {
       const src = `(SELECT *, CAST(NULL AS VARCHAR) AS filename FROM ${events})`;
       return `(SELECT * EXCLUDE (filename) FROM (${d.perDay.replaceAll('{{src}}', src)}))`;
     });
+  }
+
+  /**
+   * Opens a connection into the pool and reads a lake file's footer (`file`, if any), so the first
+   * request finds both ready (api/lake/prepare-reads.ts).
+   */
+  async warmUp(file?: string): Promise<void> {
+    const conn = await this.connection();
+    try {
+      await conn.run(file ? `SELECT count(*) FROM ${readParquetSql([file])}` : 'SELECT 1');
+    } finally {
+      this.release(conn);
+    }
   }
 
   private async connection(): Promise<DuckDBConnection> {
