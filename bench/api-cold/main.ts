@@ -2,10 +2,12 @@
 // each endpoint's first request once, which on a shared 2-core machine swings by ±100 ms; this
 // times the chosen endpoints `--rounds` times, each in a fresh api process (bench/api/fresh-api.ts),
 // and prints the median start-up (spawn to listening: what a process prepares before it reports
-// ready counts here) and first request, with derived days persisted and, with --raw, the DuckDB
-// raw scan (rollups off). Reads the data directory bench/api or bench/api-part2 left (their lakes
-// and control planes); writes nothing there except the derived days the api persists.
-//   npx tsx bench/api-cold/main.ts --data-dir DIR [--match REGEX] [--rounds 5] [--raw]
+// ready counts here) and first request, with derived days persisted; with --unprepared the same
+// with nothing prepared before listening (api/lake/prepare-reads.ts off: the state before it), in
+// turn with the first, so both see the same load; with --raw the DuckDB raw scan (rollups off).
+// Reads the data directory bench/api or bench/api-part2 left (their lakes and control planes);
+// writes nothing there except the derived days the api persists.
+//   npx tsx bench/api-cold/main.ts --data-dir DIR [--match REGEX] [--rounds 5] [--unprepared] [--raw]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,6 +24,7 @@ const { values } = parseArgs({
     match: { type: 'string', default: '' },
     rounds: { type: 'string', default: '5' },
     raw: { type: 'boolean', default: false },
+    unprepared: { type: 'boolean', default: false },
   },
 });
 const dataDir = path.resolve(values['data-dir'] ?? '');
@@ -66,18 +69,24 @@ log(`${os.cpus().length} cpus; load ${os.loadavg().map((l) => l.toFixed(2)).join
 const rows: string[] = [];
 for (const [name, pq] of cases().filter(([n]) => new RegExp(values.match!).test(n))) {
   const persisted: Array<{ startMs: number; firstMs: number }> = [];
+  const unprepared: Array<{ startMs: number; firstMs: number }> = [];
   const raw: number[] = [];
   for (let i = 0; i < rounds; i++) {
     persisted.push(await firstRequest(base, pq));
+    if (values.unprepared) unprepared.push(await firstRequest({ ...base, prepare: false }, pq));
     if (values.raw) raw.push((await firstRequest({ ...base, useRollups: false }, pq)).firstMs);
   }
-  const r = {
-    start: median(persisted.map((x) => x.startMs)),
-    first: median(persisted.map((x) => x.firstMs)),
-    raw: values.raw ? median(raw) : null,
-  };
-  log(`${name.padEnd(80)} start ${r.start}  first ${r.first} (${persisted.map((x) => x.firstMs.toFixed(0)).join(' ')})${r.raw === null ? '' : `  raw ${r.raw} (${raw.map((x) => x.toFixed(0)).join(' ')})`} ms`);
-  rows.push(`| ${name} | ${r.start} | ${r.first} |${r.raw === null ? '' : ` ${r.raw} |`}`);
+  const figures = (xs: Array<{ startMs: number; firstMs: number }>) => `${median(xs.map((x) => x.startMs))} | ${median(xs.map((x) => x.firstMs))} |`;
+  const each = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(' ');
+  log(
+    `${name.padEnd(80)} start ${median(persisted.map((x) => x.startMs))}  first ${median(persisted.map((x) => x.firstMs))} (${each(persisted.map((x) => x.firstMs))})` +
+      (values.unprepared ? `  unprepared: start ${median(unprepared.map((x) => x.startMs))} first ${median(unprepared.map((x) => x.firstMs))} (${each(unprepared.map((x) => x.firstMs))})` : '') +
+      (values.raw ? `  raw ${median(raw)} (${each(raw)})` : '') +
+      ' ms',
+  );
+  rows.push(`| ${name} | ${figures(persisted)}${values.unprepared ? ` ${figures(unprepared)}` : ''}${values.raw ? ` ${median(raw)} |` : ''}`);
 }
 log(`load at the end ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-console.log(`\n| endpoint | start-up ms | first ms |${values.raw ? ' raw scan first ms |' : ''}\n|---|--:|--:|${values.raw ? '--:|' : ''}\n${rows.join('\n')}`);
+const head = `| endpoint | start-up ms | first ms |${values.unprepared ? ' unprepared start-up ms | unprepared first ms |' : ''}${values.raw ? ' raw scan first ms |' : ''}`;
+const rule = `|---|--:|--:|${values.unprepared ? '--:|--:|' : ''}${values.raw ? '--:|' : ''}`;
+console.log(`\n${head}\n${rule}\n${rows.join('\n')}`);
