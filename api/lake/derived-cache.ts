@@ -58,12 +58,6 @@ export interface DerivedCacheOptions {
    * days still change with every flush, so their rows would be superseded within seconds.
    */
   persistSettledMs?: number;
-  /**
-   * Resolves when background work (persisting, copying persisted days in) may start; the api's
-   * LakeQuery waits for a pause in its queries, so a burst of requests is not slowed by the copies
-   * its first request started. Default: at once.
-   */
-  quiet?: () => Promise<void>;
 }
 
 type StaleDay = DayFiles & { id: number };
@@ -128,7 +122,6 @@ export class DerivedCache {
   private readonly store: DerivedStore | null;
   private readonly persistSettledMs: number;
   private readonly catalog: string;
-  private readonly quiet: () => Promise<void>;
   private readonly background = new Set<Promise<void>>();
   /**
    * Starts of the background work of relations handed out and not yet started, one list per
@@ -152,7 +145,6 @@ export class DerivedCache {
     this.store = options.store ?? null;
     this.catalog = options.catalog ? `${options.catalog}.` : '';
     this.persistSettledMs = options.persistSettledMs ?? DAY_MS;
-    this.quiet = options.quiet ?? (() => Promise.resolve());
   }
 
   /**
@@ -266,8 +258,7 @@ export class DerivedCache {
 
   /** The work after a build: persist what was built from the lake, load what was read from persisted files. */
   private async settle(e: Entry, d: Derivation, organizationId: string, built: Built): Promise<void> {
-    if (!this.store || (built.persist.length === 0 && built.direct.length === 0)) return;
-    await this.quiet();
+    if (!this.store) return;
     if (built.persist.length > 0) {
       const conn = await this.connect();
       try {

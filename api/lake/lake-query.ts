@@ -209,18 +209,9 @@ function dateLiteralSql(d: Date): string {
   return `DATE '${d.toISOString().slice(0, 10)}'`;
 }
 
-/** Background work of the DerivedCache waits until no query has run for this long (a burst of requests)… */
-const QUIET_MS = 250;
-/** …or at most this long. */
-const QUIET_MAX_WAIT_MS = 5_000;
-
 export class LakeQuery {
   private readonly idle: DuckDBConnection[] = [];
   private closed = false;
-  private closing = false;
-  /** Queries of rows() running now, and when the last one ended (performance.now()). */
-  private running = 0;
-  private lastQueryEnd = 0;
   readonly cache: DerivedCache;
 
   private constructor(
@@ -237,7 +228,6 @@ export class LakeQuery {
       catalog: DERIVED_CATALOG,
       store: useRollups && derivedDir ? new DerivedStore(derivedDir, { graceMs: options.cacheGraceMs, onError: options.onDerivedStoreError }) : null,
       persistSettledMs: options.persistSettledMs,
-      quiet: () => this.quiet(),
     });
   }
 
@@ -284,13 +274,10 @@ export class LakeQuery {
         if (new RegExp(`\\$${name}\\b`).test(text)) values[name] = toDuckValue(v);
       }
       const conn = await this.connection();
-      this.running++;
       try {
         const reader = await conn.runAndReadAll(text, values);
         return reader.convertRowObjects(convert) as T[];
       } finally {
-        this.running--;
-        this.lastQueryEnd = performance.now();
         this.release(conn);
       }
     } finally {
@@ -398,17 +385,6 @@ export class LakeQuery {
     });
   }
 
-  /** Resolves once no query has run for QUIET_MS, after QUIET_MAX_WAIT_MS at most, or at once when closing. */
-  private async quiet(): Promise<void> {
-    const deadline = performance.now() + QUIET_MAX_WAIT_MS;
-    for (;;) {
-      const now = performance.now();
-      const since = now - this.lastQueryEnd;
-      if (this.closing || this.closed || now >= deadline || (this.running === 0 && since >= QUIET_MS)) return;
-      await new Promise((r) => setTimeout(r, Math.min(deadline - now, this.running > 0 ? QUIET_MS : QUIET_MS - since)));
-    }
-  }
-
   /**
    * Opens a connection into the pool and reads a lake file's footer (`file`, if any), so the first
    * request finds both ready (api/lake/prepare-reads.ts).
@@ -434,7 +410,6 @@ export class LakeQuery {
 
   /** Closes after the cache's background work (persisting derived days) is done. */
   async closeWhenIdle(): Promise<void> {
-    this.closing = true;
     await this.cache.idle();
     this.close();
   }
