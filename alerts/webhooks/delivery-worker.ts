@@ -84,15 +84,25 @@ export class DeliveryWorker {
     this.unregisterGauges = registerOutboxGauges(() => this.stats());
   }
 
-  /** Starts ticking; on PGlite first releases the leases a dead predecessor left (no other process can hold one). */
-  start(): void {
+  /**
+   * Starts ticking; on PGlite first releases the leases a dead predecessor left (no other process
+   * can hold one). Settles after that and the first tick (never rejects): the api awaits it before
+   * it listens, so the first tick's statements do not queue ahead of a first request's on the
+   * PGlite thread.
+   */
+  start(): Promise<void> {
     wakers.add(this.wake);
-    if (this.db.kind === 'pglite') {
-      void this.db
-        .query(`UPDATE webhook_deliveries SET claimed_until = NULL WHERE claimed_until IS NOT NULL AND status = 'pending'`)
-        .catch((err) => this.logger.warn({ err }, 'could not release webhook leases at start'))
-        .finally(() => this.kick());
-    } else this.schedule();
+    if (this.db.kind !== 'pglite') {
+      this.schedule();
+      return Promise.resolve();
+    }
+    return this.db
+      .query(`UPDATE webhook_deliveries SET claimed_until = NULL WHERE claimed_until IS NOT NULL AND status = 'pending'`)
+      .catch((err) => this.logger.warn({ err }, 'could not release webhook leases at start'))
+      .then(() => {
+        this.kick();
+        return this.running ?? undefined;
+      });
   }
 
   async stop(): Promise<void> {

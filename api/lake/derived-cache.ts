@@ -9,7 +9,9 @@
 // budget. With a DerivedStore, days built from the lake are also persisted (settled days only, after
 // the request that built them), and a day missing from memory is loaded from its persisted rows
 // when their file list is the day's current one (api/lake/derived-store.ts). Background work of a
-// relation (persisting, copying persisted rows in) waits for startBackground: after the query.
+// relation (persisting, copying persisted rows in) waits for the query that named it: each
+// expansion collects its own (collect), so one request's end never starts another's.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DayFiles, DerivedStore } from './derived-store.js';
 import { RowProjections, type RowSelection } from './row-projection.js';
@@ -122,10 +124,19 @@ export class DerivedCache {
   private readonly persistSettledMs: number;
   private readonly catalog: string;
   private readonly background = new Set<Promise<void>>();
-  /** Starts of the background work of relations handed out and not yet started. */
-  private readonly deferred: Array<() => void> = [];
   /** The rows one query selects of a table (relation's `only`). */
   private readonly projections: RowProjections;
+  /**
+   * Starts of the background work of relations handed out and not yet started, one list per
+   * collect() (per request: its own query ran, its own work starts) plus `unowned` for relations
+   * asked outside any collect (LakeQuery.expand on its own: tests, EXPLAIN; no query of theirs is
+   * coming), started at the end of the next request or by idle(). The current
+   * list travels with the expansion's async calls, so callers in between (dimension-rollup-read.ts)
+   * need not pass it along.
+   */
+  private readonly collecting = new AsyncLocalStorage<Array<() => void>>();
+  private readonly pending = new Set<Array<() => void>>();
+  private readonly unowned: Array<() => void> = [];
 
   constructor(
     private readonly connect: () => Promise<DuckDBConnection>,
@@ -169,11 +180,11 @@ export class DerivedCache {
       () => undefined,
       () => undefined,
     );
-    // After this request has its answer (startBackground, called once its query ran), in the
+    // After this request has its answer (its collect's startBackground, once its query ran), in the
     // background: persist the days built from the lake, load into memory the days read from
     // persisted files (requests meanwhile read those files). Started earlier, the copy competed
     // with the request's own query for DuckDB's threads.
-    const started = new Promise<void>((resolve) => this.deferred.push(resolve));
+    const started = new Promise<void>((resolve) => (this.collecting.getStore() ?? this.unowned).push(resolve));
     const settled = started
       .then(() => run)
       .then((built) => this.settle(e, derivation, organizationId, built))
@@ -346,14 +357,41 @@ export class DerivedCache {
     }
   }
 
-  /** Starts the background work of the relations handed out so far (the queries reading them ran). */
-  startBackground(): void {
-    for (const start of this.deferred.splice(0)) start();
+  /**
+   * Runs `expand` (which asks for relations) with a background list of its own and returns its
+   * value and `startBackground`, which starts that list's work (and any unowned) but no other
+   * request's: call it once the query reading the relations ran. Should `expand` throw, its work
+   * starts at once.
+   */
+  async collect<T>(expand: () => Promise<T>): Promise<{ value: T; startBackground: () => void }> {
+    const list: Array<() => void> = [];
+    this.pending.add(list);
+    const startBackground = () => {
+      this.pending.delete(list);
+      for (const start of [...list.splice(0), ...this.unowned.splice(0)]) start();
+    };
+    try {
+      return { value: await this.collecting.run(list, expand), startBackground };
+    } catch (err) {
+      startBackground();
+      throw err;
+    }
+  }
+
+  /** Relations whose background work has not started yet (their query has not run; for tests). */
+  get waiting(): number {
+    let n = this.unowned.length;
+    for (const list of this.pending) n += list.length;
+    return n;
   }
 
   /** Settles when the background work so far (persisting, loading persisted days) is done; starts what waits. */
   async idle(): Promise<void> {
-    this.startBackground();
+    for (const start of this.unowned.splice(0)) start();
+    for (const list of [...this.pending]) {
+      this.pending.delete(list);
+      for (const start of list.splice(0)) start();
+    }
     while (this.background.size > 0) await Promise.all([...this.background]);
   }
 

@@ -42,7 +42,7 @@ import { inlineParameters, type InlineValue } from './inline-parameters.js';
 import { LakeReader } from '../../core/lake/lake-reader.js';
 import type { LakeTable } from '../../core/lake/layout.js';
 import { DAILY_COSTS, rollupFromEventsSql } from '../../core/lake/rollups.js';
-import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
+import { readParquetSql, sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 
 type LakeValue = string | number | boolean | Date | null;
 export type LakeRow = Record<string, LakeValue>;
@@ -275,8 +275,9 @@ export class LakeQuery {
    * parameters are described at the top of this file; `params` are bound by name ($name).
    */
   async rows<T extends object = LakeRow>(scope: LakeScope, sql: string, params: Record<string, LakeParam> = {}): Promise<T[]> {
+    // The cache's copies and writes for this query's relations wait until it ran (derived-cache.ts).
+    const { value: text, startBackground } = await this.cache.collect(() => this.expand(scope, sql));
     try {
-      const text = await this.expand(scope, sql);
       const all: Record<string, LakeParam> = { org: scope.organizationId, ...scope.derived?.params, ...params };
       if (scope.range) {
         all.start ??= scope.range.start;
@@ -293,8 +294,7 @@ export class LakeQuery {
         this.release(conn);
       }
     } finally {
-      // The cache's copies and writes wait for the query that named its rows (derived-cache.ts).
-      this.cache.startBackground();
+      startBackground();
     }
   }
 
@@ -400,6 +400,19 @@ export class LakeQuery {
       const src = `(SELECT *, CAST(NULL AS VARCHAR) AS filename FROM ${events})`;
       return `(SELECT * EXCLUDE (filename) FROM (${d.perDay.replaceAll('{{src}}', src)}))`;
     });
+  }
+
+  /**
+   * Opens a connection into the pool and reads a lake file's footer (`file`, if any), so the first
+   * request finds both ready (api/lake/prepare-reads.ts).
+   */
+  async warmUp(file?: string): Promise<void> {
+    const conn = await this.connection();
+    try {
+      await conn.run(file ? `SELECT count(*) FROM ${readParquetSql([file])}` : 'SELECT 1');
+    } finally {
+      this.release(conn);
+    }
   }
 
   private async connection(): Promise<DuckDBConnection> {

@@ -2,7 +2,7 @@
 // "first request" is the first of a fresh process and its RSS is the api's alone. Hosts the api
 // component on the data directory a benchmark wrote (PGlite control plane, lake), prints
 // {"url": …} on stdout when it listens, and stops cleanly on SIGTERM.
-//   BENCH_API_OPTIONS='{"dataDir": …, "now"?: ISO, "useRollups"?: bool, "derivedDir"?: path, "databaseUrl"?: url, "derivedTables"?: …}'
+//   BENCH_API_OPTIONS='{"dataDir": …, "now"?: ISO, "useRollups"?: bool, "derivedDir"?: path, "databaseUrl"?: url, "derivedTables"?: …, "prepare"?: false}'
 import type { FreshApiOptions } from './fresh-api.js';
 import { startSyntheticLakeHost } from './synthetic-lake-host.js';
 
@@ -15,6 +15,7 @@ const bench = await startSyntheticLakeHost({
   api: {
     ...(now ? { now: () => now } : {}),
     revenue: { checkIntervalMs: 0 },
+    ...(opts.prepare === false ? { prepare: false as const } : {}),
     lake: {
       useRollups: opts.useRollups ?? true,
       ...(opts.derivedDir ? { derivedDir: opts.derivedDir } : {}),

@@ -21,6 +21,8 @@ export interface FreshApiOptions {
   databaseUrl?: string;
   /** Where the api's DerivedCache tables live (default: the api's own). */
   derivedTables?: DerivedTables;
+  /** false: the api prepares nothing before it listens (api/lake/prepare-reads.ts; the state before it). */
+  prepare?: false;
 }
 
 export interface FreshApi {

@@ -10,6 +10,7 @@
 // and in this process the same cost queries through the service functions with rollups on and
 // off (the raw-event path) to show what the daily_costs rollup buys. Writes bench/results/api.json.
 //   npx tsx bench/api/main.ts [--events 5000000] [--days 90] [--iterations 15]
+//                             [--cold-rounds 1 (fresh processes per first-request figure; the median)]
 //                             [--data-dir DIR (reused when it holds a lake from an earlier run)]
 //                             [--no-write]
 import fs from 'node:fs';
@@ -97,31 +98,54 @@ interface ColdCase {
   nothing_persisted_first_ms: number;
   persisted_first_ms: number;
   persisted_second_ms: number;
+  /** Spawn to listening of the persisted process (what the api prepares before it listens included). */
+  persisted_start_ms: number;
 }
-log('cold: first request of a fresh api process — raw scan | nothing persisted | persisted (then its second request)');
+log(`cold: first request of a fresh api process (median of ${options.coldRounds}) — raw scan | nothing persisted | persisted (then its second request)`);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 const coldHttp: ColdCase[] = [];
 for (const [name, p, q] of HTTP_CASES) {
-  const first = async (o: FreshApiOptions, second = false) => {
+  const once = async (o: FreshApiOptions, second: boolean) => {
+    const t = performance.now();
     const api = await startFreshApi(o);
+    const start = performance.now() - t;
     try {
       const a = await api.get(pathOf(p, q), meta.apiKey);
       const b = second ? await api.get(pathOf(p, q), meta.apiKey) : null;
-      return { first: +a.ms.toFixed(1), second: b ? +b.ms.toFixed(1) : 0 };
+      return { start, first: a.ms, second: b ? b.ms : 0 };
     } finally {
       await api.stop();
     }
   };
-  const raw = await first({ ...apiOptions, useRollups: false });
-  const emptyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-api-derived-'));
-  const built = await first({ ...apiOptions, derivedDir: emptyDir }).finally(() => fs.rmSync(emptyDir, { recursive: true, force: true }));
-  const persisted = await first(apiOptions, true);
-  const c = { name, raw_scan_first_ms: raw.first, nothing_persisted_first_ms: built.first, persisted_first_ms: persisted.first, persisted_second_ms: persisted.second };
-  log(`${name.padEnd(78)} raw ${String(c.raw_scan_first_ms).padStart(7)}  built ${String(c.nothing_persisted_first_ms).padStart(7)}  persisted ${String(c.persisted_first_ms).padStart(7)} (then ${c.persisted_second_ms}) ms`);
+  // The median of --cold-rounds fresh processes (one request of a loaded 2-core machine swings ±50 ms).
+  const first = async (o: () => FreshApiOptions, second = false) => {
+    const runs: Array<{ start: number; first: number; second: number }> = [];
+    for (let i = 0; i < options.coldRounds; i++) runs.push(await once(o(), second));
+    const m = (xs: number[]) => +median(xs).toFixed(1);
+    return { start: m(runs.map((r) => r.start)), first: m(runs.map((r) => r.first)), second: m(runs.map((r) => r.second)) };
+  };
+  const raw = await first(() => ({ ...apiOptions, useRollups: false }));
+  const emptyDirs: string[] = [];
+  const built = await first(() => {
+    emptyDirs.push(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-api-derived-')));
+    return { ...apiOptions, derivedDir: emptyDirs.at(-1)! };
+  }).finally(() => emptyDirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+  const persisted = await first(() => apiOptions, true);
+  const c = {
+    name,
+    raw_scan_first_ms: raw.first,
+    nothing_persisted_first_ms: built.first,
+    persisted_first_ms: persisted.first,
+    persisted_second_ms: persisted.second,
+    persisted_start_ms: persisted.start,
+  };
+  log(`${name.padEnd(78)} raw ${String(c.raw_scan_first_ms).padStart(7)}  built ${String(c.nothing_persisted_first_ms).padStart(7)}  persisted ${String(c.persisted_first_ms).padStart(7)} (then ${c.persisted_second_ms}; start-up ${c.persisted_start_ms}) ms`);
   coldHttp.push(c);
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 const coldSummary = {
+  rounds: options.coldRounds,
   persisted_first_p50_ms: median(coldHttp.map((c) => c.persisted_first_ms)),
+  persisted_start_p50_ms: median(coldHttp.map((c) => c.persisted_start_ms)),
   raw_scan_first_p50_ms: median(coldHttp.map((c) => c.raw_scan_first_ms)),
   nothing_persisted_first_p50_ms: median(coldHttp.map((c) => c.nothing_persisted_first_ms)),
   endpoints_persisted_slower_than_raw_scan: coldHttp.filter((c) => c.persisted_first_ms > c.raw_scan_first_ms).map((c) => c.name),

@@ -18,18 +18,21 @@ export interface ReadBenchOptions {
   events: number;
   days: number;
   iterations: number;
+  /** --cold-rounds: fresh api processes per first-request figure (its median; default 1). */
+  coldRounds: number;
   /** --data-dir: kept after the run and reused by the next. */
   dataDir: string | undefined;
   write: boolean;
 }
 
-/** [--events 5000000] [--days defaultDays] [--iterations 15] [--data-dir DIR] [--no-write] */
+/** [--events 5000000] [--days defaultDays] [--iterations 15] [--cold-rounds 1] [--data-dir DIR] [--no-write] */
 export function readBenchOptions(defaultDays: number): ReadBenchOptions {
   const { values } = parseArgs({
     options: {
       events: { type: 'string', default: '5000000' },
       days: { type: 'string', default: String(defaultDays) },
       iterations: { type: 'string', default: '15' },
+      'cold-rounds': { type: 'string', default: '1' },
       'data-dir': { type: 'string' },
       'no-write': { type: 'boolean', default: false },
     },
@@ -38,6 +41,7 @@ export function readBenchOptions(defaultDays: number): ReadBenchOptions {
     events: Number(values.events),
     days: Number(values.days),
     iterations: Number(values.iterations),
+    coldRounds: Math.max(1, Number(values['cold-rounds'])),
     dataDir: values['data-dir'] ? path.resolve(values['data-dir']) : undefined,
     write: !values['no-write'],
   };

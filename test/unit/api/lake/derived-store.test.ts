@@ -161,6 +161,30 @@ describe('persisted derived days', () => {
     }
   });
 
+  it("starts a request's background work after its own query, never at another request's end", async () => {
+    // Persisted days exist (the test above). In a fresh process, request B's relation reads them
+    // from their files and its copy into memory waits for B's query; request A runs to its end
+    // meanwhile. With one list shared by all requests, A's end started B's copy (competing with
+    // B's query for DuckDB's threads).
+    const fresh = await LakeQuery.open(dir);
+    try {
+      const b = await fresh.cache.collect(() => fresh.expand({ organizationId: ORG_A, range: RANGE }, 'SELECT * FROM {{costs}} c'));
+      expect(b.value).toContain(path.join(dir, '_derived'));
+      expect(fresh.cache.waiting).toBe(1);
+      const a = await fresh.rows<{ n: number }>({ organizationId: ORG_A, range: RANGE }, 'SELECT count(*) AS n FROM {{events}} e WHERE e.organization_id = $org');
+      expect(a).toEqual([{ n: 6 }]); // the six events of P0 and P1
+      expect(fresh.cache.waiting).toBe(1);
+      expect(fresh.cache.rows).toBe(0);
+      b.startBackground();
+      expect(fresh.cache.waiting).toBe(0);
+      await until("B's persisted days copied into memory", () => fresh.cache.rows > 0);
+      // Completed cost of the three days, as worked out in the test above.
+      expect(await fresh.row({ organizationId: ORG_A, range: RANGE }, 'SELECT sum(total_cost)::VARCHAR AS c FROM {{costs}} c WHERE c.organization_id = $org')).toEqual({ c: '23.750000000001' });
+    } finally {
+      fresh.close();
+    }
+  });
+
   it('never uses a persisted day after its file list changed', async () => {
     const warm = await LakeQuery.open(dir);
     await answers(warm);
