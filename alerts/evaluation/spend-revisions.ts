@@ -87,6 +87,13 @@ export class SpendDeltas {
   }
 }
 
+/** Adds `select`'s (organization, day, kind, value, cost) rows to alert_daily_spend: the one way spend is added. */
+export function addSpendSql(select: string): string {
+  return `INSERT INTO alert_daily_spend AS s (organization_id, day, key_kind, key_value, cost)
+    ${select}
+    ON CONFLICT (organization_id, key_kind, key_value, day) DO UPDATE SET cost = s.cost + EXCLUDED.cost`;
+}
+
 /** Adds the revision's differences once; the CTE named `r` yields (organization_id, deltas) only when this statement is the one applying it. */
 const ADD_DELTAS = `
   d AS (
@@ -94,11 +101,7 @@ const ADD_DELTAS = `
       FROM r CROSS JOIN LATERAL jsonb_to_recordset(r.deltas) AS x(day date, kind text, value text, cost numeric)
      GROUP BY 1, 2, 3, 4
   ),
-  up AS (
-    INSERT INTO alert_daily_spend AS s (organization_id, day, key_kind, key_value, cost)
-    SELECT org, day, kind, value, cost FROM d
-    ON CONFLICT (organization_id, key_kind, key_value, day) DO UPDATE SET cost = s.cost + EXCLUDED.cost
-  )
+  up AS (${addSpendSql('SELECT org, day, kind, value, cost FROM d')})
   SELECT count(*)::int AS applied FROM r`;
 
 export interface SpendRevision {

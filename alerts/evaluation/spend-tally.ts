@@ -37,6 +37,7 @@ import {
   pruneRevisions,
   sameSpend,
   SpendDeltas,
+  addSpendSql,
   spendKeysOf,
   unappliedRevisions,
   type SpendKeys,
@@ -61,6 +62,17 @@ const WATCH_REFRESH_MS = 2_000;
 /** Attempts within one flush at counting, and at each organization's evaluation on a connection failure, 250 ms and 500 ms apart. */
 const EVALUATION_ATTEMPTS = 3;
 const EVALUATION_RETRY_MS = 250;
+
+/**
+ * The CTE `m` moving a partition's mark to the flush's next offset (never back) and returning the
+ * mark before it; with `condition`, only when it holds (no row returned otherwise).
+ */
+const markCte = (condition = '') => `m AS (
+         INSERT INTO alert_partition_marks AS a (partition_id, next_offset, prev_offset) VALUES ($1, $2, 0)
+         ON CONFLICT (partition_id) DO UPDATE SET prev_offset = a.next_offset, next_offset = greatest(a.next_offset, EXCLUDED.next_offset)
+         ${condition}
+         RETURNING prev_offset
+       )`;
 
 export class AlertTally {
   private readonly pending = new Map<number, TallyRow[]>();
@@ -368,18 +380,11 @@ export class AlertTally {
     }
     const keys = [...sums.values()];
     const moved = await this.db.query<{ prev_offset: string | number }>(
-      `WITH m AS (
-         INSERT INTO alert_partition_marks AS a (partition_id, next_offset, prev_offset) VALUES ($1, $2, 0)
-         ON CONFLICT (partition_id) DO UPDATE SET prev_offset = a.next_offset, next_offset = greatest(a.next_offset, EXCLUDED.next_offset)
-          WHERE a.next_offset <= $3
-         RETURNING prev_offset
-       ),
+      `WITH ${markCte('WHERE a.next_offset <= $3')},
        up AS (
-         INSERT INTO alert_daily_spend AS s (organization_id, day, key_kind, key_value, cost)
-         SELECT k.org, k.day, k.kind, k.value, k.cost
+         ${addSpendSql(`SELECT k.org, k.day, k.kind, k.value, k.cost
            FROM unnest($4::uuid[], $5::date[], $6::text[], $7::text[], $8::numeric[]) AS k(org, day, kind, value, cost)
-          WHERE EXISTS (SELECT 1 FROM m)
-         ON CONFLICT (organization_id, key_kind, key_value, day) DO UPDATE SET cost = s.cost + EXCLUDED.cost
+          WHERE EXISTS (SELECT 1 FROM m)`)}
        )
        SELECT prev_offset FROM m`,
       [
@@ -400,11 +405,7 @@ export class AlertTally {
   private async countRows(partition: number, nextOffset: number, rows: readonly TallyRow[]): Promise<number> {
     const dims = rows.flatMap((r) => r.dimensions.map((d) => ({ r, d })));
     const [mark] = await this.db.query<{ prev_offset: string | number }>(
-      `WITH m AS (
-         INSERT INTO alert_partition_marks AS a (partition_id, next_offset, prev_offset) VALUES ($1, $2, 0)
-         ON CONFLICT (partition_id) DO UPDATE SET prev_offset = a.next_offset, next_offset = greatest(a.next_offset, EXCLUDED.next_offset)
-         RETURNING prev_offset
-       ),
+      `WITH ${markCte()},
        r AS (
          SELECT r.* FROM unnest($3::bigint[], $4::uuid[], $5::date[], $6::numeric[], $7::text[], $8::text[], $9::text[])
                 AS r(off, org, day, cost, end_user, agent, workflow)
@@ -422,9 +423,7 @@ export class AlertTally {
          UNION ALL SELECT org, day, 'dimension', kv, cost FROM d
        ),
        up AS (
-         INSERT INTO alert_daily_spend AS s (organization_id, day, key_kind, key_value, cost)
-         SELECT org, day, kind, value, sum(cost) FROM keyed GROUP BY org, day, kind, value
-         ON CONFLICT (organization_id, key_kind, key_value, day) DO UPDATE SET cost = s.cost + EXCLUDED.cost
+         ${addSpendSql('SELECT org, day, kind, value, sum(cost) FROM keyed GROUP BY org, day, kind, value')}
        )
        SELECT prev_offset FROM m`,
       [
