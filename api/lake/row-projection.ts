@@ -22,7 +22,7 @@ export interface RowSelection {
   nullAs?: string;
 }
 
-export function rowSelectionSql(s: RowSelection): string {
+function rowSelectionSql(s: RowSelection): string {
   const col = s.nullAs === undefined ? `"${s.column}"` : `coalesce("${s.column}", ${sqlStringLiteral(s.nullAs)})`;
   return `${col} = ${sqlStringLiteral(s.value)}`;
 }
