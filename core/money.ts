@@ -74,19 +74,44 @@ export function sumMoney(values: Iterable<string | number | Big>): Big {
   return total;
 }
 
-// Big's div rounds its quotient correctly at DP places, so a constructor with DP = 2 gives the
-// percentage directly; dividing to 40 places first made each call ~30× slower.
-const PercentBig = Big();
-PercentBig.DP = 2;
-PercentBig.RM = Big.roundHalfUp;
+/** A plain decimal string as an integer scaled by 10^scale, or null when it has more fraction digits. */
+function scaled(value: string, scale: number): bigint | null {
+  const m = /^(-?)(\d+)(?:\.(\d*))?$/.exec(value);
+  if (!m) return null;
+  const fraction = m[3] ?? '';
+  if (fraction.length > scale) return null;
+  const n = BigInt(`${m[2]}${fraction.padEnd(scale, '0')}`);
+  return m[1] ? -n : n;
+}
 
 /**
  * The one percent rule (shares of a total, period changes, margins): part / whole × 100 rounded
  * half-up (ties away from zero) to 2 decimals, as a JSON number; 0 when whole is 0 (a share of
  * nothing). Where the spec wants null for a zero base (change and margin percents) the caller says so.
+ * Exact: the quotient in integers (both scaled by 10^12, as money is), rounded once; a breakdown
+ * of 1,000 end users asks for 1,000 of them, and Big's division cost the first request ~15 ms.
  */
 export function percentOf(part: string | Big, whole: string | Big): number {
+  const p = scaled(typeof part === 'string' ? part : part.toFixed(), MONEY_SCALE);
+  const w = scaled(typeof whole === 'string' ? whole : whole.toFixed(), MONEY_SCALE);
+  if (p === null || w === null) return percentOfBig(toBig(part), toBig(whole));
+  if (w === 0n) return 0;
+  const a = p * 10_000n;
+  let q = a / w; // truncated toward zero
+  const r = a % w;
+  const twiceRemainder = (r < 0n ? -r : r) * 2n;
+  if (twiceRemainder >= (w < 0n ? -w : w)) q += (a < 0n) === (w < 0n) ? 1n : -1n;
+  return Number(q) / 100;
+}
+
+// Big's div rounds its quotient correctly at DP places, so a constructor with DP = 2 gives the
+// percentage directly (values with more than 12 fraction digits, or in exponent form, come here).
+const PercentBig = Big();
+PercentBig.DP = 2;
+PercentBig.RM = Big.roundHalfUp;
+
+function percentOfBig(part: Big, whole: Big): number {
   const w = new PercentBig(whole);
   if (w.eq(0)) return 0;
-  return Number(new PercentBig(part).times(100).div(w).toFixed(2));
+  return Number(new PercentBig(part).times(100).div(w).toFixed(2)) || 0;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatMoney, fractionDigits, isDecimalString, isUnsignedDecimalString, percentOf, sumMoney } from '../../../core/money.js';
+import { Big, formatMoney, fractionDigits, isDecimalString, isUnsignedDecimalString, percentOf, sumMoney } from '../../../core/money.js';
 
 describe('money', () => {
   it.each([
@@ -57,5 +57,34 @@ describe('percentOf, the one percent rule', () => {
     expect(percentOf('-1', '800')).toBe(-0.13);
     expect(percentOf('-20.005', '100')).toBe(-20.01);
     expect(percentOf('19.99499999', '100')).toBe(19.99);
+    expect(percentOf('1', '-8')).toBe(-12.5);
+    expect(percentOf('-0.000000000001', '1')).toBe(0);
+    expect(percentOf(new Big('2.5'), new Big('7'))).toBe(35.71);
+    expect(percentOf('1.0000000000001', '3')).toBe(33.33); // 13 fraction digits: exact too
+  });
+
+  it('equals Big\'s correctly rounded division on 20,000 random and tie-making pairs', () => {
+    // The reference: Big's quotient rounded once, half away from zero, at 2 places.
+    const Ref = Big();
+    Ref.DP = 2;
+    Ref.RM = Big.roundHalfUp;
+    let seed = 7;
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31);
+    const decimal = () => {
+      const digits = String(next() % 10 ** (1 + (next() % 9)));
+      const fraction = String(next()).padStart(10, '0').slice(0, next() % 13);
+      return `${next() % 4 === 0 ? '-' : ''}${digits}${fraction ? `.${fraction}` : ''}`;
+    };
+    for (let i = 0; i < 20_000; i++) {
+      const tie = i % 5 === 0;
+      // A tie's whole has at most 7 fraction digits, so the part (5 more) stays within money's 12.
+      const whole = i % 10 === 1 ? '0' : tie ? new Big(decimal()).round(7, Big.roundDown).toFixed() : decimal();
+      // Every fifth part a tie: whole × (2k + 1) / 20000, exactly halfway between two results.
+      const part = tie && whole !== '0' ? new Big(whole).times(2 * (next() % 20_000) + 1).div(20_000).toFixed() : decimal();
+      if (tie && whole !== '0') expect(part.split('.')[1]?.length ?? 0).toBeLessThanOrEqual(12);
+      const w = new Ref(whole);
+      const expected = w.eq(0) ? 0 : Number(new Ref(part).times(100).div(w).toFixed(2)) || 0;
+      expect(percentOf(part, whole), `${part} / ${whole}`).toBe(expected);
+    }
   });
 });
