@@ -78,10 +78,7 @@ function sourceOf(scope: LakeScope, group: CostGroupKey | null, filter: CostFilt
         ? { column: 'filter_value', value: filter.dimension.value, nullAs: UNASSIGNED }
         : undefined;
   const scoped = only === undefined ? scope : { ...scope, only };
-  if (derived) return { scope: { ...scoped, derived }, from: '{{derived}} c' };
-  // Totals, or per end user, with no other key in play: the per-end-user whole days suffice.
-  const endUserGrain = (group === null || group.expr === 'c.end_user_id') && !filter.dimension;
-  return { scope: endUserGrain ? { ...scoped, costsGrain: 'end_user' } : scoped, from: '{{costs}} c' };
+  return derived ? { scope: { ...scoped, derived }, from: '{{derived}} c' } : { scope: scoped, from: '{{costs}} c' };
 }
 
 const WHERE = `c.organization_id = $org AND c.status = 'completed'`;

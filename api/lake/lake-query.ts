@@ -61,12 +61,6 @@ export interface LakeScope {
    * projection (row-projection.ts), a subset that holds every row it selects.
    */
   only?: RowSelection;
-  /**
-   * 'end_user': the query reads of {{costs}} only organization_id, event_date, end_user_id,
-   * user_id, status and the measures, so its whole days may come from the narrower per-end-user
-   * rows (DAILY_COSTS_BY_END_USER) instead of every model × agent × feature row.
-   */
-  costsGrain?: 'end_user';
 }
 
 export type { Derivation, DimensionDerivation };
@@ -147,19 +141,6 @@ const DAILY_COSTS_MERGED: Derivation = {
   id: 'daily_costs',
   source: 'daily_costs',
   perDay: `SELECT filename, ${DAILY_COSTS.keys.map((k) => `"${k.name}"`).join(', ')}, ${DAILY_COSTS.measures
-    .map((m) => `${m.merge} AS "${m.column.name}"`)
-    .join(', ')} FROM {{src}} GROUP BY ALL`,
-};
-
-/**
- * DAILY_COSTS_MERGED per (day, end user, status) only: without model, provider, agent, workflow
- * and feature, a fraction of the rows (a quarter on bench/api's lake). What totals and end-user
- * questions read (LakeScope.costsGrain); its partial days are the full-shaped rows, unioned by name.
- */
-const DAILY_COSTS_BY_END_USER: Derivation = {
-  id: 'daily_costs@end_user',
-  source: 'daily_costs',
-  perDay: `SELECT filename, "organization_id", "event_date", "end_user_id", "user_id", "status", ${DAILY_COSTS.measures
     .map((m) => `${m.merge} AS "${m.column.name}"`)
     .join(', ')} FROM {{src}} GROUP BY ALL`,
 };
@@ -407,8 +388,7 @@ export class LakeQuery {
 
   /** daily_costs-shaped rows covering exactly the scope's range (all time without a range). */
   private costsRelation(scope: LakeScope): Promise<string> {
-    const wholeDays = scope.costsGrain === 'end_user' ? DAILY_COSTS_BY_END_USER : DAILY_COSTS_MERGED;
-    return this.splitRelation(scope, wholeDays, HOURLY_COSTS, (events) => `(${rollupFromEventsSql(DAILY_COSTS, events)})`);
+    return this.splitRelation(scope, DAILY_COSTS_MERGED, HOURLY_COSTS, (events) => `(${rollupFromEventsSql(DAILY_COSTS, events)})`);
   }
 
   /** The scope's derivation over exactly its range. */
