@@ -14,6 +14,7 @@ import { endUserIdFor } from '../../../../core/ids.js';
 import type { LakeEventRow } from '../../../../core/lake/events-schema.js';
 import { LakeWriter } from '../../../../processor/lake/lake-writer.js';
 import { ORG_A, lakeEvent } from '../../../support/lake-event-builder.js';
+import { eventually } from '../../../support/webhook-receiver.js';
 
 const d = (s: string) => new Date(s);
 const RANGE = { start: d('2025-03-10T00:00:00Z'), end: d('2025-03-13T00:00:00Z') };
@@ -82,13 +83,6 @@ function persistedBatches(lakeDir: string, derivationPrefix: string): string[] {
     });
 }
 
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('persisted derived days', () => {
   let dir: string;
@@ -137,8 +131,8 @@ describe('persisted derived days', () => {
     // The first process builds from the lake and persists in the background.
     const first = await LakeQuery.open(dir);
     expect(await answers(first)).toEqual(expected);
-    await until('daily_costs persisted', () => persistedBatches(dir, 'daily_costs-').length > 0);
-    await until('metadata derivations persisted', () => persistedBatches(dir, 'metadata-costs_').length > 0 && persistedBatches(dir, 'usage-metrics-').length > 0);
+    await eventually(() => persistedBatches(dir, 'daily_costs-').length > 0, 20_000, 'daily_costs persisted');
+    await eventually(() => persistedBatches(dir, 'metadata-costs_').length > 0 && persistedBatches(dir, 'usage-metrics-').length > 0, 20_000, 'metadata derivations persisted');
     first.close();
 
     // A fresh process reads the persisted files (nothing built in its memory yet) and agrees.
@@ -148,13 +142,13 @@ describe('persisted derived days', () => {
       expect(sql).toContain(path.join(dir, '_derived'));
       expect(sql).not.toContain(`${path.sep}daily_costs${path.sep}org=`);
       // No query has read that relation yet, so its copy into memory has not started (it would
-      // compete with the request's own query for DuckDB's threads).
-      await new Promise((r) => setTimeout(r, 300));
+      // compete with the request's own query for DuckDB's threads): it waits, nothing is in memory.
+      expect(fresh.cache.waiting).toBe(1);
       expect(fresh.cache.rows).toBe(0);
       expect(await answers(fresh)).toEqual(expected);
       // Then the persisted rows are copied into memory and the answers stay the same.
-      await until('persisted days loaded into memory', () => fresh.cache.rows > 0);
-      await until('costs from memory', async () => !(await fresh.expand({ organizationId: ORG_A, range: RANGE }, 'SELECT * FROM {{costs}} c')).includes('_derived'));
+      await eventually(() => fresh.cache.rows > 0, 20_000, 'persisted days loaded into memory');
+      await eventually(async () => !(await fresh.expand({ organizationId: ORG_A, range: RANGE }, 'SELECT * FROM {{costs}} c')).includes('_derived'), 20_000, 'costs from memory');
       expect(await answers(fresh)).toEqual(expected);
     } finally {
       fresh.close();
@@ -177,7 +171,7 @@ describe('persisted derived days', () => {
       expect(fresh.cache.rows).toBe(0);
       b.startBackground();
       expect(fresh.cache.waiting).toBe(0);
-      await until("B's persisted days copied into memory", () => fresh.cache.rows > 0);
+      await eventually(() => fresh.cache.rows > 0, 20_000, "B's persisted days copied into memory");
       // Completed cost of the three days, as worked out in the test above.
       expect(await fresh.row({ organizationId: ORG_A, range: RANGE }, 'SELECT sum(total_cost)::VARCHAR AS c FROM {{costs}} c WHERE c.organization_id = $org')).toEqual({ c: '23.750000000001' });
     } finally {
@@ -188,7 +182,7 @@ describe('persisted derived days', () => {
   it('never uses a persisted day after its file list changed', async () => {
     const warm = await LakeQuery.open(dir);
     await answers(warm);
-    await until('persisted', () => persistedBatches(dir, 'daily_costs-').length > 0);
+    await eventually(() => persistedBatches(dir, 'daily_costs-').length > 0, 20_000, 'persisted');
     warm.close();
     const before = persistedBatches(dir, 'daily_costs-');
 
@@ -207,7 +201,7 @@ describe('persisted derived days', () => {
       expect(sql).toContain('derived_0');
       expect(await answers(fresh)).toEqual(expected);
       // The new list is persisted under its own fingerprint beside the old batches.
-      await until('new batch persisted', () => persistedBatches(dir, 'daily_costs-').some((f) => !before.includes(f)));
+      await eventually(() => persistedBatches(dir, 'daily_costs-').some((f) => !before.includes(f)), 20_000, 'new batch persisted');
       const files = fs.readdirSync(path.join(dir, 'events', `org=${ORG_A}`, 'date=2025-03-11')).map((f) => path.join(dir, 'events', `org=${ORG_A}`, 'date=2025-03-11', f));
       const dcFiles = fs.readdirSync(path.join(dir, 'daily_costs', `org=${ORG_A}`, 'date=2025-03-11'));
       const sidecars = persistedBatches(dir, 'daily_costs-').map((f) => JSON.parse(fs.readFileSync(f, 'utf8')) as { days: Record<string, string> });
@@ -237,10 +231,10 @@ describe('persisted derived days', () => {
       const range = { start: new Date(at.getTime() - 60_000), end: new Date(at.getTime() + 86_400_000 - 60_000) };
       const q = await LakeQuery.open(lakeDir);
       expect(await queryCostTotals(q, { organizationId: ORG_A, range })).toMatchObject({ total_cost: '1.000000000000' });
-      q.close();
+      await q.closeWhenIdle(); // after its background work: persisting would have happened by now
       const off = await LakeQuery.open(lakeDir, { derivedDir: false, persistSettledMs: -10 * 86_400_000 });
       expect(await queryCostTotals(off, { organizationId: ORG_A, range })).toMatchObject({ total_cost: '1.000000000000' });
-      off.close();
+      await off.closeWhenIdle();
       expect(fs.existsSync(path.join(lakeDir, '_derived'))).toBe(false);
     } finally {
       await w.close();
