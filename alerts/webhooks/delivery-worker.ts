@@ -68,6 +68,8 @@ function eventBody(row: { event_id: string; type: string; created_at: Date; orga
 export class DeliveryWorker {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
+  /** The latest tick's claim statement, settled (what start() waits for). */
+  private claiming: Promise<void> | null = null;
   private again = false;
   private stopped = false;
   private readonly unregisterGauges: () => void;
@@ -86,9 +88,10 @@ export class DeliveryWorker {
 
   /**
    * Starts ticking; on PGlite first releases the leases a dead predecessor left (no other process
-   * can hold one). Settles after that and the first tick (never rejects): the api awaits it before
-   * it listens, so the first tick's statements do not queue ahead of a first request's on the
-   * PGlite thread.
+   * can hold one). Settles after that and the first tick's claim statement (never rejects): the
+   * api awaits it before it listens, so that statement does not queue ahead of a first request's
+   * on the PGlite thread. Not after the deliveries: a backlog for a slow endpoint (10 s per
+   * attempt) must not keep the api from listening.
    */
   start(): Promise<void> {
     wakers.add(this.wake);
@@ -101,7 +104,7 @@ export class DeliveryWorker {
       .catch((err) => this.logger.warn({ err }, 'could not release webhook leases at start'))
       .then(() => {
         this.kick();
-        return this.running ?? undefined;
+        return this.claiming ?? undefined;
       });
   }
 
@@ -145,7 +148,12 @@ export class DeliveryWorker {
   /** Claims and sends one batch; a full batch asks for another tick at once. */
   private async tick(): Promise<void> {
     const batch = this.opts.batch ?? 100;
-    const claimed = await this.claim(batch);
+    const claiming = this.claim(batch);
+    this.claiming = claiming.then(
+      () => undefined,
+      () => undefined,
+    );
+    const claimed = await claiming;
     if (claimed.length === 0) return;
     const byEndpoint = new Map<string, ClaimedRow[]>();
     for (const row of claimed) byEndpoint.set(row.endpoint_id, [...(byEndpoint.get(row.endpoint_id) ?? []), row]);

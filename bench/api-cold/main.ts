@@ -17,6 +17,7 @@ import { BENCH_META_FILE, benchNow } from '../api/bench-lake.js';
 import { startFreshApi, type FreshApiOptions } from '../api/fresh-api.js';
 import { httpCases, pathOf } from '../api/http-cases.js';
 import { log } from '../api/synthetic-lake-host.js';
+import { median as medianOf } from '../api/stats.js';
 
 const { values } = parseArgs({
   options: {
@@ -51,7 +52,7 @@ function cases(): Array<[string, string]> {
   ];
 }
 
-const median = (xs: number[]) => +[...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!.toFixed(1);
+const median = (xs: number[]) => +medianOf(xs).toFixed(1);
 const base: FreshApiOptions = { dataDir, ...(part1 ? { now: benchNow(meta.days).toISOString() } : {}) };
 
 async function firstRequest(o: FreshApiOptions, pathAndQuery: string): Promise<{ startMs: number; firstMs: number }> {

@@ -16,6 +16,7 @@ import { startFreshApi, type FreshApiOptions } from '../api/fresh-api.js';
 import { httpCases, pathOf } from '../api/http-cases.js';
 import { postgresCopyOfControlPlane } from '../api/postgres-control.js';
 import { log } from '../api/synthetic-lake-host.js';
+import { median } from '../api/stats.js';
 
 const { values } = parseArgs({
   options: {
@@ -48,8 +49,7 @@ async function warmRun(control: string, extra: Partial<FreshApiOptions>): Promis
       for (let i = 0; i < 2; i++) await api.get(url, meta.apiKey);
       const times: number[] = [];
       for (let i = 0; i < ITERATIONS; i++) times.push((await api.get(url, meta.apiKey)).ms);
-      times.sort((a, b) => a - b);
-      p50.push(+times[Math.ceil(times.length / 2) - 1]!.toFixed(1));
+      p50.push(+median(times).toFixed(1));
       log(`${control.padEnd(10)} ${name.padEnd(80)} p50 ${String(p50.at(-1)).padStart(7)} ms`);
     }
     const { rss, peak } = api.rssMb();
@@ -70,7 +70,6 @@ try {
   await pg.stop();
 }
 const loadEnd = os.loadavg().map((l) => +l.toFixed(2));
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 const lines = [
   '# bench/api-rss: the api process warm, on PGlite and on PostgreSQL (issue 18)',
   '',

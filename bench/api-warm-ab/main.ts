@@ -20,6 +20,7 @@ import { fromRoot } from '../../core/paths.js';
 import { RateBook } from '../../pricing/rate-book.js';
 import { benchLake, benchNow, FIRST_DAY } from '../api/bench-lake.js';
 import { log, startSyntheticLakeHost } from '../api/synthetic-lake-host.js';
+import { median } from '../api/stats.js';
 
 const VARIANTS: Record<string, Pick<LakeQueryOptions, 'derivedTables' | 'cacheMaxRows'>> = {
   'disk, 600k rows': { derivedTables: 'disk', cacheMaxRows: 600_000 },
@@ -107,7 +108,6 @@ for (let round = 0; round < Number(values.rounds); round++) {
   }
 }
 const loadEnd = os.loadavg().map((l) => +l.toFixed(2));
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 const questions = Object.keys(runs[0]!.p50_ms);
 const lines = [
   '# bench/api-warm-ab: warm answers by DerivedCache configuration (issue 18)',

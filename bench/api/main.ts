@@ -27,6 +27,7 @@ import { startFreshApi, type FreshApiOptions } from './fresh-api.js';
 import { log, readBenchOptions, startSyntheticLakeHost } from './synthetic-lake-host.js';
 import { benchLake, benchNow, END_USERS, FIRST_DAY } from './bench-lake.js';
 import { benchRanges, httpCases, pathOf } from './http-cases.js';
+import { median, percentile } from './stats.js';
 
 const options = readBenchOptions(90);
 const { events: EVENTS, days: DAYS, iterations: ITERATIONS } = options;
@@ -39,11 +40,6 @@ let db = host.ctx.db;
 const meta = await benchLake(bench, EVENTS, DAYS);
 
 // ---------------------------------------------------------------------------------------------
-
-function percentile(sorted: number[], q: number): number {
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
-  return sorted[i]!;
-}
 
 interface Timing {
   name: string;
@@ -102,7 +98,6 @@ interface ColdCase {
   persisted_start_ms: number;
 }
 log(`cold: first request of a fresh api process (median of ${options.coldRounds}) — raw scan | nothing persisted | persisted (then its second request)`);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 const coldHttp: ColdCase[] = [];
 for (const [name, p, q] of HTTP_CASES) {
   const once = async (o: FreshApiOptions, second: boolean) => {

@@ -25,6 +25,7 @@ import { startMarginalApi } from './marginal.js';
 import { postgresEngine } from './postgres-engine.js';
 import { answerDifferences, compareQuestions, type Answer, type Question } from './questions.js';
 import { renderMarkdown, type CompareResult, type Timing } from './report.js';
+import { median } from '../api/stats.js';
 
 const { values } = parseArgs({
   options: {
@@ -62,10 +63,7 @@ const questions = compareQuestions({
   now: benchNow(DAYS),
 });
 
-function p50(times: number[]): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  return +sorted[Math.ceil(sorted.length / 2) - 1]!.toFixed(2);
-}
+const p50 = (times: number[]): number => +median(times).toFixed(2);
 
 /** Warm-ups, then runs until ITERATIONS or the budget; the first answer comes back with the timing. */
 async function measure<T>(run: () => Promise<{ ms: number; value: T }>): Promise<{ timing: Timing; value: T }> {

@@ -21,6 +21,7 @@ import { RateBook } from '../../pricing/rate-book.js';
 import { benchLake, benchNow, END_USERS } from '../api/bench-lake.js';
 import { log, readBenchOptions, startSyntheticLakeHost } from '../api/synthetic-lake-host.js';
 import { dimensionCases } from './cases.js';
+import { percentile } from '../api/stats.js';
 
 const options = readBenchOptions(90);
 const { events: EVENTS, days: DAYS } = options;
@@ -37,10 +38,6 @@ const db = host.ctx.db;
 const meta = await benchLake(bench, EVENTS, DAYS);
 
 const CASES = dimensionCases(DAYS);
-
-function percentile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
-}
 
 async function get(p: string, query: Record<string, string>): Promise<string> {
   const res = await fetch(`${host.url}/v1${p}?${new URLSearchParams(query)}`, { headers: { authorization: `Bearer ${meta.apiKey}` } });

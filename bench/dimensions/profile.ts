@@ -8,6 +8,7 @@ import { RateBook } from '../../pricing/rate-book.js';
 import { benchLake, benchNow } from '../api/bench-lake.js';
 import { log, readBenchOptions, startSyntheticLakeHost } from '../api/synthetic-lake-host.js';
 import { dimensionCases } from './cases.js';
+import { median } from '../api/stats.js';
 
 const options = readBenchOptions(90);
 if (!options.dataDir) throw new Error('--data-dir DIR (a lake bench/dimensions wrote)');
@@ -40,7 +41,6 @@ lake.rows = async (scope, sql, params) => {
   }
 };
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const N = Math.max(options.iterations, 30);
 for (const c of dimensionCases(options.days)) {
   for (let i = 0; i < 3; i++) await c.service(rc);
