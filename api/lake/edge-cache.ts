@@ -74,6 +74,13 @@ export class EdgeCache {
       if (this.seen.size > SEEN_KEYS) this.seen.delete(this.seen.values().next().value!);
       return sql;
     }
+    // Another request may have kept (or be keeping) the slice while this one computed: one table per slice.
+    const meanwhile = this.kept.get(key) ?? (await this.building.get(key));
+    if (meanwhile && this.kept.get(key) === meanwhile) {
+      meanwhile.lastUsed = performance.now();
+      return `(SELECT * FROM ${meanwhile.table})`;
+    }
+    if (this.building.has(key)) return sql;
     const build = this.keep(key, sql, values);
     this.building.set(key, build);
     try {

@@ -93,6 +93,26 @@ describe('edge cache and end-user projections', () => {
     for (let i = 0; i < 3; i++) expect(await lake.rows(later, SUM)).toEqual([{ cost: '126.000000000001', n: 7 }]);
   });
 
+  it('requests at once for a slice asked before keep one table for it, as one request would', async () => {
+    // 06:20 on the 10th to 07:40 on the 12th: 2 + 4 + 8, 16 + 0.000000000001, 32.
+    const s = scope('2025-03-10T06:20:00Z', '2025-03-12T07:40:00Z');
+    const expected = [{ cost: '62.000000000001', n: 6 }];
+    const open = () => LakeQuery.open(dir, { refreshIntervalMs: 0, cacheGraceMs: 0, derivedDir: false });
+    const [one, many] = [await open(), await open()];
+    try {
+      for (let i = 0; i < 2; i++) expect(await one.rows(s, SUM)).toEqual(expected);
+      expect(await many.rows(s, SUM)).toEqual(expected);
+      const answers = await Promise.all(Array.from({ length: 5 }, () => many.rows(s, SUM)));
+      for (const a of answers) expect(a).toEqual(expected);
+      expect(one.edges.size.slices).toBe(2);
+      // A second table kept for a slice would count its rows twice (and never be dropped).
+      expect(many.edges.size).toEqual(one.edges.size);
+    } finally {
+      one.close();
+      many.close();
+    }
+  });
+
   it('per end user: answers from the end user\'s projection, the same as raw events', async () => {
     const u1 = endUserIdFor(ORG_A, 'u1');
     const u2 = endUserIdFor(ORG_A, 'u2');
