@@ -246,14 +246,20 @@ export class GroupCommitter {
    * halves and each half tried on its own, down to the single member that is refused, so no one
    * request can fail the others in its group whatever the cause (one bad member among n costs
    * about 2·log2(n) extra transactions). Only an unreachable control plane fails a group whole.
-   * `marks` go with the first try only: when it rolls back they return to the mark stage's queue.
+   * `marks` go with the first try only: when it rolls back they are marked on their own.
    */
   private async reserveIsolating(group: Entry[], marks: Reserved[] = []): Promise<void> {
     let outcome: OrganizationReservation & { groupId: string | null };
     try {
       outcome = await this.reserveInOneTransaction(group, marks);
     } catch (err) {
-      this.toMark.push(...marks);
+      // The marks rolled back with it. Marked at once on their own, not behind this group's
+      // splitting (another process's sweeper would meanwhile take their groups for stranded);
+      // with the control plane unreachable they wait in the mark stage's queue.
+      if (marks.length > 0) {
+        if (isConnectionFailure(err)) this.toMark.push(...marks);
+        else await this.mark(marks);
+      }
       // An unreachable control plane would fail every half the same way: no splitting then.
       if (group.length > 1 && !isConnectionFailure(err)) {
         const half = Math.ceil(group.length / 2);

@@ -103,13 +103,10 @@ export class IngestGroupIds {
 
   async next(q: Queryable): Promise<string> {
     if (this.free.length === 0) {
-      const rows = await q.query<{ id: string }>(
-        `SELECT nextval('ingest_groups_id_seq')::text AS id FROM generate_series(1, $1::integer) ORDER BY 1`,
-        [this.blockSize],
-      );
-      // Several callers may have refilled at once: keep every id, handed out lowest first.
+      // One caller at a time (the group committer's reserve stage); the order ids go out in does
+      // not matter (the sweeper goes by created_at).
+      const rows = await q.query<{ id: string }>(`SELECT nextval('ingest_groups_id_seq')::text AS id FROM generate_series(1, $1::integer)`, [this.blockSize]);
       this.free.push(...rows.map((r) => r.id));
-      this.free.sort((a, b) => Number(a) - Number(b));
     }
     return this.free.shift()!;
   }
