@@ -37,7 +37,7 @@ export interface SpendDelta {
 }
 
 /** The alert_daily_spend keys an event counts under (the same as the tally's count statement). */
-export function spendKeysOf(row: SpendKeys): Array<{ kind: string; value: string }> {
+function spendKeysOf(row: SpendKeys): Array<{ kind: string; value: string }> {
   const keys = [{ kind: 'organization', value: '' }];
   if (row.endUser !== null) keys.push({ kind: 'end_user', value: row.endUser });
   if (row.agent !== null) keys.push({ kind: 'agent', value: row.agent });
@@ -63,9 +63,12 @@ export function sameSpend(a: SpendKeys, b: SpendKeys): boolean {
 export class SpendDeltas {
   private readonly sums = new Map<string, { organizationId: string; delta: Omit<SpendDelta, 'cost'>; cost: Big }>();
 
+  /** `keepZero`: keys whose sum is zero stay (counting keeps a row for an event that cost nothing). */
+  constructor(private readonly keepZero = false) {}
+
   /** Adds `amount` (default the row's own cost; negative to take it out) under every key of the row. */
   add(row: SpendKeys, amount: Big = new Big(row.cost)): void {
-    if (amount.eq(0)) return;
+    if (amount.eq(0) && !this.keepZero) return;
     for (const { kind, value } of spendKeysOf(row)) {
       const id = `${row.organizationId}\n${row.day}\n${kind}\n${value}`;
       const known = this.sums.get(id);
@@ -78,7 +81,7 @@ export class SpendDeltas {
   byOrganization(): Map<string, SpendDelta[]> {
     const out = new Map<string, SpendDelta[]>();
     for (const { organizationId, delta, cost } of this.sums.values()) {
-      if (cost.eq(0)) continue;
+      if (cost.eq(0) && !this.keepZero) continue;
       let list = out.get(organizationId);
       if (!list) out.set(organizationId, (list = []));
       list.push({ ...delta, cost: cost.toFixed() });

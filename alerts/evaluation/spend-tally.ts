@@ -38,7 +38,6 @@ import {
   sameSpend,
   SpendDeltas,
   addSpendSql,
-  spendKeysOf,
   unappliedRevisions,
   type SpendKeys,
   type SpendRevision,
@@ -366,19 +365,10 @@ export class AlertTally {
    * row per key instead of one per event and key: the control plane's share of a flush.
    */
   private async countSums(partition: number, nextOffset: number, rows: readonly TallyRow[]): Promise<boolean> {
-    let lowest = Infinity;
-    const sums = new Map<string, { org: string; day: string; kind: string; value: string; cost: Big }>();
-    for (const r of rows) {
-      lowest = Math.min(lowest, r.offset);
-      const cost = new Big(r.cost);
-      for (const { kind, value } of spendKeysOf(r)) {
-        const id = `${r.organizationId}\n${r.day}\n${kind}\n${value}`;
-        const sum = sums.get(id);
-        if (sum) sum.cost = sum.cost.plus(cost);
-        else sums.set(id, { org: r.organizationId, day: r.day, kind, value, cost });
-      }
-    }
-    const keys = [...sums.values()];
+    const lowest = rows.reduce((min, r) => Math.min(min, r.offset), Infinity);
+    const sums = new SpendDeltas(true);
+    for (const r of rows) sums.add(r);
+    const keys = [...sums.byOrganization()].flatMap(([org, deltas]) => deltas.map((d) => ({ org, ...d })));
     const moved = await this.db.query<{ prev_offset: string | number }>(
       `WITH ${markCte('WHERE a.next_offset <= $3')},
        up AS (
@@ -395,7 +385,7 @@ export class AlertTally {
         keys.map((k) => k.day),
         keys.map((k) => k.kind),
         keys.map((k) => k.value),
-        keys.map((k) => k.cost.toFixed()),
+        keys.map((k) => k.cost),
       ],
     );
     return moved.length > 0;
