@@ -16,7 +16,9 @@ import { appErrorOf } from '../core/http/error-handler.js';
 import { errorEnvelope } from '../core/http/error-envelope.js';
 import { decodeExportRequest, encodeExportResponse, encodeStatus, OtlpDecodeError, type OtlpEncoding } from './otlp-codec.js';
 import { exportSpans, OtlpPayloadError, rejectionMessage } from './otlp.js';
-import { OTLP_TRACES_PATH } from './otlp.openapi.js';
+
+/** The route OTLP/HTTP exporters post traces to (at the origin, as the OTLP specification names it). */
+export const OTLP_TRACES_PATH = '/otlp/v1/traces';
 
 /** An export of 512 spans with GenAI attributes is well under 1 MB; collectors batch larger. */
 const OTLP_BODY_LIMIT = '20mb';

@@ -6,9 +6,9 @@
 // schemas below state the OTLP/JSON shape this receiver reads (unknown fields are ignored, as
 // OTLP requires of receivers).
 
-type Json = Record<string, unknown>;
+import { OTLP_TRACES_PATH } from './otlp-receiver.js';
 
-export const OTLP_TRACES_PATH = '/otlp/v1/traces';
+type Json = Record<string, unknown>;
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const HEX = (bytes: number) => ({ type: 'string', pattern: `^[0-9a-fA-F]{${bytes * 2}}$` });

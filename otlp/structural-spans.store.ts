@@ -1,4 +1,4 @@
-// The SQL of structural spans (migrations 009, 012): spans without model usage, kept in the control
+// The SQL of structural spans (migrations 009, 013): spans without model usage, kept in the control
 // plane beside the ledger so the session tree can show them (timing, zero own cost) without
 // touching the usage-event schema, the processor or the lake. Insert is idempotent per
 // (organization, session, span id): one node of the session's tree; reads are by organization,

@@ -54,10 +54,13 @@ export class RouteTable {
 
   /** The template a raw (still percent-encoded) request path fits, if any. */
   match(rawPath: string): PathTemplate | null {
+    // The path split once per prefix (there are two: '/v1' and the origin's ''), not per template.
+    const split = new Map<string, string[]>();
     return (
       this.templates.find((t) => {
         if (!rawPath.startsWith(`${t.prefix}/`)) return false;
-        const parts = rawPath.slice(t.prefix.length).split('/').slice(1);
+        let parts = split.get(t.prefix);
+        if (!parts) split.set(t.prefix, (parts = rawPath.slice(t.prefix.length).split('/').slice(1)));
         return t.segments.length === parts.length && t.segments.every((s, i) => typeof s !== 'string' || s === parts[i]);
       }) ?? null
     );
