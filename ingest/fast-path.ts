@@ -29,7 +29,6 @@ const JSON_TYPE = /^application\/json\s*(;\s*charset=utf-8\s*)?$/i;
 /** body-parser's strict mode: the first non-blank character must open an object or an array. */
 const FIRST_CHAR = /^[\x20\x09\x0a\x0d]*([^\x20\x09\x0a\x0d])/;
 
-
 export function ingestFastPath(ctx: AppContext, ingest: IngestService): FastPath {
   return (req, res) => {
     if (req.method !== 'POST' || req.url !== PATH) return false;
@@ -79,7 +78,6 @@ async function answerEvent(ctx: AppContext, ingest: IngestService, req: Incoming
   const event = await validateSingleEvent(ingest, auth.organizationId, body);
   return ingest.ingestOne(auth, event, receivedAt);
 }
-
 
 /** As express.json reads a UTF-8 body: a leading BOM dropped, strict (object or array), else the same 400. */
 function parseJsonBody(raw: Buffer): unknown {

@@ -20,7 +20,6 @@ export interface StructuralSpanRetentionOptions {
 
 export const DEFAULT_STRUCTURAL_SPAN_RETENTION = { intervalMs: 3_600_000, chunk: 2_000, firstPassAfterMs: 60_000 } as const;
 
-
 export class StructuralSpanRetention {
   private timers: NodeJS.Timeout[] = [];
   private current: Promise<number> | null = null;
