@@ -191,6 +191,10 @@ export class RevenueSync {
     }
     const conn = await getRevenueConnection(this.deps.db, organizationId, 'stripe');
     if (!conn || conn.status !== 'active') throw new NotFoundError('active revenue connection', 'stripe');
+    // Callers that waited on the same finished sync wake together: the first to get here starts
+    // the new one, the others join it.
+    const started = this.running.get(organizationId);
+    if (started?.report.state === 'running') return started;
     const report: StripeSyncReport = {
       state: 'running',
       started_at: new Date().toISOString(),

@@ -268,7 +268,8 @@ export class DerivedCache {
 
   /** The work after a build: persist what was built from the lake, load what was read from persisted files. */
   private async settle(e: Entry, d: Derivation, organizationId: string, built: Built): Promise<void> {
-    if (!this.store) return;
+    // An entry evicted meanwhile has no table to copy from (a failed COPY would turn persistence off).
+    if (!this.store || this.entries.get(e.key) !== e) return;
     if (built.persist.length > 0) {
       const conn = await this.connect();
       try {
@@ -278,7 +279,7 @@ export class DerivedCache {
       }
     }
     // Over the row budget, persisted days stay on disk: read from their files, memory stays bounded.
-    if (this.totalRows >= this.maxRows) return;
+    if (this.full) return;
     const load = built.direct.filter((x) => !e.loading.has(x.day) && e.days.get(x.day)?.files !== fileListKey(x.files));
     if (load.length > 0) await this.loadPersisted(e, load);
   }
@@ -401,6 +402,11 @@ export class DerivedCache {
   }
 
   /** Rows held now, replaced ones awaiting deletion included (for metrics and tests). */
+  /** Whether the row budget is used up (more rows would push out the least recently used). */
+  get full(): boolean {
+    return this.totalRows >= this.maxRows;
+  }
+
   get rows(): number {
     return this.totalRows;
   }

@@ -22,6 +22,7 @@ import type { RateBook } from '../../pricing/rate-book.js';
 import { cachedRevenue } from '../../revenue/revenue-cache.js';
 import { listRevenueConnections } from '../../revenue/revenue.store.js';
 import type { LakeQuery } from './lake-query.js';
+import { organizationsByLakeRows } from './warm-recent-costs.js';
 
 export interface PrepareReadsOptions {
   /** Organizations prepared, most lake rows first (default 4). */
@@ -35,22 +36,13 @@ export interface PreparedReads {
   ms: number;
 }
 
-/** The organizations with the most daily_costs rows in the lake, most first. */
-async function busiestOrganizations(lake: LakeQuery, limit: number): Promise<string[]> {
-  const rows = new Map<string, number>();
-  for (const m of (await lake.reader.manifests()).values()) {
-    for (const f of m.files) if (f.table === 'daily_costs') rows.set(f.organization_id, (rows.get(f.organization_id) ?? 0) + f.rows);
-  }
-  return [...rows].sort((a, b) => b[1] - a[1]).slice(0, limit).map(([org]) => org);
-}
-
 export async function prepareReads(ctx: Pick<AppContext, 'db' | 'auth'>, lake: LakeQuery, rateBook: RateBook, options: PrepareReadsOptions = {}): Promise<PreparedReads> {
   const started = performance.now();
   const deadline = started + (options.budgetMs ?? 5_000);
   const { db } = ctx;
   // A random key: the lookup statement runs and misses (only that miss is cached, for 2 s).
   await ctx.auth.authenticate(`${API_KEY_PREFIX}${randomBytes(24).toString('base64url')}`);
-  const orgs = await busiestOrganizations(lake, options.organizations ?? 4);
+  const orgs = (await organizationsByLakeRows(lake)).slice(0, options.organizations ?? 4);
   await lake.warmUp(orgs.length > 0 ? (await lake.reader.files('daily_costs', orgs[0]!)).at(-1) : undefined);
   let prepared = 0;
   for (const org of orgs) {

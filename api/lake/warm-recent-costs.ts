@@ -1,5 +1,5 @@
 // Warms the api's per-day cost aggregates after a start: for every organization in the lake
-// (most rows first), builds the merged daily_costs rows of its last `days` whole UTC days in the
+// (most rows first, until the DerivedCache's row budget is used up), builds the merged daily_costs rows of its last `days` whole UTC days in the
 // DerivedCache, one week at a time, most recent week first, by running a cheap query over
 // {{costs}}. A dashboard opened after a restart then finds them built instead of building 60 days
 // inside its first requests. Requests interleave between steps (the cache serializes builds per
@@ -16,17 +16,24 @@ export interface CostWarmUp {
   stop(): Promise<void>;
 }
 
+/** The organizations of the lake, most daily_costs rows first. */
+export async function organizationsByLakeRows(lake: LakeQuery): Promise<string[]> {
+  const rows = new Map<string, number>();
+  for (const m of (await lake.reader.manifests()).values()) {
+    for (const f of m.files) if (f.table === 'daily_costs') rows.set(f.organization_id, (rows.get(f.organization_id) ?? 0) + f.rows);
+  }
+  return [...rows].sort((a, b) => b[1] - a[1]).map(([org]) => org);
+}
+
 export function warmRecentCosts(lake: LakeQuery, now: () => Date, logger: Logger, days: number): CostWarmUp {
   let stopped = false;
   const run = async () => {
-    const rowsByOrg = new Map<string, number>();
-    for (const m of (await lake.reader.manifests()).values()) {
-      for (const f of m.files) if (f.table === 'daily_costs') rowsByOrg.set(f.organization_id, (rowsByOrg.get(f.organization_id) ?? 0) + f.rows);
-    }
-    const orgs = [...rowsByOrg].sort((a, b) => b[1] - a[1]).map(([org]) => org);
+    const orgs = await organizationsByLakeRows(lake);
     const today = Math.floor(now().getTime() / DAY_MS) * DAY_MS;
     const started = performance.now();
     for (const organizationId of orgs) {
+      // With the row budget used up, a quieter organization's days would push out a busier one's.
+      if (lake.cache.full) break;
       for (let end = today; end > today - days * DAY_MS && !stopped; end -= 7 * DAY_MS) {
         const range = { start: new Date(Math.max(end - 7 * DAY_MS, today - days * DAY_MS)), end: new Date(end) };
         await lake.row({ organizationId, range }, 'SELECT count(*) AS n FROM {{costs}} c WHERE c.organization_id = $org');

@@ -53,4 +53,17 @@ describe('warmRecentCosts', () => {
       cold.close();
     }
   });
+
+  it('stops once the row budget is used up, so a quieter organization never pushes out the busiest', async () => {
+    // A budget of 8 rows: ORG_A (30 rows of daily_costs, the busiest) fills it with its 10 days;
+    // ORG_B's 2 days are left to its first request.
+    const warm = await LakeQuery.open(lakeDir, { refreshIntervalMs: 0, cacheMaxRows: 8 });
+    try {
+      await warmRecentCosts(warm, () => NOW, createLogger('silent'), 10).done;
+      expect(warm.cache.full).toBe(true);
+      expect(warm.cache.rows).toBe(10);
+    } finally {
+      warm.close();
+    }
+  });
 });
