@@ -18,7 +18,8 @@ import { LakeQuery, type LakeQueryOptions } from '../../api/lake/lake-query.js';
 import type { ReadContext } from '../../api/lake/read-context.js';
 import { fromRoot } from '../../core/paths.js';
 import { RateBook } from '../../pricing/rate-book.js';
-import { benchLake, benchNow, FIRST_DAY } from '../api/bench-lake.js';
+import { benchLake, benchNow } from '../api/bench-lake.js';
+import { benchRanges } from '../api/http-cases.js';
 import { log, startSyntheticLakeHost } from '../api/synthetic-lake-host.js';
 import { median } from '../api/stats.js';
 
@@ -57,8 +58,7 @@ async function runVariant(name: string): Promise<VariantResult> {
   const lake = await LakeQuery.open(bench.config.lakeDir, VARIANTS[name]);
   const now = benchNow(DAYS);
   const rc: ReadContext = { organizationId: meta.organizationId, ownerUserId: null, lake, db: bench.host.ctx.db, rateBook: new RateBook(bench.host.ctx.db), now: () => now };
-  const day = (d: number) => new Date(FIRST_DAY.getTime() + d * 86_400_000).toISOString().slice(0, 10);
-  const full = { start_date: day(0), end_date: day(DAYS) };
+  const { full } = benchRanges(DAYS);
   const questions: Array<[string, () => Promise<unknown>]> = [
     ['cost-data/summary (last-90-days)', () => costSummary(rc, 'last-90-days')],
     ['cost-data/by-end-user (90 days)', () => costByEndUser(rc, full.start_date, full.end_date)],

@@ -6,8 +6,11 @@ type Query = Record<string, string>;
 
 type Range = { start_date: string; end_date: string };
 
+/** The YYYY-MM-DD date `offsetDays` after the synthetic lake's first day. */
+export const benchDay = (offsetDays: number): string => new Date(FIRST_DAY.getTime() + offsetDays * 86_400_000).toISOString().slice(0, 10);
+
 export function benchRanges(days: number): { full: Range; last30: Range; last7: Range; fullSubDay: Range } {
-  const day = (offsetDays: number) => new Date(FIRST_DAY.getTime() + offsetDays * 86_400_000).toISOString().slice(0, 10);
+  const day = benchDay;
   return {
     full: { start_date: day(0), end_date: day(days) },
     last30: { start_date: day(days - 30), end_date: day(days) },

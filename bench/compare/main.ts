@@ -16,7 +16,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { endUserIdFor } from '../../core/ids.js';
 import { fromRoot } from '../../core/paths.js';
-import { benchLake, benchNow, FIRST_DAY } from '../api/bench-lake.js';
+import { benchLake, benchNow } from '../api/bench-lake.js';
+import { benchDay } from '../api/http-cases.js';
 import { log, startSyntheticLakeHost } from '../api/synthetic-lake-host.js';
 import { chdbMergeTreeEngine, chdbParquetEngine, ensureChdb } from './chdb-engine.js';
 import { duckdbRawEngine } from './duckdb-engine.js';
@@ -54,12 +55,11 @@ const meta = await benchLake(host, EVENTS, DAYS);
 await host.stop();
 if (meta.events !== EVENTS || meta.days !== DAYS) throw new Error(`${dataDir} holds ${meta.events} events over ${meta.days} days, not ${EVENTS} over ${DAYS}`);
 const lakeDir = host.config.lakeDir;
-const ymd = (offsetDays: number) => new Date(FIRST_DAY.getTime() + offsetDays * 86_400_000).toISOString().slice(0, 10);
 const questions = compareQuestions({
   organizationId: meta.organizationId,
   user0: endUserIdFor(meta.organizationId, 'user-0'),
-  firstDay: ymd(0),
-  endDay: ymd(DAYS),
+  firstDay: benchDay(0),
+  endDay: benchDay(DAYS),
   now: benchNow(DAYS),
 });
 
@@ -178,7 +178,7 @@ const result: CompareResult = {
     other_organizations: meta.otherOrganizations.length,
     other_organization_events: meta.otherOrganizations.reduce((n, o) => n + (meta.rows[o] ?? 0), 0),
     days: DAYS,
-    first_day: ymd(0),
+    first_day: benchDay(0),
     lake_write_seconds: Math.round(meta.writtenMs / 1000),
   },
   engines: [

@@ -9,15 +9,12 @@ import {
 } from '../../api/dimension-data/dimension-data.service.js';
 import { endUserByDimension } from '../../api/end-user-costs/end-user-costs.service.js';
 import type { ReadContext } from '../../api/lake/read-context.js';
-import { FIRST_DAY } from '../api/bench-lake.js';
+import { benchRanges } from '../api/http-cases.js';
 
 export type Case = { name: string; path: string; query: Record<string, string>; service: (r: ReadContext) => Promise<unknown> };
 
 export function dimensionCases(DAYS: number): Case[] {
-  const day = (offsetDays: number) => new Date(FIRST_DAY.getTime() + offsetDays * 86_400_000).toISOString().slice(0, 10);
-  const full = { start_date: day(0), end_date: day(DAYS) };
-  const last30 = { start_date: day(DAYS - 30), end_date: day(DAYS) };
-  const fullSubDay = { start_date: `${day(0)}T06:30:00Z`, end_date: `${day(DAYS - 1)}T18:45:00Z` };
+  const { full, last30, fullSubDay } = benchRanges(DAYS);
 
   return [
     { name: 'cost-breakdown team (90 days)', path: '/dimension-data/cost-breakdown', query: { ...full, dimension_key: 'team' }, service: (r) => dimensionCostBreakdown(r, { ...full, dimension_key: 'team' }) },
