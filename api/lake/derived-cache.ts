@@ -396,6 +396,14 @@ export class DerivedCache {
     while (this.background.size > 0) await Promise.all([...this.background]);
   }
 
+  /**
+   * Settles when the background work handed out so far is done, starting none of it: work that
+   * waits for its request's query starts when that query ran (every request starts its own).
+   */
+  async settled(): Promise<void> {
+    await Promise.all([...this.background]);
+  }
+
   /** Rows held in the selections' projections (row-projection.ts), beside `rows`. */
   get projectedRows(): number {
     return this.projections.rows;

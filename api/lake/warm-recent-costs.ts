@@ -33,6 +33,8 @@ export function warmRecentCosts(lake: LakeQuery, now: () => Date, logger: Logger
     const started = performance.now();
     for (const organizationId of orgs) {
       // With the row budget used up, a quieter organization's days would push out a busier one's.
+      // Days read from persisted files count once copied into memory, after their request.
+      await lake.cache.settled();
       if (lake.cache.full) break;
       for (let end = today; end > today - days * DAY_MS && !stopped; end -= 7 * DAY_MS) {
         const range = { start: new Date(Math.max(end - 7 * DAY_MS, today - days * DAY_MS)), end: new Date(end) };
