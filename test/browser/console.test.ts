@@ -255,6 +255,14 @@ run('console (headless Chromium)', () => {
     for (const item of agents.items as any[]) {
       expect(amount(await cell('cost-by-agent', item.attribution_value, 'cost').textContent()).eq(item.total_cost)).toBe(true);
     }
+    const byWorkflow = (await apiGet(p, t.readKey, '/attribution-data/by-dimension', { ...LAST_7, dimension: 'workflow_id' })).body;
+    for (const item of byWorkflow.items as any[]) {
+      expect(amount(await cell('cost-by-workflow', item.attribution_value, 'cost').textContent()).eq(item.total_cost)).toBe(true);
+    }
+    // The workflow list is its own request: wait for its rows before counting (CI once counted 0).
+    const workflows = (await apiGet(p, t.readKey, '/attribution-data/workflows', LAST_7)).body;
+    expect(workflows.values).toEqual(['build', 'support']);
+    for (const value of workflows.values as string[]) await page.locator(`[data-table="workflows"] tr[data-row="${value}"]`).waitFor();
     expect(await page.locator('[data-table="workflows"] tbody tr').count()).toBe(2);
     await shot('agents');
 
