@@ -21,4 +21,5 @@ COPY core/control/migrations ./core/control/migrations
 COPY otlp/proto ./otlp/proto
 COPY pricing/standard-rate-cards.json ./pricing/standard-rate-cards.json
 USER node
-CMD ["node", "dist/api/main.js"]
+# The api's small young generation: docs/decisions.md (2026-11-24, api RSS).
+CMD ["node", "--max-semi-space-size=4", "dist/api/main.js"]

@@ -37,8 +37,15 @@ export interface ServiceProcess {
   stop(graceMs?: number): Promise<void>;
 }
 
-/** The same V8 flag `npm start` gives node. */
-export const SERVICE_NODE_FLAGS = ['--max-semi-space-size=32'];
+/**
+ * The V8 flags each entry runs with here: the all-in-one (`npm start`) and the other services a
+ * large young generation (ingest's per-request garbage is collected cheaply, docs/decisions.md);
+ * the api a small one, as the README, the Dockerfile and docs/distributed.md run it: its garbage
+ * is short-lived, and larger semi-spaces only kept more of it resident (bench/results/api-rss.md).
+ */
+export function serviceNodeFlags(entry: ServiceEntry): string[] {
+  return entry === 'api/main' ? ['--max-semi-space-size=4'] : ['--max-semi-space-size=32'];
+}
 
 export function isBuilt(entry: ServiceEntry): boolean {
   return fs.existsSync(fromRoot('dist', `${entry}.js`));
@@ -47,7 +54,7 @@ export function isBuilt(entry: ServiceEntry): boolean {
 export function spawnService(opts: ServiceProcessOptions): ServiceProcess {
   const root = opts.root ?? fromRoot();
   const built = opts.built ?? fs.existsSync(path.join(root, 'dist', `${opts.entry}.js`));
-  const flags = [...SERVICE_NODE_FLAGS, ...(opts.nodeFlags ?? [])];
+  const flags = [...serviceNodeFlags(opts.entry), ...(opts.nodeFlags ?? [])];
   const args = built
     ? [...flags, path.join(root, 'dist', `${opts.entry}.js`)]
     : [...flags, '--import', 'tsx', path.join(root, `${opts.entry}.ts`)];

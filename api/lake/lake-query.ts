@@ -255,6 +255,10 @@ export class LakeQuery {
       // Bounds the api's memory (bench/results/api.json: RSS); measured to cost warm answers nothing.
       memory_limit: options.memoryLimit ?? '300MB',
       temp_directory: path.join(tempDir, 'spill'),
+      // DuckDB's jemalloc keeps freed pages until its next allocations decay them; its background
+      // threads return them while the api idles (~50 MB less RSS after bench/api's run, the same
+      // latency: bench/results/api-rss.md).
+      allocator_background_threads: 'true',
     });
     const setup = await instance.connect();
     try {

@@ -4,7 +4,7 @@
 // all-in-one's embedded PGlite control plane, and on PostgreSQL as a distributed api runs (a
 // local cluster holding a copy of the same control plane, bench/api/postgres-control.ts).
 // Writes bench/results/api-rss.md.
-//   npx tsx bench/api-rss/main.ts --data-dir DIR [--iterations 15] [--derived-tables memory|compressed|disk] [--no-write]
+//   npx tsx bench/api-rss/main.ts --data-dir DIR [--iterations 15] [--derived-tables memory|compressed|disk] [--idle-seconds 12] [--no-write]
 // DIR must hold a bench/api lake (bench/api/main.ts --data-dir DIR writes one).
 import fs from 'node:fs';
 import os from 'node:os';
@@ -24,6 +24,7 @@ const { values } = parseArgs({
     iterations: { type: 'string', default: '15' },
     'derived-tables': { type: 'string' },
     'no-write': { type: 'boolean', default: false },
+    'idle-seconds': { type: 'string', default: '12' },
   },
 });
 if (!values['data-dir']) throw new Error('--data-dir is required (a bench/api lake)');
@@ -32,12 +33,16 @@ const meta = JSON.parse(fs.readFileSync(path.join(dataDir, BENCH_META_FILE), 'ut
 const ITERATIONS = Number(values.iterations);
 const CASES = httpCases(meta.days);
 const derivedTables = values['derived-tables'] as FreshApiOptions['derivedTables'];
+// Freed memory goes back to the system over jemalloc's decay time (DuckDB's allocator, 10 s; lake-query.ts):
+// RSS is read at the last response and again once the process idled this long.
+const IDLE_SECONDS = Number(values['idle-seconds']);
 
 interface Run {
   control: string;
   p50_ms: number[];
   rss_mb: number;
   peak_mb: number;
+  idle_rss_mb: number;
 }
 
 async function warmRun(control: string, extra: Partial<FreshApiOptions>): Promise<Run> {
@@ -53,8 +58,10 @@ async function warmRun(control: string, extra: Partial<FreshApiOptions>): Promis
       log(`${control.padEnd(10)} ${name.padEnd(80)} p50 ${String(p50.at(-1)).padStart(7)} ms`);
     }
     const { rss, peak } = api.rssMb();
-    log(`${control}: api process RSS ${rss} MB (peak ${peak} MB)`);
-    return { control, p50_ms: p50, rss_mb: rss, peak_mb: peak };
+    await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
+    const idle = api.rssMb().rss;
+    log(`${control}: api process RSS ${rss} MB at the last response (peak ${peak} MB), ${idle} MB after ${IDLE_SECONDS} s idle`);
+    return { control, p50_ms: p50, rss_mb: rss, peak_mb: peak, idle_rss_mb: idle };
   } finally {
     await api.stop();
   }
@@ -75,13 +82,14 @@ const lines = [
   '',
   `\`npx tsx bench/api-rss/main.ts --data-dir ${values['data-dir']}${derivedTables ? ` --derived-tables ${derivedTables}` : ''}\`, ${new Date().toISOString()}; bench/api's lake (${meta.events} events, ${meta.days} days).`,
   `${os.cpus().length} cpus, Node ${process.version}; load average ${loadStart.join(' ')} at the start, ${loadEnd.join(' ')} at the end (shared machine).`,
-  `One fresh api process per control plane answers every endpoint of bench/api over HTTP (2 warm-ups, then ${ITERATIONS} measured requests each, p50 client to last byte), then its RSS (/proc VmRSS, peak VmHWM). Target: RSS ≤ 400 MB.`,
+  `One fresh api process per control plane answers every endpoint of bench/api over HTTP (2 warm-ups, then ${ITERATIONS} measured requests each, p50 client to last byte), then its RSS (/proc VmRSS, peak VmHWM) at the last response and after ${IDLE_SECONDS} s idle. Target: RSS ≤ 400 MB.`,
   '',
   `| endpoint | ${runs.map((r) => `${r.control} p50 ms`).join(' | ')} |`,
   `|---|${runs.map(() => '--:|').join('')}`,
   ...CASES.map(([name], i) => `| ${name} | ${runs.map((r) => r.p50_ms[i]).join(' | ')} |`),
   `| **p50 across endpoints** | ${runs.map((r) => `**${median(r.p50_ms)}**`).join(' | ')} |`,
-  `| **api process RSS after the run, MB (peak)** | ${runs.map((r) => `**${r.rss_mb}** (${r.peak_mb})`).join(' | ')} |`,
+  `| **api process RSS at the last response, MB (peak)** | ${runs.map((r) => `**${r.rss_mb}** (${r.peak_mb})`).join(' | ')} |`,
+  `| **api process RSS after ${IDLE_SECONDS} s idle, MB** | ${runs.map((r) => `**${r.idle_rss_mb}**`).join(' | ')} |`,
   '',
 ];
 console.log(lines.join('\n'));

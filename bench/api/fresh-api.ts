@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import readline from 'node:readline';
 import type { DerivedTables } from '../../api/lake/lake-query.js';
 import { fromRoot } from '../../core/paths.js';
+import { serviceNodeFlags } from '../../scripts/service-process.js';
 
 export interface FreshApiOptions {
   dataDir: string;
@@ -28,15 +29,19 @@ export interface FreshApiOptions {
 export interface FreshApi {
   url: string;
   pid: number;
-  /** Client-to-last-byte milliseconds of one GET (throws on a non-200). */
-  get(pathAndQuery: string, apiKey: string): Promise<{ ms: number; bytes: number }>;
+  /** Milliseconds from spawn to listening. */
+  startupMs: number;
+  /** Client-to-last-byte milliseconds of one GET (with `json`: the body parsed, inside `ms`); throws on a non-200. */
+  get(pathAndQuery: string, apiKey: string, opts?: { json?: boolean }): Promise<{ ms: number; bytes: number; body?: unknown }>;
   /** Resident set size now and at its peak, MB (from /proc). */
   rssMb(): { rss: number; peak: number };
   stop(): Promise<void>;
 }
 
 export async function startFreshApi(options: FreshApiOptions): Promise<FreshApi> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', fromRoot('bench', 'api', 'api-process.ts')], {
+  const spawned = performance.now();
+  // With the flags the distributed api runs with (api-process.ts stands for dist/api/main.js).
+  const child: ChildProcess = spawn(process.execPath, [...serviceNodeFlags('api/main'), '--import', 'tsx', fromRoot('bench', 'api', 'api-process.ts')], {
     cwd: fromRoot(),
     env: { ...process.env, BENCH_API_OPTIONS: JSON.stringify(options) },
     stdio: ['pipe', 'pipe', 'inherit'],
@@ -53,13 +58,15 @@ export async function startFreshApi(options: FreshApiOptions): Promise<FreshApi>
   return {
     url,
     pid: child.pid!,
-    async get(pathAndQuery, apiKey) {
+    startupMs: performance.now() - spawned,
+    async get(pathAndQuery, apiKey, opts = {}) {
       const t = performance.now();
       const res = await fetch(`${url}/v1${pathAndQuery}`, { headers: { authorization: `Bearer ${apiKey}` } });
-      const body = await res.arrayBuffer();
+      const raw = await res.arrayBuffer();
+      const body = opts.json && res.status === 200 ? (JSON.parse(Buffer.from(raw).toString()) as unknown) : undefined;
       const ms = performance.now() - t;
-      if (res.status !== 200) throw new Error(`${pathAndQuery}: HTTP ${res.status} ${Buffer.from(body).toString().slice(0, 300)}`);
-      return { ms, bytes: body.byteLength };
+      if (res.status !== 200) throw new Error(`${pathAndQuery}: HTTP ${res.status} ${Buffer.from(raw).toString().slice(0, 300)}`);
+      return { ms, bytes: raw.byteLength, body };
     },
     rssMb() {
       const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');

@@ -17,12 +17,12 @@ import { parseArgs } from 'node:util';
 import { endUserIdFor } from '../../core/ids.js';
 import { fromRoot } from '../../core/paths.js';
 import { benchLake, benchNow } from '../api/bench-lake.js';
-import { benchDay } from '../api/http-cases.js';
+import { startFreshApi } from '../api/fresh-api.js';
+import { benchDay, pathOf } from '../api/http-cases.js';
 import { log, startSyntheticLakeHost } from '../api/synthetic-lake-host.js';
 import { chdbMergeTreeEngine, chdbParquetEngine, ensureChdb } from './chdb-engine.js';
 import { duckdbRawEngine } from './duckdb-engine.js';
 import type { Engine } from './engine.js';
-import { startMarginalApi } from './marginal.js';
 import { postgresEngine } from './postgres-engine.js';
 import { answerDifferences, compareQuestions, type Answer, type Question } from './questions.js';
 import { renderMarkdown, type CompareResult, type Timing } from './report.js';
@@ -75,16 +75,19 @@ async function measure<T>(run: () => Promise<{ ms: number; value: T }>): Promise
   return { timing: { p50_ms: p50(times), runs: times.length }, value: first.value };
 }
 
+/** Marginal's api in a process of its own (bench/api's, PGlite control plane), its clock at bench/api's "now". */
+const startMarginal = () => startFreshApi({ dataDir, now: benchNow(DAYS).toISOString() });
+
 // Marginal warm: one api process, every question.
 log(`data in ${dataDir}; ${os.cpus().length} cpus; load ${loadAtStart.join(' ')}`);
 const marginalAnswers = new Map<Question, Answer>();
 const warm: Record<string, Record<string, Timing>> = { Marginal: {} };
 {
-  const api = await startMarginalApi(dataDir, DAYS, meta.apiKey);
+  const api = await startMarginal();
   try {
     for (const q of questions) {
       const { timing, value } = await measure(async () => {
-        const r = await api.get(q.path, q.query);
+        const r = await api.get(pathOf(q.path, q.query), meta.apiKey, { json: true });
         return { ms: r.ms, value: r.body };
       });
       marginalAnswers.set(q, q.fromHttp(value));
@@ -139,10 +142,10 @@ const marginalStartup: number[] = [];
 for (const q of questions) {
   const times: number[] = [];
   for (let i = 0; i < COLD_RUNS; i++) {
-    const api = await startMarginalApi(dataDir, DAYS, meta.apiKey);
+    const api = await startMarginal();
     marginalStartup.push(api.startupMs);
     try {
-      times.push((await api.get(q.path, q.query)).ms);
+      times.push((await api.get(pathOf(q.path, q.query), meta.apiKey, { json: true })).ms);
     } finally {
       await api.stop();
     }
