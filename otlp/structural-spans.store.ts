@@ -74,6 +74,15 @@ export async function structuralSpansOfSession(db: Queryable, organizationId: st
   );
 }
 
+/** The span ids of these sessions' structural spans (a sessions list page's, to count each span once). */
+export async function structuralSpanIdsOfSessions(db: Queryable, organizationId: string, sessionIds: readonly string[]): Promise<Array<{ session_id: string; span_id: string }>> {
+  if (sessionIds.length === 0) return [];
+  return db.query<{ session_id: string; span_id: string }>(
+    `SELECT session_id, span_id FROM otlp_structural_spans WHERE organization_id = $1 AND session_id = ANY($2::text[])`,
+    [organizationId, sessionIds],
+  );
+}
+
 /** A session's structural spans in summary, for the sessions lists. */
 export interface StructuralSessionSummary {
   session_id: string;

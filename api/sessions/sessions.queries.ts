@@ -51,6 +51,25 @@ export interface SessionRow {
   total: number;
 }
 
+/**
+ * Per session, how many of these (session, span id) pairs the lake also holds: spans both
+ * structural and priced, which the tree counts once (sessions.service.ts).
+ */
+export async function lakeSpansAmong(lake: LakeQuery, organizationId: string, pairs: ReadonlyArray<{ session_id: string; span_id: string }>): Promise<Map<string, number>> {
+  if (pairs.length === 0) return new Map();
+  const rows = await lake.rows<{ session_id: string; n: number }>(
+    { organizationId },
+    `WITH pairs AS (SELECT unnest(from_json($pairs, '[{"session_id":"VARCHAR","span_id":"VARCHAR"}]'), recursive := true))
+     SELECT s.session_id, CAST(count(DISTINCT s.span_id) AS BIGINT) AS n
+       FROM {{session_spans}} s
+       JOIN pairs p ON p.session_id = s.session_id AND p.span_id = s.span_id
+      WHERE s.organization_id = $org
+      GROUP BY s.session_id`,
+    { pairs: JSON.stringify(pairs) },
+  );
+  return new Map(rows.map((r) => [r.session_id, r.n]));
+}
+
 /** A session's structural spans (otlp/structural-spans.store.ts), merged into its list row. */
 export interface StructuralSessionPart {
   session_id: string;

@@ -7,8 +7,8 @@ import type { ReadContext } from '../lake/read-context.js';
 import { pageParams } from '../usage/usage.js';
 import { buildSessionTree, type SpanInput } from './session-tree.js';
 import { sessionFiles } from './session-index.js';
-import { querySessions, querySessionSpans, type SessionRow } from './sessions.queries.js';
-import { structuralSessionSummaries, structuralSpansOfSession } from '../../otlp/structural-spans.store.js';
+import { lakeSpansAmong, querySessions, querySessionSpans, type SessionRow } from './sessions.queries.js';
+import { structuralSessionSummaries, structuralSpanIdsOfSessions, structuralSpansOfSession } from '../../otlp/structural-spans.store.js';
 import type { SessionList, SessionSummary, SessionTree } from './sessions.types.js';
 
 export async function sessionTree(rc: ReadContext, sessionId: string): Promise<SessionTree> {
@@ -80,6 +80,13 @@ export async function listSessions(
   const structural = await structuralSessionSummaries(rc.db, rc.organizationId, sessionIds);
   const query = (p: { limit: number; offset: number }) => querySessions(rc.lake, rc.organizationId, window, p, structural, sessionIds);
   const rows = await query(page);
+  // A span id both structural and priced is one span of the tree: count it once on this page.
+  const mixed = new Set(structural.map((s) => s.session_id));
+  const both = rows.filter((r) => r.event_count > 0 && mixed.has(r.session_id)).map((r) => r.session_id);
+  if (both.length > 0) {
+    const overlap = await lakeSpansAmong(rc.lake, rc.organizationId, await structuralSpanIdsOfSessions(rc.db, rc.organizationId, both));
+    for (const r of rows) r.span_count -= overlap.get(r.session_id) ?? 0;
+  }
   return {
     sessions: rows.map(sessionSummary),
     // An offset past the end returns no row to carry the count; count again only then.

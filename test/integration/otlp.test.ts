@@ -13,7 +13,7 @@ import protobuf from 'protobufjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Big } from '../../core/money.js';
 import { admin, http } from '../support/http.js';
-import { apiGet, createTenant, issueKey, startPipeline, waitForLake, type Pipeline, type Tenant } from '../support/pipeline.js';
+import { apiGet, createTenant, ingest, issueKey, lakeEventCount, llmEvent, startPipeline, waitForLake, type Pipeline, type Tenant } from '../support/pipeline.js';
 
 // gpt-4o card of this tenant, USD per million tokens.
 const RATES = { input: '2.5', output: '10', cacheRead: '1.25', reasoning: '10' };
@@ -264,6 +264,22 @@ describe('OTLP sessions in the sessions list', () => {
     expect(row.span_count).toBe(5);
     // [0, 1000) holds no event of the session, only the agent's start.
     expect((await list(0, 1000)).sessions.map((s) => s.session_id)).toEqual(['conv-js']);
+  });
+
+  it('a span both structural (OTLP, no usage) and priced (an event with its span id) is counted once, in the list as in the tree', async () => {
+    let shared = '';
+    const spans = recordSpans((start) => {
+      const agent = start('invoke_agent planner', 50_000, { 'gen_ai.conversation.id': 'conv-shared', 'gen_ai.operation.name': 'invoke_agent' });
+      shared = agent.spanContext().spanId;
+      agent.end(at(52_000));
+    });
+    await exportWith(new ProtoExporter(exporterOptions()), spans);
+    const before = await lakeEventCount(p, t.organizationId);
+    await ingest(p, t, [llmEvent('shared-span-1', { session_id: 'conv-shared', span_id: shared, cost_override: '0.5', timestamp: at(51_000).toISOString() })]);
+    await waitForLake(p, t.organizationId, before + 1);
+    expect((await tree('conv-shared')).span_count).toBe(1);
+    const row = (await list(49_000, 53_000)).sessions.find((s) => s.session_id === 'conv-shared');
+    expect(row).toMatchObject({ span_count: 1, event_count: 1, total_cost: '0.5', first_event_at: at(50_000).toISOString(), last_event_at: at(52_000).toISOString() });
   });
 });
 
