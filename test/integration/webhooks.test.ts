@@ -6,7 +6,12 @@
 import crypto from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { apiComponent } from '../../api/component.js';
+import { DeliveryWorker } from '../../alerts/webhooks/delivery-worker.js';
+import { createEndpoint, sendTestEvent } from '../../alerts/webhooks/endpoints.store.js';
+import { newEventId } from '../../alerts/webhooks/outbox.js';
 import { sendWebhook } from '../../alerts/webhooks/send-webhook.js';
+import { createLogger } from '../../core/logger.js';
+import { TEST_MASTER_KEY } from '../support/control-db.js';
 import { admin, describeEachHost, http, startTestHost, type TestHost } from '../support/http.js';
 import { eventually, WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -213,6 +218,41 @@ describeEachHost(
   },
   { components: [apiComponent({ warmDays: 0, webhooks: { pollMs: 100, now: workerClock } })], env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } },
 );
+
+describe('the delivery worker at start', () => {
+  // The api awaits start() before it listens: a backlog for an endpoint that never answers (10 s
+  // per attempt) must not hold it. The host's own worker ticks once at its start, then hourly, so
+  // the worker under test is the one that claims the delivery.
+  let h: TestHost;
+  const receiver = new WebhookReceiver();
+  beforeAll(async () => {
+    h = await startTestHost({ components: [apiComponent({ warmDays: 0, webhooks: { pollMs: 3_600_000 } })], env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
+    await receiver.start();
+  });
+  afterAll(async () => {
+    await receiver.stop();
+    await h.stop();
+  });
+
+  it('settles once its first claim ran, while the claimed delivery still waits for a receiver that does not answer', async () => {
+    const org = (await admin(h, 'POST', '/organizations', { name: 'slow' })).body.organization_id;
+    const { endpoint } = await createEndpoint(h.db, TEST_MASTER_KEY, org, { url: receiver.url, enabledEvents: ['*'], description: null });
+    await sendTestEvent(h.db, org, endpoint.id, newEventId());
+    receiver.mode = { hang: true };
+    const worker = new DeliveryWorker(h.db, TEST_MASTER_KEY, createLogger('silent'), { allowPrivateUrls: true, pollMs: 3_600_000 });
+    const started = performance.now();
+    await worker.start();
+    const startMs = performance.now() - started;
+    // The first tick claimed it and is sending it: the receiver holds the request open.
+    await eventually(() => receiver.received.length === 1);
+    expect(startMs).toBeLessThan(5_000);
+    const attempts = await admin(h, 'GET', `/organizations/${org}/webhook-endpoints/${endpoint.id}/attempts?limit=10`);
+    expect(attempts.body.attempts).toEqual([]); // no attempt finished yet
+    receiver.mode = { status: 200 };
+    await receiver.stop(); // ends the held request: the attempt fails at once and stop() returns
+    await worker.stop();
+  });
+});
 
 describe('webhook URLs with WEBHOOK_ALLOW_PRIVATE_URLS off', () => {
   let h: TestHost;
