@@ -14,7 +14,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { endUserIdFor } from '../../core/ids.js';
 import { BENCH_META_FILE, benchNow } from '../api/bench-lake.js';
-import { startFreshApi, type FreshApiOptions } from '../api/fresh-api.js';
+import { firstRequests, type FreshApiOptions } from '../api/fresh-api.js';
 import { httpCases, pathOf } from '../api/http-cases.js';
 import { log } from '../api/synthetic-lake-host.js';
 import { median as medianOf } from '../api/stats.js';
@@ -55,16 +55,7 @@ function cases(): Array<[string, string]> {
 const median = (xs: number[]) => +medianOf(xs).toFixed(1);
 const base: FreshApiOptions = { dataDir, ...(part1 ? { now: benchNow(meta.days).toISOString() } : {}) };
 
-async function firstRequest(o: FreshApiOptions, pathAndQuery: string): Promise<{ startMs: number; firstMs: number }> {
-  const t = performance.now();
-  const api = await startFreshApi(o);
-  const startMs = performance.now() - t;
-  try {
-    return { startMs, firstMs: (await api.get(pathAndQuery, meta.apiKey)).ms };
-  } finally {
-    await api.stop();
-  }
-}
+const firstRequest = (o: FreshApiOptions, pathAndQuery: string) => firstRequests(o, pathAndQuery, meta.apiKey);
 
 log(`${os.cpus().length} cpus; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; ${rounds} rounds per endpoint`);
 const rows: string[] = [];

@@ -22,7 +22,8 @@ import type { LakeEventRow } from '../../core/lake/events-schema.js';
 import { fromRoot } from '../../core/paths.js';
 import { LakeWriter } from '../../processor/lake/lake-writer.js';
 import { lakeEvent } from '../../test/support/lake-event-builder.js';
-import { startFreshApi, type FreshApi } from '../api/fresh-api.js';
+import { firstRequests, startFreshApi, type FreshApi } from '../api/fresh-api.js';
+import { median, percentile } from '../api/stats.js';
 import { log, readBenchOptions, startSyntheticLakeHost } from '../api/synthetic-lake-host.js';
 import { PARTITIONS, writeSyntheticLake } from '../api/synthetic-lake.js';
 
@@ -163,15 +164,8 @@ interface Timing {
   bytes: number;
 }
 
-const percentile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
-
 let api: FreshApi;
-async function get(pathAndQuery: string, headers: Record<string, string> = {}): Promise<number> {
-  const res = await fetch(`${api.url}/v1${pathAndQuery}`, { headers: { authorization: `Bearer ${meta.apiKey}`, ...headers } });
-  const body = await res.arrayBuffer();
-  if (res.status !== 200) throw new Error(`${pathAndQuery}: HTTP ${res.status} ${Buffer.from(body).toString().slice(0, 300)}`);
-  return body.byteLength;
-}
+const get = async (pathAndQuery: string, headers: Record<string, string> = {}): Promise<number> => (await api.get(pathAndQuery, meta.apiKey, { headers })).bytes;
 
 async function measure(name: string, pathAndQuery: string, target: number | null, first: number, headers: Record<string, string> = {}): Promise<Timing> {
   let bytes = await get(pathAndQuery, headers);
@@ -233,14 +227,8 @@ await api.stop();
 const firsts: number[] = [];
 for (const [name, q, , headers] of CASES) {
   const rounds: number[] = [];
-  for (let i = 0; i < options.coldRounds; i++) {
-    api = await startFreshApi(apiOptions);
-    const t = performance.now();
-    await get(q, headers);
-    rounds.push(performance.now() - t);
-    await api.stop();
-  }
-  firsts.push([...rounds].sort((a, b) => a - b)[Math.floor((rounds.length - 1) / 2)]!);
+  for (let i = 0; i < options.coldRounds; i++) rounds.push((await firstRequests(apiOptions, q, meta.apiKey, { headers })).firstMs);
+  firsts.push(median(rounds));
   log(`${name.padEnd(64)} first request of a fresh api process ${firsts.at(-1)!.toFixed(1)} ms (${rounds.map((r) => r.toFixed(0)).join(' ')})`);
 }
 const results: Timing[] = [];

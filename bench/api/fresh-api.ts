@@ -32,7 +32,7 @@ export interface FreshApi {
   /** Milliseconds from spawn to listening. */
   startupMs: number;
   /** Client-to-last-byte milliseconds of one GET (with `json`: the body parsed, inside `ms`); throws on a non-200. */
-  get(pathAndQuery: string, apiKey: string, opts?: { json?: boolean }): Promise<{ ms: number; bytes: number; body?: unknown }>;
+  get(pathAndQuery: string, apiKey: string, opts?: { json?: boolean; headers?: Record<string, string> }): Promise<{ ms: number; bytes: number; body?: unknown }>;
   /** Resident set size now and at its peak, MB (from /proc). */
   rssMb(): { rss: number; peak: number };
   stop(): Promise<void>;
@@ -61,7 +61,7 @@ export async function startFreshApi(options: FreshApiOptions): Promise<FreshApi>
     startupMs: performance.now() - spawned,
     async get(pathAndQuery, apiKey, opts = {}) {
       const t = performance.now();
-      const res = await fetch(`${url}/v1${pathAndQuery}`, { headers: { authorization: `Bearer ${apiKey}` } });
+      const res = await fetch(`${url}/v1${pathAndQuery}`, { headers: { authorization: `Bearer ${apiKey}`, ...opts.headers } });
       const raw = await res.arrayBuffer();
       const body = opts.json && res.status === 200 ? (JSON.parse(Buffer.from(raw).toString()) as unknown) : undefined;
       const ms = performance.now() - t;
@@ -78,4 +78,24 @@ export async function startFreshApi(options: FreshApiOptions): Promise<FreshApi>
       await exited;
     },
   };
+}
+
+/**
+ * The first request of a freshly started api process (and with `second`, the request after it),
+ * with its start-up (spawn to listening); the process is stopped after.
+ */
+export async function firstRequests(
+  options: FreshApiOptions,
+  pathAndQuery: string,
+  apiKey: string,
+  opts: { second?: boolean; headers?: Record<string, string> } = {},
+): Promise<{ startMs: number; firstMs: number; secondMs: number | null }> {
+  const api = await startFreshApi(options);
+  try {
+    const first = await api.get(pathAndQuery, apiKey, { headers: opts.headers });
+    const second = opts.second ? await api.get(pathAndQuery, apiKey, { headers: opts.headers }) : null;
+    return { startMs: api.startupMs, firstMs: first.ms, secondMs: second?.ms ?? null };
+  } finally {
+    await api.stop();
+  }
 }

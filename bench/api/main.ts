@@ -23,7 +23,7 @@ import { LakeQuery } from '../../api/lake/lake-query.js';
 import type { ReadContext } from '../../api/lake/read-context.js';
 import { fromRoot } from '../../core/paths.js';
 import { RateBook } from '../../pricing/rate-book.js';
-import { startFreshApi, type FreshApiOptions } from './fresh-api.js';
+import { firstRequests, startFreshApi, type FreshApiOptions } from './fresh-api.js';
 import { log, readBenchOptions, startSyntheticLakeHost } from './synthetic-lake-host.js';
 import { benchLake, benchNow, END_USERS, FIRST_DAY } from './bench-lake.js';
 import { benchRanges, httpCases, pathOf } from './http-cases.js';
@@ -101,16 +101,8 @@ log(`cold: first request of a fresh api process (median of ${options.coldRounds}
 const coldHttp: ColdCase[] = [];
 for (const [name, p, q] of HTTP_CASES) {
   const once = async (o: FreshApiOptions, second: boolean) => {
-    const t = performance.now();
-    const api = await startFreshApi(o);
-    const start = performance.now() - t;
-    try {
-      const a = await api.get(pathOf(p, q), meta.apiKey);
-      const b = second ? await api.get(pathOf(p, q), meta.apiKey) : null;
-      return { start, first: a.ms, second: b ? b.ms : 0 };
-    } finally {
-      await api.stop();
-    }
+    const r = await firstRequests(o, pathOf(p, q), meta.apiKey, { second });
+    return { start: r.startMs, first: r.firstMs, second: r.secondMs ?? 0 };
   };
   // The median of --cold-rounds fresh processes (one request of a loaded 2-core machine swings ±50 ms).
   const first = async (o: () => FreshApiOptions, second = false) => {
