@@ -33,7 +33,11 @@ const parsers = {
   20: (v: string) => v,
   17: (v: string) => Buffer.from(v.slice(2), 'hex'),
 };
-const db = dir ? new PGlite(dir, { parsers }) : new PGlite({ parsers });
+// PostgreSQL's default 128 MB of shared buffers, held in the WASM heap whether used or not; pages
+// beyond 16 MB are read back through the OS page cache. Ingest measured no slower and the
+// all-in-one ~70–120 MB smaller (bench/results/api-rss.md, docs/decisions.md).
+const startParams = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+const db = dir ? new PGlite(dir, { parsers, startParams }) : new PGlite({ parsers, startParams });
 
 type Client = Pick<MessagePort, 'postMessage'>;
 let queue: Promise<void> = Promise.resolve();
