@@ -22,4 +22,4 @@ COPY otlp/proto ./otlp/proto
 COPY pricing/standard-rate-cards.json ./pricing/standard-rate-cards.json
 USER node
 # The api's small young generation: docs/decisions.md (2026-11-24, api RSS).
-CMD ["node", "--max-semi-space-size=4", "dist/api/main.js"]
+CMD ["node", "--max-semi-space-size=4", "--expose-gc", "dist/api/main.js"]

@@ -1,6 +1,7 @@
 // Distributed mode: the api component alone in its own process (DATABASE_URL, LAKE_DIR).
 import { loadConfig } from '../core/config.js';
 import { loadInstanceSecrets } from '../core/instance-secrets.js';
+import { collectGarbageWhenIdle } from '../core/idle-gc.js';
 import { createLogger } from '../core/logger.js';
 import { hostComponents, stopOnSignals } from '../core/process-host.js';
 import { startApi } from './component.js';
@@ -14,5 +15,6 @@ const host = await hostComponents({
   infra: { kafkaBrokers: config.kafkaBrokers, schemaRegistryUrl: config.schemaRegistryUrl },
   components: [startApi],
 });
+collectGarbageWhenIdle(host.server);
 stopOnSignals(host, logger);
 logger.info({ url: host.url }, 'api listening');
