@@ -1,7 +1,7 @@
 // Distributed mode: the api component alone in its own process (DATABASE_URL, LAKE_DIR).
 import { loadConfig } from '../core/config.js';
 import { loadInstanceSecrets } from '../core/instance-secrets.js';
-import { collectGarbageWhenIdle } from '../core/idle-gc.js';
+import { collectGarbageWhenIdle } from './idle-gc.js';
 import { createLogger } from '../core/logger.js';
 import { hostComponents, stopOnSignals } from '../core/process-host.js';
 import { startApi } from './component.js';

@@ -42,7 +42,7 @@ export interface ServiceProcess {
  * large young generation (ingest's per-request garbage is collected cheaply, docs/decisions.md);
  * the api a small one, as the README, the Dockerfile and docs/distributed.md run it: its garbage
  * is short-lived, and larger semi-spaces only kept more of it resident (bench/results/api-rss.md);
- * and gc() for its collection once requests pause (core/idle-gc.ts).
+ * and gc() for its collection once requests pause (api/idle-gc.ts).
  */
 export function serviceNodeFlags(entry: ServiceEntry): string[] {
   return entry === 'api/main' ? ['--max-semi-space-size=4', '--expose-gc'] : ['--max-semi-space-size=32'];

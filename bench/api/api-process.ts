@@ -3,7 +3,7 @@
 // component on the data directory a benchmark wrote (PGlite control plane, lake), prints
 // {"url": …} on stdout when it listens, and stops cleanly on SIGTERM.
 //   BENCH_API_OPTIONS='{"dataDir": …, "now"?: ISO, "useRollups"?: bool, "derivedDir"?: path, "databaseUrl"?: url, "derivedTables"?: …, "prepare"?: false}'
-import { collectGarbageWhenIdle } from '../../core/idle-gc.js';
+import { collectGarbageWhenIdle } from '../../api/idle-gc.js';
 import type { FreshApiOptions } from './fresh-api.js';
 import { startSyntheticLakeHost } from './synthetic-lake-host.js';
 

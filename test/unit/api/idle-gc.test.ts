@@ -1,9 +1,9 @@
-// The api's full collection after a burst of requests (core/idle-gc.ts): once per quiet spell
+// The api's full collection after a burst of requests (api/idle-gc.ts): once per quiet spell
 // that followed requests, never while requests keep coming, never with no request since the last.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { collectGarbageWhenIdle } from '../../../core/idle-gc.js';
+import { collectGarbageWhenIdle } from '../../../api/idle-gc.js';
 
 const IDLE_MS = 400;
 let server: http.Server | null = null;
