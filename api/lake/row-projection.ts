@@ -30,6 +30,8 @@ function rowSelectionSql(s: RowSelection): string {
 export interface RowProjectionOptions extends SideTablesOptions {
   /** Rows of one projection table before it starts over (default 50k). */
   maxRows?: number;
+  /** Selections per source table before its projection starts over (default 1,000). */
+  maxSelections?: number;
 }
 
 interface Projection {
@@ -45,10 +47,12 @@ export class RowProjections {
   private readonly bySource = new Map<string, Projection>();
   private nextTag = 0;
   private readonly maxRows: number;
+  private readonly maxSelections: number;
   private readonly tables: SideTables;
 
   constructor(connect: () => Promise<DuckDBConnection>, release: (c: DuckDBConnection) => void, options: RowProjectionOptions = {}) {
     this.maxRows = options.maxRows ?? 50_000;
+    this.maxSelections = options.maxSelections ?? 1_000;
     this.tables = new SideTables(connect, release, 'selected_rows', options);
   }
 
@@ -94,12 +98,15 @@ export class RowProjections {
 
   /** Copies the selection's missing days, deletes the copies of days gone; returns the table and tag to read. */
   private async update(p: Projection, source: string, where: string, ids: readonly number[], held: (id: number) => boolean): Promise<{ table: string; tag: number }> {
-    if (p.rows > this.maxRows) {
+    let sel = p.selections.get(where);
+    // Selections come from request text (a filter value): one matching no row adds no rows but
+    // still an entry, so their number is bounded too.
+    if (p.rows > this.maxRows || (!sel && p.selections.size >= this.maxSelections)) {
       // Start over: the old table stays readable for the grace period.
       this.tables.doom(p.table);
       Object.assign(p, { table: this.tables.name(), created: false, selections: new Map(), rows: 0 });
+      sel = undefined;
     }
-    let sel = p.selections.get(where);
     if (!sel) p.selections.set(where, (sel = { tag: this.nextTag++, days: new Set() }));
     const have = sel.days;
     const missing = ids.filter((id) => !have.has(id));
