@@ -2,7 +2,7 @@
 // status, taken from the manifests' per-file status counts (no Parquet read); files written
 // without counts are counted with DuckDB.
 import { EVENT_STATUSES, type EventStatus } from '../../core/lake/events-schema.js';
-import { absolutePath, tableColumns } from '../../core/lake/layout.js';
+import { tableColumns } from '../../core/lake/layout.js';
 import { parquetRelationSql } from '../../core/lake/parquet-sql.js';
 import type { LakeQuery } from '../lake/lake-query.js';
 
@@ -13,7 +13,7 @@ export async function queryLakeStatusCounts(lake: LakeQuery, organizationId: str
     for (const f of manifest.files) {
       if (f.table !== 'events' || f.organization_id !== organizationId) continue;
       if (!f.status_counts) {
-        uncounted.push(absolutePath(lake.reader.lakeDir, f.path));
+        uncounted.push(lake.reader.absolute(f));
         continue;
       }
       for (const s of EVENT_STATUSES) counts[s] += f.status_counts[s];

@@ -409,12 +409,12 @@ export class DerivedCache {
     return this.projections.rows;
   }
 
-  /** Rows held now, replaced ones awaiting deletion included (for metrics and tests). */
   /** Whether the row budget is used up (more rows would push out the least recently used). */
   get full(): boolean {
     return this.totalRows >= this.maxRows;
   }
 
+  /** Rows held now, replaced ones awaiting deletion included (for metrics and tests). */
   get rows(): number {
     return this.totalRows;
   }
