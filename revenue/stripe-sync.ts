@@ -182,19 +182,21 @@ export class RevenueSync {
    * final report; `report()` shows progress meanwhile.
    */
   async startSync(organizationId: string): Promise<{ report: StripeSyncReport; done: Promise<StripeSyncReport> }> {
+    // Each await lets another caller start a sync meanwhile (callers that waited on the same
+    // finished sync wake together): look again after each, so the first starts it and the rest join.
+    let conn: Awaited<ReturnType<typeof getRevenueConnection>>;
     for (;;) {
       const live = this.running.get(organizationId);
-      if (!live) break;
-      if (live.report.state === 'running') return live;
+      if (live?.report.state === 'running') return live;
       // Finished but still recording its report: a sync asked for now must read Stripe again.
-      await live.done.catch(() => undefined);
+      if (live) {
+        await live.done.catch(() => undefined);
+        continue;
+      }
+      conn = await getRevenueConnection(this.deps.db, organizationId, 'stripe');
+      if (!this.running.has(organizationId)) break;
     }
-    const conn = await getRevenueConnection(this.deps.db, organizationId, 'stripe');
     if (!conn || conn.status !== 'active') throw new NotFoundError('active revenue connection', 'stripe');
-    // Callers that waited on the same finished sync wake together: the first to get here starts
-    // the new one, the others join it.
-    const started = this.running.get(organizationId);
-    if (started?.report.state === 'running') return started;
     const report: StripeSyncReport = {
       state: 'running',
       started_at: new Date().toISOString(),

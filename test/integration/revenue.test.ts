@@ -205,6 +205,13 @@ describeEachHost(
         expect(await settledSyncState(res.body.sync.state)).toBe('succeeded');
       });
 
+      it('callers asking at once, with no sync running, start one sync and all join it', async () => {
+        const sync = h.host.ctx.services.revenueSync!;
+        const entries = await Promise.all(Array.from({ length: 5 }, () => sync.startSync(orgId)));
+        expect(new Set(entries.map((e) => e.report)).size).toBe(1);
+        expect((await entries[0]!.done).state).toBe('succeeded');
+      });
+
       it('disconnect: inactive, key forgotten, sync refused', async () => {
         const res = await admin(h, 'DELETE', org('/revenue-connections/stripe'));
         expect(res.status).toBe(200);
