@@ -12,6 +12,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import type { Queryable } from '../../core/control/db.js';
+import { pgliteOptions } from '../../core/control/pglite-options.js';
 import { loadMigrations } from '../../core/control/migrate.js';
 import { beginIngestGroup, IngestGroupIds, markGroupsPublished, reserveAndSpend, reserveEvents, writeIngestGroup } from '../../ingest/ingest-ledger.store.js';
 import { spendCredits } from '../../core/control/credits.js';
@@ -23,7 +24,8 @@ const GROUP = Number(values.group);
 const GROUPS = Math.ceil(Number(values.groups) / 50) * 50;
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'marginal-ledger-statements-'));
-const pg = new PGlite(path.join(dir, 'control'), { parsers: { 1700: (v: string) => v, 20: (v: string) => v } });
+// Opened as the all-in-one's control plane opens it (settings and parsers).
+const pg = new PGlite(path.join(dir, 'control'), pgliteOptions());
 await pg.waitReady;
 
 /** CPU time of this process, µs: PGlite runs on this thread, and CPU time holds up on a busy machine where wall time does not. */

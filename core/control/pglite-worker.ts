@@ -4,6 +4,7 @@
 // to the client that began it: from its BEGIN until its COMMIT/ROLLBACK (`end`), statements of
 // other clients wait, so nothing of theirs ever runs inside it.
 import { PGlite } from '@electric-sql/pglite';
+import { pgliteOptions } from './pglite-options.js';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { errorFields } from './thread-values.js';
 
@@ -26,18 +27,7 @@ if (!parentPort) throw new Error('pglite-worker runs only as a worker thread');
 const host = parentPort;
 const { dir } = workerData as { dir: string | null };
 
-// PostgreSQL type oids whose PGlite defaults differ from pg's: NUMERIC and INT8 stay exact
-// strings; text-format bytea is "\x" + hex, handed back as a Buffer as pg does.
-const parsers = {
-  1700: (v: string) => v,
-  20: (v: string) => v,
-  17: (v: string) => Buffer.from(v.slice(2), 'hex'),
-};
-// PostgreSQL's default 128 MB of shared buffers, held in the WASM heap whether used or not; pages
-// beyond 16 MB are read back through the OS page cache. Ingest measured no slower and the
-// all-in-one ~70–120 MB smaller (bench/results/api-rss.md, docs/decisions.md).
-const startParams = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
-const db = dir ? new PGlite(dir, { parsers, startParams }) : new PGlite({ parsers, startParams });
+const db = dir ? new PGlite(dir, pgliteOptions()) : new PGlite(pgliteOptions());
 
 type Client = Pick<MessagePort, 'postMessage'>;
 let queue: Promise<void> = Promise.resolve();
