@@ -17,9 +17,7 @@ export function sqlLiteral(value: InlineValue): string {
   }
   switch (typeof value) {
     case 'string':
-      // DuckDB's parser ends a statement's text at a NUL, so a NUL is written as chr(0) between
-      // quoted parts (request guards refuse NUL in query parameters; this keeps any other path safe).
-      return value.includes('\u0000') ? `(${value.split('\u0000').map(sqlStringLiteral).join(' || chr(0) || ')})` : sqlStringLiteral(value);
+      return sqlStringLiteral(value);
     case 'boolean':
       return value ? 'TRUE' : 'FALSE';
     case 'number':

@@ -2,8 +2,14 @@
 // (never from request text); paths are still quoted as SQL string literals.
 import { sqlTypeOf, type LakeColumn } from './events-schema.js';
 
+/**
+ * A string as SQL. DuckDB's parser ends a statement's text at a NUL, so a NUL is written as chr(0)
+ * between quoted parts (request guards refuse NUL in query parameters; this keeps any other path
+ * safe), an expression rather than a literal then.
+ */
 export function sqlStringLiteral(value: string): string {
-  return `'${value.replaceAll("'", "''")}'`;
+  const quoted = (s: string) => `'${s.replaceAll("'", "''")}'`;
+  return value.includes('\u0000') ? `(${value.split('\u0000').map(quoted).join(' || chr(0) || ')})` : quoted(value);
 }
 
 /**

@@ -11,8 +11,8 @@ let conn: DuckDBConnection;
 beforeAll(async () => {
   instance = await DuckDBInstance.create(':memory:');
   conn = await instance.connect();
-  // Day 1: a×2, b×1; day 2: a×1.
-  await conn.run(`CREATE TABLE src AS SELECT * FROM (VALUES (1, 'a', 10), (1, 'a', 20), (1, 'b', 5), (2, 'a', 7)) AS t(_day, filter_value, cost)`);
+  // Day 1: a×2, b×1; day 2: a×1, and a value holding a NUL.
+  await conn.run(`CREATE TABLE src AS SELECT * FROM (VALUES (1, 'a', 10), (1, 'a', 20), (1, 'b', 5), (2, 'a', 7), (2, 'x' || chr(0) || 'y', 3)) AS t(_day, filter_value, cost)`);
 });
 afterAll(() => {
   conn.closeSync();
@@ -31,9 +31,9 @@ describe('RowProjections', () => {
     const a = await sum('a');
     expect([a.s, a.n]).toEqual([37, 3]);
     expect((await sum('b')).s).toBe(5);
-    expect((await sum('nothing-1')).n).toBe(0); // 3 selections: still the first table
-    expect((await sum('a')).t).toBe(a.t);
-    expect((await sum('nothing-2')).n).toBe(0); // a 4th: the projection starts over
+    expect((await sum('x\u0000y')).s).toBe(3); // NUL reaches DuckDB as chr(0) (sqlStringLiteral)
+    expect((await sum('a')).t).toBe(a.t); // 3 selections: still the first table
+    expect((await sum('nothing')).n).toBe(0); // a 4th: the projection starts over
     const again = await sum('a');
     expect([again.s, again.n]).toEqual([37, 3]);
     expect(again.t).not.toBe(a.t);
