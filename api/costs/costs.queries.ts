@@ -11,7 +11,7 @@ import { isTypedAttributionKey, metadataCostsDerivation, type MetadataCostsShape
 import type { Granularity } from '../../core/time.js';
 import { truncUnit } from '../../core/time.js';
 import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
-import { MONEY_SQL_TYPE } from '../../core/lake/events-schema.js';
+import { sqlTypeOf } from '../../core/lake/events-schema.js';
 import { DAILY_COSTS } from '../../core/lake/rollups.js';
 import { UNASSIGNED } from './cost-breakdown.js';
 
@@ -91,23 +91,26 @@ const WHERE = `c.organization_id = $org AND c.status = 'completed'`;
  */
 export type CostMeasureSet = 'all' | 'tokens' | 'totals';
 
-/** The sets each measure is in (any other daily_costs measure: `all` only; unit_cost: none, no item reports it). */
+/** The sets each measure is in (any other daily_costs measure: `all` only). */
 const MEASURE_SETS: Readonly<Record<string, readonly CostMeasureSet[]>> = {
   event_count: ['all', 'tokens', 'totals'],
   input_tokens: ['all', 'tokens'],
   output_tokens: ['all', 'tokens'],
   total_cost: ['all', 'tokens', 'totals'],
-  unit_cost: [],
 };
+
+/** daily_costs measures no cost item reports. */
+const NOT_REPORTED = new Set(['unit_cost']);
 
 const MEASURES = DAILY_COSTS.measures
   .map((m) => m.column)
-  .filter((c) => MEASURE_SETS[c.name]?.length !== 0)
-  .map((c): [name: string, type: 'BIGINT' | typeof MONEY_SQL_TYPE, sets: readonly CostMeasureSet[]] => [c.name, c.kind === 'bigint' ? 'BIGINT' : MONEY_SQL_TYPE, MEASURE_SETS[c.name] ?? ['all']]);
+  .filter((c) => !NOT_REPORTED.has(c.name))
+  .map((c) => ({ name: c.name, kind: c.kind, sets: MEASURE_SETS[c.name] ?? ['all'] }));
 
 function measuresSql(set: CostMeasureSet = 'all'): string {
-  return MEASURES.map(([name, type, sets]) =>
-    sets.includes(set) ? `CAST(sum(c.${name}) AS ${type}) AS ${name}` : `CAST(NULL AS ${type === 'BIGINT' ? 'BIGINT' : 'VARCHAR'}) AS ${name}`,
+  return MEASURES.map(({ name, kind, sets }) =>
+    // A money sum left out is a NULL string, as the rows carry money (LakeQuery's DECIMAL → string).
+    sets.includes(set) ? `CAST(sum(c.${name}) AS ${sqlTypeOf(kind)}) AS ${name}` : `CAST(NULL AS ${kind === 'bigint' ? 'BIGINT' : 'VARCHAR'}) AS ${name}`,
   ).join(',\n    ');
 }
 
