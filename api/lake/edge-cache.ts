@@ -63,11 +63,8 @@ export class EdgeCache {
    */
   async relation(slice: EdgeSlice, compute: () => Promise<string>, values: Record<string, string>): Promise<string> {
     const key = sliceKey(slice);
-    const kept = this.kept.get(key) ?? (await this.building.get(key));
-    if (kept && this.kept.get(key) === kept) {
-      kept.lastUsed = performance.now();
-      return `(SELECT * FROM ${kept.table})`;
-    }
+    const kept = await this.current(key);
+    if (kept) return `(SELECT * FROM ${kept.table})`;
     const sql = await compute();
     if (!this.seen.has(key)) {
       this.seen.add(key);
@@ -75,11 +72,8 @@ export class EdgeCache {
       return sql;
     }
     // Another request may have kept (or be keeping) the slice while this one computed: one table per slice.
-    const meanwhile = this.kept.get(key) ?? (await this.building.get(key));
-    if (meanwhile && this.kept.get(key) === meanwhile) {
-      meanwhile.lastUsed = performance.now();
-      return `(SELECT * FROM ${meanwhile.table})`;
-    }
+    const meanwhile = await this.current(key);
+    if (meanwhile) return `(SELECT * FROM ${meanwhile.table})`;
     if (this.building.has(key)) return sql;
     const build = this.keep(key, sql, values);
     this.building.set(key, build);
@@ -89,6 +83,14 @@ export class EdgeCache {
     } finally {
       this.building.delete(key);
     }
+  }
+
+  /** The slice's kept table (waiting for one being kept), marked used; null when none is (any more). */
+  private async current(key: string): Promise<Kept | null> {
+    const kept = this.kept.get(key) ?? (await this.building.get(key));
+    if (!kept || this.kept.get(key) !== kept) return null;
+    kept.lastUsed = performance.now();
+    return kept;
   }
 
   private keep(key: string, sql: string, values: Record<string, string>): Promise<Kept | null> {
