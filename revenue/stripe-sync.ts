@@ -94,8 +94,15 @@ interface Deps {
   logger: Logger;
 }
 
+interface SyncEntry {
+  report: StripeSyncReport;
+  done: Promise<StripeSyncReport>;
+}
+
 export class RevenueSync {
-  private readonly running = new Map<string, { report: StripeSyncReport; done: Promise<StripeSyncReport> }>();
+  private readonly running = new Map<string, SyncEntry>();
+  /** Starts whose connection read is under way, so concurrent callers share them. */
+  private readonly starting = new Map<string, Promise<SyncEntry>>();
   private timer: NodeJS.Timeout | null = null;
   private tick: Promise<void> | null = null;
   private stopped = false;
@@ -120,6 +127,7 @@ export class RevenueSync {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.tick;
+    await Promise.allSettled(this.starting.values());
     await Promise.allSettled([...this.running.values()].map((r) => r.done));
   }
 
@@ -181,10 +189,7 @@ export class RevenueSync {
    * Starts a sync unless one is running for the organization (then joins it). Resolves with the
    * final report; `report()` shows progress meanwhile.
    */
-  async startSync(organizationId: string): Promise<{ report: StripeSyncReport; done: Promise<StripeSyncReport> }> {
-    // Each await lets another caller start a sync meanwhile (callers that waited on the same
-    // finished sync wake together): look again after each, so the first starts it and the rest join.
-    let conn: Awaited<ReturnType<typeof getRevenueConnection>>;
+  async startSync(organizationId: string): Promise<SyncEntry> {
     for (;;) {
       const live = this.running.get(organizationId);
       if (live?.report.state === 'running') return live;
@@ -193,9 +198,19 @@ export class RevenueSync {
         await live.done.catch(() => undefined);
         continue;
       }
-      conn = await getRevenueConnection(this.deps.db, organizationId, 'stripe');
-      if (!this.running.has(organizationId)) break;
+      // Claimed before the first await, so callers arriving while the connection is read join
+      // this start (and its refusal) instead of racing it to a second sync.
+      let starting = this.starting.get(organizationId);
+      if (!starting) {
+        starting = this.beginSync(organizationId).finally(() => this.starting.delete(organizationId));
+        this.starting.set(organizationId, starting);
+      }
+      return starting;
     }
+  }
+
+  private async beginSync(organizationId: string): Promise<SyncEntry> {
+    const conn = await getRevenueConnection(this.deps.db, organizationId, 'stripe');
     if (!conn || conn.status !== 'active') throw new NotFoundError('active revenue connection', 'stripe');
     const report: StripeSyncReport = {
       state: 'running',
