@@ -36,8 +36,8 @@ export interface SpendDelta {
   cost: string;
 }
 
-/** The alert_daily_spend keys an event counts under (the same as the tally's count statement). */
-function spendKeysOf(row: SpendKeys): Array<{ kind: string; value: string }> {
+/** The alert_daily_spend keys an event counts under: the one rule for the tally and the revisions. */
+export function spendKeysOf(row: SpendKeys): Array<{ kind: string; value: string }> {
   const keys = [{ kind: 'organization', value: '' }];
   if (row.endUser !== null) keys.push({ kind: 'end_user', value: row.endUser });
   if (row.agent !== null) keys.push({ kind: 'agent', value: row.agent });

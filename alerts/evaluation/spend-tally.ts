@@ -37,6 +37,7 @@ import {
   pruneRevisions,
   sameSpend,
   SpendDeltas,
+  spendKeysOf,
   addSpendSql,
   unappliedRevisions,
   type SpendKeys,
@@ -393,44 +394,26 @@ export class AlertTally {
 
   /** Moves the mark and adds each row at or above the old mark; returns the old mark. */
   private async countRows(partition: number, nextOffset: number, rows: readonly TallyRow[]): Promise<number> {
-    const dims = rows.flatMap((r) => r.dimensions.map((d) => ({ r, d })));
+    // One parameter row per event and key (the keys from spendKeysOf, as countSums has them).
+    const keyed = rows.flatMap((r) => spendKeysOf(r).map((k) => ({ r, ...k })));
     const [mark] = await this.db.query<{ prev_offset: string | number }>(
       `WITH ${markCte()},
-       r AS (
-         SELECT r.* FROM unnest($3::bigint[], $4::uuid[], $5::date[], $6::numeric[], $7::text[], $8::text[], $9::text[])
-                AS r(off, org, day, cost, end_user, agent, workflow)
-          WHERE r.off >= (SELECT prev_offset FROM m)
-       ),
-       d AS (
-         SELECT d.* FROM unnest($10::bigint[], $11::uuid[], $12::date[], $13::numeric[], $14::text[]) AS d(off, org, day, cost, kv)
-          WHERE d.off >= (SELECT prev_offset FROM m)
-       ),
-       keyed AS (
-         SELECT org, day, 'organization' AS kind, '' AS value, cost FROM r
-         UNION ALL SELECT org, day, 'end_user', end_user, cost FROM r WHERE end_user IS NOT NULL
-         UNION ALL SELECT org, day, 'agent', agent, cost FROM r WHERE agent IS NOT NULL
-         UNION ALL SELECT org, day, 'workflow', workflow, cost FROM r WHERE workflow IS NOT NULL
-         UNION ALL SELECT org, day, 'dimension', kv, cost FROM d
-       ),
        up AS (
-         ${addSpendSql('SELECT org, day, kind, value, sum(cost) FROM keyed GROUP BY org, day, kind, value')}
+         ${addSpendSql(`SELECT k.org, k.day, k.kind, k.value, sum(k.cost)
+           FROM unnest($3::bigint[], $4::uuid[], $5::date[], $6::text[], $7::text[], $8::numeric[]) AS k(off, org, day, kind, value, cost)
+          WHERE k.off >= (SELECT prev_offset FROM m)
+          GROUP BY k.org, k.day, k.kind, k.value`)}
        )
        SELECT prev_offset FROM m`,
       [
         partition,
         nextOffset,
-        rows.map((r) => r.offset),
-        rows.map((r) => r.organizationId),
-        rows.map((r) => r.day),
-        rows.map((r) => r.cost),
-        rows.map((r) => r.endUser),
-        rows.map((r) => r.agent),
-        rows.map((r) => r.workflow),
-        dims.map(({ r }) => r.offset),
-        dims.map(({ r }) => r.organizationId),
-        dims.map(({ r }) => r.day),
-        dims.map(({ r }) => r.cost),
-        dims.map(({ d }) => d),
+        keyed.map(({ r }) => r.offset),
+        keyed.map(({ r }) => r.organizationId),
+        keyed.map(({ r }) => r.day),
+        keyed.map((k) => k.kind),
+        keyed.map((k) => k.value),
+        keyed.map(({ r }) => r.cost),
       ],
     );
     return Number(mark?.prev_offset ?? 0);
