@@ -12,7 +12,8 @@ import { spawnService, waitUntilServing, type ServiceProcess } from '../../scrip
 import { http } from '../support/http.js';
 import { signedPost } from '../support/ingest-harness.js';
 import { llmEvent } from '../support/pipeline.js';
-import { eventually, WebhookReceiver } from '../support/webhook-receiver.js';
+import { eventually } from '../support/eventually.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 describe('webhook delivery across a SIGKILL', () => {
   let tmp: string;

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Big } from '../../core/money.js';
 import { admin, http } from '../support/http.js';
 import { apiGet, createTenant, ingest, llmEvent, startPipeline, waitForLake, type Pipeline, type Tenant } from '../support/pipeline.js';
-import { eventually, WebhookReceiver } from '../support/webhook-receiver.js';
+import { eventually } from '../support/eventually.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 // $10 per million input tokens, $20 per million output tokens.
 const CARD = { model_slug: 'acme-model', input_cost_per_million: '10', output_cost_per_million: '20' };

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Big } from '../../core/money.js';
 import { admin } from '../support/http.js';
 import { apiGet, createTenant, ingest, llmEvent, startPipeline, waitForLake, type Pipeline } from '../support/pipeline.js';
-import { eventually, WebhookReceiver } from '../support/webhook-receiver.js';
+import { eventually } from '../support/eventually.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 const MODEL = 'late-model';
 const INPUT = 100_000;

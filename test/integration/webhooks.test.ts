@@ -13,7 +13,8 @@ import { sendWebhook } from '../../alerts/webhooks/send-webhook.js';
 import { createLogger } from '../../core/logger.js';
 import { TEST_MASTER_KEY } from '../support/control-db.js';
 import { admin, describeEachHost, http, startTestHost, type TestHost } from '../support/http.js';
-import { eventually, WebhookReceiver } from '../support/webhook-receiver.js';
+import { eventually } from '../support/eventually.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 /** Independent check of `Marginal-Signature`: which of the given secrets signed this body. */
 function verifyingSecrets(header: string, body: string, secrets: string[]): string[] {

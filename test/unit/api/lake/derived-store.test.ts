@@ -14,7 +14,7 @@ import { endUserIdFor } from '../../../../core/ids.js';
 import type { LakeEventRow } from '../../../../core/lake/events-schema.js';
 import { LakeWriter } from '../../../../processor/lake/lake-writer.js';
 import { ORG_A, lakeEvent } from '../../../support/lake-event-builder.js';
-import { eventually } from '../../../support/webhook-receiver.js';
+import { eventually } from '../../../support/eventually.js';
 
 const d = (s: string) => new Date(s);
 const RANGE = { start: d('2025-03-10T00:00:00Z'), end: d('2025-03-13T00:00:00Z') };
@@ -82,7 +82,6 @@ function persistedBatches(lakeDir: string, derivationPrefix: string): string[] {
       return fs.existsSync(orgDir) ? fs.readdirSync(orgDir).filter((n) => n.endsWith('.json')).map((n) => path.join(orgDir, n)) : [];
     });
 }
-
 
 describe('persisted derived days', () => {
   let dir: string;
