@@ -1,7 +1,7 @@
-// Warms the api's per-day cost aggregates after a start: for every organization in the lake
-// (most rows first, until the DerivedCache's row budget is used up), builds the merged daily_costs rows of its last `days` whole UTC days in the
-// DerivedCache, one week at a time, most recent week first, by running a cheap query over
-// {{costs}}. A dashboard opened after a restart then finds them built instead of building 60 days
+// Warms the api's per-day cost aggregates after a start: for every organization in the lake (most
+// rows first, until the DerivedCache's row budget is used up), builds the merged daily_costs rows
+// of its last `days` whole UTC days in the DerivedCache, one week at a time, most recent week
+// first, by running a cheap query over {{costs}}. A dashboard opened after a restart then finds them built instead of building 60 days
 // inside its first requests. Requests interleave between steps (the cache serializes builds per
 // organization and builds each day once, so a request never repeats the warm-up's work). Runs in
 // the background; stop() ends it after the current step.
