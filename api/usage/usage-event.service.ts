@@ -6,7 +6,7 @@ import type { EventCosts, LakeEventRow, PricingProvenance } from '../../core/lak
 import { isUuid } from '../../core/ids.js';
 import { formatMoney } from '../../core/money.js';
 import type { ReadContext } from '../lake/read-context.js';
-import { usageEventItem, type StoredUsageEvent } from '../usage/usage.js';
+import { usageEventItem, type StoredUsageEvent } from './usage.js';
 import type { UsageEventDetail } from './usage-event.types.js';
 
 /** The event's lake row as the query reads it (the lake's own column types; metadata still JSON text). */

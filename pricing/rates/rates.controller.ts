@@ -1,9 +1,9 @@
 // GET /v1/rates: the rate estimation table (USD per million tokens per token class).
 import type { Request as ExRequest } from 'express';
 import { Controller, Get, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
-import type { IsoDateParam } from '../core/http/params.js';
-import type { ErrorEnvelope } from '../core/http/error-envelope.js';
-import { readContext } from '../api/lake/read-context.js';
+import type { IsoDateParam } from '../../core/http/params.js';
+import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
+import { readContext } from '../../api/lake/read-context.js';
 import { rateTable } from './rates.service.js';
 import type { RateEstimationTableView } from './rates.types.js';
 

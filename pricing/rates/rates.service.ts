@@ -1,8 +1,8 @@
 // /rates: the caller's merged token rate cards (standard replaced by the organization's) as the
 // rate estimation table in effect at a time.
-import { parseDateParam } from '../core/time.js';
-import { rateEstimationTable } from './rate-card-match.js';
-import type { ReadContext } from '../api/lake/read-context.js';
+import { parseDateParam } from '../../core/time.js';
+import { rateEstimationTable } from '../rate-card-match.js';
+import type { ReadContext } from '../../api/lake/read-context.js';
 import type { RateEstimationTableView } from './rates.types.js';
 
 export async function rateTable(rc: ReadContext, asOf: string | undefined): Promise<RateEstimationTableView> {

@@ -1,5 +1,5 @@
 // Wire shape of GET /rates: the spec's rate estimation table.
-import type { RateEstimationItem } from './pricing.types.js';
+import type { RateEstimationItem } from '../pricing.types.js';
 
 export interface RateEstimationTableView {
   /**

@@ -2,10 +2,10 @@
 // so an unpriced model is never a silent $0. Reads the raw events of the range (pending rows only).
 import type { Request as ExRequest } from 'express';
 import { Controller, Get, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
-import type { IsoDateParam } from '../core/http/params.js';
-import type { ErrorEnvelope } from '../core/http/error-envelope.js';
-import { readContext } from '../api/lake/read-context.js';
-import { parseDateRange } from '../core/time.js';
+import type { IsoDateParam } from '../../core/http/params.js';
+import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
+import { readContext } from '../../api/lake/read-context.js';
+import { parseDateRange } from '../../core/time.js';
 
 export interface UnpricedItem {
   /** The event's model; null for metric events named by provider only. */
