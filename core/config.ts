@@ -31,7 +31,7 @@ export interface Config {
   /**
    * Nice value (-20..19) of the processor's worker thread in the all-in-one mode (Linux). Above 0
    * the HTTP path gets the CPU first under a burst while the processor catches up from Kafka;
-   * default 10 (docs/decisions.md).
+   * default 10 (docs/decisions/0025-processor-thread-nice-value.md).
    */
   processorThreadNice: number;
   /** How long ingest waits for Kafka's acknowledgement before answering 503 (a stalled broker). */
@@ -75,11 +75,6 @@ function str(env: NodeJS.ProcessEnv, name: string): string | null {
   return v === undefined || v === '' ? null : v;
 }
 
-/**
- * When the processor writes a partition's buffer to the lake: at this many rows, or once the
- * oldest row waited this long (freshness against file count and the fixed CPU of each flush; see
- * docs/decisions.md). The one default, for the environment and for a Processor built directly.
- */
 function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
   const v = str(env, name);
   if (v === null) return fallback;
@@ -92,6 +87,12 @@ function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\./.test(host);
 }
 
+/**
+ * When the processor writes a partition's buffer to the lake: at this many rows, or once the
+ * oldest row waited this long (freshness against file count and the fixed CPU of each flush; see
+ * docs/decisions/0026-node-semi-space-and-processor-flush-delay.md). The one default, for the
+ * environment and for a Processor built directly.
+ */
 export const PROCESSOR_FLUSH_DEFAULTS = { maxRows: 10_000, maxDelayMs: 500 } as const;
 
 /**

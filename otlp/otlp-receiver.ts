@@ -3,7 +3,7 @@
 // with usage:write and the ingest rate limit (401/403/429, as every ingest route) → encoding
 // (415 unless application/x-protobuf or application/json) → body (gzip inflated by body-parser,
 // 20 MB, decoded; 400) → spans (exportSpans). No HMAC signature: exporters cannot sign
-// (docs/decisions.md). Answers in the request's encoding: 200 ExportTraceServiceResponse, with
+// (docs/decisions/0066-otlp-authentication-without-a-signature.md). Answers in the request's encoding: 200 ExportTraceServiceResponse, with
 // partial_success when spans were rejected; errors as google.rpc.Status (protobuf) or its JSON
 // form merged with the spec's error envelope (JSON), with Retry-After on 429 and 503.
 // Errors raised before this router (a compressed body with a bad key) get the shared envelope.

@@ -39,10 +39,11 @@ export interface ServiceProcess {
 
 /**
  * The V8 flags each entry runs with here: the all-in-one (`npm start`) and the other services a
- * large young generation (ingest's per-request garbage is collected cheaply, docs/decisions.md);
- * the api a small one, as the README, the Dockerfile and docs/distributed.md run it: its garbage
- * is short-lived, and larger semi-spaces only kept more of it resident (bench/results/api-rss.md);
- * and gc() for its collection once requests pause (api/idle-gc.ts).
+ * large young generation (ingest's per-request garbage is collected cheaply,
+ * docs/decisions/0026-node-semi-space-and-processor-flush-delay.md); the api a small one, as
+ * docs/configuration.md, the Dockerfile and docs/distributed.md run it: its garbage is short-lived,
+ * and larger semi-spaces only kept more of it resident (bench/results/api-rss.md); and gc() for
+ * its collection once requests pause (api/idle-gc.ts).
  */
 export function serviceNodeFlags(entry: ServiceEntry): string[] {
   return entry === 'api/main' ? ['--max-semi-space-size=4', '--expose-gc'] : ['--max-semi-space-size=32'];

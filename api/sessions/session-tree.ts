@@ -22,7 +22,7 @@ export interface SpanInput {
   ownCost: string;
   eventCount: number;
   /**
-   * Complete timing (docs/decisions.md): earliest start and latest end over the span's events
+   * Complete timing (docs/decisions/0004-session-tree-complete-timing.md): earliest start and latest end over the span's events
    * that carry started_at and a client-sent timestamp no earlier than it. Both or neither.
    */
   startedAt: Date | null;

@@ -13,7 +13,7 @@ export function pgliteOptions(): PGliteOptions {
     },
     // PostgreSQL's default 128 MB of shared buffers, held in the WASM heap whether used or not;
     // pages beyond 16 MB are read back through the OS page cache. Ingest measured no slower and
-    // the all-in-one ~70–120 MB smaller (bench/results/api-rss.md, docs/decisions.md).
+    // the all-in-one ~70–120 MB smaller (bench/results/api-rss.md, docs/decisions/0086-pglite-shared-buffers-of-16-mb.md).
     startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'],
   };
 }

@@ -1,5 +1,5 @@
 // Per-key fixed-window request limits (spec "Limits"): ingestion 100/min, reads 100/15 min by
-// default. In-process state: each replica enforces its own window (see docs/decisions.md).
+// default. In-process state: each replica enforces its own window (docs/decisions/0001-rate-limits-in-process-memory-per-replica.md).
 import { RateLimitError } from '../errors.js';
 
 export interface RateLimitTier {

@@ -86,8 +86,9 @@ const COMPLETE_TIMING = ' FILTER (WHERE "started_at" IS NOT NULL AND "timestamp_
  * session's untraced events. The descriptive columns are min() of the non-null values (a span's
  * events normally repeat them; min keeps the choice deterministic and mergeable).
  * started_at / ended_at span only events with complete timing (started_at sent, timestamp sent
- * by the client rather than defaulted to receipt, started_at <= timestamp; docs/decisions.md), so
- * a span has timing exactly when started_at is non-null.
+ * by the client rather than defaulted to receipt, started_at <= timestamp;
+ * docs/decisions/0004-session-tree-complete-timing.md), so a span has timing exactly when
+ * started_at is non-null.
  */
 export const SESSION_SPANS: RollupDefinition = {
   table: 'session_spans',

@@ -181,8 +181,8 @@ function serverProperties(o: { host: string; port: number; controllerPort: numbe
     'group.initial.rebalance.delay.ms=0',
     'num.network.threads=2',
     'num.io.threads=4',
-    // A quick restart after a crash (docs/decisions.md, bench/results/recovery.md). After an
-    // unclean stop Kafka re-reads every log segment past the partition's recovery point, which
+    // A quick restart after a crash (docs/decisions/0042-local-broker-settings-for-a-quick-restart.md,
+    // bench/results/recovery.md). After an unclean stop Kafka re-reads every log segment past the partition's recovery point, which
     // only moves when the log is flushed: by default at a segment roll, so the whole 1 GB active
     // segment. Flushing every 5 s in the background (and writing the recovery-point checkpoint as
     // often) bounds that to the last seconds of writes; smaller segments bound what a roll leaves
