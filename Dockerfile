@@ -1,6 +1,6 @@
 # One image for the three services of the distributed mode; the command picks the service
 # (see docker-compose.yml). The embedded broker/registry are not used in this mode.
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # npm ci's postinstall applies patches/ (kafkajs: encoder speed-ups, rejoining as a crashed member).
@@ -9,7 +9,7 @@ RUN npm ci
 COPY . .
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production HOST=0.0.0.0
 COPY --from=build /app/node_modules ./node_modules

@@ -8,7 +8,9 @@
 // no server error, status codes, content types, headers and bodies as documented, 405 for
 // undocumented methods, and authentication never ignored. Checks it leaves out and why: see
 // docs/decisions.md (positive_data_acceptance cannot know cross-field rules such as start < end).
-//   npm run fuzz -- [--seconds 120] [--workers 2] [--seed N] [--write]   (--write: bench/results/fuzz.md)
+//   npm run fuzz -- [--seconds 120] [--workers 2] [--seed N] [--write] [--junit FILE]
+//   (--write: bench/results/fuzz.md; --junit: schemathesis's JUnit report, one test case per
+//   operation, copied to FILE so .ci/run can count it)
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -106,7 +108,7 @@ function runSchemathesis(st: string, svc: LocalService, t: ServiceTenant, opts: 
     '--request-timeout',
     '30',
     '--report',
-    'ndjson',
+    'junit,ndjson',
     '--report-dir',
     opts.reportDir,
     '--continue-on-failure',
@@ -141,6 +143,7 @@ async function main(): Promise<void> {
       workers: { type: 'string', default: '2' },
       seed: { type: 'string' },
       write: { type: 'boolean', default: false },
+      junit: { type: 'string' },
     },
   });
   const st = ensureSchemathesis();
@@ -172,6 +175,7 @@ async function main(): Promise<void> {
     };
     console.log(JSON.stringify(summary, null, 2));
     if (values.write) fs.writeFileSync(fromRoot('bench', 'results', 'fuzz.md'), report(summary));
+    if (values.junit) copyJunitReport(reportDir, values.junit);
     failed = serverErrors > 0 || summary.checkFailures > 0 || (run.code !== 0 && summary.toolErrors === 0);
     if (serverErrors > 0) printServiceErrors(svc.logFile);
     if (summary.toolErrors > 0) console.error(`fuzz: schemathesis hit ${summary.toolErrors} runtime error(s) of its own (see ERRORS above); not counted as API failures`);
@@ -184,6 +188,13 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   console.error('fuzz: passed');
+}
+
+/** Schemathesis names its JUnit file junit-<timestamp>.xml inside the report directory. */
+function copyJunitReport(reportDir: string, target: string): void {
+  const file = fs.readdirSync(reportDir).find((f) => f.startsWith('junit') && f.endsWith('.xml'));
+  if (file) fs.copyFileSync(path.join(reportDir, file), target);
+  else console.error(`fuzz: schemathesis wrote no JUnit report in ${reportDir}`);
 }
 
 /** The service's error log lines (level ≥ 50), so a 5xx in CI can be traced to its cause. */
