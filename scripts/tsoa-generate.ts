@@ -1,7 +1,8 @@
 // Generates the express routes of each service and the one OpenAPI document from the tsoa
 // controllers, plus the one operation tsoa cannot describe (POST /otlp/v1/traces, merged from
-// otlp/otlp.openapi.ts). `--check` generates the document in a temp dir and fails when
-// openapi/openapi.json differs (the committed document must be current).
+// otlp/otlp.openapi.ts), rewritten where tsoa's output is not valid OpenAPI 3.0 (`validSchemas`).
+// `--check` generates the document in a temp dir and fails when openapi/openapi.json differs (the
+// committed document must be current); `npm run openapi:lint` lints it (redocly.yaml).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,6 +28,7 @@ export function specConfig(outputDirectory: string): ExtendedSpecConfig {
     description:
       'Usage cost and margin analytics for AI products. Send one usage event per model call; read cost, attribution, dimension, session and margin analytics.',
     version: '1.0.0',
+    license: 'Proprietary',
     basePath: '/v1',
     spec: { servers: [{ url: '/v1' }] },
     securityDefinitions: {
@@ -49,13 +51,48 @@ function routesConfig(controllers: string[], routesDir: string): ExtendedRoutesC
   };
 }
 
+type Json = Record<string, unknown>;
+
+/** Accepts only null: `nullable` widens the `type` beside it, and the enum then keeps only null. */
+const NULL_ONLY = { type: 'string', nullable: true, enum: [null] };
+
+/** Keys whose values are data, not schemas: left as they are. */
+const DATA_KEYS = new Set(['example', 'examples', 'enum', 'default']);
+
+/**
+ * tsoa writes two shapes OpenAPI 3.0 does not define, which Redocly's recommended rules reject:
+ * - `nullable` without `type` (its `T | null` where T is a $ref or a union). In 3.0.3 `nullable`
+ *   only widens a `type` in the same schema, so it becomes an `anyOf` of the alternatives and
+ *   NULL_ONLY (generated clients still read it as `T | null`);
+ * - `$ref` with siblings (a property's JSDoc beside its type's $ref), which 3.0 ignores: the
+ *   $ref moves into `allOf: [{ $ref }]` so the description stays.
+ */
+function validSchemas(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(validSchemas);
+  if (node === null || typeof node !== 'object') return node;
+  const schema: Json = Object.fromEntries(
+    Object.entries(node).map(([key, value]) => [key, DATA_KEYS.has(key) ? value : validSchemas(value)]),
+  );
+  if (schema.nullable === true && schema.type === undefined) {
+    const { nullable: _nullable, allOf, anyOf, oneOf, ...rest } = schema as Json & Record<'allOf' | 'anyOf' | 'oneOf', Json[] | undefined>;
+    const alternatives = allOf ? (allOf.length === 1 ? allOf : [{ allOf }]) : (anyOf ?? oneOf);
+    if (!alternatives) throw new Error(`nullable schema without type or alternatives: ${JSON.stringify(schema)}`);
+    return { ...rest, [oneOf ? 'oneOf' : 'anyOf']: [...alternatives, NULL_ONLY] };
+  }
+  if (typeof schema.$ref === 'string' && Object.keys(schema).length > 1) {
+    const { $ref, ...siblings } = schema;
+    return { allOf: [{ $ref }], ...siblings };
+  }
+  return schema;
+}
+
 /** The whole document as committed: tsoa's spec with the OTLP operation merged in, tab-indented as tsoa writes it. */
 async function generateDocument(): Promise<string> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'openapi-'));
   try {
     await generateSpec(specConfig(tmp));
     const spec = JSON.parse(fs.readFileSync(path.join(tmp, 'swagger.json'), 'utf8'));
-    return JSON.stringify(withOtlpOperation(spec), null, '\t');
+    return JSON.stringify(validSchemas(withOtlpOperation(spec)), null, '\t');
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
