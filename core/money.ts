@@ -104,6 +104,18 @@ export function percentOf(part: string | Big, whole: string | Big): number {
   return Number(q) / 100;
 }
 
+/**
+ * The change from `previous` to `current` in percent of |previous| (the percent rule above); null
+ * when previous is 0, as the spec's change_percent. Over a negative base (a loss that shrank) an
+ * improvement reads as a positive change. The API's change_percent and the console's period
+ * changes both come from here.
+ */
+export function changePercent(current: string | Big, previous: string | Big): number | null {
+  const prev = toBig(previous);
+  if (prev.eq(0)) return null;
+  return percentOf(toBig(current).minus(prev), prev.abs());
+}
+
 // Big's div rounds its quotient correctly at DP places, so a constructor with DP = 2 gives the
 // percentage directly (values with more than 12 fraction digits, or in exponent form, come here).
 const PercentBig = Big();

@@ -2,7 +2,7 @@
 // (names and the `unassigned` bucket). Pure.
 import { endUserName, type EndUser } from '../../core/control/end-users.js';
 import type { EventStatus } from '../../core/lake/events-schema.js';
-import { formatMoney, percentOf, toBig } from '../../core/money.js';
+import { changePercent, formatMoney, toBig } from '../../core/money.js';
 import { breakdownItems, UNASSIGNED } from '../costs/cost-breakdown.js';
 import type { KeyedCostGroupRow } from '../costs/costs.queries.js';
 import type { CostByEndUser, StatusCounts } from './cost-data.types.js';
@@ -11,7 +11,7 @@ export function costChange(current: string, previous: string): { change_amount: 
   const diff = toBig(current).minus(toBig(previous));
   return {
     change_amount: formatMoney(diff),
-    change_percent: toBig(previous).eq(0) ? null : percentOf(diff, previous),
+    change_percent: changePercent(current, previous),
   };
 }
 

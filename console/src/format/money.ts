@@ -1,6 +1,7 @@
 // The console's one module for showing numbers: money from the API's exact decimal strings (big.js,
 // never a binary float), percentages with two decimals, counts with thousands separators.
 import Big from 'big.js';
+import { changePercent as changePercentRule } from '../../../core/money.js';
 
 /** "1234.5" → "$1,234.50"; "-0.000123" → "-$0.000123". Every digit the API sent is kept. */
 export function money(value: string | null | undefined): string {
@@ -22,11 +23,10 @@ export function perUnit(total: string, count: number, dp = 6): string | null {
   return new Big(total).div(count).round(dp, Big.roundHalfUp).toFixed();
 }
 
-/** (current − previous) / previous × 100 to 2 decimals (exact decimals); null when previous is 0. */
+/** A period's change in percent, by the API's own rule (core/money.ts), shown with 2 decimals; null when previous is 0. */
 export function changePercent(current: string | number, previous: string | number): string | null {
-  const prev = new Big(previous);
-  if (prev.eq(0)) return null;
-  return new Big(current).minus(prev).div(prev.abs()).times(100).round(2, Big.roundHalfUp).toFixed(2);
+  const p = changePercentRule(String(current), String(previous));
+  return p === null ? null : p.toFixed(2);
 }
 
 /** A percentage the API rounded to 2 decimals (a number), shown with exactly 2. */

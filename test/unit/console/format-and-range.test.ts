@@ -26,6 +26,8 @@ describe('money', () => {
     expect(changePercent('1', '3')).toBe('-66.67');
     expect(changePercent('0.005', '0.004')).toBe('25.00');
     expect(changePercent('5', '0')).toBeNull();
+    // The API's rule (core/money.ts): a margin loss that halved is +50 %, not -50 %.
+    expect(changePercent('-5', '-10')).toBe('50.00');
     expect(perUnit('1', 3)).toBe('0.333333');
     expect(perUnit('2', 3)).toBe('0.666667');
     expect(perUnit('1', 0)).toBeNull();

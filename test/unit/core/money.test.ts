@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Big, formatMoney, fractionDigits, isDecimalString, isUnsignedDecimalString, percentOf, sumMoney } from '../../../core/money.js';
+import { Big, changePercent, formatMoney, fractionDigits, isDecimalString, isUnsignedDecimalString, percentOf, sumMoney } from '../../../core/money.js';
 
 describe('money', () => {
   it.each([
@@ -46,6 +46,23 @@ describe('the decimal-string pattern', () => {
     expect(fractionDigits('3')).toBe(0);
     expect(fractionDigits('1.250')).toBe(3);
     expect(fractionDigits('-0.000000000001')).toBe(12);
+  });
+});
+
+describe('changePercent, a period change by the percent rule', () => {
+  it('divides the change by the previous value, 2 decimals half-up, null over a zero base', () => {
+    expect(changePercent('150', '100')).toBe(50);
+    expect(changePercent('1', '3')).toBe(-66.67); // -2/3 = -66.666…
+    expect(changePercent('0.005', '0.004')).toBe(25);
+    expect(changePercent('1.00005', '1')).toBe(0.01); // 0.005 % rounds half-up to 0.01
+    expect(changePercent('5', '0')).toBeNull();
+    expect(changePercent('0', '0')).toBeNull();
+  });
+
+  it('reads a shrinking loss as a positive change (|previous| is the base)', () => {
+    expect(changePercent('-5', '-10')).toBe(50); // (-5 - -10) / 10
+    expect(changePercent('-15', '-10')).toBe(-50);
+    expect(changePercent('5', '-10')).toBe(150);
   });
 });
 
