@@ -54,6 +54,7 @@ export class IngestController extends Controller {
    * the same event_id and spends nothing. Sign the request: X-Timestamp = Unix seconds,
    * X-Signature = "v1=" + hex HMAC-SHA256(signing secret, X-Timestamp + "." + raw body).
    * Every response carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset.
+   * @summary Send a usage event
    * @param signature "v1=" + hex HMAC-SHA256 of X-Timestamp + "." + the raw body, keyed by the API key's signing secret.
    * @param timestamp Unix time in seconds; at most 5 minutes from server time.
    */
@@ -84,6 +85,7 @@ export class IngestController extends Controller {
    * once) and the signature (over the whole raw body) apply to the request; everything else to
    * each event. Answers 200 with one result per event, in order: the 202 body of POST
    * /usage-events, or {"error": {code, message, details}} for that event.
+   * @summary Send a batch of usage events
    * @param signature "v1=" + hex HMAC-SHA256 of X-Timestamp + "." + the raw body, keyed by the API key's signing secret.
    * @param timestamp Unix time in seconds; at most 5 minutes from server time.
    */

@@ -37,7 +37,10 @@ export interface OtlpAttributeMappings {
 @Response<ErrorEnvelope>(401, 'Missing or invalid admin token')
 @Response<ErrorEnvelope>(404, 'Unknown organization')
 export class OtlpAttributeMappingsController extends Controller {
-  /** Replaces the organization's OTLP attribute → metadata key mappings. */
+  /**
+   * Replaces the organization's OTLP attribute → metadata key mappings.
+   * @summary Replace OTLP attribute mappings
+   */
   @Put('{organizationId}/otlp-attribute-mappings')
   public async putOtlpAttributeMappings(
     @Request() req: ExRequest,
@@ -58,7 +61,10 @@ export class OtlpAttributeMappingsController extends Controller {
     return { mappings: await listAttributeMappings(db, organizationId) };
   }
 
-  /** The organization's OTLP attribute → metadata key mappings, by attribute. */
+  /**
+   * The organization's OTLP attribute → metadata key mappings, by attribute.
+   * @summary List OTLP attribute mappings
+   */
   @Get('{organizationId}/otlp-attribute-mappings')
   public async getOtlpAttributeMappings(@Request() req: ExRequest, @Path() organizationId: string): Promise<OtlpAttributeMappings> {
     const { db } = appContext(req);

@@ -36,6 +36,7 @@ export class RepricingsController extends Controller {
    * rate cards in effect now (each event at the card in effect at its own timestamp): every
    * completed or waiting event's cost is replaced, never added to. Answers at once; read
    * progress and the result back with GET.
+   * @summary Start a re-pricing
    */
   @Post('{organizationId}/repricings')
   @SuccessResponse(202, 'Accepted')
@@ -56,7 +57,10 @@ export class RepricingsController extends Controller {
     return repricingView(job);
   }
 
-  /** The organization's re-pricings, newest first. */
+  /**
+   * The organization's re-pricings, newest first.
+   * @summary List re-pricings
+   */
   @Get('{organizationId}/repricings')
   public async listRepricings(@Request() req: ExRequest, @Path() organizationId: string): Promise<RepricingList> {
     const { db } = appContext(req);
@@ -65,7 +69,10 @@ export class RepricingsController extends Controller {
     return { repricings: jobs.map(repricingView), total: jobs.length };
   }
 
-  /** One re-pricing: its progress while it runs, its result once completed. */
+  /**
+   * One re-pricing: its progress while it runs, its result once completed.
+   * @summary Retrieve a re-pricing
+   */
   @Get('{organizationId}/repricings/{repricingId}')
   public async getRepricing(@Request() req: ExRequest, @Path() organizationId: string, @Path() repricingId: string): Promise<RepricingView> {
     const { db } = appContext(req);

@@ -44,7 +44,12 @@ export interface CreateUnitRateBody {
 @Response<ErrorEnvelope>(401, 'Missing or invalid admin token')
 @Response<ErrorEnvelope>(404, 'Unknown organization')
 export class UnitRatesController extends Controller {
-  /** Adds a per-unit rate. */
+  /**
+   * Adds a rate in USD per `unit` of a `metric`, for exactly one model or provider, from
+   * `effective_from` on (always when absent). A rate with the same key and effective_from answers
+   * 409.
+   * @summary Add a per-unit rate
+   */
   @Post('{organizationId}/unit-rates')
   @SuccessResponse(201, 'Created')
   @Response<ErrorEnvelope>(400, 'Invalid body; error.details.field names the field')
@@ -71,7 +76,10 @@ export class UnitRatesController extends Controller {
     return unitRateView(rate);
   }
 
-  /** The organization's per-unit rates, by metric, unit, model/provider, effective_from. */
+  /**
+   * The organization's per-unit rates, by metric, unit, model/provider, effective_from.
+   * @summary List per-unit rates
+   */
   @Get('{organizationId}/unit-rates')
   public async listUnitRates(@Request() req: ExRequest, @Path() organizationId: string): Promise<UnitRateList> {
     const { db } = appContext(req);

@@ -119,7 +119,10 @@ const AMOUNT_LIMIT = new Big('1e18');
 @Response<ErrorEnvelope>(401, 'Missing or invalid admin token')
 @Response<ErrorEnvelope>(404, 'Unknown organization')
 export class RevenueController extends Controller {
-  /** Imports revenue records (upsert by id) and makes the `import` connection active. */
+  /**
+   * Imports revenue records (upsert by id) and makes the `import` connection active.
+   * @summary Import revenue records
+   */
   @Post('{organizationId}/revenue-records')
   @Response<ErrorEnvelope>(400, 'Invalid body; error.details.field names the field')
   public async importRevenueRecords(
@@ -136,7 +139,10 @@ export class RevenueController extends Controller {
     return { organization_id: organizationId, upserted, connection: connectionView(connection) };
   }
 
-  /** Every revenue record of the organization (all sources), by billing period. */
+  /**
+   * Every revenue record of the organization (all sources), by billing period.
+   * @summary List revenue records
+   */
   @Get('{organizationId}/revenue-records')
   public async listRevenueRecords(
     @Request() req: ExRequest,
@@ -149,7 +155,10 @@ export class RevenueController extends Controller {
     return { records: records.map(recordView), total: records.length };
   }
 
-  /** The organization's revenue connections (`import`, `stripe`). */
+  /**
+   * The organization's revenue connections (`import`, `stripe`).
+   * @summary List revenue connections
+   */
   @Get('{organizationId}/revenue-connections')
   public async listRevenueConnections(@Request() req: ExRequest, @Path() organizationId: string): Promise<RevenueConnectionList> {
     const { db } = appContext(req);
@@ -165,6 +174,7 @@ export class RevenueController extends Controller {
   /**
    * Connects a Stripe account: checks the key with Stripe, stores it encrypted and starts the first
    * sync (follow it with GET …/revenue-connections/stripe). Connecting again replaces the key.
+   * @summary Connect Stripe
    */
   @Post('{organizationId}/revenue-connections/stripe')
   @SuccessResponse(201, 'Created')
@@ -188,7 +198,10 @@ export class RevenueController extends Controller {
     return connectionView(connection, { ...report });
   }
 
-  /** The Stripe connection and its sync in progress or last sync. */
+  /**
+   * The Stripe connection and its sync in progress or last sync.
+   * @summary Retrieve the Stripe connection
+   */
   @Get('{organizationId}/revenue-connections/stripe')
   @Response<ErrorEnvelope>(404, 'No Stripe connection')
   public async getStripeConnection(@Request() req: ExRequest, @Path() organizationId: string): Promise<RevenueConnectionView> {
@@ -199,7 +212,10 @@ export class RevenueController extends Controller {
     return connectionView(connection, await service(req, 'revenueSync').report(organizationId));
   }
 
-  /** Disconnects Stripe: the key is forgotten and its records stop counting as revenue. */
+  /**
+   * Disconnects Stripe: the key is forgotten and its records stop counting as revenue.
+   * @summary Disconnect Stripe
+   */
   @Delete('{organizationId}/revenue-connections/stripe')
   @Response<ErrorEnvelope>(404, 'No Stripe connection')
   public async disconnectStripe(@Request() req: ExRequest, @Path() organizationId: string): Promise<RevenueConnectionView> {
@@ -212,6 +228,7 @@ export class RevenueController extends Controller {
   /**
    * Syncs now: 202 with the running sync (progress on GET …/stripe), or with `wait=true` 200 and
    * the finished sync. A sync already running is joined, not repeated.
+   * @summary Sync Stripe now
    */
   @Post('{organizationId}/revenue-connections/stripe/sync')
   @SuccessResponse(202, 'Accepted')

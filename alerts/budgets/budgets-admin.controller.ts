@@ -16,7 +16,10 @@ import { budgetView, mergeBudgetPatch, parseBudget, type BudgetBody, type Budget
 @Response<ErrorEnvelope>(401, 'Missing or invalid admin token')
 @Response<ErrorEnvelope>(404, 'Unknown organization or budget')
 export class BudgetsAdminController extends Controller {
-  /** Creates a budget. It sends `budget.threshold_crossed` once per threshold per period and `budget.exceeded` once per period. */
+  /**
+   * Creates a budget. It sends `budget.threshold_crossed` once per threshold per period and `budget.exceeded` once per period.
+   * @summary Create a budget
+   */
   @Post('{organizationId}/budgets')
   @SuccessResponse(201, 'Created')
   public async createBudget(@Request() req: ExRequest, @Path() organizationId: string, @Body() body: BudgetBody): Promise<BudgetView> {
@@ -29,7 +32,10 @@ export class BudgetsAdminController extends Controller {
     return budgetView(created);
   }
 
-  /** The organization's budgets with their current-period figures. */
+  /**
+   * The organization's budgets with their current-period figures.
+   * @summary List an organization's budgets
+   */
   @Get('{organizationId}/budgets')
   public async listBudgetsAdmin(@Request() req: ExRequest, @Path() organizationId: string): Promise<BudgetList> {
     const { db } = appContext(req);
@@ -38,6 +44,11 @@ export class BudgetsAdminController extends Controller {
     return { budgets, total: budgets.length };
   }
 
+  /**
+   * One budget with its current-period figures: spent, remaining, percent, the thresholds crossed
+   * and whether it is exhausted.
+   * @summary Retrieve an organization's budget
+   */
   @Get('{organizationId}/budgets/{budgetId}')
   public async getBudgetAdmin(@Request() req: ExRequest, @Path() organizationId: string, @Path() budgetId: string): Promise<BudgetStatusView> {
     const { db } = appContext(req);
@@ -46,7 +57,10 @@ export class BudgetsAdminController extends Controller {
     return view!;
   }
 
-  /** Changes a budget; fields not sent keep their values (a new scope drops the old scope's key fields). */
+  /**
+   * Changes a budget; fields not sent keep their values (a new scope drops the old scope's key fields).
+   * @summary Update a budget
+   */
   @Patch('{organizationId}/budgets/{budgetId}')
   public async updateBudget(@Request() req: ExRequest, @Path() organizationId: string, @Path() budgetId: string, @Body() body: BudgetPatchBody): Promise<BudgetView> {
     const { db } = appContext(req);
@@ -57,6 +71,11 @@ export class BudgetsAdminController extends Controller {
     return budgetView(updated);
   }
 
+  /**
+   * Deletes a budget and answers with it as it was. No new alerts come from it, and /budgets/check
+   * no longer counts it.
+   * @summary Delete a budget
+   */
   @Delete('{organizationId}/budgets/{budgetId}')
   public async deleteBudget(@Request() req: ExRequest, @Path() organizationId: string, @Path() budgetId: string): Promise<BudgetView> {
     const { db } = appContext(req);

@@ -17,7 +17,10 @@ import type { BudgetCheck, BudgetList, BudgetStatusView } from './budget-views.j
 @Response<ErrorEnvelope>(403, 'The key lacks costs:read')
 @Response<ErrorEnvelope>(429, 'Rate limit exceeded (general tier); see RateLimit-* and Retry-After')
 export class BudgetsController extends Controller {
-  /** The organization's budgets with spent, remaining, percent and the thresholds crossed in the current period. */
+  /**
+   * The organization's budgets with spent, remaining, percent and the thresholds crossed in the current period.
+   * @summary List budgets
+   */
   @Get()
   public async listBudgets(@Request() req: ExRequest): Promise<BudgetList> {
     const { db } = appContext(req);
@@ -29,6 +32,7 @@ export class BudgetsController extends Controller {
    * Whether any budget covering the end user (the organization's, this end user's, each end
    * user's) is exhausted in its current period: `allowed: false` then. Fast enough to ask before
    * each model call.
+   * @summary Check an end user's budgets
    * @param user_id The end user's external id (the `user_id` sent on events).
    */
   @Get('check')
@@ -37,6 +41,11 @@ export class BudgetsController extends Controller {
     return checkEndUser(appContext(req).db, authOf(req).organizationId, user_id, new Date());
   }
 
+  /**
+   * One budget of the organization with its current-period figures: spent, remaining, percent, the
+   * thresholds crossed and whether it is exhausted.
+   * @summary Retrieve a budget
+   */
   @Get('{budgetId}')
   @Response<ErrorEnvelope>(404, 'Unknown budget')
   public async getBudget(@Request() req: ExRequest, @Path() budgetId: string): Promise<BudgetStatusView> {

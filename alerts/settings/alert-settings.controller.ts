@@ -41,6 +41,11 @@ const view = (organizationId: string, s: AlertSettings): AlertSettingsView => ({
 @Response<ErrorEnvelope>(401, 'Missing or invalid admin token')
 @Response<ErrorEnvelope>(404, 'Unknown organization')
 export class AlertSettingsController extends Controller {
+  /**
+   * The organization's alert levels: `credits_low_balance` for `credits.low` and
+   * `margin_below_percent` for `end_user.margin_below`; null means that alert is off.
+   * @summary Retrieve alert settings
+   */
   @Get('{organizationId}/alert-settings')
   public async getAlertSettings(@Request() req: ExRequest, @Path() organizationId: string): Promise<AlertSettingsView> {
     const { db } = appContext(req);
@@ -48,6 +53,12 @@ export class AlertSettingsController extends Controller {
     return view(organizationId, await getAlertSettings(db, organizationId));
   }
 
+  /**
+   * Sets the `credits.low` balance level and the `end_user.margin_below` percent; a field not sent
+   * keeps its value, null turns that alert off. A new credits level re-arms `credits.low` when the
+   * balance is above it.
+   * @summary Update alert settings
+   */
   @Put('{organizationId}/alert-settings')
   public async putAlertSettings(@Request() req: ExRequest, @Path() organizationId: string, @Body() body: AlertSettingsBody): Promise<AlertSettingsView> {
     const low = body.credits_low_balance;

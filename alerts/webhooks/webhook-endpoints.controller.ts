@@ -45,7 +45,10 @@ import {
 @Response<ErrorEnvelope>(401, 'Missing or invalid admin token')
 @Response<ErrorEnvelope>(404, 'Unknown organization, endpoint or event')
 export class WebhookEndpointsController extends Controller {
-  /** Adds an endpoint. Its signing secret (`whsec_…`) is in this response only. */
+  /**
+   * Adds an endpoint. Its signing secret (`whsec_…`) is in this response only.
+   * @summary Create a webhook endpoint
+   */
   @Post('{organizationId}/webhook-endpoints')
   @SuccessResponse(201, 'Created')
   public async createWebhookEndpoint(
@@ -63,7 +66,10 @@ export class WebhookEndpointsController extends Controller {
     return { ...endpointView(endpoint), secret };
   }
 
-  /** The organization's endpoints (secrets are never listed). */
+  /**
+   * The organization's endpoints (secrets are never listed).
+   * @summary List webhook endpoints
+   */
   @Get('{organizationId}/webhook-endpoints')
   public async listWebhookEndpoints(@Request() req: ExRequest, @Path() organizationId: string): Promise<WebhookEndpointList> {
     const { db } = appContext(req);
@@ -72,6 +78,11 @@ export class WebhookEndpointsController extends Controller {
     return { webhook_endpoints: endpoints.map(endpointView), total: endpoints.length };
   }
 
+  /**
+   * One endpoint of the organization: its URL, enabled events, status (and why it was disabled) and
+   * when a rotated secret stops signing. Its secret is never shown again.
+   * @summary Retrieve a webhook endpoint
+   */
   @Get('{organizationId}/webhook-endpoints/{endpointId}')
   public async getWebhookEndpoint(@Request() req: ExRequest, @Path() organizationId: string, @Path() endpointId: string): Promise<WebhookEndpointView> {
     const { db } = appContext(req);
@@ -84,6 +95,7 @@ export class WebhookEndpointsController extends Controller {
    * `enabled: true` re-enables it (what waited is sent again); `rotate_secret: true` issues a new
    * secret (in this response only) while the old one keeps signing for `rotation_grace_seconds`
    * (default 86400; 0 = stop at once).
+   * @summary Update a webhook endpoint
    */
   @Patch('{organizationId}/webhook-endpoints/{endpointId}')
   public async updateWebhookEndpoint(
@@ -108,7 +120,10 @@ export class WebhookEndpointsController extends Controller {
     return endpointView(endpoint);
   }
 
-  /** Deletes an endpoint; its undelivered events are dropped. */
+  /**
+   * Deletes an endpoint; its undelivered events are dropped.
+   * @summary Delete a webhook endpoint
+   */
   @Delete('{organizationId}/webhook-endpoints/{endpointId}')
   public async deleteWebhookEndpoint(@Request() req: ExRequest, @Path() organizationId: string, @Path() endpointId: string): Promise<WebhookEndpointView> {
     const { db } = appContext(req);
@@ -116,7 +131,10 @@ export class WebhookEndpointsController extends Controller {
     return endpointView(await deleteEndpoint(db, organizationId, endpointId));
   }
 
-  /** Every delivery attempt to the endpoint, newest first: time, outcome, status, latency, response excerpt. */
+  /**
+   * Every delivery attempt to the endpoint, newest first: time, outcome, status, latency, response excerpt.
+   * @summary List an endpoint's delivery attempts
+   */
   @Get('{organizationId}/webhook-endpoints/{endpointId}/attempts')
   public async listWebhookAttempts(
     @Request() req: ExRequest,
@@ -133,7 +151,10 @@ export class WebhookEndpointsController extends Controller {
     return { attempts: attempts.map(attemptView), total, ...page };
   }
 
-  /** Re-sends an event to the endpoint now (also one it never had, or already got). */
+  /**
+   * Re-sends an event to the endpoint now (also one it never had, or already got).
+   * @summary Resend a webhook event
+   */
   @Post('{organizationId}/webhook-endpoints/{endpointId}/events/{eventId}/resend')
   @SuccessResponse(202, 'Queued')
   @Response<ErrorEnvelope>(409, 'The endpoint is disabled')
@@ -151,7 +172,10 @@ export class WebhookEndpointsController extends Controller {
     return { event_id: eventId, endpoint_id: endpointId, status: 'queued' };
   }
 
-  /** Sends a `webhook.test` event to this endpoint (queued like any event; see its attempts). */
+  /**
+   * Sends a `webhook.test` event to this endpoint (queued like any event; see its attempts).
+   * @summary Send a test event
+   */
   @Post('{organizationId}/webhook-endpoints/{endpointId}/test')
   @SuccessResponse(202, 'Queued')
   public async sendWebhookTestEvent(@Request() req: ExRequest, @Path() organizationId: string, @Path() endpointId: string): Promise<WebhookResendResult> {
@@ -163,7 +187,10 @@ export class WebhookEndpointsController extends Controller {
     return { event_id: eventId, endpoint_id: endpointId, status: 'queued' };
   }
 
-  /** The organization's webhook events, newest first, with their delivery state per endpoint. */
+  /**
+   * The organization's webhook events, newest first, with their delivery state per endpoint.
+   * @summary List webhook events
+   */
   @Get('{organizationId}/webhook-events')
   public async listWebhookEvents(
     @Request() req: ExRequest,

@@ -29,7 +29,10 @@ export interface CreateApiKeyBody {
 @Response<ErrorEnvelope>(401, 'Missing or invalid admin token')
 @Response<ErrorEnvelope>(404, 'Unknown organization or key')
 export class ApiKeysController extends Controller {
-  /** Issues an API key with its signing secret. Both are shown in this response only. */
+  /**
+   * Issues an API key with its signing secret. Both are shown in this response only.
+   * @summary Create an API key
+   */
   @Post('{organizationId}/api-keys')
   @SuccessResponse(201, 'Created')
   @Response<ErrorEnvelope>(400, 'Invalid body; error.details.field names the field')
@@ -46,7 +49,10 @@ export class ApiKeysController extends Controller {
     return issuedApiKeyView(key);
   }
 
-  /** Lists the organization's keys, revoked ones included, without secrets. */
+  /**
+   * Lists the organization's keys, revoked ones included, without secrets.
+   * @summary List API keys
+   */
   @Get('{organizationId}/api-keys')
   public async listApiKeys(@Request() req: ExRequest, @Path() organizationId: string): Promise<ApiKeyList> {
     const { db } = appContext(req);
@@ -55,7 +61,10 @@ export class ApiKeysController extends Controller {
     return { api_keys: keys.map(apiKeyView), total: keys.length };
   }
 
-  /** Revokes a key: it answers 401 from then on. Revoking twice keeps the first revocation time. */
+  /**
+   * Revokes a key: it answers 401 from then on. Revoking twice keeps the first revocation time.
+   * @summary Revoke an API key
+   */
   @Delete('{organizationId}/api-keys/{keyId}')
   public async revokeApiKey(@Request() req: ExRequest, @Path() organizationId: string, @Path() keyId: string): Promise<ApiKeyView> {
     const ctx = appContext(req);

@@ -32,7 +32,10 @@ export interface GrantCreditsBody {
 @Response<ErrorEnvelope>(401, 'Missing or invalid admin token')
 @Response<ErrorEnvelope>(404, 'Unknown organization')
 export class CreditsController extends Controller {
-  /** Adds event credits and returns the new balance. */
+  /**
+   * Adds event credits and returns the new balance.
+   * @summary Grant event credits
+   */
   @Post('{organizationId}/credits')
   @SuccessResponse(201, 'Created')
   @Response<ErrorEnvelope>(400, 'Invalid body; error.details.field names the field')
@@ -50,7 +53,10 @@ export class CreditsController extends Controller {
     return { organization_id: organizationId, balance, grant_id: grantId };
   }
 
-  /** The current balance and every grant. */
+  /**
+   * The current balance and every grant.
+   * @summary Retrieve the credit balance
+   */
   @Get('{organizationId}/credits')
   public async getCredits(@Request() req: ExRequest, @Path() organizationId: string): Promise<CreditBalanceView> {
     const { db } = appContext(req);

@@ -40,7 +40,12 @@ export interface CreateDimensionBody {
 @Response<ErrorEnvelope>(401, 'Missing or invalid admin token')
 @Response<ErrorEnvelope>(404, 'Unknown organization')
 export class DimensionsController extends Controller {
-  /** Defines a dimension. */
+  /**
+   * Defines a dimension: a metadata key with a display name and a value type (only `number`
+   * dimensions aggregate numerically). With `is_required`, ingestion rejects events whose metadata
+   * lacks the key; the processor rolls the dimension up from then on and backfills earlier days.
+   * @summary Define a dimension
+   */
   @Post('{organizationId}/dimensions')
   @SuccessResponse(201, 'Created')
   @Response<ErrorEnvelope>(400, 'Invalid body; error.details.field names the field')
@@ -70,6 +75,7 @@ export class DimensionsController extends Controller {
    * events file the processor rolled up for it (flushes after the definition, and the backfill of
    * earlier days, which runs on its own once the dimension is defined). Dimension endpoints read
    * covered days from the rollup and the others from raw events, with the same answers.
+   * @summary Check a dimension's rollup coverage
    */
   @Get('{organizationId}/dimensions/{key}/rollup')
   @Response<ErrorEnvelope>(404, 'Unknown organization or dimension')
@@ -83,7 +89,10 @@ export class DimensionsController extends Controller {
     return dimensionRollupProgress(lake.reader, dimension);
   }
 
-  /** The organization's dimension definitions, by key. */
+  /**
+   * The organization's dimension definitions, by key.
+   * @summary List dimensions
+   */
   @Get('{organizationId}/dimensions')
   public async listDimensions(@Request() req: ExRequest, @Path() organizationId: string): Promise<DimensionDefinitionList> {
     const { db } = appContext(req);

@@ -30,7 +30,10 @@ export interface CreateOrganizationBody {
 @Response<ErrorEnvelope>(400, 'Invalid body; error.details.field names the field')
 @Response<ErrorEnvelope>(401, 'Missing or invalid admin token')
 export class OrganizationsController extends Controller {
-  /** Creates an organization with a zero credit balance and an active subscription. */
+  /**
+   * Creates an organization with a zero credit balance and an active subscription.
+   * @summary Create an organization
+   */
   @Post()
   @SuccessResponse(201, 'Created')
   public async createOrganization(@Request() req: ExRequest, @Body() body: CreateOrganizationBody): Promise<OrganizationView> {
@@ -41,14 +44,20 @@ export class OrganizationsController extends Controller {
     return organizationView(org);
   }
 
-  /** Lists every organization, oldest first. */
+  /**
+   * Lists every organization, oldest first.
+   * @summary List organizations
+   */
   @Get()
   public async listOrganizations(@Request() req: ExRequest): Promise<OrganizationList> {
     const orgs = await listOrganizations(appContext(req).db);
     return { organizations: orgs.map(organizationView), total: orgs.length };
   }
 
-  /** One organization. */
+  /**
+   * One organization by id: its name and when it was created.
+   * @summary Retrieve an organization
+   */
   @Get('{organizationId}')
   @Response<ErrorEnvelope>(404, 'Unknown organization')
   public async getOrganization(@Request() req: ExRequest, @Path() organizationId: string): Promise<OrganizationView> {

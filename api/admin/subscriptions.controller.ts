@@ -38,7 +38,12 @@ export interface UpdateSubscriptionBody {
 @Response<ErrorEnvelope>(401, 'Missing or invalid admin token')
 @Response<ErrorEnvelope>(404, 'Unknown organization or subscription')
 export class SubscriptionsController extends Controller {
-  /** Starts a subscription. */
+  /**
+   * Starts a subscription on a plan (default "default"). A new `active` subscription cancels the
+   * active one: at most one is active, and ingestion answers 402 SUBSCRIPTION_INACTIVE while none
+   * is.
+   * @summary Start a subscription
+   */
   @Post('{organizationId}/subscriptions')
   @SuccessResponse(201, 'Created')
   @Response<ErrorEnvelope>(400, 'Invalid body; error.details.field names the field')
@@ -56,7 +61,10 @@ export class SubscriptionsController extends Controller {
     return subscriptionView(subscription);
   }
 
-  /** Every subscription of the organization, oldest first. */
+  /**
+   * Every subscription of the organization, oldest first.
+   * @summary List subscriptions
+   */
   @Get('{organizationId}/subscriptions')
   public async listSubscriptions(@Request() req: ExRequest, @Path() organizationId: string): Promise<SubscriptionList> {
     const { db } = appContext(req);
@@ -65,7 +73,11 @@ export class SubscriptionsController extends Controller {
     return { subscriptions: subscriptions.map(subscriptionView), total: subscriptions.length };
   }
 
-  /** Changes a subscription's status. */
+  /**
+   * Changes a subscription's status: `canceled` ends it now; `active` answers 409 while another
+   * subscription is active. Ingestion accepts events only while one is active.
+   * @summary Change a subscription's status
+   */
   @Patch('{organizationId}/subscriptions/{subscriptionId}')
   @Response<ErrorEnvelope>(400, 'Invalid body; error.details.field names the field')
   @Response<ErrorEnvelope>(409, 'Another subscription is already active')

@@ -22,6 +22,7 @@ export class AttributionController extends Controller {
   /**
    * Cost grouped by `agent_id` over [start_date, end_date); events without one are under
    * `Unassigned`. The costliest 1000 groups are returned; `total_cost` covers every group.
+   * @summary Break down cost by agent
    * @param start_date ISO 8601 date or datetime, inclusive. Must be before end_date.
    * @param end_date ISO 8601 date or datetime, exclusive.
    */
@@ -32,6 +33,7 @@ export class AttributionController extends Controller {
 
   /**
    * Distinct `agent_id` values of the range's events, sorted; at most 1000 (`truncated` when more exist).
+   * @summary List agent ids
    * @param start_date ISO 8601 date or datetime, inclusive. Must be before end_date.
    * @param end_date ISO 8601 date or datetime, exclusive.
    */
@@ -42,6 +44,7 @@ export class AttributionController extends Controller {
 
   /**
    * Distinct `workflow_id` values of the range's events, sorted; at most 1000 (`truncated` when more exist).
+   * @summary List workflow ids
    * @param start_date ISO 8601 date or datetime, inclusive. Must be before end_date.
    * @param end_date ISO 8601 date or datetime, exclusive.
    */
@@ -55,6 +58,7 @@ export class AttributionController extends Controller {
    * other key its metadata. Optionally only events whose `filter_key` equals `filter_value`
    * (`Unassigned` matches events without it). The costliest 1000 groups; CSV with `format=csv`
    * or `Accept: text/csv`.
+   * @summary Break down cost by any key
    * @param dimension The key to group by.
    * @param start_date ISO 8601 date or datetime, inclusive. Must be before end_date.
    * @param end_date ISO 8601 date or datetime, exclusive.
@@ -88,6 +92,7 @@ export class AttributionController extends Controller {
   /**
    * Distinct values of a key among the range's events (fields as in by-dimension), sorted; at most
    * 1000 (`truncated` when more exist). Events without the key add nothing.
+   * @summary List a key's values
    * @param dimension The key.
    * @param start_date ISO 8601 date or datetime, inclusive. Must be before end_date.
    * @param end_date ISO 8601 date or datetime, exclusive.

@@ -19,6 +19,7 @@ export class CostDataController extends Controller {
    * windows with the preceding calendar period of the same kind (`current-period` = month to
    * date vs the same span of last month, `ytd` vs the same span of last year), rolling windows
    * with the preceding window of equal length. `status_counts` are organization-wide, all time.
+   * @summary Compare cost with the previous period
    * @param time_window Default `current-period` (current calendar month to date); `last-period` is the previous calendar month.
    */
   @Get('summary')
@@ -30,6 +31,7 @@ export class CostDataController extends Controller {
   /**
    * Cost per end user over [start_date, end_date), every end user, costliest first; events without
    * an end user are under end_user_id `unassigned`. Items sum to total_cost.
+   * @summary List end users by cost
    * @param start_date ISO 8601 date or datetime, inclusive; a date alone is UTC midnight. Must be before end_date.
    * @param end_date ISO 8601 date or datetime, exclusive.
    */

@@ -21,6 +21,7 @@ export class CostTrendController extends Controller {
    * then an `Other` series (key `other`) adding up the rest, present only when more values exist.
    * Events without the value are `Unassigned`. Adaptive granularity; buckets without events are
    * omitted.
+   * @summary Chart cost over time by event field
    * @param start_date ISO 8601 date or datetime, inclusive; a date alone is UTC midnight. Must be before end_date.
    * @param end_date ISO 8601 date or datetime, exclusive.
    * @param group_by Default `total` (one series, key `total`).
@@ -45,6 +46,7 @@ export class CostTrendController extends Controller {
    * Events in [start_date, end_date) stored as `pending_rate_card` (waiting for a rate card that
    * prices them), per model and provider, most events first. Add a rate card (or unit rate) for
    * a listed model and its events are re-priced.
+   * @summary List events waiting for a rate card
    * @param start_date ISO 8601 date or datetime, inclusive. Must be before end_date.
    * @param end_date ISO 8601 date or datetime, exclusive.
    */

@@ -27,7 +27,10 @@ import type {
 @Response<ErrorEnvelope>(403, 'The key lacks the required scope')
 @Response<ErrorEnvelope>(429, 'Rate limit exceeded (general tier); see RateLimit-* and Retry-After')
 export class DimensionDataController extends Controller {
-  /** The organization's dimension definitions, by key. */
+  /**
+   * The organization's dimension definitions, by key.
+   * @summary List dimension definitions
+   */
   @Get('definitions')
   @Security('api_key', ['dimensions:read'])
   public async getDefinitions(@Request() req: ExRequest): Promise<DimensionDefinitions> {
@@ -38,6 +41,7 @@ export class DimensionDataController extends Controller {
    * Cost over time in adaptive buckets (cannot be overridden). Neither dimension parameter: one
    * series of all cost. dimension_key only: the top 5 values plus "Other". Both: one series of
    * that value (`Unassigned` selects events lacking the key).
+   * @summary Chart cost over time by dimension
    * @param start_date ISO 8601 date or datetime, inclusive. Must be before end_date.
    * @param end_date ISO 8601 date or datetime, exclusive.
    * @param dimension_key A key exactly as returned by definitions.
@@ -60,6 +64,7 @@ export class DimensionDataController extends Controller {
   /**
    * A number dimension's values aggregated per bucket; every bucket of the range is listed, with
    * value null and event_count 0 where no event carries the key.
+   * @summary Chart a number dimension over time
    * @param dimension_key A dimension with value_type `number`.
    * @param start_date ISO 8601 date or datetime, inclusive. Must be before end_date.
    * @param end_date ISO 8601 date or datetime, exclusive.
@@ -82,6 +87,7 @@ export class DimensionDataController extends Controller {
 
   /**
    * Sum, average, minimum and maximum of a number dimension over [start_date, end_date).
+   * @summary Summarize a number dimension
    * @param dimension_key A dimension with value_type `number`.
    * @param start_date ISO 8601 date or datetime, inclusive. Must be before end_date.
    * @param end_date ISO 8601 date or datetime, exclusive.
@@ -102,6 +108,7 @@ export class DimensionDataController extends Controller {
   /**
    * Cost per value of a dimension over [start_date, end_date); events lacking the key are under
    * `Unassigned`; percent_of_total is the share of the organization's total cost.
+   * @summary Break down cost by dimension value
    * @param dimension_key A key exactly as returned by definitions.
    * @param start_date ISO 8601 date or datetime, inclusive. Must be before end_date.
    * @param end_date ISO 8601 date or datetime, exclusive.

@@ -25,6 +25,7 @@ import type { EndUserCostBreakdown, EndUserCostSummary, EndUserCostTrend } from 
 export class EndUserCostsController extends Controller {
   /**
    * Totals of the end user's completed events over [start_date, end_date).
+   * @summary Summarize an end user's cost
    * @param externalId The `user_id` sent on events.
    * @param start_date ISO 8601 date or datetime, inclusive. Must be before end_date.
    * @param end_date ISO 8601 date or datetime, exclusive.
@@ -42,6 +43,7 @@ export class EndUserCostsController extends Controller {
   /**
    * The end user's cost per model; events without a model (metric events priced by provider)
    * are under `Unassigned`.
+   * @summary Break down an end user's cost by model
    * @param externalId The `user_id` sent on events.
    * @param start_date ISO 8601 date or datetime, inclusive. Must be before end_date.
    * @param end_date ISO 8601 date or datetime, exclusive.
@@ -58,6 +60,7 @@ export class EndUserCostsController extends Controller {
 
   /**
    * The end user's cost per provider; events without one are under `Unassigned`.
+   * @summary Break down an end user's cost by provider
    * @param externalId The `user_id` sent on events.
    * @param start_date ISO 8601 date or datetime, inclusive. Must be before end_date.
    * @param end_date ISO 8601 date or datetime, exclusive.
@@ -77,6 +80,7 @@ export class EndUserCostsController extends Controller {
    * the event's attribution field (top-level, else the metadata key); every other key is read
    * from metadata. Events missing the key are under `Unassigned`; a key no
    * event carries gives one `Unassigned` row with the full cost.
+   * @summary Break down an end user's cost by metadata key
    * @param externalId The `user_id` sent on events.
    * @param dimension Metadata key to group by.
    * @param start_date ISO 8601 date or datetime, inclusive. Must be before end_date.
@@ -96,6 +100,7 @@ export class EndUserCostsController extends Controller {
   /**
    * The end user's cost over time in adaptive buckets (≤ 30 days daily, 31–90 weekly, more
    * monthly; UTC); buckets without events are omitted.
+   * @summary Chart an end user's cost over time
    * @param externalId The `user_id` sent on events.
    * @param start_date ISO 8601 date or datetime, inclusive. Must be before end_date.
    * @param end_date ISO 8601 date or datetime, exclusive.

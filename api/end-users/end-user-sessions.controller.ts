@@ -18,6 +18,7 @@ export class EndUserSessionsController extends Controller {
   /**
    * Sessions in which the end user has an event in [start_date, end_date), most recently active
    * first (then session id), with whole-session totals over all time, as /attribution-data/sessions.
+   * @summary List an end user's sessions
    * @param externalId The `user_id` sent on events.
    * @param start_date ISO 8601 date or datetime, inclusive. Must be before end_date.
    * @param end_date ISO 8601 date or datetime, exclusive.

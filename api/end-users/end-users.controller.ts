@@ -35,6 +35,7 @@ export class EndUsersController extends Controller {
   /**
    * Every end user of the organization with its internal and external identifiers, or only the
    * one with `end_user_id` (none when it is not one of yours).
+   * @summary List end users
    * @param end_user_id An internal end-user id (as cost and margin rows carry it).
    */
   @Get()

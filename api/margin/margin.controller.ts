@@ -20,6 +20,7 @@ export class MarginController extends Controller {
   /**
    * Margin per end user (least profitable first: margin_amount ascending, ties by end_user_id),
    * the organization's totals and warnings about unattributed records or a missing revenue source.
+   * @summary List end users by margin
    * @param start_date ISO 8601 date or datetime, inclusive. Must be before end_date.
    * @param end_date ISO 8601 date or datetime, exclusive; at most 12 months after start_date.
    */
@@ -31,6 +32,7 @@ export class MarginController extends Controller {
   /**
    * Revenue, cost and margin per bucket (≤ 30 days daily, 31–90 weekly, more monthly; UTC),
    * for the organization or one end user; buckets with neither revenue nor cost are omitted.
+   * @summary Chart margin over time
    * @param start_date ISO 8601 date or datetime, inclusive. Must be before end_date.
    * @param end_date ISO 8601 date or datetime, exclusive; at most 12 months after start_date.
    * @param end_user_id The internal end-user UUID from /margin-data/by-end-user.
@@ -47,6 +49,7 @@ export class MarginController extends Controller {
 
   /**
    * The organization's margin over the range: the `org_total` of /margin-data/by-end-user alone.
+   * @summary Retrieve the organization's margin
    * @param start_date ISO 8601 date or datetime, inclusive. Must be before end_date.
    * @param end_date ISO 8601 date or datetime, exclusive; at most 12 months after start_date.
    */

@@ -14,7 +14,10 @@ export interface PingResponse {
 @Route('ping')
 @Tags('Ping')
 export class PingController extends Controller {
-  /** Checks that the API key is valid and names its organization. */
+  /**
+   * Checks that the API key is valid and names its organization.
+   * @summary Check an API key
+   */
   @Get()
   @Security('api_key', [])
   @Response<ErrorEnvelope>(401, 'Missing or invalid API key')

@@ -21,6 +21,7 @@ export class SessionsController extends Controller {
    * most recently active first, each with its whole-session cost and counts. OTLP spans without
    * model usage count as spans with zero cost, active from their start to their end, so a session
    * made only of them is listed too.
+   * @summary List sessions
    * @param start_date ISO 8601 date or datetime, inclusive. Must be before end_date.
    * @param end_date ISO 8601 date or datetime, exclusive.
    * @param limit Page size, 1 to 1000. Default 100.
@@ -47,6 +48,7 @@ export class SessionsController extends Controller {
    * The session's call tree over all time: spans nested by parent, roots and children by
    * subtree cost, orphans promoted to roots, cycles broken, 32 levels, at most node_limit (500)
    * spans (the earliest by start). Roots' subtree costs + untraced + withheld = the session's total.
+   * @summary Retrieve a session's call tree
    * @param sessionId The `session_id` sent on events.
    */
   @Get('{sessionId}/tree')

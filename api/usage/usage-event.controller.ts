@@ -17,6 +17,7 @@ export class UsageEventController extends Controller {
    * One processed event of the organization by its event_id: the usage event item's fields, its
    * status, token counts, cost breakdown and the rate card (id, effective date, service tier and
    * context tier) that priced it. Reads every date, so it is slower than a page of events.
+   * @summary Retrieve a usage event
    * @param eventId The event_id returned by POST /usage-events.
    */
   @Get('{eventId}')

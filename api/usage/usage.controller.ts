@@ -17,6 +17,7 @@ export class UsageController extends Controller {
   /**
    * Usage events with event_timestamp in [start_date, end_date), newest first (ties by id).
    * The range may not exceed 90 days.
+   * @summary List usage events
    * @param start_date ISO 8601 date or datetime, inclusive; a date alone is UTC midnight. Must be strictly before end_date.
    * @param end_date ISO 8601 date or datetime, exclusive. At most 90 days after start_date.
    * @param subscription_id Only events accepted under this subscription of the caller's organization.
@@ -48,6 +49,7 @@ export class UsageController extends Controller {
   /**
    * Usage totals per metric over [start_date, end_date) for the organization; `user_id` is the
    * API key's owner.
+   * @summary Summarize usage by metric
    * @param start_date ISO 8601 date or datetime, inclusive. Must be strictly before end_date.
    * @param end_date ISO 8601 date or datetime, exclusive.
    */
@@ -60,6 +62,7 @@ export class UsageController extends Controller {
   /**
    * Usage aggregation per metric over [start_date, end_date): quantity, events, and the first and
    * last event time of each metric.
+   * @summary Aggregate usage by metric
    * @param start_date ISO 8601 date or datetime, inclusive. Must be strictly before end_date.
    * @param end_date ISO 8601 date or datetime, exclusive.
    * @param subscription_id Only events accepted under this subscription of the caller's organization.

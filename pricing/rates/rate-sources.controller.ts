@@ -18,7 +18,10 @@ export interface OwnRateCardSlugs {
 @Response<ErrorEnvelope>(403, 'The key lacks costs:read')
 @Response<ErrorEnvelope>(429, 'Rate limit exceeded (general tier); see RateLimit-* and Retry-After')
 export class RateSourcesController extends Controller {
-  /** Model slugs whose rates come from the organization's own cards rather than the standard ones. */
+  /**
+   * Model slugs whose rates come from the organization's own cards rather than the standard ones.
+   * @summary List models priced by own cards
+   */
   @Get('own')
   public async getOwnRateCardSlugs(@Request() req: ExRequest): Promise<OwnRateCardSlugs> {
     const rc = readContext(req);

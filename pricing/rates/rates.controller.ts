@@ -17,6 +17,7 @@ export class RatesController extends Controller {
   /**
    * The token rate cards that price the organization's events, one per model slug, sorted by
    * model_slug; all rates are USD per million tokens as decimal strings.
+   * @summary List the rates in effect
    * @param as_of ISO 8601 date or datetime; the cards in effect then. Default now.
    */
   @Get()

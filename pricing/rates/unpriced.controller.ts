@@ -58,6 +58,7 @@ export class UnpricedController extends Controller {
    * Models and units with events in [start_date, end_date) waiting for a rate card
    * (`pending_rate_card`): how many, first and last seen, and a sample event. Adding a card (or
    * unit rate) that prices them re-prices them.
+   * @summary List unpriced models and units
    * @param start_date ISO 8601 date or datetime, inclusive. Must be before end_date.
    * @param end_date ISO 8601 date or datetime, exclusive.
    */
