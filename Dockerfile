@@ -21,5 +21,5 @@ COPY core/control/migrations ./core/control/migrations
 COPY otlp/proto ./otlp/proto
 COPY pricing/standard-rate-cards.json ./pricing/standard-rate-cards.json
 USER node
-# The api's small young generation: docs/decisions.md (2026-11-24, api RSS).
+# The api's small young generation: docs/decisions/0085-small-v8-young-generation-for-the-api.md.
 CMD ["node", "--max-semi-space-size=4", "--expose-gc", "dist/api/main.js"]

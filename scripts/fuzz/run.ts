@@ -7,7 +7,8 @@
 // /metrics counts every answer by status, independently of schemathesis) and on any failed check:
 // no server error, status codes, content types, headers and bodies as documented, 405 for
 // undocumented methods, and authentication never ignored. Checks it leaves out and why: see
-// docs/decisions.md (positive_data_acceptance cannot know cross-field rules such as start < end).
+// docs/decisions/0056-fuzzing-with-schemathesis.md (positive_data_acceptance cannot know
+// cross-field rules such as start < end).
 //   npm run fuzz -- [--seconds 120] [--workers 2] [--seed N] [--write] [--junit FILE]
 //   (--write: bench/results/fuzz.md; --junit: schemathesis's JUnit report, one test case per
 //   operation, copied to FILE so .ci/run can count it)
