@@ -1,6 +1,7 @@
 // Attribution rules over plain data: the breakdown's 1000-group cap (keeps the costliest, on the
 // order api/costs/cost-breakdown.ts defines), percentages that sum to exactly 100 over the groups
 // returned, the distinct-values cap, and the CSV form of a breakdown. Pure.
+import { toCsv } from '../../core/csv.js';
 import { Big, formatMoney, sumMoney, toBig } from '../../core/money.js';
 import { breakdownItems } from '../costs/cost-breakdown.js';
 import type { KeyedCostGroupRow } from '../costs/costs.queries.js';
@@ -89,18 +90,7 @@ const CSV_COLUMNS = [
   'percent_of_total',
 ] as const satisfies ReadonlyArray<keyof CostBreakdownItem>;
 
-/**
- * RFC 4180 CSV of breakdown items (CRLF line ends, header row, null as an empty cell). Text that a
- * spreadsheet would run as a formula (= + - @ tab CR first) is prefixed with a single quote.
- */
+/** Breakdown items as CSV (core/csv.ts: RFC 4180, null empty, formulas defused), one row per item. */
 export function breakdownCsv(items: readonly CostBreakdownItem[]): string {
-  const cell = (v: string | number | null): string => {
-    if (v === null) return '';
-    if (typeof v === 'number') return String(v);
-    const safe = /^[=+\-@\t\r]/.test(v) ? `'${v}` : v;
-    return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
-  };
-  const lines = [CSV_COLUMNS.join(',')];
-  for (const item of items) lines.push(CSV_COLUMNS.map((c) => cell(item[c] as string | number | null)).join(','));
-  return `${lines.join('\r\n')}\r\n`;
+  return toCsv(CSV_COLUMNS, items.map((item) => CSV_COLUMNS.map((c) => item[c])));
 }
