@@ -355,126 +355,6 @@ class PingResponse(BaseModel):
     """
 
 
-class EventCostBreakdown(BaseModel):
-    """
-    The event's cost in USD decimal strings; a class the event did not report is null.
-    """
-
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    total_cost: str
-    """
-    Every class below plus unit_cost, or the override when cost_override was sent; "0" while unpriced.
-    """
-    input_cost: str | None = Field(...)
-    output_cost: str | None = Field(...)
-    cache_creation_cost: str | None = Field(...)
-    """
-    All cache writes, five-minute and one-hour.
-    """
-    cache_creation_1h_cost: str | None = Field(...)
-    """
-    The part of cache_creation_cost from one-hour writes.
-    """
-    cache_read_cost: str | None = Field(...)
-    reasoning_cost: str | None = Field(...)
-    unit_cost: str | None = Field(...)
-    """
-    Metric events: quantity × the unit rate.
-    """
-    cost_override: str | None = Field(...)
-    """
-    The total the client sent in place of the computed one, or null.
-    """
-
-
-class EventRateCard(BaseModel):
-    """
-    The token rate card that priced the event.
-    """
-
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    rate_card_id: str
-    """
-    The organization card's UUID, or `standard:<slug>:<service tier>:<effective_from>` for a shipped card.
-    """
-    model_slug: str
-    service_tier: str
-    effective_from: str
-    """
-    ISO 8601 UTC.
-    """
-    context_tier_above_prompt_tokens: float | None = Field(...)
-    """
-    The context tier's threshold when the prompt was above one; null at the card's base rates.
-    """
-
-
-class UsageEventDetail(BaseModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    id: str
-    """
-    The event_id (UUID).
-    """
-    event_type: str
-    metric_name: str
-    quantity: float
-    event_timestamp: str
-    """
-    ISO 8601 UTC.
-    """
-    metadata: dict[str, str] | None = None
-    """
-    As on GET /usage/events.
-    """
-    status: str
-    """
-    `completed`, `pending_rate_card` or `failed`.
-    """
-    status_reason: str | None = Field(...)
-    """
-    Why the event is pending_rate_card or failed; null when completed.
-    """
-    flag_reason: str | None = Field(...)
-    """
-    Why ingest answered accepted_flagged, or null.
-    """
-    pricing_note: str | None = Field(...)
-    """
-    Set when the event was priced otherwise than it asked (a service tier without its own card).
-    """
-    model: str | None = Field(...)
-    provider: str | None = Field(...)
-    service_tier: str | None = Field(...)
-    """
-    As sent (lowercased); null = standard.
-    """
-    user_id: str | None = Field(...)
-    """
-    The end user's external id as sent, or null.
-    """
-    input_tokens: float | None = Field(...)
-    output_tokens: float | None = Field(...)
-    cache_creation_input_tokens: float | None = Field(...)
-    cache_creation_1h_input_tokens: float | None = Field(...)
-    cache_read_input_tokens: float | None = Field(...)
-    reasoning_tokens: float | None = Field(...)
-    cost: EventCostBreakdown
-    rate_card: EventRateCard | None = Field(...)
-    """
-    Null when no token card priced the event (unpriced, per-unit priced, or overridden).
-    """
-    priced_at: str
-    """
-    When the cost was last computed (ISO 8601 UTC); a re-priced event shows the re-pricing time.
-    """
-
-
 class UsageEventItem(BaseModel):
     """
     One stored usage event.
@@ -611,6 +491,126 @@ class UsageAggregation(BaseModel):
     period_start: str
     period_end: str
     total_events: float
+
+
+class EventCostBreakdown(BaseModel):
+    """
+    The event's cost in USD decimal strings; a class the event did not report is null.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    total_cost: str
+    """
+    Every class below plus unit_cost, or the override when cost_override was sent; "0" while unpriced.
+    """
+    input_cost: str | None = Field(...)
+    output_cost: str | None = Field(...)
+    cache_creation_cost: str | None = Field(...)
+    """
+    All cache writes, five-minute and one-hour.
+    """
+    cache_creation_1h_cost: str | None = Field(...)
+    """
+    The part of cache_creation_cost from one-hour writes.
+    """
+    cache_read_cost: str | None = Field(...)
+    reasoning_cost: str | None = Field(...)
+    unit_cost: str | None = Field(...)
+    """
+    Metric events: quantity × the unit rate.
+    """
+    cost_override: str | None = Field(...)
+    """
+    The total the client sent in place of the computed one, or null.
+    """
+
+
+class EventRateCard(BaseModel):
+    """
+    The token rate card that priced the event.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    rate_card_id: str
+    """
+    The organization card's UUID, or `standard:<slug>:<service tier>:<effective_from>` for a shipped card.
+    """
+    model_slug: str
+    service_tier: str
+    effective_from: str
+    """
+    ISO 8601 UTC.
+    """
+    context_tier_above_prompt_tokens: float | None = Field(...)
+    """
+    The context tier's threshold when the prompt was above one; null at the card's base rates.
+    """
+
+
+class UsageEventDetail(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    id: str
+    """
+    The event_id (UUID).
+    """
+    event_type: str
+    metric_name: str
+    quantity: float
+    event_timestamp: str
+    """
+    ISO 8601 UTC.
+    """
+    metadata: dict[str, str] | None = None
+    """
+    As on GET /usage/events.
+    """
+    status: str
+    """
+    `completed`, `pending_rate_card` or `failed`.
+    """
+    status_reason: str | None = Field(...)
+    """
+    Why the event is pending_rate_card or failed; null when completed.
+    """
+    flag_reason: str | None = Field(...)
+    """
+    Why ingest answered accepted_flagged, or null.
+    """
+    pricing_note: str | None = Field(...)
+    """
+    Set when the event was priced otherwise than it asked (a service tier without its own card).
+    """
+    model: str | None = Field(...)
+    provider: str | None = Field(...)
+    service_tier: str | None = Field(...)
+    """
+    As sent (lowercased); null = standard.
+    """
+    user_id: str | None = Field(...)
+    """
+    The end user's external id as sent, or null.
+    """
+    input_tokens: float | None = Field(...)
+    output_tokens: float | None = Field(...)
+    cache_creation_input_tokens: float | None = Field(...)
+    cache_creation_1h_input_tokens: float | None = Field(...)
+    cache_read_input_tokens: float | None = Field(...)
+    reasoning_tokens: float | None = Field(...)
+    cost: EventCostBreakdown
+    rate_card: EventRateCard | None
+    """
+    Null when no token card priced the event (unpriced, per-unit priced, or overridden).
+    """
+    priced_at: str
+    """
+    When the cost was last computed (ISO 8601 UTC); a re-priced event shows the re-pricing time.
+    """
 
 
 class SessionSummary(BaseModel):
@@ -913,11 +913,14 @@ class UuidParam(RootModel[str]):
     """
 
 
-class MarginSummary(RootModel[MarginOrgTotal]):
-    root: MarginOrgTotal
+class MarginSummary(MarginOrgTotal):
     """
     The margin summary: the org_total shape on its own.
     """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
 
 
 class EndUserEntry(BaseModel):
@@ -1788,58 +1791,6 @@ class ApiKeyList(BaseModel):
     total: float
 
 
-class UnpricedItem(BaseModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    model: str | None = Field(...)
-    """
-    The event's model; null for metric events named by provider only.
-    """
-    provider: str | None = Field(...)
-    metric: str | None = Field(...)
-    """
-    Null for LLM calls (token events).
-    """
-    unit: str | None = Field(...)
-    """
-    Null for LLM calls; for metric events the unit exactly as sent.
-    """
-    event_count: float
-    """
-    Events in the range stored as `pending_rate_card` with this model, provider, metric and unit.
-    """
-    first_seen: str
-    """
-    ISO 8601 UTC: the earliest and latest event_timestamp among them.
-    """
-    last_seen: str
-    sample_event_id: str
-    """
-    One of them (the smallest event_id), to look up with GET /usage/events/{eventId}.
-    """
-    sample_reason: str | None = Field(...)
-    """
-    Why that event waits (for example the token class a card lacks).
-    """
-
-
-class UnpricedList(BaseModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    items: list[UnpricedItem]
-    """
-    Most events first, ties by model, provider, metric, unit.
-    """
-    total_events: float
-    """
-    Sum of event_count over items.
-    """
-    period_start: str
-    period_end: str
-
-
 class ContextTier(BaseModel):
     """
     A long-context tier of a token card: a request whose prompt (input + cache read + cache creation
@@ -1859,7 +1810,65 @@ class ContextTier(BaseModel):
     reasoning_cost_per_million: str | None = Field(...)
 
 
-class RateCardView(BaseModel):
+class RateCardActorView(BaseModel):
+    """
+    Who wrote a card: `admin_token` (every write today), or `user` with its user_id.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    kind: Literal['admin_token', 'user']
+    user_id: str | None = Field(...)
+    """
+    Null for the admin token.
+    """
+
+
+class Body(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    end_date: str
+    start_date: str
+
+
+class RepricingRequestView(BaseModel):
+    """
+    The re-pricing call that brings a range's stored events to the cards now in effect.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    method: Literal['POST']
+    path: str
+    """
+    Under the API's origin: `/v1/admin/organizations/{organizationId}/repricings`.
+    """
+    body: Body
+
+
+class AffectedRange(BaseModel):
+    """
+    Event times whose price this write changes, ISO 8601 UTC: from the card's effective_from
+    until the next card of its identity (end_date null: open). An organization's first card of a
+    model_slug and service_tier replaces the standard cards' whole history: start_date is then
+    1970-01-01. Events already priced keep their cost until the range is re-priced.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    end_date: str | None = Field(...)
+    start_date: str
+
+
+class RateCardWriteView(BaseModel):
+    """
+    A written card, with what it superseded and the re-pricing it calls for.
+    """
+
     model_config = ConfigDict(
         extra='allow',
     )
@@ -1891,6 +1900,38 @@ class RateCardView(BaseModel):
     """
     effective_from: str
     created_at: str
+    created_by: RateCardActorView
+    """
+    Who posted the card.
+    """
+    superseded_at: str | None = Field(...)
+    """
+    Null while the card prices events; else when a card of the same identity superseded it.
+    """
+    superseded_by_rate_card_id: str | None = Field(...)
+    """
+    The card that superseded this one; null while current.
+    """
+    superseded_by: RateCardActorView | None
+    """
+    Who posted the superseding card; null while current.
+    """
+    supersedes_rate_card_id: str | None = Field(...)
+    """
+    The card of the same model_slug, service_tier and effective_from this one superseded; null when none was current.
+    """
+    affected_range: AffectedRange
+    """
+    Event times whose price this write changes, ISO 8601 UTC: from the card's effective_from
+    until the next card of its identity (end_date null: open). An organization's first card of a
+    model_slug and service_tier replaces the standard cards' whole history: start_date is then
+    1970-01-01. Events already priced keep their cost until the range is re-priced.
+    """
+    repricing: RepricingRequestView | None
+    """
+    The re-pricing of that range (the admin re-pricing call, bounds cut to the times events can
+    have); `npm run cli -- rate-cards create … --reprice` sends it. Null when no event can lie in the range.
+    """
 
 
 class ContextTierBody(BaseModel):
@@ -1911,21 +1952,9 @@ class ContextTierBody(BaseModel):
     USD per million tokens: a decimal string ("3", "0.075") or a JSON number, >= 0.
     """
     cache_creation_cost_per_million: str | float | None = None
-    """
-    USD per million tokens: a decimal string ("3", "0.075") or a JSON number, >= 0.
-    """
     cache_creation_1h_cost_per_million: str | float | None = None
-    """
-    USD per million tokens: a decimal string ("3", "0.075") or a JSON number, >= 0.
-    """
     cache_read_cost_per_million: str | float | None = None
-    """
-    USD per million tokens: a decimal string ("3", "0.075") or a JSON number, >= 0.
-    """
     reasoning_cost_per_million: str | float | None = None
-    """
-    USD per million tokens: a decimal string ("3", "0.075") or a JSON number, >= 0.
-    """
 
 
 class CreateRateCardBody(BaseModel):
@@ -1977,6 +2006,56 @@ class CreateRateCardBody(BaseModel):
     """
     ISO 8601 date (UTC midnight) or date-time (UTC unless an offset is given) from which the
     card applies. Absent: always (it also prices events already waiting for a rate card).
+    """
+
+
+class RateCardView(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    rate_card_id: str
+    organization_id: str
+    model_slug: str
+    input_cost_per_million: str
+    """
+    USD per million tokens, decimal string.
+    """
+    output_cost_per_million: str
+    cache_creation_cost_per_million: str | None = Field(...)
+    """
+    Null: cache-creation tokens cannot be priced by this card.
+    """
+    cache_read_cost_per_million: str | None = Field(...)
+    reasoning_cost_per_million: str | None = Field(...)
+    cache_creation_1h_cost_per_million: str | None = Field(...)
+    """
+    Null: one-hour cache writes cannot be priced by this card.
+    """
+    service_tier: str
+    """
+    `standard` unless the card prices another service tier.
+    """
+    tiers: list[ContextTier]
+    """
+    Long-context tiers by prompt size, ascending; empty when none.
+    """
+    effective_from: str
+    created_at: str
+    created_by: RateCardActorView
+    """
+    Who posted the card.
+    """
+    superseded_at: str | None = Field(...)
+    """
+    Null while the card prices events; else when a card of the same identity superseded it.
+    """
+    superseded_by_rate_card_id: str | None = Field(...)
+    """
+    The card that superseded this one; null while current.
+    """
+    superseded_by: RateCardActorView | None
+    """
+    Who posted the superseding card; null while current.
     """
 
 
@@ -2143,6 +2222,58 @@ class RepricingList(BaseModel):
     )
     repricings: list[RepricingView]
     total: float
+
+
+class UnpricedItem(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    model: str | None = Field(...)
+    """
+    The event's model; null for metric events named by provider only.
+    """
+    provider: str | None = Field(...)
+    metric: str | None = Field(...)
+    """
+    Null for LLM calls (token events).
+    """
+    unit: str | None = Field(...)
+    """
+    Null for LLM calls; for metric events the unit exactly as sent.
+    """
+    event_count: float
+    """
+    Events in the range stored as `pending_rate_card` with this model, provider, metric and unit.
+    """
+    first_seen: str
+    """
+    ISO 8601 UTC: the earliest and latest event_timestamp among them.
+    """
+    last_seen: str
+    sample_event_id: str
+    """
+    One of them (the smallest event_id), to look up with GET /usage/events/{eventId}.
+    """
+    sample_reason: str | None = Field(...)
+    """
+    Why that event waits (for example the token class a card lacks).
+    """
+
+
+class UnpricedList(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    items: list[UnpricedItem]
+    """
+    Most events first, ties by model, provider, metric, unit.
+    """
+    total_events: float
+    """
+    Sum of event_count over items.
+    """
+    period_start: str
+    period_end: str
 
 
 class RateEstimationServiceTier(BaseModel):

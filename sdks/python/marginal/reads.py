@@ -21,7 +21,7 @@ def _segment(value: str) -> str:
     return quote(value, safe="")
 
 
-READ_ENDPOINTS = {'ping': '/ping', 'usage_event': '/usage/events/{eventId}', 'usage_events': '/usage/events', 'usage_summary': '/usage/summary', 'usage_aggregation': '/usage/aggregation', 'sessions': '/attribution-data/sessions', 'session_tree': '/attribution-data/sessions/{sessionId}/tree', 'margin_by_end_user': '/margin-data/by-end-user', 'margin_trend': '/margin-data/trend', 'margin_summary': '/margin-data/summary', 'end_users': '/end-users', 'end_user_sessions': '/end-user-costs/{externalId}/sessions', 'end_user_summary': '/end-user-costs/{externalId}/summary', 'end_user_by_model': '/end-user-costs/{externalId}/by-model', 'end_user_by_provider': '/end-user-costs/{externalId}/by-provider', 'end_user_by_dimension': '/end-user-costs/{externalId}/by-dimension', 'end_user_trend': '/end-user-costs/{externalId}/trend', 'dimension_definitions': '/dimension-data/definitions', 'dimension_cost_trend': '/dimension-data/cost-trend', 'dimension_numeric_trend': '/dimension-data/numeric-trend', 'dimension_numeric_summary': '/dimension-data/numeric-summary', 'dimension_cost_breakdown': '/dimension-data/cost-breakdown', 'cost_trend': '/cost-data/trend', 'pending_rate_card': '/cost-data/pending-rate-card', 'cost_summary': '/cost-data/summary', 'cost_by_end_user': '/cost-data/by-end-user', 'attribution_by_agent': '/attribution-data/by-agent', 'agents': '/attribution-data/agents', 'workflows': '/attribution-data/workflows', 'attribution_by_dimension': '/attribution-data/by-dimension', 'attribution_dimension_values': '/attribution-data/dimension-values', 'unpriced_rates': '/rates/unpriced', 'rates': '/rates', 'own_rates': '/rates/own', 'budgets': '/budgets', 'budget_check': '/budgets/check', 'budget': '/budgets/{budgetId}'}
+READ_ENDPOINTS = {'ping': '/ping', 'usage_events': '/usage/events', 'usage_summary': '/usage/summary', 'usage_aggregation': '/usage/aggregation', 'usage_event': '/usage/events/{eventId}', 'sessions': '/attribution-data/sessions', 'session_tree': '/attribution-data/sessions/{sessionId}/tree', 'margin_by_end_user': '/margin-data/by-end-user', 'margin_trend': '/margin-data/trend', 'margin_summary': '/margin-data/summary', 'end_users': '/end-users', 'end_user_sessions': '/end-user-costs/{externalId}/sessions', 'end_user_summary': '/end-user-costs/{externalId}/summary', 'end_user_by_model': '/end-user-costs/{externalId}/by-model', 'end_user_by_provider': '/end-user-costs/{externalId}/by-provider', 'end_user_by_dimension': '/end-user-costs/{externalId}/by-dimension', 'end_user_trend': '/end-user-costs/{externalId}/trend', 'dimension_definitions': '/dimension-data/definitions', 'dimension_cost_trend': '/dimension-data/cost-trend', 'dimension_numeric_trend': '/dimension-data/numeric-trend', 'dimension_numeric_summary': '/dimension-data/numeric-summary', 'dimension_cost_breakdown': '/dimension-data/cost-breakdown', 'cost_trend': '/cost-data/trend', 'pending_rate_card': '/cost-data/pending-rate-card', 'cost_summary': '/cost-data/summary', 'cost_by_end_user': '/cost-data/by-end-user', 'attribution_by_agent': '/attribution-data/by-agent', 'agents': '/attribution-data/agents', 'workflows': '/attribution-data/workflows', 'attribution_by_dimension': '/attribution-data/by-dimension', 'attribution_dimension_values': '/attribution-data/dimension-values', 'unpriced_rates': '/rates/unpriced', 'rates': '/rates', 'own_rates': '/rates/own', 'budgets': '/budgets', 'budget_check': '/budgets/check', 'budget': '/budgets/{budgetId}'}
 """Every read method: its name and its path under /v1."""
 
 
@@ -29,151 +29,151 @@ class ReadMethods:
     _transport: SyncTransport
 
     def ping(self) -> models.PingResponse:
-        """GET /v1/ping: Checks that the API key is valid and names its organization."""
+        """GET /v1/ping: Check an API key"""
         return models.PingResponse.model_validate(self._transport.get("/ping", {}))
 
-    def usage_event(self, event_id: str) -> models.UsageEventDetail:
-        """GET /v1/usage/events/{eventId}: One processed event of the organization by its event_id: the usage event item's fields, its status, token counts, cost breakdown and the rate card (id, effective date, service tier and context tier) that priced it. Reads every date, so it is slower than a page of events."""
-        return models.UsageEventDetail.model_validate(self._transport.get(f"/usage/events/{_segment(event_id)}", {}))
-
     def usage_events(self, *, start_date: DateParam, end_date: DateParam, subscription_id: str | None = None, metric_name: str | None = None, limit: int | None = None, offset: int | None = None) -> models.UsageEventPage:
-        """GET /v1/usage/events: Usage events with event_timestamp in [start_date, end_date), newest first (ties by id). The range may not exceed 90 days."""
+        """GET /v1/usage/events: List usage events"""
         return models.UsageEventPage.model_validate(self._transport.get("/usage/events", {"start_date": _param(start_date), "end_date": _param(end_date), "subscription_id": _param(subscription_id), "metric_name": _param(metric_name), "limit": _param(limit), "offset": _param(offset)}))
 
     def usage_summary(self, *, start_date: DateParam, end_date: DateParam) -> models.UsageSummary:
-        """GET /v1/usage/summary: Usage totals per metric over [start_date, end_date) for the organization; `user_id` is the API key's owner."""
+        """GET /v1/usage/summary: Summarize usage by metric"""
         return models.UsageSummary.model_validate(self._transport.get("/usage/summary", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
     def usage_aggregation(self, *, start_date: DateParam, end_date: DateParam, subscription_id: str | None = None, metric_name: str | None = None) -> models.UsageAggregation:
-        """GET /v1/usage/aggregation: Usage aggregation per metric over [start_date, end_date): quantity, events, and the first and last event time of each metric."""
+        """GET /v1/usage/aggregation: Aggregate usage by metric"""
         return models.UsageAggregation.model_validate(self._transport.get("/usage/aggregation", {"start_date": _param(start_date), "end_date": _param(end_date), "subscription_id": _param(subscription_id), "metric_name": _param(metric_name)}))
 
+    def usage_event(self, event_id: str) -> models.UsageEventDetail:
+        """GET /v1/usage/events/{eventId}: Retrieve a usage event"""
+        return models.UsageEventDetail.model_validate(self._transport.get(f"/usage/events/{_segment(event_id)}", {}))
+
     def sessions(self, *, start_date: DateParam, end_date: DateParam, limit: int | None = None, offset: int | None = None) -> models.SessionList:
-        """GET /v1/attribution-data/sessions: Sessions active in [start_date, end_date) (their first-to-last event interval overlaps it), most recently active first, each with its whole-session cost and counts. OTLP spans without model usage count as spans with zero cost, active from their start to their end, so a session made only of them is listed too."""
+        """GET /v1/attribution-data/sessions: List sessions"""
         return models.SessionList.model_validate(self._transport.get("/attribution-data/sessions", {"start_date": _param(start_date), "end_date": _param(end_date), "limit": _param(limit), "offset": _param(offset)}))
 
     def session_tree(self, session_id: str) -> models.SessionTree:
-        """GET /v1/attribution-data/sessions/{sessionId}/tree: The session's call tree over all time: spans nested by parent, roots and children by subtree cost, orphans promoted to roots, cycles broken, 32 levels, at most node_limit (500) spans (the earliest by start). Roots' subtree costs + untraced + withheld = the session's total."""
+        """GET /v1/attribution-data/sessions/{sessionId}/tree: Retrieve a session's call tree"""
         return models.SessionTree.model_validate(self._transport.get(f"/attribution-data/sessions/{_segment(session_id)}/tree", {}))
 
     def margin_by_end_user(self, *, start_date: DateParam, end_date: DateParam) -> models.MarginByEndUser:
-        """GET /v1/margin-data/by-end-user: Margin per end user (least profitable first: margin_amount ascending, ties by end_user_id), the organization's totals and warnings about unattributed records or a missing revenue source."""
+        """GET /v1/margin-data/by-end-user: List end users by margin"""
         return models.MarginByEndUser.model_validate(self._transport.get("/margin-data/by-end-user", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
     def margin_trend(self, *, start_date: DateParam, end_date: DateParam, end_user_id: str | None = None) -> models.MarginTrend:
-        """GET /v1/margin-data/trend: Revenue, cost and margin per bucket (≤ 30 days daily, 31–90 weekly, more monthly; UTC), for the organization or one end user; buckets with neither revenue nor cost are omitted."""
+        """GET /v1/margin-data/trend: Chart margin over time"""
         return models.MarginTrend.model_validate(self._transport.get("/margin-data/trend", {"start_date": _param(start_date), "end_date": _param(end_date), "end_user_id": _param(end_user_id)}))
 
-    def margin_summary(self, *, start_date: DateParam, end_date: DateParam) -> models.MarginOrgTotal:
-        """GET /v1/margin-data/summary: The organization's margin over the range: the `org_total` of /margin-data/by-end-user alone."""
-        return models.MarginOrgTotal.model_validate(self._transport.get("/margin-data/summary", {"start_date": _param(start_date), "end_date": _param(end_date)}))
+    def margin_summary(self, *, start_date: DateParam, end_date: DateParam) -> models.MarginSummary:
+        """GET /v1/margin-data/summary: Retrieve the organization's margin"""
+        return models.MarginSummary.model_validate(self._transport.get("/margin-data/summary", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
     def end_users(self, *, end_user_id: str | None = None) -> models.EndUserDirectory:
-        """GET /v1/end-users: Every end user of the organization with its internal and external identifiers, or only the one with `end_user_id` (none when it is not one of yours)."""
+        """GET /v1/end-users: List end users"""
         return models.EndUserDirectory.model_validate(self._transport.get("/end-users", {"end_user_id": _param(end_user_id)}))
 
     def end_user_sessions(self, external_id: str, *, start_date: DateParam, end_date: DateParam, limit: int | None = None, offset: int | None = None) -> models.SessionList:
-        """GET /v1/end-user-costs/{externalId}/sessions: Sessions in which the end user has an event in [start_date, end_date), most recently active first (then session id), with whole-session totals over all time, as /attribution-data/sessions."""
+        """GET /v1/end-user-costs/{externalId}/sessions: List an end user's sessions"""
         return models.SessionList.model_validate(self._transport.get(f"/end-user-costs/{_segment(external_id)}/sessions", {"start_date": _param(start_date), "end_date": _param(end_date), "limit": _param(limit), "offset": _param(offset)}))
 
     def end_user_summary(self, external_id: str, *, start_date: DateParam, end_date: DateParam) -> models.EndUserCostSummary:
-        """GET /v1/end-user-costs/{externalId}/summary: Totals of the end user's completed events over [start_date, end_date)."""
+        """GET /v1/end-user-costs/{externalId}/summary: Summarize an end user's cost"""
         return models.EndUserCostSummary.model_validate(self._transport.get(f"/end-user-costs/{_segment(external_id)}/summary", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
     def end_user_by_model(self, external_id: str, *, start_date: DateParam, end_date: DateParam) -> models.EndUserCostBreakdown:
-        """GET /v1/end-user-costs/{externalId}/by-model: The end user's cost per model; events without a model (metric events priced by provider) are under `Unassigned`."""
+        """GET /v1/end-user-costs/{externalId}/by-model: Break down an end user's cost by model"""
         return models.EndUserCostBreakdown.model_validate(self._transport.get(f"/end-user-costs/{_segment(external_id)}/by-model", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
     def end_user_by_provider(self, external_id: str, *, start_date: DateParam, end_date: DateParam) -> models.EndUserCostBreakdown:
-        """GET /v1/end-user-costs/{externalId}/by-provider: The end user's cost per provider; events without one are under `Unassigned`."""
+        """GET /v1/end-user-costs/{externalId}/by-provider: Break down an end user's cost by provider"""
         return models.EndUserCostBreakdown.model_validate(self._transport.get(f"/end-user-costs/{_segment(external_id)}/by-provider", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
     def end_user_by_dimension(self, external_id: str, *, dimension: str, start_date: DateParam, end_date: DateParam) -> models.EndUserCostBreakdown:
-        """GET /v1/end-user-costs/{externalId}/by-dimension: The end user's cost grouped by a metadata key. `feature`, `agent_id` and `workflow_id` read the event's attribution field (top-level, else the metadata key); every other key is read from metadata. Events missing the key are under `Unassigned`; a key no event carries gives one `Unassigned` row with the full cost."""
+        """GET /v1/end-user-costs/{externalId}/by-dimension: Break down an end user's cost by metadata key"""
         return models.EndUserCostBreakdown.model_validate(self._transport.get(f"/end-user-costs/{_segment(external_id)}/by-dimension", {"dimension": _param(dimension), "start_date": _param(start_date), "end_date": _param(end_date)}))
 
     def end_user_trend(self, external_id: str, *, start_date: DateParam, end_date: DateParam) -> models.EndUserCostTrend:
-        """GET /v1/end-user-costs/{externalId}/trend: The end user's cost over time in adaptive buckets (≤ 30 days daily, 31–90 weekly, more monthly; UTC); buckets without events are omitted."""
+        """GET /v1/end-user-costs/{externalId}/trend: Chart an end user's cost over time"""
         return models.EndUserCostTrend.model_validate(self._transport.get(f"/end-user-costs/{_segment(external_id)}/trend", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
     def dimension_definitions(self) -> models.DimensionDefinitions:
-        """GET /v1/dimension-data/definitions: The organization's dimension definitions, by key."""
+        """GET /v1/dimension-data/definitions: List dimension definitions"""
         return models.DimensionDefinitions.model_validate(self._transport.get("/dimension-data/definitions", {}))
 
     def dimension_cost_trend(self, *, start_date: DateParam, end_date: DateParam, dimension_key: str | None = None, dimension_value: str | None = None) -> models.DimensionCostTrend:
-        """GET /v1/dimension-data/cost-trend: Cost over time in adaptive buckets (cannot be overridden). Neither dimension parameter: one series of all cost. dimension_key only: the top 5 values plus "Other". Both: one series of that value (`Unassigned` selects events lacking the key)."""
+        """GET /v1/dimension-data/cost-trend: Chart cost over time by dimension"""
         return models.DimensionCostTrend.model_validate(self._transport.get("/dimension-data/cost-trend", {"start_date": _param(start_date), "end_date": _param(end_date), "dimension_key": _param(dimension_key), "dimension_value": _param(dimension_value)}))
 
     def dimension_numeric_trend(self, *, dimension_key: str, aggregation: Literal['sum', 'avg', 'min', 'max'], start_date: DateParam, end_date: DateParam, interval: Literal['daily', 'weekly', 'monthly'] | None = None) -> models.NumericTrend:
-        """GET /v1/dimension-data/numeric-trend: A number dimension's values aggregated per bucket; every bucket of the range is listed, with value null and event_count 0 where no event carries the key."""
+        """GET /v1/dimension-data/numeric-trend: Chart a number dimension over time"""
         return models.NumericTrend.model_validate(self._transport.get("/dimension-data/numeric-trend", {"dimension_key": _param(dimension_key), "aggregation": _param(aggregation), "start_date": _param(start_date), "end_date": _param(end_date), "interval": _param(interval)}))
 
     def dimension_numeric_summary(self, *, dimension_key: str, start_date: DateParam, end_date: DateParam) -> models.NumericSummary:
-        """GET /v1/dimension-data/numeric-summary: Sum, average, minimum and maximum of a number dimension over [start_date, end_date)."""
+        """GET /v1/dimension-data/numeric-summary: Summarize a number dimension"""
         return models.NumericSummary.model_validate(self._transport.get("/dimension-data/numeric-summary", {"dimension_key": _param(dimension_key), "start_date": _param(start_date), "end_date": _param(end_date)}))
 
     def dimension_cost_breakdown(self, *, dimension_key: str, start_date: DateParam, end_date: DateParam) -> models.DimensionCostBreakdown:
-        """GET /v1/dimension-data/cost-breakdown: Cost per value of a dimension over [start_date, end_date); events lacking the key are under `Unassigned`; percent_of_total is the share of the organization's total cost."""
+        """GET /v1/dimension-data/cost-breakdown: Break down cost by dimension value"""
         return models.DimensionCostBreakdown.model_validate(self._transport.get("/dimension-data/cost-breakdown", {"dimension_key": _param(dimension_key), "start_date": _param(start_date), "end_date": _param(end_date)}))
 
     def cost_trend(self, *, start_date: DateParam, end_date: DateParam, group_by: Literal['total', 'model', 'provider', 'agent_id', 'workflow_id', 'feature'] | None = None, top: int | None = None) -> models.CostTrend:
-        """GET /v1/cost-data/trend: Cost of completed events per bucket over [start_date, end_date), split by a typed event column: one series per value for the `top` costliest values over the range (ties by value), then an `Other` series (key `other`) adding up the rest, present only when more values exist. Events without the value are `Unassigned`. Adaptive granularity; buckets without events are omitted."""
+        """GET /v1/cost-data/trend: Chart cost over time by event field"""
         return models.CostTrend.model_validate(self._transport.get("/cost-data/trend", {"start_date": _param(start_date), "end_date": _param(end_date), "group_by": _param(group_by), "top": _param(top)}))
 
     def pending_rate_card(self, *, start_date: DateParam, end_date: DateParam) -> models.PendingRateCards:
-        """GET /v1/cost-data/pending-rate-card: Events in [start_date, end_date) stored as `pending_rate_card` (waiting for a rate card that prices them), per model and provider, most events first. Add a rate card (or unit rate) for a listed model and its events are re-priced."""
+        """GET /v1/cost-data/pending-rate-card: List events waiting for a rate card"""
         return models.PendingRateCards.model_validate(self._transport.get("/cost-data/pending-rate-card", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
     def cost_summary(self, *, time_window: Literal['current-period', 'last-period', 'last-7-days', 'last-30-days', 'last-90-days', 'ytd', 'last-year'] | None = None) -> models.CostSummary:
-        """GET /v1/cost-data/summary: Cost of completed events in a time window, compared with the previous period: calendar windows with the preceding calendar period of the same kind (`current-period` = month to date vs the same span of last month, `ytd` vs the same span of last year), rolling windows with the preceding window of equal length. `status_counts` are organization-wide, all time."""
+        """GET /v1/cost-data/summary: Compare cost with the previous period"""
         return models.CostSummary.model_validate(self._transport.get("/cost-data/summary", {"time_window": _param(time_window)}))
 
     def cost_by_end_user(self, *, start_date: DateParam, end_date: DateParam) -> models.CostByEndUser:
-        """GET /v1/cost-data/by-end-user: Cost per end user over [start_date, end_date), every end user, costliest first; events without an end user are under end_user_id `unassigned`. Items sum to total_cost."""
+        """GET /v1/cost-data/by-end-user: List end users by cost"""
         return models.CostByEndUser.model_validate(self._transport.get("/cost-data/by-end-user", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
     def attribution_by_agent(self, *, start_date: DateParam, end_date: DateParam) -> models.AttributionBreakdown:
-        """GET /v1/attribution-data/by-agent: Cost grouped by `agent_id` over [start_date, end_date); events without one are under `Unassigned`. The costliest 1000 groups are returned; `total_cost` covers every group."""
+        """GET /v1/attribution-data/by-agent: Break down cost by agent"""
         return models.AttributionBreakdown.model_validate(self._transport.get("/attribution-data/by-agent", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
     def agents(self, *, start_date: DateParam, end_date: DateParam) -> models.DistinctValues:
-        """GET /v1/attribution-data/agents: Distinct `agent_id` values of the range's events, sorted; at most 1000 (`truncated` when more exist)."""
+        """GET /v1/attribution-data/agents: List agent ids"""
         return models.DistinctValues.model_validate(self._transport.get("/attribution-data/agents", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
     def workflows(self, *, start_date: DateParam, end_date: DateParam) -> models.DistinctValues:
-        """GET /v1/attribution-data/workflows: Distinct `workflow_id` values of the range's events, sorted; at most 1000 (`truncated` when more exist)."""
+        """GET /v1/attribution-data/workflows: List workflow ids"""
         return models.DistinctValues.model_validate(self._transport.get("/attribution-data/workflows", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
     def attribution_by_dimension(self, *, dimension: str, start_date: DateParam, end_date: DateParam, filter_key: str | None = None, filter_value: str | None = None) -> models.AttributionDimensionBreakdown:
-        """GET /v1/attribution-data/by-dimension: Cost grouped by any key: `agent_id`, `workflow_id` and `feature` read the event's field, any other key its metadata. Optionally only events whose `filter_key` equals `filter_value` (`Unassigned` matches events without it). The costliest 1000 groups; CSV with `format=csv` or `Accept: text/csv`."""
+        """GET /v1/attribution-data/by-dimension: Break down cost by any key"""
         return models.AttributionDimensionBreakdown.model_validate(self._transport.get("/attribution-data/by-dimension", {"dimension": _param(dimension), "start_date": _param(start_date), "end_date": _param(end_date), "filter_key": _param(filter_key), "filter_value": _param(filter_value)}))
 
     def attribution_dimension_values(self, *, dimension: str, start_date: DateParam, end_date: DateParam) -> models.DimensionValues:
-        """GET /v1/attribution-data/dimension-values: Distinct values of a key among the range's events (fields as in by-dimension), sorted; at most 1000 (`truncated` when more exist). Events without the key add nothing."""
+        """GET /v1/attribution-data/dimension-values: List a key's values"""
         return models.DimensionValues.model_validate(self._transport.get("/attribution-data/dimension-values", {"dimension": _param(dimension), "start_date": _param(start_date), "end_date": _param(end_date)}))
 
     def unpriced_rates(self, *, start_date: DateParam, end_date: DateParam) -> models.UnpricedList:
-        """GET /v1/rates/unpriced: Models and units with events in [start_date, end_date) waiting for a rate card (`pending_rate_card`): how many, first and last seen, and a sample event. Adding a card (or unit rate) that prices them re-prices them."""
+        """GET /v1/rates/unpriced: List unpriced models and units"""
         return models.UnpricedList.model_validate(self._transport.get("/rates/unpriced", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
     def rates(self, *, as_of: DateParam | None = None) -> models.RateEstimationTableView:
-        """GET /v1/rates: The token rate cards that price the organization's events, one per model slug, sorted by model_slug; all rates are USD per million tokens as decimal strings."""
+        """GET /v1/rates: List the rates in effect"""
         return models.RateEstimationTableView.model_validate(self._transport.get("/rates", {"as_of": _param(as_of)}))
 
     def own_rates(self) -> models.OwnRateCardSlugs:
-        """GET /v1/rates/own: Model slugs whose rates come from the organization's own cards rather than the standard ones."""
+        """GET /v1/rates/own: List models priced by own cards"""
         return models.OwnRateCardSlugs.model_validate(self._transport.get("/rates/own", {}))
 
     def budgets(self) -> models.BudgetList:
-        """GET /v1/budgets: The organization's budgets with spent, remaining, percent and the thresholds crossed in the current period."""
+        """GET /v1/budgets: List budgets"""
         return models.BudgetList.model_validate(self._transport.get("/budgets", {}))
 
     def budget_check(self, *, user_id: str) -> models.BudgetCheck:
-        """GET /v1/budgets/check: Whether any budget covering the end user (the organization's, this end user's, each end user's) is exhausted in its current period: `allowed: false` then. Fast enough to ask before each model call."""
+        """GET /v1/budgets/check: Check an end user's budgets"""
         return models.BudgetCheck.model_validate(self._transport.get("/budgets/check", {"user_id": _param(user_id)}))
 
     def budget(self, budget_id: str) -> models.BudgetStatusView:
-        """GET /v1/budgets/{budgetId}"""
+        """GET /v1/budgets/{budgetId}: Retrieve a budget"""
         return models.BudgetStatusView.model_validate(self._transport.get(f"/budgets/{_segment(budget_id)}", {}))
 
 
@@ -181,149 +181,149 @@ class AsyncReadMethods:
     _transport: AsyncTransport
 
     async def ping(self) -> models.PingResponse:
-        """GET /v1/ping: Checks that the API key is valid and names its organization."""
+        """GET /v1/ping: Check an API key"""
         return models.PingResponse.model_validate(await self._transport.get("/ping", {}))
 
-    async def usage_event(self, event_id: str) -> models.UsageEventDetail:
-        """GET /v1/usage/events/{eventId}: One processed event of the organization by its event_id: the usage event item's fields, its status, token counts, cost breakdown and the rate card (id, effective date, service tier and context tier) that priced it. Reads every date, so it is slower than a page of events."""
-        return models.UsageEventDetail.model_validate(await self._transport.get(f"/usage/events/{_segment(event_id)}", {}))
-
     async def usage_events(self, *, start_date: DateParam, end_date: DateParam, subscription_id: str | None = None, metric_name: str | None = None, limit: int | None = None, offset: int | None = None) -> models.UsageEventPage:
-        """GET /v1/usage/events: Usage events with event_timestamp in [start_date, end_date), newest first (ties by id). The range may not exceed 90 days."""
+        """GET /v1/usage/events: List usage events"""
         return models.UsageEventPage.model_validate(await self._transport.get("/usage/events", {"start_date": _param(start_date), "end_date": _param(end_date), "subscription_id": _param(subscription_id), "metric_name": _param(metric_name), "limit": _param(limit), "offset": _param(offset)}))
 
     async def usage_summary(self, *, start_date: DateParam, end_date: DateParam) -> models.UsageSummary:
-        """GET /v1/usage/summary: Usage totals per metric over [start_date, end_date) for the organization; `user_id` is the API key's owner."""
+        """GET /v1/usage/summary: Summarize usage by metric"""
         return models.UsageSummary.model_validate(await self._transport.get("/usage/summary", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
     async def usage_aggregation(self, *, start_date: DateParam, end_date: DateParam, subscription_id: str | None = None, metric_name: str | None = None) -> models.UsageAggregation:
-        """GET /v1/usage/aggregation: Usage aggregation per metric over [start_date, end_date): quantity, events, and the first and last event time of each metric."""
+        """GET /v1/usage/aggregation: Aggregate usage by metric"""
         return models.UsageAggregation.model_validate(await self._transport.get("/usage/aggregation", {"start_date": _param(start_date), "end_date": _param(end_date), "subscription_id": _param(subscription_id), "metric_name": _param(metric_name)}))
 
+    async def usage_event(self, event_id: str) -> models.UsageEventDetail:
+        """GET /v1/usage/events/{eventId}: Retrieve a usage event"""
+        return models.UsageEventDetail.model_validate(await self._transport.get(f"/usage/events/{_segment(event_id)}", {}))
+
     async def sessions(self, *, start_date: DateParam, end_date: DateParam, limit: int | None = None, offset: int | None = None) -> models.SessionList:
-        """GET /v1/attribution-data/sessions: Sessions active in [start_date, end_date) (their first-to-last event interval overlaps it), most recently active first, each with its whole-session cost and counts. OTLP spans without model usage count as spans with zero cost, active from their start to their end, so a session made only of them is listed too."""
+        """GET /v1/attribution-data/sessions: List sessions"""
         return models.SessionList.model_validate(await self._transport.get("/attribution-data/sessions", {"start_date": _param(start_date), "end_date": _param(end_date), "limit": _param(limit), "offset": _param(offset)}))
 
     async def session_tree(self, session_id: str) -> models.SessionTree:
-        """GET /v1/attribution-data/sessions/{sessionId}/tree: The session's call tree over all time: spans nested by parent, roots and children by subtree cost, orphans promoted to roots, cycles broken, 32 levels, at most node_limit (500) spans (the earliest by start). Roots' subtree costs + untraced + withheld = the session's total."""
+        """GET /v1/attribution-data/sessions/{sessionId}/tree: Retrieve a session's call tree"""
         return models.SessionTree.model_validate(await self._transport.get(f"/attribution-data/sessions/{_segment(session_id)}/tree", {}))
 
     async def margin_by_end_user(self, *, start_date: DateParam, end_date: DateParam) -> models.MarginByEndUser:
-        """GET /v1/margin-data/by-end-user: Margin per end user (least profitable first: margin_amount ascending, ties by end_user_id), the organization's totals and warnings about unattributed records or a missing revenue source."""
+        """GET /v1/margin-data/by-end-user: List end users by margin"""
         return models.MarginByEndUser.model_validate(await self._transport.get("/margin-data/by-end-user", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
     async def margin_trend(self, *, start_date: DateParam, end_date: DateParam, end_user_id: str | None = None) -> models.MarginTrend:
-        """GET /v1/margin-data/trend: Revenue, cost and margin per bucket (≤ 30 days daily, 31–90 weekly, more monthly; UTC), for the organization or one end user; buckets with neither revenue nor cost are omitted."""
+        """GET /v1/margin-data/trend: Chart margin over time"""
         return models.MarginTrend.model_validate(await self._transport.get("/margin-data/trend", {"start_date": _param(start_date), "end_date": _param(end_date), "end_user_id": _param(end_user_id)}))
 
-    async def margin_summary(self, *, start_date: DateParam, end_date: DateParam) -> models.MarginOrgTotal:
-        """GET /v1/margin-data/summary: The organization's margin over the range: the `org_total` of /margin-data/by-end-user alone."""
-        return models.MarginOrgTotal.model_validate(await self._transport.get("/margin-data/summary", {"start_date": _param(start_date), "end_date": _param(end_date)}))
+    async def margin_summary(self, *, start_date: DateParam, end_date: DateParam) -> models.MarginSummary:
+        """GET /v1/margin-data/summary: Retrieve the organization's margin"""
+        return models.MarginSummary.model_validate(await self._transport.get("/margin-data/summary", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
     async def end_users(self, *, end_user_id: str | None = None) -> models.EndUserDirectory:
-        """GET /v1/end-users: Every end user of the organization with its internal and external identifiers, or only the one with `end_user_id` (none when it is not one of yours)."""
+        """GET /v1/end-users: List end users"""
         return models.EndUserDirectory.model_validate(await self._transport.get("/end-users", {"end_user_id": _param(end_user_id)}))
 
     async def end_user_sessions(self, external_id: str, *, start_date: DateParam, end_date: DateParam, limit: int | None = None, offset: int | None = None) -> models.SessionList:
-        """GET /v1/end-user-costs/{externalId}/sessions: Sessions in which the end user has an event in [start_date, end_date), most recently active first (then session id), with whole-session totals over all time, as /attribution-data/sessions."""
+        """GET /v1/end-user-costs/{externalId}/sessions: List an end user's sessions"""
         return models.SessionList.model_validate(await self._transport.get(f"/end-user-costs/{_segment(external_id)}/sessions", {"start_date": _param(start_date), "end_date": _param(end_date), "limit": _param(limit), "offset": _param(offset)}))
 
     async def end_user_summary(self, external_id: str, *, start_date: DateParam, end_date: DateParam) -> models.EndUserCostSummary:
-        """GET /v1/end-user-costs/{externalId}/summary: Totals of the end user's completed events over [start_date, end_date)."""
+        """GET /v1/end-user-costs/{externalId}/summary: Summarize an end user's cost"""
         return models.EndUserCostSummary.model_validate(await self._transport.get(f"/end-user-costs/{_segment(external_id)}/summary", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
     async def end_user_by_model(self, external_id: str, *, start_date: DateParam, end_date: DateParam) -> models.EndUserCostBreakdown:
-        """GET /v1/end-user-costs/{externalId}/by-model: The end user's cost per model; events without a model (metric events priced by provider) are under `Unassigned`."""
+        """GET /v1/end-user-costs/{externalId}/by-model: Break down an end user's cost by model"""
         return models.EndUserCostBreakdown.model_validate(await self._transport.get(f"/end-user-costs/{_segment(external_id)}/by-model", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
     async def end_user_by_provider(self, external_id: str, *, start_date: DateParam, end_date: DateParam) -> models.EndUserCostBreakdown:
-        """GET /v1/end-user-costs/{externalId}/by-provider: The end user's cost per provider; events without one are under `Unassigned`."""
+        """GET /v1/end-user-costs/{externalId}/by-provider: Break down an end user's cost by provider"""
         return models.EndUserCostBreakdown.model_validate(await self._transport.get(f"/end-user-costs/{_segment(external_id)}/by-provider", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
     async def end_user_by_dimension(self, external_id: str, *, dimension: str, start_date: DateParam, end_date: DateParam) -> models.EndUserCostBreakdown:
-        """GET /v1/end-user-costs/{externalId}/by-dimension: The end user's cost grouped by a metadata key. `feature`, `agent_id` and `workflow_id` read the event's attribution field (top-level, else the metadata key); every other key is read from metadata. Events missing the key are under `Unassigned`; a key no event carries gives one `Unassigned` row with the full cost."""
+        """GET /v1/end-user-costs/{externalId}/by-dimension: Break down an end user's cost by metadata key"""
         return models.EndUserCostBreakdown.model_validate(await self._transport.get(f"/end-user-costs/{_segment(external_id)}/by-dimension", {"dimension": _param(dimension), "start_date": _param(start_date), "end_date": _param(end_date)}))
 
     async def end_user_trend(self, external_id: str, *, start_date: DateParam, end_date: DateParam) -> models.EndUserCostTrend:
-        """GET /v1/end-user-costs/{externalId}/trend: The end user's cost over time in adaptive buckets (≤ 30 days daily, 31–90 weekly, more monthly; UTC); buckets without events are omitted."""
+        """GET /v1/end-user-costs/{externalId}/trend: Chart an end user's cost over time"""
         return models.EndUserCostTrend.model_validate(await self._transport.get(f"/end-user-costs/{_segment(external_id)}/trend", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
     async def dimension_definitions(self) -> models.DimensionDefinitions:
-        """GET /v1/dimension-data/definitions: The organization's dimension definitions, by key."""
+        """GET /v1/dimension-data/definitions: List dimension definitions"""
         return models.DimensionDefinitions.model_validate(await self._transport.get("/dimension-data/definitions", {}))
 
     async def dimension_cost_trend(self, *, start_date: DateParam, end_date: DateParam, dimension_key: str | None = None, dimension_value: str | None = None) -> models.DimensionCostTrend:
-        """GET /v1/dimension-data/cost-trend: Cost over time in adaptive buckets (cannot be overridden). Neither dimension parameter: one series of all cost. dimension_key only: the top 5 values plus "Other". Both: one series of that value (`Unassigned` selects events lacking the key)."""
+        """GET /v1/dimension-data/cost-trend: Chart cost over time by dimension"""
         return models.DimensionCostTrend.model_validate(await self._transport.get("/dimension-data/cost-trend", {"start_date": _param(start_date), "end_date": _param(end_date), "dimension_key": _param(dimension_key), "dimension_value": _param(dimension_value)}))
 
     async def dimension_numeric_trend(self, *, dimension_key: str, aggregation: Literal['sum', 'avg', 'min', 'max'], start_date: DateParam, end_date: DateParam, interval: Literal['daily', 'weekly', 'monthly'] | None = None) -> models.NumericTrend:
-        """GET /v1/dimension-data/numeric-trend: A number dimension's values aggregated per bucket; every bucket of the range is listed, with value null and event_count 0 where no event carries the key."""
+        """GET /v1/dimension-data/numeric-trend: Chart a number dimension over time"""
         return models.NumericTrend.model_validate(await self._transport.get("/dimension-data/numeric-trend", {"dimension_key": _param(dimension_key), "aggregation": _param(aggregation), "start_date": _param(start_date), "end_date": _param(end_date), "interval": _param(interval)}))
 
     async def dimension_numeric_summary(self, *, dimension_key: str, start_date: DateParam, end_date: DateParam) -> models.NumericSummary:
-        """GET /v1/dimension-data/numeric-summary: Sum, average, minimum and maximum of a number dimension over [start_date, end_date)."""
+        """GET /v1/dimension-data/numeric-summary: Summarize a number dimension"""
         return models.NumericSummary.model_validate(await self._transport.get("/dimension-data/numeric-summary", {"dimension_key": _param(dimension_key), "start_date": _param(start_date), "end_date": _param(end_date)}))
 
     async def dimension_cost_breakdown(self, *, dimension_key: str, start_date: DateParam, end_date: DateParam) -> models.DimensionCostBreakdown:
-        """GET /v1/dimension-data/cost-breakdown: Cost per value of a dimension over [start_date, end_date); events lacking the key are under `Unassigned`; percent_of_total is the share of the organization's total cost."""
+        """GET /v1/dimension-data/cost-breakdown: Break down cost by dimension value"""
         return models.DimensionCostBreakdown.model_validate(await self._transport.get("/dimension-data/cost-breakdown", {"dimension_key": _param(dimension_key), "start_date": _param(start_date), "end_date": _param(end_date)}))
 
     async def cost_trend(self, *, start_date: DateParam, end_date: DateParam, group_by: Literal['total', 'model', 'provider', 'agent_id', 'workflow_id', 'feature'] | None = None, top: int | None = None) -> models.CostTrend:
-        """GET /v1/cost-data/trend: Cost of completed events per bucket over [start_date, end_date), split by a typed event column: one series per value for the `top` costliest values over the range (ties by value), then an `Other` series (key `other`) adding up the rest, present only when more values exist. Events without the value are `Unassigned`. Adaptive granularity; buckets without events are omitted."""
+        """GET /v1/cost-data/trend: Chart cost over time by event field"""
         return models.CostTrend.model_validate(await self._transport.get("/cost-data/trend", {"start_date": _param(start_date), "end_date": _param(end_date), "group_by": _param(group_by), "top": _param(top)}))
 
     async def pending_rate_card(self, *, start_date: DateParam, end_date: DateParam) -> models.PendingRateCards:
-        """GET /v1/cost-data/pending-rate-card: Events in [start_date, end_date) stored as `pending_rate_card` (waiting for a rate card that prices them), per model and provider, most events first. Add a rate card (or unit rate) for a listed model and its events are re-priced."""
+        """GET /v1/cost-data/pending-rate-card: List events waiting for a rate card"""
         return models.PendingRateCards.model_validate(await self._transport.get("/cost-data/pending-rate-card", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
     async def cost_summary(self, *, time_window: Literal['current-period', 'last-period', 'last-7-days', 'last-30-days', 'last-90-days', 'ytd', 'last-year'] | None = None) -> models.CostSummary:
-        """GET /v1/cost-data/summary: Cost of completed events in a time window, compared with the previous period: calendar windows with the preceding calendar period of the same kind (`current-period` = month to date vs the same span of last month, `ytd` vs the same span of last year), rolling windows with the preceding window of equal length. `status_counts` are organization-wide, all time."""
+        """GET /v1/cost-data/summary: Compare cost with the previous period"""
         return models.CostSummary.model_validate(await self._transport.get("/cost-data/summary", {"time_window": _param(time_window)}))
 
     async def cost_by_end_user(self, *, start_date: DateParam, end_date: DateParam) -> models.CostByEndUser:
-        """GET /v1/cost-data/by-end-user: Cost per end user over [start_date, end_date), every end user, costliest first; events without an end user are under end_user_id `unassigned`. Items sum to total_cost."""
+        """GET /v1/cost-data/by-end-user: List end users by cost"""
         return models.CostByEndUser.model_validate(await self._transport.get("/cost-data/by-end-user", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
     async def attribution_by_agent(self, *, start_date: DateParam, end_date: DateParam) -> models.AttributionBreakdown:
-        """GET /v1/attribution-data/by-agent: Cost grouped by `agent_id` over [start_date, end_date); events without one are under `Unassigned`. The costliest 1000 groups are returned; `total_cost` covers every group."""
+        """GET /v1/attribution-data/by-agent: Break down cost by agent"""
         return models.AttributionBreakdown.model_validate(await self._transport.get("/attribution-data/by-agent", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
     async def agents(self, *, start_date: DateParam, end_date: DateParam) -> models.DistinctValues:
-        """GET /v1/attribution-data/agents: Distinct `agent_id` values of the range's events, sorted; at most 1000 (`truncated` when more exist)."""
+        """GET /v1/attribution-data/agents: List agent ids"""
         return models.DistinctValues.model_validate(await self._transport.get("/attribution-data/agents", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
     async def workflows(self, *, start_date: DateParam, end_date: DateParam) -> models.DistinctValues:
-        """GET /v1/attribution-data/workflows: Distinct `workflow_id` values of the range's events, sorted; at most 1000 (`truncated` when more exist)."""
+        """GET /v1/attribution-data/workflows: List workflow ids"""
         return models.DistinctValues.model_validate(await self._transport.get("/attribution-data/workflows", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
     async def attribution_by_dimension(self, *, dimension: str, start_date: DateParam, end_date: DateParam, filter_key: str | None = None, filter_value: str | None = None) -> models.AttributionDimensionBreakdown:
-        """GET /v1/attribution-data/by-dimension: Cost grouped by any key: `agent_id`, `workflow_id` and `feature` read the event's field, any other key its metadata. Optionally only events whose `filter_key` equals `filter_value` (`Unassigned` matches events without it). The costliest 1000 groups; CSV with `format=csv` or `Accept: text/csv`."""
+        """GET /v1/attribution-data/by-dimension: Break down cost by any key"""
         return models.AttributionDimensionBreakdown.model_validate(await self._transport.get("/attribution-data/by-dimension", {"dimension": _param(dimension), "start_date": _param(start_date), "end_date": _param(end_date), "filter_key": _param(filter_key), "filter_value": _param(filter_value)}))
 
     async def attribution_dimension_values(self, *, dimension: str, start_date: DateParam, end_date: DateParam) -> models.DimensionValues:
-        """GET /v1/attribution-data/dimension-values: Distinct values of a key among the range's events (fields as in by-dimension), sorted; at most 1000 (`truncated` when more exist). Events without the key add nothing."""
+        """GET /v1/attribution-data/dimension-values: List a key's values"""
         return models.DimensionValues.model_validate(await self._transport.get("/attribution-data/dimension-values", {"dimension": _param(dimension), "start_date": _param(start_date), "end_date": _param(end_date)}))
 
     async def unpriced_rates(self, *, start_date: DateParam, end_date: DateParam) -> models.UnpricedList:
-        """GET /v1/rates/unpriced: Models and units with events in [start_date, end_date) waiting for a rate card (`pending_rate_card`): how many, first and last seen, and a sample event. Adding a card (or unit rate) that prices them re-prices them."""
+        """GET /v1/rates/unpriced: List unpriced models and units"""
         return models.UnpricedList.model_validate(await self._transport.get("/rates/unpriced", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
     async def rates(self, *, as_of: DateParam | None = None) -> models.RateEstimationTableView:
-        """GET /v1/rates: The token rate cards that price the organization's events, one per model slug, sorted by model_slug; all rates are USD per million tokens as decimal strings."""
+        """GET /v1/rates: List the rates in effect"""
         return models.RateEstimationTableView.model_validate(await self._transport.get("/rates", {"as_of": _param(as_of)}))
 
     async def own_rates(self) -> models.OwnRateCardSlugs:
-        """GET /v1/rates/own: Model slugs whose rates come from the organization's own cards rather than the standard ones."""
+        """GET /v1/rates/own: List models priced by own cards"""
         return models.OwnRateCardSlugs.model_validate(await self._transport.get("/rates/own", {}))
 
     async def budgets(self) -> models.BudgetList:
-        """GET /v1/budgets: The organization's budgets with spent, remaining, percent and the thresholds crossed in the current period."""
+        """GET /v1/budgets: List budgets"""
         return models.BudgetList.model_validate(await self._transport.get("/budgets", {}))
 
     async def budget_check(self, *, user_id: str) -> models.BudgetCheck:
-        """GET /v1/budgets/check: Whether any budget covering the end user (the organization's, this end user's, each end user's) is exhausted in its current period: `allowed: false` then. Fast enough to ask before each model call."""
+        """GET /v1/budgets/check: Check an end user's budgets"""
         return models.BudgetCheck.model_validate(await self._transport.get("/budgets/check", {"user_id": _param(user_id)}))
 
     async def budget(self, budget_id: str) -> models.BudgetStatusView:
-        """GET /v1/budgets/{budgetId}"""
+        """GET /v1/budgets/{budgetId}: Retrieve a budget"""
         return models.BudgetStatusView.model_validate(await self._transport.get(f"/budgets/{_segment(budget_id)}", {}))

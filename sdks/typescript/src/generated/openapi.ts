@@ -14,6 +14,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Send a usage event
          * @description Queues one usage event for cost calculation. Answers 202 only once the event is durably on the
          *     queue, and spends one event credit; a retry with the same idempotency_key answers 202 with
          *     the same event_id and spends nothing. Sign the request: X-Timestamp = Unix seconds,
@@ -37,6 +38,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Send a batch of usage events
          * @description Queues up to 1000 events in one request, each under the rules of POST /usage-events and
          *     spending one credit when accepted. Authentication, scope, rate limit (one request counts
          *     once) and the signature (over the whole raw body) apply to the request; everything else to
@@ -57,29 +59,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Checks that the API key is valid and names its organization. */
-        get: operations["Ping"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/usage/events/{eventId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
         /**
-         * @description One processed event of the organization by its event_id: the usage event item's fields, its
-         *     status, token counts, cost breakdown and the rate card (id, effective date, service tier and
-         *     context tier) that priced it. Reads every date, so it is slower than a page of events.
+         * Check an API key
+         * @description Checks that the API key is valid and names its organization.
          */
-        get: operations["GetUsageEvent"];
+        get: operations["Ping"];
         put?: never;
         post?: never;
         delete?: never;
@@ -96,6 +80,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * List usage events
          * @description Usage events with event_timestamp in [start_date, end_date), newest first (ties by id).
          *     The range may not exceed 90 days.
          */
@@ -116,6 +101,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * Summarize usage by metric
          * @description Usage totals per metric over [start_date, end_date) for the organization; `user_id` is the
          *     API key's owner.
          */
@@ -136,10 +122,33 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * Aggregate usage by metric
          * @description Usage aggregation per metric over [start_date, end_date): quantity, events, and the first and
          *     last event time of each metric.
          */
         get: operations["GetUsageAggregation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/usage/events/{eventId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a usage event
+         * @description One processed event of the organization by its event_id: the usage event item's fields, its
+         *     status, token counts, cost breakdown and the rate card (id, effective date, service tier and
+         *     context tier) that priced it. Reads every date, so it is slower than a page of events.
+         */
+        get: operations["GetUsageEvent"];
         put?: never;
         post?: never;
         delete?: never;
@@ -156,6 +165,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * List sessions
          * @description Sessions active in [start_date, end_date) (their first-to-last event interval overlaps it),
          *     most recently active first, each with its whole-session cost and counts. OTLP spans without
          *     model usage count as spans with zero cost, active from their start to their end, so a session
@@ -178,6 +188,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * Retrieve a session's call tree
          * @description The session's call tree over all time: spans nested by parent, roots and children by
          *     subtree cost, orphans promoted to roots, cycles broken, 32 levels, at most node_limit (500)
          *     spans (the earliest by start). Roots' subtree costs + untraced + withheld = the session's total.
@@ -199,6 +210,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * List end users by margin
          * @description Margin per end user (least profitable first: margin_amount ascending, ties by end_user_id),
          *     the organization's totals and warnings about unattributed records or a missing revenue source.
          */
@@ -219,6 +231,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * Chart margin over time
          * @description Revenue, cost and margin per bucket (≤ 30 days daily, 31–90 weekly, more monthly; UTC),
          *     for the organization or one end user; buckets with neither revenue nor cost are omitted.
          */
@@ -238,7 +251,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The organization's margin over the range: the `org_total` of /margin-data/by-end-user alone. */
+        /**
+         * Retrieve the organization's margin
+         * @description The organization's margin over the range: the `org_total` of /margin-data/by-end-user alone.
+         */
         get: operations["GetMarginSummary"];
         put?: never;
         post?: never;
@@ -256,6 +272,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * List end users
          * @description Every end user of the organization with its internal and external identifiers, or only the
          *     one with `end_user_id` (none when it is not one of yours).
          */
@@ -276,6 +293,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * List an end user's sessions
          * @description Sessions in which the end user has an event in [start_date, end_date), most recently active
          *     first (then session id), with whole-session totals over all time, as /attribution-data/sessions.
          */
@@ -295,7 +313,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Totals of the end user's completed events over [start_date, end_date). */
+        /**
+         * Summarize an end user's cost
+         * @description Totals of the end user's completed events over [start_date, end_date).
+         */
         get: operations["GetEndUserSummary"];
         put?: never;
         post?: never;
@@ -313,6 +334,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * Break down an end user's cost by model
          * @description The end user's cost per model; events without a model (metric events priced by provider)
          *     are under `Unassigned`.
          */
@@ -332,7 +354,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The end user's cost per provider; events without one are under `Unassigned`. */
+        /**
+         * Break down an end user's cost by provider
+         * @description The end user's cost per provider; events without one are under `Unassigned`.
+         */
         get: operations["GetEndUserByProvider"];
         put?: never;
         post?: never;
@@ -350,6 +375,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * Break down an end user's cost by metadata key
          * @description The end user's cost grouped by a metadata key. `feature`, `agent_id` and `workflow_id` read
          *     the event's attribution field (top-level, else the metadata key); every other key is read
          *     from metadata. Events missing the key are under `Unassigned`; a key no
@@ -372,6 +398,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * Chart an end user's cost over time
          * @description The end user's cost over time in adaptive buckets (≤ 30 days daily, 31–90 weekly, more
          *     monthly; UTC); buckets without events are omitted.
          */
@@ -391,7 +418,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The organization's dimension definitions, by key. */
+        /**
+         * List dimension definitions
+         * @description The organization's dimension definitions, by key.
+         */
         get: operations["GetDefinitions"];
         put?: never;
         post?: never;
@@ -409,6 +439,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * Chart cost over time by dimension
          * @description Cost over time in adaptive buckets (cannot be overridden). Neither dimension parameter: one
          *     series of all cost. dimension_key only: the top 5 values plus "Other". Both: one series of
          *     that value (`Unassigned` selects events lacking the key).
@@ -430,6 +461,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * Chart a number dimension over time
          * @description A number dimension's values aggregated per bucket; every bucket of the range is listed, with
          *     value null and event_count 0 where no event carries the key.
          */
@@ -449,7 +481,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Sum, average, minimum and maximum of a number dimension over [start_date, end_date). */
+        /**
+         * Summarize a number dimension
+         * @description Sum, average, minimum and maximum of a number dimension over [start_date, end_date).
+         */
         get: operations["GetNumericSummary"];
         put?: never;
         post?: never;
@@ -467,6 +502,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * Break down cost by dimension value
          * @description Cost per value of a dimension over [start_date, end_date); events lacking the key are under
          *     `Unassigned`; percent_of_total is the share of the organization's total cost.
          */
@@ -487,6 +523,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * Chart cost over time by event field
          * @description Cost of completed events per bucket over [start_date, end_date), split by a typed event
          *     column: one series per value for the `top` costliest values over the range (ties by value),
          *     then an `Other` series (key `other`) adding up the rest, present only when more values exist.
@@ -510,6 +547,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * List events waiting for a rate card
          * @description Events in [start_date, end_date) stored as `pending_rate_card` (waiting for a rate card that
          *     prices them), per model and provider, most events first. Add a rate card (or unit rate) for
          *     a listed model and its events are re-priced.
@@ -531,6 +569,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * Compare cost with the previous period
          * @description Cost of completed events in a time window, compared with the previous period: calendar
          *     windows with the preceding calendar period of the same kind (`current-period` = month to
          *     date vs the same span of last month, `ytd` vs the same span of last year), rolling windows
@@ -553,6 +592,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * List end users by cost
          * @description Cost per end user over [start_date, end_date), every end user, costliest first; events without
          *     an end user are under end_user_id `unassigned`. Items sum to total_cost.
          */
@@ -573,6 +613,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * Break down cost by agent
          * @description Cost grouped by `agent_id` over [start_date, end_date); events without one are under
          *     `Unassigned`. The costliest 1000 groups are returned; `total_cost` covers every group.
          */
@@ -592,7 +633,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Distinct `agent_id` values of the range's events, sorted; at most 1000 (`truncated` when more exist). */
+        /**
+         * List agent ids
+         * @description Distinct `agent_id` values of the range's events, sorted; at most 1000 (`truncated` when more exist).
+         */
         get: operations["GetAgents"];
         put?: never;
         post?: never;
@@ -609,7 +653,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Distinct `workflow_id` values of the range's events, sorted; at most 1000 (`truncated` when more exist). */
+        /**
+         * List workflow ids
+         * @description Distinct `workflow_id` values of the range's events, sorted; at most 1000 (`truncated` when more exist).
+         */
         get: operations["GetWorkflows"];
         put?: never;
         post?: never;
@@ -627,6 +674,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * Break down cost by any key
          * @description Cost grouped by any key: `agent_id`, `workflow_id` and `feature` read the event's field, any
          *     other key its metadata. Optionally only events whose `filter_key` equals `filter_value`
          *     (`Unassigned` matches events without it). The costliest 1000 groups; CSV with `format=csv`
@@ -649,6 +697,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * List a key's values
          * @description Distinct values of a key among the range's events (fields as in by-dimension), sorted; at most
          *     1000 (`truncated` when more exist). Events without the key add nothing.
          */
@@ -668,10 +717,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Every subscription of the organization, oldest first. */
+        /**
+         * List subscriptions
+         * @description Every subscription of the organization, oldest first.
+         */
         get: operations["ListSubscriptions"];
         put?: never;
-        /** @description Starts a subscription. */
+        /**
+         * Start a subscription
+         * @description Starts a subscription on a plan (default "default"). A new `active` subscription cancels the
+         *     active one: at most one is active, and ingestion answers 402 SUBSCRIPTION_INACTIVE while none
+         *     is.
+         */
         post: operations["CreateSubscription"];
         delete?: never;
         options?: never;
@@ -692,7 +749,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** @description Changes a subscription's status. */
+        /**
+         * Change a subscription's status
+         * @description Changes a subscription's status: `canceled` ends it now; `active` answers 409 while another
+         *     subscription is active. Ingestion accepts events only while one is active.
+         */
         patch: operations["UpdateSubscription"];
         trace?: never;
     };
@@ -703,10 +764,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Lists every organization, oldest first. */
+        /**
+         * List organizations
+         * @description Lists every organization, oldest first.
+         */
         get: operations["ListOrganizations"];
         put?: never;
-        /** @description Creates an organization with a zero credit balance and an active subscription. */
+        /**
+         * Create an organization
+         * @description Creates an organization with a zero credit balance and an active subscription.
+         */
         post: operations["CreateOrganization"];
         delete?: never;
         options?: never;
@@ -721,7 +788,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description One organization. */
+        /**
+         * Retrieve an organization
+         * @description One organization by id: its name and when it was created.
+         */
         get: operations["GetOrganization"];
         put?: never;
         post?: never;
@@ -738,10 +808,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The organization's dimension definitions, by key. */
+        /**
+         * List dimensions
+         * @description The organization's dimension definitions, by key.
+         */
         get: operations["ListDimensions"];
         put?: never;
-        /** @description Defines a dimension. */
+        /**
+         * Define a dimension
+         * @description Defines a dimension: a metadata key with a display name and a value type (only `number`
+         *     dimensions aggregate numerically). With `is_required`, ingestion rejects events whose metadata
+         *     lacks the key; the processor rolls the dimension up from then on and backfills earlier days.
+         */
         post: operations["CreateDimension"];
         delete?: never;
         options?: never;
@@ -757,6 +835,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * Check a dimension's rollup coverage
          * @description How far the lake's rollup of a dimension reaches: days with events, and those whose every
          *     events file the processor rolled up for it (flushes after the definition, and the backfill of
          *     earlier days, which runs on its own once the dimension is defined). Dimension endpoints read
@@ -778,10 +857,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The current balance and every grant. */
+        /**
+         * Retrieve the credit balance
+         * @description The current balance and every grant.
+         */
         get: operations["GetCredits"];
         put?: never;
-        /** @description Adds event credits and returns the new balance. */
+        /**
+         * Grant event credits
+         * @description Adds event credits and returns the new balance.
+         */
         post: operations["GrantCredits"];
         delete?: never;
         options?: never;
@@ -796,10 +881,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Lists the organization's keys, revoked ones included, without secrets. */
+        /**
+         * List API keys
+         * @description Lists the organization's keys, revoked ones included, without secrets.
+         */
         get: operations["ListApiKeys"];
         put?: never;
-        /** @description Issues an API key with its signing secret. Both are shown in this response only. */
+        /**
+         * Create an API key
+         * @description Issues an API key with its signing secret. Both are shown in this response only.
+         */
         post: operations["CreateApiKey"];
         delete?: never;
         options?: never;
@@ -817,29 +908,11 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** @description Revokes a key: it answers 401 from then on. Revoking twice keeps the first revocation time. */
-        delete: operations["RevokeApiKey"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/rates/unpriced": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
         /**
-         * @description Models and units with events in [start_date, end_date) waiting for a rate card
-         *     (`pending_rate_card`): how many, first and last seen, and a sample event. Adding a card (or
-         *     unit rate) that prices them re-prices them.
+         * Revoke an API key
+         * @description Revokes a key: it answers 401 from then on. Revoking twice keeps the first revocation time.
          */
-        get: operations["GetUnpriced"];
-        put?: never;
-        post?: never;
-        delete?: never;
+        delete: operations["RevokeApiKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -852,10 +925,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The organization's own cards (not the standard ones), by model_slug, service_tier, then effective_from. */
+        /**
+         * List rate cards
+         * @description The organization's own cards (not the standard ones), by model_slug, service_tier, then
+         *     effective_from: the current ones, or with include_superseded=true the history too (each
+         *     identity's cards oldest first; superseded ones carry superseded_at and superseded_by).
+         */
         get: operations["ListRateCards"];
         put?: never;
-        /** @description Adds a token rate card. Rates are kept exactly as decimal strings. */
+        /**
+         * Add or correct a token rate card
+         * @description Adds a token rate card. Rates are kept exactly as decimal strings. A card with the
+         *     model_slug, service_tier and effective_from of a current card supersedes it: the earlier one
+         *     stays in the history (`?include_superseded=true`) and stops pricing events. Events already
+         *     priced keep their cost until re-priced: the answer names the affected range and the
+         *     re-pricing call for it.
+         */
         post: operations["CreateRateCard"];
         delete?: never;
         options?: never;
@@ -870,10 +955,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The organization's per-unit rates, by metric, unit, model/provider, effective_from. */
+        /**
+         * List per-unit rates
+         * @description The organization's per-unit rates, by metric, unit, model/provider, effective_from.
+         */
         get: operations["ListUnitRates"];
         put?: never;
-        /** @description Adds a per-unit rate. */
+        /**
+         * Add a per-unit rate
+         * @description Adds a rate in USD per `unit` of a `metric`, for exactly one model or provider, from
+         *     `effective_from` on (always when absent). A rate with the same key and effective_from answers
+         *     409.
+         */
         post: operations["CreateUnitRate"];
         delete?: never;
         options?: never;
@@ -888,10 +981,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The organization's re-pricings, newest first. */
+        /**
+         * List re-pricings
+         * @description The organization's re-pricings, newest first.
+         */
         get: operations["ListRepricings"];
         put?: never;
         /**
+         * Start a re-pricing
          * @description Re-prices the organization's events with event_timestamp in [start_date, end_date) with the
          *     rate cards in effect now (each event at the card in effect at its own timestamp): every
          *     completed or waiting event's cost is replaced, never added to. Answers at once; read
@@ -911,8 +1008,33 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description One re-pricing: its progress while it runs, its result once completed. */
+        /**
+         * Retrieve a re-pricing
+         * @description One re-pricing: its progress while it runs, its result once completed.
+         */
         get: operations["GetRepricing"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rates/unpriced": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List unpriced models and units
+         * @description Models and units with events in [start_date, end_date) waiting for a rate card
+         *     (`pending_rate_card`): how many, first and last seen, and a sample event. Adding a card (or
+         *     unit rate) that prices them re-prices them.
+         */
+        get: operations["GetUnpriced"];
         put?: never;
         post?: never;
         delete?: never;
@@ -929,6 +1051,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * List the rates in effect
          * @description The token rate cards that price the organization's events, one per model slug, sorted by
          *     model_slug; all rates are USD per million tokens as decimal strings.
          */
@@ -948,7 +1071,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Model slugs whose rates come from the organization's own cards rather than the standard ones. */
+        /**
+         * List models priced by own cards
+         * @description Model slugs whose rates come from the organization's own cards rather than the standard ones.
+         */
         get: operations["GetOwnRateCardSlugs"];
         put?: never;
         post?: never;
@@ -965,10 +1091,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Every revenue record of the organization (all sources), by billing period. */
+        /**
+         * List revenue records
+         * @description Every revenue record of the organization (all sources), by billing period.
+         */
         get: operations["ListRevenueRecords"];
         put?: never;
-        /** @description Imports revenue records (upsert by id) and makes the `import` connection active. */
+        /**
+         * Import revenue records
+         * @description Imports revenue records (upsert by id) and makes the `import` connection active.
+         */
         post: operations["ImportRevenueRecords"];
         delete?: never;
         options?: never;
@@ -983,7 +1115,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The organization's revenue connections (`import`, `stripe`). */
+        /**
+         * List revenue connections
+         * @description The organization's revenue connections (`import`, `stripe`).
+         */
         get: operations["ListRevenueConnections"];
         put?: never;
         post?: never;
@@ -1000,15 +1135,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The Stripe connection and its sync in progress or last sync. */
+        /**
+         * Retrieve the Stripe connection
+         * @description The Stripe connection and its sync in progress or last sync.
+         */
         get: operations["GetStripeConnection"];
         put?: never;
         /**
+         * Connect Stripe
          * @description Connects a Stripe account: checks the key with Stripe, stores it encrypted and starts the first
          *     sync (follow it with GET …/revenue-connections/stripe). Connecting again replaces the key.
          */
         post: operations["ConnectStripe"];
-        /** @description Disconnects Stripe: the key is forgotten and its records stop counting as revenue. */
+        /**
+         * Disconnect Stripe
+         * @description Disconnects Stripe: the key is forgotten and its records stop counting as revenue.
+         */
         delete: operations["DisconnectStripe"];
         options?: never;
         head?: never;
@@ -1025,6 +1167,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Sync Stripe now
          * @description Syncs now: 202 with the running sync (progress on GET …/stripe), or with `wait=true` 200 and
          *     the finished sync. A sync already running is joined, not repeated.
          */
@@ -1042,9 +1185,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The organization's OTLP attribute → metadata key mappings, by attribute. */
+        /**
+         * List OTLP attribute mappings
+         * @description The organization's OTLP attribute → metadata key mappings, by attribute.
+         */
         get: operations["GetOtlpAttributeMappings"];
-        /** @description Replaces the organization's OTLP attribute → metadata key mappings. */
+        /**
+         * Replace OTLP attribute mappings
+         * @description Replaces the organization's OTLP attribute → metadata key mappings.
+         */
         put: operations["PutOtlpAttributeMappings"];
         post?: never;
         delete?: never;
@@ -1060,10 +1209,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The organization's endpoints (secrets are never listed). */
+        /**
+         * List webhook endpoints
+         * @description The organization's endpoints (secrets are never listed).
+         */
         get: operations["ListWebhookEndpoints"];
         put?: never;
-        /** @description Adds an endpoint. Its signing secret (`whsec_…`) is in this response only. */
+        /**
+         * Create a webhook endpoint
+         * @description Adds an endpoint. Its signing secret (`whsec_…`) is in this response only.
+         */
         post: operations["CreateWebhookEndpoint"];
         delete?: never;
         options?: never;
@@ -1078,14 +1233,23 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Retrieve a webhook endpoint
+         * @description One endpoint of the organization: its URL, enabled events, status (and why it was disabled) and
+         *     when a rotated secret stops signing. Its secret is never shown again.
+         */
         get: operations["GetWebhookEndpoint"];
         put?: never;
         post?: never;
-        /** @description Deletes an endpoint; its undelivered events are dropped. */
+        /**
+         * Delete a webhook endpoint
+         * @description Deletes an endpoint; its undelivered events are dropped.
+         */
         delete: operations["DeleteWebhookEndpoint"];
         options?: never;
         head?: never;
         /**
+         * Update a webhook endpoint
          * @description Changes an endpoint: `url`, `enabled_events`, `description`; `enabled: false` disables it,
          *     `enabled: true` re-enables it (what waited is sent again); `rotate_secret: true` issues a new
          *     secret (in this response only) while the old one keeps signing for `rotation_grace_seconds`
@@ -1101,7 +1265,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Every delivery attempt to the endpoint, newest first: time, outcome, status, latency, response excerpt. */
+        /**
+         * List an endpoint's delivery attempts
+         * @description Every delivery attempt to the endpoint, newest first: time, outcome, status, latency, response excerpt.
+         */
         get: operations["ListWebhookAttempts"];
         put?: never;
         post?: never;
@@ -1120,7 +1287,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Re-sends an event to the endpoint now (also one it never had, or already got). */
+        /**
+         * Resend a webhook event
+         * @description Re-sends an event to the endpoint now (also one it never had, or already got).
+         */
         post: operations["ResendWebhookEvent"];
         delete?: never;
         options?: never;
@@ -1137,7 +1307,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Sends a `webhook.test` event to this endpoint (queued like any event; see its attempts). */
+        /**
+         * Send a test event
+         * @description Sends a `webhook.test` event to this endpoint (queued like any event; see its attempts).
+         */
         post: operations["SendWebhookTestEvent"];
         delete?: never;
         options?: never;
@@ -1152,7 +1325,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The organization's webhook events, newest first, with their delivery state per endpoint. */
+        /**
+         * List webhook events
+         * @description The organization's webhook events, newest first, with their delivery state per endpoint.
+         */
         get: operations["ListWebhookEvents"];
         put?: never;
         post?: never;
@@ -1169,7 +1345,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Retrieve alert settings
+         * @description The organization's alert levels: `credits_low_balance` for `credits.low` and
+         *     `margin_below_percent` for `end_user.margin_below`; null means that alert is off.
+         */
         get: operations["GetAlertSettings"];
+        /**
+         * Update alert settings
+         * @description Sets the `credits.low` balance level and the `end_user.margin_below` percent; a field not sent
+         *     keeps its value, null turns that alert off. A new credits level re-arms `credits.low` when the
+         *     balance is above it.
+         */
         put: operations["PutAlertSettings"];
         post?: never;
         delete?: never;
@@ -1185,7 +1372,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The organization's budgets with spent, remaining, percent and the thresholds crossed in the current period. */
+        /**
+         * List budgets
+         * @description The organization's budgets with spent, remaining, percent and the thresholds crossed in the current period.
+         */
         get: operations["ListBudgets"];
         put?: never;
         post?: never;
@@ -1203,6 +1393,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * Check an end user's budgets
          * @description Whether any budget covering the end user (the organization's, this end user's, each end
          *     user's) is exhausted in its current period: `allowed: false` then. Fast enough to ask before
          *     each model call.
@@ -1223,6 +1414,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Retrieve a budget
+         * @description One budget of the organization with its current-period figures: spent, remaining, percent, the
+         *     thresholds crossed and whether it is exhausted.
+         */
         get: operations["GetBudget"];
         put?: never;
         post?: never;
@@ -1239,10 +1435,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The organization's budgets with their current-period figures. */
+        /**
+         * List an organization's budgets
+         * @description The organization's budgets with their current-period figures.
+         */
         get: operations["ListBudgetsAdmin"];
         put?: never;
-        /** @description Creates a budget. It sends `budget.threshold_crossed` once per threshold per period and `budget.exceeded` once per period. */
+        /**
+         * Create a budget
+         * @description Creates a budget. It sends `budget.threshold_crossed` once per threshold per period and `budget.exceeded` once per period.
+         */
         post: operations["CreateBudget"];
         delete?: never;
         options?: never;
@@ -1257,13 +1459,26 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Retrieve an organization's budget
+         * @description One budget with its current-period figures: spent, remaining, percent, the thresholds crossed
+         *     and whether it is exhausted.
+         */
         get: operations["GetBudgetAdmin"];
         put?: never;
         post?: never;
+        /**
+         * Delete a budget
+         * @description Deletes a budget and answers with it as it was. No new alerts come from it, and /budgets/check
+         *     no longer counts it.
+         */
         delete: operations["DeleteBudget"];
         options?: never;
         head?: never;
-        /** @description Changes a budget; fields not sent keep their values (a new scope drops the old scope's key fields). */
+        /**
+         * Update a budget
+         * @description Changes a budget; fields not sent keep their values (a new scope drops the old scope's key fields).
+         */
         patch: operations["UpdateBudget"];
         trace?: never;
     };
@@ -1451,7 +1666,7 @@ export interface components {
              *     fractional digits are kept, rounded half-up). A missing rate card then does not flag the event.
              * @example 0.0125
              */
-            cost_override?: (components["schemas"]["CostOverrideString"] | components["schemas"]["CostOverrideNumber"]) | null;
+            cost_override?: components["schemas"]["CostOverrideString"] | components["schemas"]["CostOverrideNumber"] | (null);
             /**
              * @description Provider service tier the call was billed in (`standard`, `batch`, `flex`, `priority`…),
              *     lowercased; selects the rate card of that tier. A tier without its own card is priced at the
@@ -1468,7 +1683,7 @@ export interface components {
             /** @description Display name of the span. */
             span_name?: string | null;
             /** @description Kind of span. */
-            span_kind?: components["schemas"]["SpanKind"] | null;
+            span_kind?: components["schemas"]["SpanKind"] | (null);
             /**
              * Format: date-time
              * @description When the span's call started (ISO 8601 with a time zone); with `timestamp` as its end it gives
@@ -1520,82 +1735,6 @@ export interface components {
             ok: boolean;
             /** @description The organization the key belongs to. */
             organization_id: string;
-        };
-        /** @description The event's cost in USD decimal strings; a class the event did not report is null. */
-        EventCostBreakdown: {
-            /** @description Every class below plus unit_cost, or the override when cost_override was sent; "0" while unpriced. */
-            total_cost: string;
-            input_cost: string | null;
-            output_cost: string | null;
-            /** @description All cache writes, five-minute and one-hour. */
-            cache_creation_cost: string | null;
-            /** @description The part of cache_creation_cost from one-hour writes. */
-            cache_creation_1h_cost: string | null;
-            cache_read_cost: string | null;
-            reasoning_cost: string | null;
-            /** @description Metric events: quantity × the unit rate. */
-            unit_cost: string | null;
-            /** @description The total the client sent in place of the computed one, or null. */
-            cost_override: string | null;
-        };
-        /** @description The token rate card that priced the event. */
-        EventRateCard: {
-            /** @description The organization card's UUID, or `standard:<slug>:<service tier>:<effective_from>` for a shipped card. */
-            rate_card_id: string;
-            model_slug: string;
-            service_tier: string;
-            /** @description ISO 8601 UTC. */
-            effective_from: string;
-            /**
-             * Format: double
-             * @description The context tier's threshold when the prompt was above one; null at the card's base rates.
-             */
-            context_tier_above_prompt_tokens: number | null;
-        };
-        UsageEventDetail: {
-            /** @description The event_id (UUID). */
-            id: string;
-            event_type: string;
-            metric_name: string;
-            /** Format: double */
-            quantity: number;
-            /** @description ISO 8601 UTC. */
-            event_timestamp: string;
-            /** @description As on GET /usage/events. */
-            metadata?: {
-                [key: string]: string;
-            };
-            /** @description `completed`, `pending_rate_card` or `failed`. */
-            status: string;
-            /** @description Why the event is pending_rate_card or failed; null when completed. */
-            status_reason: string | null;
-            /** @description Why ingest answered accepted_flagged, or null. */
-            flag_reason: string | null;
-            /** @description Set when the event was priced otherwise than it asked (a service tier without its own card). */
-            pricing_note: string | null;
-            model: string | null;
-            provider: string | null;
-            /** @description As sent (lowercased); null = standard. */
-            service_tier: string | null;
-            /** @description The end user's external id as sent, or null. */
-            user_id: string | null;
-            /** Format: double */
-            input_tokens: number | null;
-            /** Format: double */
-            output_tokens: number | null;
-            /** Format: double */
-            cache_creation_input_tokens: number | null;
-            /** Format: double */
-            cache_creation_1h_input_tokens: number | null;
-            /** Format: double */
-            cache_read_input_tokens: number | null;
-            /** Format: double */
-            reasoning_tokens: number | null;
-            cost: components["schemas"]["EventCostBreakdown"];
-            /** @description Null when no token card priced the event (unpriced, per-unit priced, or overridden). */
-            rate_card: components["schemas"]["EventRateCard"] | null;
-            /** @description When the cost was last computed (ISO 8601 UTC); a re-priced event shows the re-pricing time. */
-            priced_at: string;
         };
         /** @description One stored usage event. */
         UsageEventItem: {
@@ -1684,6 +1823,82 @@ export interface components {
             period_end: string;
             /** Format: double */
             total_events: number;
+        };
+        /** @description The event's cost in USD decimal strings; a class the event did not report is null. */
+        EventCostBreakdown: {
+            /** @description Every class below plus unit_cost, or the override when cost_override was sent; "0" while unpriced. */
+            total_cost: string;
+            input_cost: string | null;
+            output_cost: string | null;
+            /** @description All cache writes, five-minute and one-hour. */
+            cache_creation_cost: string | null;
+            /** @description The part of cache_creation_cost from one-hour writes. */
+            cache_creation_1h_cost: string | null;
+            cache_read_cost: string | null;
+            reasoning_cost: string | null;
+            /** @description Metric events: quantity × the unit rate. */
+            unit_cost: string | null;
+            /** @description The total the client sent in place of the computed one, or null. */
+            cost_override: string | null;
+        };
+        /** @description The token rate card that priced the event. */
+        EventRateCard: {
+            /** @description The organization card's UUID, or `standard:<slug>:<service tier>:<effective_from>` for a shipped card. */
+            rate_card_id: string;
+            model_slug: string;
+            service_tier: string;
+            /** @description ISO 8601 UTC. */
+            effective_from: string;
+            /**
+             * Format: double
+             * @description The context tier's threshold when the prompt was above one; null at the card's base rates.
+             */
+            context_tier_above_prompt_tokens: number | null;
+        };
+        UsageEventDetail: {
+            /** @description The event_id (UUID). */
+            id: string;
+            event_type: string;
+            metric_name: string;
+            /** Format: double */
+            quantity: number;
+            /** @description ISO 8601 UTC. */
+            event_timestamp: string;
+            /** @description As on GET /usage/events. */
+            metadata?: {
+                [key: string]: string;
+            };
+            /** @description `completed`, `pending_rate_card` or `failed`. */
+            status: string;
+            /** @description Why the event is pending_rate_card or failed; null when completed. */
+            status_reason: string | null;
+            /** @description Why ingest answered accepted_flagged, or null. */
+            flag_reason: string | null;
+            /** @description Set when the event was priced otherwise than it asked (a service tier without its own card). */
+            pricing_note: string | null;
+            model: string | null;
+            provider: string | null;
+            /** @description As sent (lowercased); null = standard. */
+            service_tier: string | null;
+            /** @description The end user's external id as sent, or null. */
+            user_id: string | null;
+            /** Format: double */
+            input_tokens: number | null;
+            /** Format: double */
+            output_tokens: number | null;
+            /** Format: double */
+            cache_creation_input_tokens: number | null;
+            /** Format: double */
+            cache_creation_1h_input_tokens: number | null;
+            /** Format: double */
+            cache_read_input_tokens: number | null;
+            /** Format: double */
+            reasoning_tokens: number | null;
+            cost: components["schemas"]["EventCostBreakdown"];
+            /** @description Null when no token card priced the event (unpriced, per-unit priced, or overridden). */
+            rate_card: components["schemas"]["EventRateCard"] | (null);
+            /** @description When the cost was last computed (ISO 8601 UTC); a re-priced event shows the re-pricing time. */
+            priced_at: string;
         };
         /** @description One session of the sessions list. */
         SessionSummary: {
@@ -2436,38 +2651,6 @@ export interface components {
             /** Format: double */
             total: number;
         };
-        UnpricedItem: {
-            /** @description The event's model; null for metric events named by provider only. */
-            model: string | null;
-            provider: string | null;
-            /** @description Null for LLM calls (token events). */
-            metric: string | null;
-            /** @description Null for LLM calls; for metric events the unit exactly as sent. */
-            unit: string | null;
-            /**
-             * Format: double
-             * @description Events in the range stored as `pending_rate_card` with this model, provider, metric and unit.
-             */
-            event_count: number;
-            /** @description ISO 8601 UTC: the earliest and latest event_timestamp among them. */
-            first_seen: string;
-            last_seen: string;
-            /** @description One of them (the smallest event_id), to look up with GET /usage/events/{eventId}. */
-            sample_event_id: string;
-            /** @description Why that event waits (for example the token class a card lacks). */
-            sample_reason: string | null;
-        };
-        UnpricedList: {
-            /** @description Most events first, ties by model, provider, metric, unit. */
-            items: components["schemas"]["UnpricedItem"][];
-            /**
-             * Format: double
-             * @description Sum of event_count over items.
-             */
-            total_events: number;
-            period_start: string;
-            period_end: string;
-        };
         /**
          * @description A long-context tier of a token card: a request whose prompt (input + cache read + cache creation
          *     tokens) is above `above_prompt_tokens` has every class priced at these rates. Null rates mean
@@ -2482,6 +2665,113 @@ export interface components {
             cache_creation_1h_cost_per_million?: string | null;
             cache_read_cost_per_million: string | null;
             reasoning_cost_per_million: string | null;
+        };
+        /** @description Who wrote a card: `admin_token` (every write today), or `user` with its user_id. */
+        RateCardActorView: {
+            /** @enum {string} */
+            kind: "admin_token" | "user";
+            /** @description Null for the admin token. */
+            user_id: string | null;
+        };
+        /** @description The re-pricing call that brings a range's stored events to the cards now in effect. */
+        RepricingRequestView: {
+            /** @enum {string} */
+            method: "POST";
+            /** @description Under the API's origin: `/v1/admin/organizations/{organizationId}/repricings`. */
+            path: string;
+            body: {
+                end_date: string;
+                start_date: string;
+            };
+        };
+        /** @description A written card, with what it superseded and the re-pricing it calls for. */
+        RateCardWriteView: {
+            rate_card_id: string;
+            organization_id: string;
+            model_slug: string;
+            /** @description USD per million tokens, decimal string. */
+            input_cost_per_million: string;
+            output_cost_per_million: string;
+            /** @description Null: cache-creation tokens cannot be priced by this card. */
+            cache_creation_cost_per_million: string | null;
+            cache_read_cost_per_million: string | null;
+            reasoning_cost_per_million: string | null;
+            /** @description Null: one-hour cache writes cannot be priced by this card. */
+            cache_creation_1h_cost_per_million: string | null;
+            /** @description `standard` unless the card prices another service tier. */
+            service_tier: string;
+            /** @description Long-context tiers by prompt size, ascending; empty when none. */
+            tiers: components["schemas"]["ContextTier"][];
+            effective_from: string;
+            created_at: string;
+            /** @description Who posted the card. */
+            created_by: components["schemas"]["RateCardActorView"];
+            /** @description Null while the card prices events; else when a card of the same identity superseded it. */
+            superseded_at: string | null;
+            /** @description The card that superseded this one; null while current. */
+            superseded_by_rate_card_id: string | null;
+            /** @description Who posted the superseding card; null while current. */
+            superseded_by: components["schemas"]["RateCardActorView"] | (null);
+            /** @description The card of the same model_slug, service_tier and effective_from this one superseded; null when none was current. */
+            supersedes_rate_card_id: string | null;
+            /**
+             * @description Event times whose price this write changes, ISO 8601 UTC: from the card's effective_from
+             *     until the next card of its identity (end_date null: open). An organization's first card of a
+             *     model_slug and service_tier replaces the standard cards' whole history: start_date is then
+             *     1970-01-01. Events already priced keep their cost until the range is re-priced.
+             */
+            affected_range: {
+                end_date: string | null;
+                start_date: string;
+            };
+            /**
+             * @description The re-pricing of that range (the admin re-pricing call, bounds cut to the times events can
+             *     have); `npm run cli -- rate-cards create … --reprice` sends it. Null when no event can lie in the range.
+             */
+            repricing: components["schemas"]["RepricingRequestView"] | (null);
+        };
+        /** @description USD per million tokens: a decimal string ("3", "0.075") or a JSON number, >= 0. */
+        Rate: string | number;
+        /** @description One long-context tier of a rate card; rates as on the card. */
+        ContextTierBody: {
+            /** Format: int64 */
+            above_prompt_tokens: number;
+            input_cost_per_million: components["schemas"]["Rate"];
+            output_cost_per_million: components["schemas"]["Rate"];
+            cache_creation_cost_per_million?: components["schemas"]["Rate"] | (null);
+            cache_creation_1h_cost_per_million?: components["schemas"]["Rate"] | (null);
+            cache_read_cost_per_million?: components["schemas"]["Rate"] | (null);
+            reasoning_cost_per_million?: components["schemas"]["Rate"] | (null);
+        };
+        CreateRateCardBody: {
+            /** @description Model name prefix, lowercased; a model matches the longest slug that prefixes it. */
+            model_slug: string;
+            input_cost_per_million: components["schemas"]["Rate"];
+            output_cost_per_million: components["schemas"]["Rate"];
+            /** @description Null or absent: cache-creation tokens cannot be priced by this card. */
+            cache_creation_cost_per_million?: components["schemas"]["Rate"] | (null);
+            /** @description Null or absent: cache-read tokens cannot be priced by this card. */
+            cache_read_cost_per_million?: components["schemas"]["Rate"] | (null);
+            /** @description Null or absent: reasoning tokens cannot be priced by this card. */
+            reasoning_cost_per_million?: components["schemas"]["Rate"] | (null);
+            /** @description One-hour cache writes (events' `cache_creation_1h_input_tokens`). Null or absent: they cannot be priced by this card. */
+            cache_creation_1h_cost_per_million?: components["schemas"]["Rate"] | (null);
+            /**
+             * @description The provider service tier this card prices (`batch`, `flex`, `priority`…), lowercased; part
+             *     of the card's identity with model_slug and effective_from. Absent: `standard`.
+             */
+            service_tier?: string;
+            /**
+             * @description Long-context tiers: a request whose prompt (input + cache read + cache creation tokens) is
+             *     above a tier's `above_prompt_tokens` has every class priced at that tier's rates (the highest
+             *     such tier). At most 16, distinct thresholds.
+             */
+            tiers?: components["schemas"]["ContextTierBody"][];
+            /**
+             * @description ISO 8601 date (UTC midnight) or date-time (UTC unless an offset is given) from which the
+             *     card applies. Absent: always (it also prices events already waiting for a rate card).
+             */
+            effective_from?: string;
         };
         RateCardView: {
             rate_card_id: string;
@@ -2502,49 +2792,14 @@ export interface components {
             tiers: components["schemas"]["ContextTier"][];
             effective_from: string;
             created_at: string;
-        };
-        /** @description USD per million tokens: a decimal string ("3", "0.075") or a JSON number, >= 0. */
-        Rate: string | number;
-        /** @description One long-context tier of a rate card; rates as on the card. */
-        ContextTierBody: {
-            /** Format: int64 */
-            above_prompt_tokens: number;
-            input_cost_per_million: components["schemas"]["Rate"];
-            output_cost_per_million: components["schemas"]["Rate"];
-            cache_creation_cost_per_million?: components["schemas"]["Rate"] | null;
-            cache_creation_1h_cost_per_million?: components["schemas"]["Rate"] | null;
-            cache_read_cost_per_million?: components["schemas"]["Rate"] | null;
-            reasoning_cost_per_million?: components["schemas"]["Rate"] | null;
-        };
-        CreateRateCardBody: {
-            /** @description Model name prefix, lowercased; a model matches the longest slug that prefixes it. */
-            model_slug: string;
-            input_cost_per_million: components["schemas"]["Rate"];
-            output_cost_per_million: components["schemas"]["Rate"];
-            /** @description Null or absent: cache-creation tokens cannot be priced by this card. */
-            cache_creation_cost_per_million?: components["schemas"]["Rate"] | null;
-            /** @description Null or absent: cache-read tokens cannot be priced by this card. */
-            cache_read_cost_per_million?: components["schemas"]["Rate"] | null;
-            /** @description Null or absent: reasoning tokens cannot be priced by this card. */
-            reasoning_cost_per_million?: components["schemas"]["Rate"] | null;
-            /** @description One-hour cache writes (events' `cache_creation_1h_input_tokens`). Null or absent: they cannot be priced by this card. */
-            cache_creation_1h_cost_per_million?: components["schemas"]["Rate"] | null;
-            /**
-             * @description The provider service tier this card prices (`batch`, `flex`, `priority`…), lowercased; part
-             *     of the card's identity with model_slug and effective_from. Absent: `standard`.
-             */
-            service_tier?: string;
-            /**
-             * @description Long-context tiers: a request whose prompt (input + cache read + cache creation tokens) is
-             *     above a tier's `above_prompt_tokens` has every class priced at that tier's rates (the highest
-             *     such tier). At most 16, distinct thresholds.
-             */
-            tiers?: components["schemas"]["ContextTierBody"][];
-            /**
-             * @description ISO 8601 date (UTC midnight) or date-time (UTC unless an offset is given) from which the
-             *     card applies. Absent: always (it also prices events already waiting for a rate card).
-             */
-            effective_from?: string;
+            /** @description Who posted the card. */
+            created_by: components["schemas"]["RateCardActorView"];
+            /** @description Null while the card prices events; else when a card of the same identity superseded it. */
+            superseded_at: string | null;
+            /** @description The card that superseded this one; null while current. */
+            superseded_by_rate_card_id: string | null;
+            /** @description Who posted the superseding card; null while current. */
+            superseded_by: components["schemas"]["RateCardActorView"] | (null);
         };
         RateCardList: {
             rate_cards: components["schemas"]["RateCardView"][];
@@ -2658,6 +2913,38 @@ export interface components {
             /** Format: double */
             total: number;
         };
+        UnpricedItem: {
+            /** @description The event's model; null for metric events named by provider only. */
+            model: string | null;
+            provider: string | null;
+            /** @description Null for LLM calls (token events). */
+            metric: string | null;
+            /** @description Null for LLM calls; for metric events the unit exactly as sent. */
+            unit: string | null;
+            /**
+             * Format: double
+             * @description Events in the range stored as `pending_rate_card` with this model, provider, metric and unit.
+             */
+            event_count: number;
+            /** @description ISO 8601 UTC: the earliest and latest event_timestamp among them. */
+            first_seen: string;
+            last_seen: string;
+            /** @description One of them (the smallest event_id), to look up with GET /usage/events/{eventId}. */
+            sample_event_id: string;
+            /** @description Why that event waits (for example the token class a card lacks). */
+            sample_reason: string | null;
+        };
+        UnpricedList: {
+            /** @description Most events first, ties by model, provider, metric, unit. */
+            items: components["schemas"]["UnpricedItem"][];
+            /**
+             * Format: double
+             * @description Sum of event_count over items.
+             */
+            total_events: number;
+            period_start: string;
+            period_end: string;
+        };
         /** @description A non-standard service tier's rates in the rate estimation table. */
         RateEstimationServiceTier: {
             service_tier: string;
@@ -2746,7 +3033,7 @@ export interface components {
                 key_hint: string;
             };
             /** @description Stripe connections: the sync in progress, else the last one; null before the first. */
-            last_sync?: components["schemas"]["StripeSyncReport"] | null;
+            last_sync?: components["schemas"]["StripeSyncReport"] | (null);
         };
         ImportRevenueRecordsResult: {
             organization_id: string;
@@ -3402,65 +3689,6 @@ export interface operations {
             };
         };
     };
-    GetUsageEvent: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The event_id returned by POST /usage-events. */
-                eventId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Ok */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UsageEventDetail"];
-                };
-            };
-            /** @description Missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The key lacks usage:read */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description No processed event with this id in the organization */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Rate limit exceeded (general tier); see RateLimit-* and Retry-After */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
     GetUsageEvents: {
         parameters: {
             query: {
@@ -3655,6 +3883,65 @@ export interface operations {
                 };
             };
             /** @description Subscription not found or not accessible */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded (general tier); see RateLimit-* and Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    GetUsageEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event_id returned by POST /usage-events. */
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageEventDetail"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks usage:read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No processed event with this id in the organization */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6133,70 +6420,12 @@ export interface operations {
             };
         };
     };
-    GetUnpriced: {
-        parameters: {
-            query: {
-                /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
-                start_date: components["schemas"]["IsoDateParam"];
-                /** @description ISO 8601 date or datetime, exclusive. */
-                end_date: components["schemas"]["IsoDateParam"];
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Ok */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnpricedList"];
-                };
-            };
-            /** @description Bad or missing dates, or start_date not before end_date */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Missing or invalid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The key lacks costs:read */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Rate limit exceeded (general tier); see RateLimit-* and Retry-After */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
     ListRateCards: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Also list superseded cards. Default false. */
+                include_superseded?: boolean;
+            };
             header?: never;
             path: {
                 organizationId: string;
@@ -6264,7 +6493,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateCardView"];
+                    "application/json": components["schemas"]["RateCardWriteView"];
                 };
             };
             /** @description Invalid body; error.details.field names the field */
@@ -6287,15 +6516,6 @@ export interface operations {
             };
             /** @description Unknown organization */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description A card for this model_slug, service_tier and effective_from exists */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6559,6 +6779,67 @@ export interface operations {
             };
             /** @description Unknown organization or re-pricing */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    GetUnpriced: {
+        parameters: {
+            query: {
+                /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
+                start_date: components["schemas"]["IsoDateParam"];
+                /** @description ISO 8601 date or datetime, exclusive. */
+                end_date: components["schemas"]["IsoDateParam"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnpricedList"];
+                };
+            };
+            /** @description Bad or missing dates, or start_date not before end_date */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks costs:read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded (general tier); see RateLimit-* and Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
