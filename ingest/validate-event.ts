@@ -7,7 +7,7 @@ import { textFault } from '../core/text.js';
 import { formatMoney, integerDigits, isDecimalString, isUnsignedDecimalString, MAX_EVENT_COST_DIGITS } from '../core/money.js';
 import type { DimensionValueType } from '../core/control/dimensions.js';
 import type { SpanKind } from './ingest.types.js';
-import { TOKEN_FIELDS } from '../schemas/usage-event.js';
+import { EARLIEST_EVENT_TIME, LATEST_EVENT_TIME, TOKEN_FIELDS } from '../schemas/usage-event.js';
 
 const MAX_STRING_LENGTH = 255;
 const MAX_METADATA_KEYS = 64;
@@ -19,9 +19,6 @@ export const MAX_METADATA_DEPTH = 32;
  * at 10^15 still add up to an exact integer (the event's quantity).
  */
 export const MAX_TOKEN_COUNT = 1_000_000_000_000_000;
-/** Event times (timestamp, started_at) are accepted in [2000-01-01, 2100-01-01) UTC. */
-const EARLIEST_EVENT_TIME = new Date('2000-01-01T00:00:00Z');
-const LATEST_EVENT_TIME = new Date('2100-01-01T00:00:00Z');
 const SPAN_KINDS: readonly SpanKind[] = ['agent', 'tool', 'llm', 'retrieval', 'task'];
 
 type TokenField = (typeof TOKEN_FIELDS)[number];

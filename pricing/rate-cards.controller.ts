@@ -1,15 +1,18 @@
 // Admin: an organization's token rate cards, with the rate estimation table's field names. A card
 // replaces the standard card of the same slug; the one in effect at an event's timestamp prices it.
+// A card posted with a current card's identity supersedes it (kept as history); the answer names
+// the range the write re-prices and the re-pricing call for it.
 import type { Request as ExRequest } from 'express';
-import { Body, Controller, Get, Path, Post, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
+import { Body, Controller, Get, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import { appContext } from '../core/app-context.js';
 import { requireOrganization } from '../core/control/organizations.js';
-import { ALWAYS, createRateCard, listRateCards } from './rate-cards.store.js';
+import { ADMIN_TOKEN_ACTOR, ALWAYS, listRateCards, writeRateCard } from './rate-cards.store.js';
+import { rateCardCorrectionView, type RateCardCorrectionView } from './rate-card-correction.js';
 import { ValidationError } from '../core/errors.js';
 import { STANDARD_SERVICE_TIER, type ContextTier } from './pricing.types.js';
 import type { ErrorEnvelope } from '../core/http/error-envelope.js';
 import { parseDateParam } from '../core/time.js';
-import { parseNullableRate, parseRate, requireText } from '../api/admin/admin-input.js';
+import { parseNullableRate, parseRate, requireText } from '../core/http/input.js';
 import { rateCardView, type RateCardList, type RateCardView } from '../api/admin/admin-views.js';
 
 /** USD per million tokens: a decimal string ("3", "0.075") or a JSON number, >= 0. */
@@ -53,6 +56,9 @@ export interface CreateRateCardBody {
    */
   effective_from?: string;
 }
+
+/** A written card, with what it superseded and the re-pricing it calls for. */
+export interface RateCardWriteView extends RateCardView, RateCardCorrectionView {}
 
 /** One long-context tier of a rate card; rates as on the card. */
 export interface ContextTierBody {
@@ -101,16 +107,22 @@ function parseTiers(tiers: ContextTierBody[] | undefined): ContextTier[] {
 @Response<ErrorEnvelope>(401, 'Missing or invalid admin token')
 @Response<ErrorEnvelope>(404, 'Unknown organization')
 export class RateCardsController extends Controller {
-  /** Adds a token rate card. Rates are kept exactly as decimal strings. */
+  /**
+   * Adds a token rate card. Rates are kept exactly as decimal strings. A card with the
+   * model_slug, service_tier and effective_from of a current card supersedes it: the earlier one
+   * stays in the history (`?include_superseded=true`) and stops pricing events. Events already
+   * priced keep their cost until re-priced: the answer names the affected range and the
+   * re-pricing call for it.
+   * @summary Add or correct a token rate card
+   */
   @Post('{organizationId}/rate-cards')
   @SuccessResponse(201, 'Created')
   @Response<ErrorEnvelope>(400, 'Invalid body; error.details.field names the field')
-  @Response<ErrorEnvelope>(409, 'A card for this model_slug, service_tier and effective_from exists')
   public async createRateCard(
     @Request() req: ExRequest,
     @Path() organizationId: string,
     @Body() body: CreateRateCardBody,
-  ): Promise<RateCardView> {
+  ): Promise<RateCardWriteView> {
     const input = {
       modelSlug: requireText('model_slug', body.model_slug, 255).toLowerCase(),
       inputCostPerMillion: parseRate('input_cost_per_million', body.input_cost_per_million),
@@ -125,17 +137,27 @@ export class RateCardsController extends Controller {
     };
     const { db } = appContext(req);
     await requireOrganization(db, organizationId);
-    const card = await createRateCard(db, organizationId, input);
+    const write = await writeRateCard(db, organizationId, input, ADMIN_TOKEN_ACTOR);
     this.setStatus(201);
-    return rateCardView(card);
+    return { ...rateCardView(write.card), ...rateCardCorrectionView(organizationId, write) };
   }
 
-  /** The organization's own cards (not the standard ones), by model_slug, service_tier, then effective_from. */
+  /**
+   * The organization's own cards (not the standard ones), by model_slug, service_tier, then
+   * effective_from: the current ones, or with include_superseded=true the history too (each
+   * identity's cards oldest first; superseded ones carry superseded_at and superseded_by).
+   * @summary List rate cards
+   * @param include_superseded Also list superseded cards. Default false.
+   */
   @Get('{organizationId}/rate-cards')
-  public async listRateCards(@Request() req: ExRequest, @Path() organizationId: string): Promise<RateCardList> {
+  public async listRateCards(
+    @Request() req: ExRequest,
+    @Path() organizationId: string,
+    @Query() include_superseded?: boolean,
+  ): Promise<RateCardList> {
     const { db } = appContext(req);
     await requireOrganization(db, organizationId);
-    const cards = await listRateCards(db, organizationId);
+    const cards = await listRateCards(db, organizationId, { includeSuperseded: include_superseded === true });
     return { rate_cards: cards.map(rateCardView), total: cards.length };
   }
 }

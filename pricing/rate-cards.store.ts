@@ -1,6 +1,10 @@
 // An organization's own prices: token rate cards and per-unit rates. Every write bumps the
 // organization's rates_version in the same transaction, so the processor can poll one number to
 // learn that prices changed. Rates are decimal strings in and out (exact NUMERIC).
+// A token card posted with the identity of a current card (model_slug, service_tier,
+// effective_from) supersedes it: the earlier one stays as history (when, by which card; the
+// superseding card's actor says by whom) and only current cards are read for pricing.
+import crypto from 'node:crypto';
 import { ConflictError, NotFoundError } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
 import type { ControlDb, Queryable } from '../core/control/db.js';
@@ -20,6 +24,11 @@ interface TokenRates {
   tiers: ContextTier[];
 }
 
+/** Who wrote a card: the admin token (every write today), or a user once people and roles exist. */
+export type RateCardActor = { kind: 'admin_token' } | { kind: 'user'; userId: string };
+
+export const ADMIN_TOKEN_ACTOR: RateCardActor = { kind: 'admin_token' };
+
 export interface RateCard extends TokenRates {
   id: string;
   organizationId: string;
@@ -29,6 +38,20 @@ export interface RateCard extends TokenRates {
   serviceTier: string;
   effectiveFrom: Date;
   createdAt: Date;
+  createdBy: RateCardActor;
+  /** Null while current; else when a card of the same identity replaced it. */
+  supersededAt: Date | null;
+  /** The card that replaced it, and who posted that card; null while current. */
+  supersededBy: string | null;
+  supersededByActor: RateCardActor | null;
+}
+
+/** One card written: the card, the one of its identity it replaced, and its identity's other current dates. */
+export interface RateCardWrite {
+  card: RateCard;
+  superseded: RateCard | null;
+  /** effective_from of the other current cards of the same model_slug and service_tier, ascending. */
+  siblingDates: Date[];
 }
 
 export interface RateCardInput extends Omit<TokenRates, 'cacheCreation1hCostPerMillion' | 'tiers'> {
@@ -83,11 +106,31 @@ interface RateCardRow {
   tiers: ContextTier[] | string;
   effective_from: Date;
   created_at: Date;
+  created_by_kind: RateCardActor['kind'];
+  created_by_user_id: string | null;
+  superseded_at: Date | null;
+  superseded_by: string | null;
+  /** From the superseding card (a join); absent on RETURNING rows. */
+  superseded_by_kind?: RateCardActor['kind'] | null;
+  superseded_by_user_id?: string | null;
 }
 
-const CARD_COLUMNS = `id, organization_id, model_slug, service_tier, input_cost_per_million, output_cost_per_million,
-  cache_creation_cost_per_million, cache_creation_1h_cost_per_million, cache_read_cost_per_million,
-  reasoning_cost_per_million, tiers, effective_from, created_at`;
+const CARD_COLUMN_NAMES = [
+  'id', 'organization_id', 'model_slug', 'service_tier', 'input_cost_per_million', 'output_cost_per_million',
+  'cache_creation_cost_per_million', 'cache_creation_1h_cost_per_million', 'cache_read_cost_per_million',
+  'reasoning_cost_per_million', 'tiers', 'effective_from', 'created_at', 'created_by_kind', 'created_by_user_id',
+  'superseded_at', 'superseded_by',
+];
+const CARD_COLUMNS = CARD_COLUMN_NAMES.join(', ');
+/** A card (`c`) with the actor of the card that superseded it (`s`). */
+const CARD_SELECT = `SELECT ${CARD_COLUMN_NAMES.map((n) => `c.${n}`).join(', ')},
+    s.created_by_kind AS superseded_by_kind, s.created_by_user_id AS superseded_by_user_id
+  FROM rate_cards c LEFT JOIN rate_cards s ON s.id = c.superseded_by`;
+
+function toActor(kind: RateCardActor['kind'] | null | undefined, userId: string | null | undefined): RateCardActor | null {
+  if (!kind) return null;
+  return kind === 'user' ? { kind, userId: userId! } : { kind };
+}
 
 function toRateCard(r: RateCardRow): RateCard {
   return {
@@ -105,6 +148,10 @@ function toRateCard(r: RateCardRow): RateCard {
     tiers: typeof r.tiers === 'string' ? (JSON.parse(r.tiers) as ContextTier[]) : r.tiers,
     effectiveFrom: r.effective_from,
     createdAt: r.created_at,
+    createdBy: toActor(r.created_by_kind, r.created_by_user_id)!,
+    supersededAt: r.superseded_at,
+    supersededBy: r.superseded_by,
+    supersededByActor: toActor(r.superseded_by_kind, r.superseded_by_user_id),
   };
 }
 
@@ -151,56 +198,107 @@ function mapWriteError(err: unknown, organizationId: string, what: string): unkn
   return err;
 }
 
-/** Adds token rate cards (one transaction, one version bump). Slugs are lowercased. */
-async function createRateCards(
+/**
+ * Marks the current card of `c`'s identity as superseded by `newId` (the card about to be
+ * inserted; the foreign key is checked at commit) and returns it, or null when there is none.
+ */
+async function supersedeCurrent(tx: Queryable, organizationId: string, c: RateCardInput, newId: string): Promise<RateCard | null> {
+  const [row] = await tx.query<RateCardRow>(
+    `UPDATE rate_cards SET superseded_at = now(), superseded_by = $5
+      WHERE organization_id = $1 AND model_slug = $2 AND service_tier = $3 AND effective_from = $4 AND superseded_at IS NULL
+      RETURNING ${CARD_COLUMNS}`,
+    [organizationId, c.modelSlug.toLowerCase(), (c.serviceTier ?? STANDARD_SERVICE_TIER).toLowerCase(), c.effectiveFrom, newId],
+  );
+  return row ? toRateCard(row) : null;
+}
+
+async function insertCard(tx: Queryable, organizationId: string, c: RateCardInput, id: string, actor: RateCardActor): Promise<RateCard> {
+  const [row] = await tx.query<RateCardRow>(
+    `INSERT INTO rate_cards (id, organization_id, model_slug, input_cost_per_million, output_cost_per_million,
+       cache_creation_cost_per_million, cache_read_cost_per_million, reasoning_cost_per_million, effective_from,
+       service_tier, cache_creation_1h_cost_per_million, tiers, created_by_kind, created_by_user_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13, $14)
+     RETURNING ${CARD_COLUMNS}`,
+    [
+      id,
+      organizationId,
+      c.modelSlug.toLowerCase(),
+      c.inputCostPerMillion,
+      c.outputCostPerMillion,
+      c.cacheCreationCostPerMillion,
+      c.cacheReadCostPerMillion,
+      c.reasoningCostPerMillion,
+      c.effectiveFrom,
+      (c.serviceTier ?? STANDARD_SERVICE_TIER).toLowerCase(),
+      c.cacheCreation1hCostPerMillion ?? null,
+      JSON.stringify(c.tiers ?? []),
+      actor.kind,
+      actor.kind === 'user' ? actor.userId : null,
+    ],
+  );
+  return toRateCard(row!);
+}
+
+async function siblingDates(tx: Queryable, card: RateCard): Promise<Date[]> {
+  const rows = await tx.query<{ effective_from: Date }>(
+    `SELECT effective_from FROM rate_cards
+      WHERE organization_id = $1 AND model_slug = $2 AND service_tier = $3 AND superseded_at IS NULL AND id <> $4
+      ORDER BY effective_from`,
+    [card.organizationId, card.modelSlug, card.serviceTier, card.id],
+  );
+  return rows.map((r) => r.effective_from);
+}
+
+/**
+ * Writes token rate cards in one transaction with one version bump; each supersedes the current
+ * card of its identity. The bump comes first: its row lock on the organization queues concurrent
+ * writers, so each sees the card the one before it wrote and supersedes that one in turn.
+ */
+async function writeRateCards(
   db: ControlDb,
   organizationId: string,
   cards: RateCardInput[],
-): Promise<{ cards: RateCard[]; ratesVersion: number }> {
+  actor: RateCardActor,
+): Promise<{ writes: RateCardWrite[]; ratesVersion: number }> {
   if (!isUuid(organizationId)) throw new NotFoundError('organization', organizationId);
   try {
     return await db.transaction(async (tx) => {
       const ratesVersion = await bumpRatesVersion(tx, organizationId);
-      const out: RateCard[] = [];
+      const writes: RateCardWrite[] = [];
       for (const c of cards) {
-        const [row] = await tx.query<RateCardRow>(
-          `INSERT INTO rate_cards (organization_id, model_slug, input_cost_per_million, output_cost_per_million,
-             cache_creation_cost_per_million, cache_read_cost_per_million, reasoning_cost_per_million, effective_from,
-             service_tier, cache_creation_1h_cost_per_million, tiers)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb)
-           RETURNING ${CARD_COLUMNS}`,
-          [
-            organizationId,
-            c.modelSlug.toLowerCase(),
-            c.inputCostPerMillion,
-            c.outputCostPerMillion,
-            c.cacheCreationCostPerMillion,
-            c.cacheReadCostPerMillion,
-            c.reasoningCostPerMillion,
-            c.effectiveFrom,
-            (c.serviceTier ?? STANDARD_SERVICE_TIER).toLowerCase(),
-            c.cacheCreation1hCostPerMillion ?? null,
-            JSON.stringify(c.tiers ?? []),
-          ],
-        );
-        out.push(toRateCard(row!));
+        const id = crypto.randomUUID();
+        const superseded = await supersedeCurrent(tx, organizationId, c, id);
+        const card = await insertCard(tx, organizationId, c, id, actor);
+        const replaced = superseded && { ...superseded, supersededByActor: card.createdBy };
+        writes.push({ card, superseded: replaced, siblingDates: await siblingDates(tx, card) });
       }
-      return { cards: out, ratesVersion };
+      return { writes, ratesVersion };
     });
   } catch (err) {
     throw mapWriteError(err, organizationId, 'a rate card for that model_slug and service_tier');
   }
 }
 
-export async function createRateCard(db: ControlDb, organizationId: string, card: RateCardInput): Promise<RateCard> {
-  return (await createRateCards(db, organizationId, [card])).cards[0]!;
+/** Writes one token card, superseding the current card of its identity if there is one. */
+export async function writeRateCard(db: ControlDb, organizationId: string, card: RateCardInput, actor: RateCardActor): Promise<RateCardWrite> {
+  return (await writeRateCards(db, organizationId, [card], actor)).writes[0]!;
 }
 
-/** All of an organization's token cards, by slug then effective_from. */
-export async function listRateCards(db: Queryable, organizationId: string): Promise<RateCard[]> {
+/** writeRateCard by the admin token, the card alone. */
+export async function createRateCard(db: ControlDb, organizationId: string, card: RateCardInput): Promise<RateCard> {
+  return (await writeRateCard(db, organizationId, card, ADMIN_TOKEN_ACTOR)).card;
+}
+
+/**
+ * An organization's token cards, by slug, service tier, effective_from: the current ones (what
+ * prices events), or with `includeSuperseded` the whole history, each identity's cards oldest first.
+ */
+export async function listRateCards(db: Queryable, organizationId: string, opts: { includeSuperseded?: boolean } = {}): Promise<RateCard[]> {
   if (!isUuid(organizationId)) return [];
   const rows = await db.query<RateCardRow>(
-    `SELECT ${CARD_COLUMNS} FROM rate_cards WHERE organization_id = $1 ORDER BY model_slug, service_tier, effective_from`,
+    `${CARD_SELECT}
+      WHERE c.organization_id = $1 ${opts.includeSuperseded ? '' : 'AND c.superseded_at IS NULL'}
+      ORDER BY c.model_slug, c.service_tier, c.effective_from, c.created_at, c.superseded_at IS NULL`,
     [organizationId],
   );
   return rows.map(toRateCard);

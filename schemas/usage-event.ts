@@ -56,6 +56,14 @@ export const TOKEN_FIELDS = [
   'cache_creation_1h_input_tokens',
 ] as const;
 
+/**
+ * Event times (timestamp, started_at) are accepted in [EARLIEST_EVENT_TIME, LATEST_EVENT_TIME)
+ * UTC: outside it the lake cannot file an event (year 0 has no date partition), so no stored
+ * event lies outside it.
+ */
+export const EARLIEST_EVENT_TIME = new Date('2000-01-01T00:00:00Z');
+export const LATEST_EVENT_TIME = new Date('2100-01-01T00:00:00Z');
+
 export function usageEventSchemaText(): string {
   return fs.readFileSync(fromRoot('schemas', 'usage-event.avsc'), 'utf8');
 }

@@ -86,6 +86,20 @@ async function followRepricing(url: string, token: string, createdPath: string, 
   }
 }
 
+/** A card write's answer: the re-pricing it offers (a path under /v1/admin), null when there is nothing to re-price. */
+interface CardWriteAnswer {
+  repricing: { path: string; body: Record<string, unknown> } | null;
+}
+
+/** Sends the re-pricing a card write offers and follows it unless `detach`; answers the card and the job together. */
+async function repriceOffered(url: string, token: string, written: CardWriteAnswer, detach: boolean) {
+  if (!written.repricing) return { ok: true, body: { rate_card: written, repricing: null } };
+  const path = written.repricing.path.replace(/^\/v1\/admin/, '');
+  let res = await send(url, token, { method: 'POST', path, body: written.repricing.body });
+  if (res.ok && !detach) res = await followRepricing(url, token, path, res.body as { repricing_id: string });
+  return { ok: res.ok, body: { rate_card: written, repricing: res.body } };
+}
+
 async function main(argv: string[]): Promise<number> {
   try {
     if (argv[0] === 'prices') return runPrices(argv.slice(1));
@@ -100,6 +114,9 @@ async function main(argv: string[]): Promise<number> {
     let { ok, body } = await send(url, token, request);
     if (ok && parsed.command.follow === 'repricing' && !parsed.flags.has('detach')) {
       ({ ok, body } = await followRepricing(url, token, request.path, body as { repricing_id: string }));
+    }
+    if (ok && parsed.command.repriceFlag && parsed.flags.has('reprice')) {
+      ({ ok, body } = await repriceOffered(url, token, body as CardWriteAnswer, parsed.flags.has('detach')));
     }
     (ok ? process.stdout : process.stderr).write(`${JSON.stringify(body, null, 2)}\n`);
     return ok ? 0 : 1;

@@ -6,7 +6,7 @@ import type { ApiKeyRecord, IssuedApiKey } from '../../core/control/api-keys.js'
 import type { CreditGrant } from '../../core/control/credits.js';
 import type { DimensionDefinition } from '../../core/control/dimensions.js';
 import type { Organization } from '../../core/control/organizations.js';
-import type { RateCard, UnitRate } from '../../pricing/rate-cards.store.js';
+import type { RateCard, RateCardActor, UnitRate } from '../../pricing/rate-cards.store.js';
 import type { ContextTier } from '../../pricing/pricing.types.js';
 import type { Subscription, SubscriptionStatus } from '../../core/control/subscriptions.js';
 import { Big } from '../../core/money.js';
@@ -96,6 +96,21 @@ export interface RateCardView {
   tiers: ContextTier[];
   effective_from: string;
   created_at: string;
+  /** Who posted the card. */
+  created_by: RateCardActorView;
+  /** Null while the card prices events; else when a card of the same identity superseded it. */
+  superseded_at: string | null;
+  /** The card that superseded this one; null while current. */
+  superseded_by_rate_card_id: string | null;
+  /** Who posted the superseding card; null while current. */
+  superseded_by: RateCardActorView | null;
+}
+
+/** Who wrote a card: `admin_token` (every write today), or `user` with its user_id. */
+interface RateCardActorView {
+  kind: 'admin_token' | 'user';
+  /** Null for the admin token. */
+  user_id: string | null;
 }
 
 export interface RateCardList {
@@ -219,7 +234,15 @@ export function rateCardView(c: RateCard): RateCardView {
     })),
     effective_from: iso(c.effectiveFrom),
     created_at: iso(c.createdAt),
+    created_by: actorView(c.createdBy),
+    superseded_at: c.supersededAt && iso(c.supersededAt),
+    superseded_by_rate_card_id: c.supersededBy,
+    superseded_by: c.supersededByActor && actorView(c.supersededByActor),
   };
+}
+
+function actorView(a: RateCardActor): RateCardActorView {
+  return { kind: a.kind, user_id: a.kind === 'user' ? a.userId : null };
 }
 
 export function unitRateView(r: UnitRate): UnitRateView {

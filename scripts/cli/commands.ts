@@ -43,6 +43,8 @@ export interface CommandSpec {
   exactlyOneOf?: string[];
   /** After the call, poll the created re-pricing and draw a progress bar until it completes (unless --detach). */
   follow?: 'repricing';
+  /** With --reprice, send the re-pricing the answer offers (its `repricing` request), then follow it as above. */
+  repriceFlag?: true;
   /** Body fields the command always sends (e.g. `enabled: false` for "disable"). */
   fixedBody?: Record<string, unknown>;
 }
@@ -131,7 +133,15 @@ export const COMMANDS: CommandSpec[] = [
         help: 'long-context tiers as JSON: \'[{"above_prompt_tokens":200000,"input_cost_per_million":"6","output_cost_per_million":"22.5"}]\'',
       },
       effectiveFrom,
+      {
+        name: 'reprice',
+        type: 'boolean',
+        local: true,
+        help: 're-price the range the card changes (the answer\'s `repricing`), with a progress bar until done',
+      },
+      { name: 'detach', type: 'boolean', local: true, help: 'with --reprice: start the re-pricing and return at once' },
     ],
+    repriceFlag: true,
   },
   {
     resource: 'repricings',
@@ -157,6 +167,14 @@ export const COMMANDS: CommandSpec[] = [
   },
   { resource: 'repricings', action: 'list', summary: "List an organization's re-pricings", method: 'GET', path: '/organizations/{org}/repricings', flags: [org] },
   { resource: 'rate-cards', action: 'list', summary: "List an organization's rate cards", method: 'GET', path: '/organizations/{org}/rate-cards', flags: [org] },
+  {
+    resource: 'rate-cards',
+    action: 'history',
+    summary: "List an organization's rate cards with the superseded ones (when, by which card, by whom)",
+    method: 'GET',
+    path: '/organizations/{org}/rate-cards?include_superseded=true',
+    flags: [org],
+  },
   {
     resource: 'unit-rates',
     action: 'create',

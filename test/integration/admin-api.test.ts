@@ -224,6 +224,18 @@ describeEachHost('admin API', ({ host }) => {
         service_tier: 'standard',
         tiers: [],
         effective_from: EPOCH,
+        created_by: { kind: 'admin_token', user_id: null },
+        superseded_at: null,
+        superseded_by_rate_card_id: null,
+        superseded_by: null,
+        // The organization's first gpt-4o card replaces the standard ones' whole history: every event time.
+        supersedes_rate_card_id: null,
+        affected_range: { start_date: EPOCH, end_date: null },
+        repricing: {
+          method: 'POST',
+          path: `/v1/admin/organizations/${orgId}/repricings`,
+          body: { start_date: '2000-01-01T00:00:00.000Z', end_date: '2100-01-01T00:00:00.000Z' },
+        },
       });
     });
 
@@ -242,7 +254,7 @@ describeEachHost('admin API', ({ host }) => {
       expect(res.body.effective_from).toBe('2025-03-01T10:00:00.000Z');
     });
 
-    it('lists cards by slug then effective_from and refuses a duplicate (slug, effective_from) with 409', async () => {
+    it('lists cards by slug then effective_from; a card with an existing identity supersedes it (history on request)', async () => {
       const later = await admin(h, 'POST', org('/rate-cards'), {
         model_slug: 'gpt-4o',
         input_cost_per_million: '2',
@@ -251,23 +263,39 @@ describeEachHost('admin API', ({ host }) => {
       });
       expect(later.status).toBe(201);
       expect(later.body.effective_from).toBe('2025-06-01T00:00:00.000Z');
-      const dup = await admin(h, 'POST', org('/rate-cards'), {
+      expect(later.body.affected_range).toEqual({ start_date: '2025-06-01T00:00:00.000Z', end_date: null });
+      const fix = await admin(h, 'POST', org('/rate-cards'), {
         model_slug: 'GPT-4O',
         input_cost_per_million: '1',
         output_cost_per_million: '1',
         effective_from: '2025-06-01T00:00:00Z',
       });
-      expect(dup.status).toBe(409);
-      expect(dup.body.error.code).toBe('CONFLICT');
+      expect(fix.status).toBe(201);
+      expect(fix.body).toMatchObject({
+        supersedes_rate_card_id: later.body.rate_card_id,
+        superseded_at: null,
+        affected_range: { start_date: '2025-06-01T00:00:00.000Z', end_date: null },
+        repricing: { body: { start_date: '2025-06-01T00:00:00.000Z', end_date: '2100-01-01T00:00:00.000Z' } },
+      });
 
       const list = await admin(h, 'GET', org('/rate-cards'));
       expect(list.status).toBe(200);
       expect(list.body.total).toBe(3);
-      expect(list.body.rate_cards.map((c: { model_slug: string; effective_from: string }) => [c.model_slug, c.effective_from])).toEqual([
-        ['claude-3-5-haiku', '2025-03-01T10:00:00.000Z'],
-        ['gpt-4o', EPOCH],
-        ['gpt-4o', '2025-06-01T00:00:00.000Z'],
+      expect(list.body.rate_cards.map((c: { model_slug: string; effective_from: string; rate_card_id: string }) => [c.model_slug, c.effective_from, c.rate_card_id])).toEqual([
+        ['claude-3-5-haiku', '2025-03-01T10:00:00.000Z', expect.any(String)],
+        ['gpt-4o', EPOCH, expect.any(String)],
+        ['gpt-4o', '2025-06-01T00:00:00.000Z', fix.body.rate_card_id],
       ]);
+      const history = await admin(h, 'GET', org('/rate-cards?include_superseded=true'));
+      expect(history.status).toBe(200);
+      expect(history.body.total).toBe(4);
+      const june = history.body.rate_cards.filter((c: { effective_from: string }) => c.effective_from === '2025-06-01T00:00:00.000Z');
+      expect(june.map((c: Record<string, unknown>) => [c.rate_card_id, c.input_cost_per_million, c.superseded_by_rate_card_id, c.superseded_by])).toEqual([
+        [later.body.rate_card_id, '2', fix.body.rate_card_id, { kind: 'admin_token', user_id: null }],
+        [fix.body.rate_card_id, '1', null, null],
+      ]);
+      expect(june[0].superseded_at).toBe(fix.body.created_at);
+      expectValidationError(await admin(h, 'GET', org('/rate-cards?include_superseded=maybe')), 'include_superseded');
     });
   });
 

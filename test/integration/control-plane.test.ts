@@ -59,6 +59,7 @@ const MIGRATION_NAMES = [
   '011_repricings',
   '012_alert_spend_revisions',
   '013_otlp_structural_spans',
+  '014_rate_card_corrections',
 ];
 
 const sha256 = (s: string) => crypto.createHash('sha256').update(s).digest('hex');

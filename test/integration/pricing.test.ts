@@ -11,7 +11,16 @@ import {
 } from '../support/read-dataset.js';
 import crypto from 'node:crypto';
 import { createOrganization, getOrganization } from '../../core/control/organizations.js';
-import { createRateCard, createUnitRate, getRatesVersion, listRateCards, listRatesVersions, listUnitRates } from '../../pricing/rate-cards.store.js';
+import {
+  ADMIN_TOKEN_ACTOR,
+  createRateCard,
+  createUnitRate,
+  getRatesVersion,
+  listRateCards,
+  listRatesVersions,
+  listUnitRates,
+  writeRateCard,
+} from '../../pricing/rate-cards.store.js';
 import { ConflictError, NotFoundError } from '../../core/errors.js';
 import { describeEachControlDb } from '../support/control-db.js';
 
@@ -82,7 +91,7 @@ describeEachControlDb('pricing store: rate cards and unit rates', ({ db }) => {
     expect((await listUnitRates(db(), org.id)).map((u) => u.id)).toEqual([unit.id]);
   });
 
-  it('refuse a second card for the same slug and effective_from, and a failed write bumps nothing', async () => {
+  it('a second card for the same identity supersedes the first (no 409); a failed write bumps nothing', async () => {
     const org = await createOrganization(db(), { name: 'Dup' });
     const input = {
       modelSlug: 'gpt-4o',
@@ -93,12 +102,83 @@ describeEachControlDb('pricing store: rate cards and unit rates', ({ db }) => {
       reasoningCostPerMillion: null,
       effectiveFrom: new Date('2025-06-01T00:00:00Z'),
     };
-    await createRateCard(db(), org.id, input);
-    await expect(createRateCard(db(), org.id, { ...input, modelSlug: 'GPT-4o' })).rejects.toThrow(ConflictError);
-    expect(await getRatesVersion(db(), org.id)).toBe(1);
-    await createRateCard(db(), org.id, { ...input, effectiveFrom: new Date('2025-07-01T00:00:00Z') });
+    const first = await createRateCard(db(), org.id, input);
+    const second = await createRateCard(db(), org.id, { ...input, modelSlug: 'GPT-4o', inputCostPerMillion: '3' });
     expect(await getRatesVersion(db(), org.id)).toBe(2);
+    expect((await listRateCards(db(), org.id)).map((c) => [c.id, c.inputCostPerMillion])).toEqual([[second.id, '3']]);
+    await createRateCard(db(), org.id, { ...input, effectiveFrom: new Date('2025-07-01T00:00:00Z') });
+    expect(await getRatesVersion(db(), org.id)).toBe(3);
     await expect(createRateCard(db(), crypto.randomUUID(), input)).rejects.toThrow(NotFoundError);
+    // A CHECK violation rolls back the whole write: the first card stays current, the version stays.
+    await expect(createRateCard(db(), org.id, { ...input, modelSlug: 'GPT-4o', inputCostPerMillion: '-1' })).rejects.toThrow();
+    expect(await getRatesVersion(db(), org.id)).toBe(3);
+    expect((await listRateCards(db(), org.id)).map((c) => c.id)).toContain(second.id);
+    expect((await listRateCards(db(), org.id, { includeSuperseded: true })).find((c) => c.id === first.id)?.supersededBy).toBe(second.id);
+  });
+
+  it('keep superseded cards as history: when, by which card, by whom; only current cards price', async () => {
+    const org = await createOrganization(db(), { name: 'History' });
+    const input = {
+      modelSlug: 'acme-1',
+      inputCostPerMillion: '1',
+      outputCostPerMillion: '2',
+      cacheCreationCostPerMillion: null,
+      cacheReadCostPerMillion: null,
+      reasoningCostPerMillion: null,
+      effectiveFrom: new Date('2025-03-01T00:00:00Z'),
+    };
+    const a = await writeRateCard(db(), org.id, input, ADMIN_TOKEN_ACTOR);
+    expect(a).toMatchObject({ superseded: null, siblingDates: [] });
+    const batch = await writeRateCard(db(), org.id, { ...input, serviceTier: 'batch' }, ADMIN_TOKEN_ACTOR);
+    expect(batch.superseded).toBeNull(); // another service tier: another identity
+    const later = await createRateCard(db(), org.id, { ...input, effectiveFrom: new Date('2025-08-01T00:00:00Z') });
+    const userId = crypto.randomUUID();
+    const b = await writeRateCard(db(), org.id, { ...input, inputCostPerMillion: '1.5' }, ADMIN_TOKEN_ACTOR);
+    const c = await writeRateCard(db(), org.id, { ...input, inputCostPerMillion: '1.25' }, { kind: 'user', userId });
+
+    expect(b.superseded).toMatchObject({ id: a.card.id, supersededBy: b.card.id, supersededByActor: { kind: 'admin_token' } });
+    expect(b.siblingDates).toEqual([new Date('2025-08-01T00:00:00Z')]);
+    expect(c.superseded).toMatchObject({ id: b.card.id, supersededBy: c.card.id, supersededByActor: { kind: 'user', userId } });
+    expect(c.card.createdBy).toEqual({ kind: 'user', userId });
+    // superseded_at is the superseding write's time: the same transaction's now() as the new card's created_at.
+    expect(c.superseded!.supersededAt).toEqual(c.card.createdAt);
+
+    const current = await listRateCards(db(), org.id);
+    expect(current.map((x) => [x.serviceTier, x.effectiveFrom.toISOString(), x.id])).toEqual([
+      ['batch', '2025-03-01T00:00:00.000Z', batch.card.id],
+      ['standard', '2025-03-01T00:00:00.000Z', c.card.id],
+      ['standard', '2025-08-01T00:00:00.000Z', later.id],
+    ]);
+    const history = await listRateCards(db(), org.id, { includeSuperseded: true });
+    const standardMarch = history.filter((x) => x.serviceTier === 'standard' && x.effectiveFrom.getTime() === input.effectiveFrom.getTime());
+    expect(standardMarch.map((x) => [x.id, x.inputCostPerMillion, x.supersededBy, x.supersededByActor, x.createdBy])).toEqual([
+      [a.card.id, '1', b.card.id, { kind: 'admin_token' }, { kind: 'admin_token' }],
+      [b.card.id, '1.5', c.card.id, { kind: 'user', userId }, { kind: 'admin_token' }],
+      [c.card.id, '1.25', null, null, { kind: 'user', userId }],
+    ]);
+    expect(standardMarch[0]!.supersededAt).toEqual(b.card.createdAt);
+    expect(standardMarch[1]!.supersededAt).toEqual(c.card.createdAt);
+    expect(history).toHaveLength(5);
+    expect(await getRatesVersion(db(), org.id)).toBe(5);
+  });
+
+  it('one current card per identity, held by the database itself', async () => {
+    const org = await createOrganization(db(), { name: 'Unique' });
+    await createRateCard(db(), org.id, {
+      modelSlug: 'acme-2',
+      inputCostPerMillion: '1',
+      outputCostPerMillion: '2',
+      cacheCreationCostPerMillion: null,
+      cacheReadCostPerMillion: null,
+      reasoningCostPerMillion: null,
+      effectiveFrom: new Date('2025-03-01T00:00:00Z'),
+    });
+    const insert = `INSERT INTO rate_cards (organization_id, model_slug, input_cost_per_million, output_cost_per_million, effective_from)
+                    VALUES ($1, 'acme-2', 1, 2, '2025-03-01T00:00:00Z')`;
+    expect(await sqlError(db().query(insert, [org.id]))).toBe('23505');
+    // A user actor needs its user id, and a superseded card names its successor.
+    expect(await sqlError(db().query(`UPDATE rate_cards SET created_by_kind = 'user' WHERE organization_id = $1`, [org.id]))).toBe('23514');
+    expect(await sqlError(db().query(`UPDATE rate_cards SET superseded_at = now() WHERE organization_id = $1`, [org.id]))).toBe('23514');
   });
 
   it('a unit rate names exactly one of model and provider', async () => {
