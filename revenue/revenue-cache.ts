@@ -7,7 +7,7 @@ import { latestNamedRecords } from './customer-names.js';
 import { listRevenueRecordsForMargin, revenueRecordsVersion, type RevenueSource } from './revenue.store.js';
 import { endUserIdFor } from '../core/ids.js';
 import { Big } from '../core/money.js';
-import type { EndUserIdentity, MarginRevenueRecord } from '../api/margin/margin.js';
+import type { EndUserIdentity, MarginRevenueRecord } from './margin.js';
 
 interface CachedRevenueRecord extends MarginRevenueRecord {
   source: RevenueSource;

@@ -22,7 +22,7 @@ import { Big, fractionDigits, isDecimalString, MONEY_SCALE } from '../core/money
 import type { StripeSyncReport } from './stripe-sync.js';
 import type { UnmatchedCustomers } from './stripe-records.js';
 import { parseDateParam } from '../core/time.js';
-import { requireText } from '../api/admin/admin-input.js';
+import { requireText } from '../core/http/input.js';
 
 export interface RevenueRecordBody {
   /** Your id of the record; importing the same id again replaces it. 1–255 characters. */

@@ -2,7 +2,7 @@
 // the fields each scope needs (and only those), a positive USD decimal amount, thresholds.
 import { ValidationError } from '../../core/errors.js';
 import { Big, formatMoney } from '../../core/money.js';
-import { parseRate } from '../../api/admin/admin-input.js';
+import { parseRate } from '../../core/http/input.js';
 import { budgetFigures, budgetPeriod, DEFAULT_THRESHOLDS, type BudgetPeriod, type BudgetScope } from './budget-rules.js';
 import type { Budget, BudgetInput } from './budgets.store.js';
 

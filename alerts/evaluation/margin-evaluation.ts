@@ -11,7 +11,7 @@
 import type { Queryable } from '../../core/control/db.js';
 import { Big, formatMoney } from '../../core/money.js';
 import { DAY_MS } from '../../core/time.js';
-import { marginFigures } from '../../api/margin/profitability.js';
+import { marginFigures } from '../../revenue/profitability.js';
 import { recognizeRevenue } from '../../revenue/recognize-revenue.js';
 import { listRevenueConnections, listRevenueRecords } from '../../revenue/revenue.store.js';
 import { getAlertSettings } from '../settings/alert-settings.store.js';

@@ -6,7 +6,7 @@ import { Body, Controller, Delete, Get, Patch, Path, Post, Query, Request, Respo
 import { appContext } from '../../core/app-context.js';
 import { requireOrganization } from '../../core/control/organizations.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
-import { pageParams } from '../../api/usage/usage.js';
+import { pageParams } from '../../core/http/paging.js';
 import { nudgeDeliveries } from './delivery-worker.js';
 import {
   createEndpoint,

@@ -8,7 +8,7 @@ import type { Scope } from '../../core/auth/scopes.js';
 import { issueApiKey, listApiKeys, revokeApiKey } from '../../core/control/api-keys.js';
 import { requireOrganization } from '../../core/control/organizations.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
-import { requireUuid } from './admin-input.js';
+import { requireUuid } from '../../core/http/input.js';
 import { apiKeyView, issuedApiKeyView, type ApiKeyList, type ApiKeyView, type IssuedApiKeyView } from './admin-views.js';
 
 export interface CreateApiKeyBody {

@@ -6,7 +6,7 @@ import { appContext } from '../../core/app-context.js';
 import { getCreditBalance, grantCredits, listCreditGrants } from '../../core/control/credits.js';
 import { requireOrganization } from '../../core/control/organizations.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
-import { requireText } from './admin-input.js';
+import { requireText } from '../../core/http/input.js';
 import { rearmCreditAlerts } from '../../alerts/credits/credit-alerts.js';
 import { creditGrantView, type CreditBalanceView, type CreditGrantResult } from './admin-views.js';
 

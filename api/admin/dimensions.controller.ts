@@ -9,7 +9,7 @@ import { ingestSettingsChanged } from './ingest-settings.js';
 import { createDimension, getDimension, listDimensions } from '../../core/control/dimensions.js';
 import { requireOrganization } from '../../core/control/organizations.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
-import { requireText } from './admin-input.js';
+import { requireText } from '../../core/http/input.js';
 import { dimensionView, type DimensionDefinitionList, type DimensionDefinitionView } from './admin-views.js';
 
 export interface CreateDimensionBody {

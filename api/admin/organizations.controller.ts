@@ -5,7 +5,7 @@ import { Body, Controller, Get, Path, Post, Request, Response, Route, Security, 
 import { appContext } from '../../core/app-context.js';
 import { createOrganization, listOrganizations, requireOrganization } from '../../core/control/organizations.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
-import { requireText } from './admin-input.js';
+import { requireText } from '../../core/http/input.js';
 import { organizationView, type OrganizationList, type OrganizationView } from './admin-views.js';
 
 export interface CreateOrganizationBody {

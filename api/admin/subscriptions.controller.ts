@@ -12,7 +12,7 @@ import {
   type SubscriptionStatus,
 } from '../../core/control/subscriptions.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
-import { requireText } from './admin-input.js';
+import { requireText } from '../../core/http/input.js';
 import { subscriptionView, type SubscriptionList, type SubscriptionView } from './admin-views.js';
 
 export interface CreateSubscriptionBody {

@@ -6,7 +6,7 @@ import type { Request as ExRequest } from 'express';
 import { Controller, Get, Produces, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
 import type { IsoDateParam, KeyParam, TextParam } from '../../core/http/params.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
-import { readContext } from '../lake/read-context.js';
+import { readContext } from '../../core/http/read-context.js';
 import { breakdownCsv } from './attribution.js';
 import { costByAgent, costByDimension, dimensionValues, distinctAgents, distinctWorkflows } from './attribution.service.js';
 import type { AttributionBreakdown, AttributionDimensionBreakdown, DimensionValues, DistinctValues } from './attribution.types.js';

@@ -5,7 +5,7 @@ import { ValidationError } from '../../core/errors.js';
 import { parseDateRange } from '../../core/time.js';
 import { columnKey, queryCostGroups, type CostFilter, type CostGroupKey } from '../costs/costs.queries.js';
 import { isTypedAttributionKey, metadataCostsDerivation } from '../costs/dimension-derivations.js';
-import type { ReadContext } from '../lake/read-context.js';
+import type { ReadContext } from '../../core/http/read-context.js';
 import { capDistinctValues, cappedBreakdown, DISTINCT_VALUES_CAP } from './attribution.js';
 import { queryDistinctValues } from './attribution.queries.js';
 import type { AttributionBreakdown, AttributionDimensionBreakdown, DimensionValues, DistinctValues } from './attribution.types.js';

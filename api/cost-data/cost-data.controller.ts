@@ -3,7 +3,7 @@ import type { Request as ExRequest } from 'express';
 import { Controller, Get, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
 import type { IsoDateParam } from '../../core/http/params.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
-import { readContext } from '../lake/read-context.js';
+import { readContext } from '../../core/http/read-context.js';
 import { costByEndUser, costSummary } from './cost-data.service.js';
 import type { CostByEndUser, CostSummary, CostTimeWindow } from './cost-data.types.js';
 

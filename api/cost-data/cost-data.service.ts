@@ -5,7 +5,7 @@ import { ValidationError } from '../../core/errors.js';
 import { formatMoney } from '../../core/money.js';
 import { parseDateRange, TIME_WINDOWS, timeWindow, type TimeWindow } from '../../core/time.js';
 import { columnKey, queryCostGroups, queryCostTotals } from '../costs/costs.queries.js';
-import type { ReadContext } from '../lake/read-context.js';
+import type { ReadContext } from '../../core/http/read-context.js';
 import { costChange, endUserBreakdown, statusCounts } from './cost-data.js';
 import { queryLakeStatusCounts } from './cost-data.queries.js';
 import type { CostByEndUser, CostSummary } from './cost-data.types.js';

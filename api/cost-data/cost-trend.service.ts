@@ -5,7 +5,7 @@ import { ValidationError } from '../../core/errors.js';
 import { adaptiveGranularity, parseDateRange } from '../../core/time.js';
 import { seriesPoints, topValueSeries } from '../costs/cost-series.js';
 import { columnKey, queryCostBuckets } from '../costs/costs.queries.js';
-import type { ReadContext } from '../lake/read-context.js';
+import type { ReadContext } from '../../core/http/read-context.js';
 import type { CostTrend, CostTrendGroupBy, PendingRateCards } from './cost-trend.types.js';
 
 const GROUPS: readonly CostTrendGroupBy[] = ['total', 'model', 'provider', 'agent_id', 'workflow_id', 'feature'];

@@ -4,7 +4,7 @@ import { Controller, Get, Query, Request, Response, Route, Security, Tags } from
 import type { IsoDateParam, KeyParam, TextParam } from '../../core/http/params.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import type { Granularity } from '../costs/costs.types.js';
-import { readContext } from '../lake/read-context.js';
+import { readContext } from '../../core/http/read-context.js';
 import {
   dimensionCostBreakdown,
   dimensionCostTrend,

@@ -8,7 +8,7 @@ import { dimensionView } from '../admin/admin-views.js';
 import { breakdownItems, UNASSIGNED } from '../costs/cost-breakdown.js';
 import { seriesPoints, topValueSeries } from '../costs/cost-series.js';
 import { dimensionKey, queryCostBuckets, queryCostGroups } from '../costs/costs.queries.js';
-import type { ReadContext } from '../lake/read-context.js';
+import type { ReadContext } from '../../core/http/read-context.js';
 import { assertAggregation, assertInterval, numericTrendPoints, numericValue } from './dimension-data.js';
 import { queryNumericBuckets, queryNumericTotals } from './dimension-data.queries.js';
 import type {

@@ -7,7 +7,7 @@ import { breakdownItems, costMeasures } from '../costs/cost-breakdown.js';
 import { seriesPoints } from '../costs/cost-series.js';
 import { columnKey, dimensionKey, queryCostBuckets, queryCostGroups, queryCostTotals, type CostGroupKey } from '../costs/costs.queries.js';
 import { formatMoney } from '../../core/money.js';
-import type { ReadContext } from '../lake/read-context.js';
+import type { ReadContext } from '../../core/http/read-context.js';
 import type { EndUserCostBreakdown, EndUserCostSummary, EndUserCostTrend } from './end-user-costs.types.js';
 
 async function endUserAndRange(rc: ReadContext, externalId: string, startDate: string, endDate: string): Promise<{ user: EndUser; range: DateRange }> {

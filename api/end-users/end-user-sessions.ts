@@ -4,10 +4,10 @@
 import { getEndUserByExternalId } from '../../core/control/end-users.js';
 import { NotFoundError } from '../../core/errors.js';
 import { parseDateRange } from '../../core/time.js';
-import type { ReadContext } from '../lake/read-context.js';
+import type { ReadContext } from '../../core/http/read-context.js';
 import { listSessions } from '../sessions/sessions.service.js';
 import type { SessionList } from '../sessions/sessions.types.js';
-import { pageParams } from '../usage/usage.js';
+import { pageParams } from '../../core/http/paging.js';
 
 export async function endUserSessions(
   rc: ReadContext,

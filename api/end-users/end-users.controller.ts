@@ -6,7 +6,7 @@ import type { Request as ExRequest } from 'express';
 import { Controller, Get, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
 import { getEndUser, listEndUsers, type EndUser } from '../../core/control/end-users.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
-import { readContext } from '../lake/read-context.js';
+import { readContext } from '../../core/http/read-context.js';
 
 export interface EndUserEntry {
   /** Internal UUID (the end_user_id of cost and margin rows). */

@@ -4,9 +4,9 @@ import type { Request as ExRequest } from 'express';
 import { Controller, Get, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
 import type { IsoDateParam, UuidParam } from '../../core/http/params.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
-import { readContext } from '../lake/read-context.js';
+import { readContext } from '../../core/http/read-context.js';
 import { marginForEndUsers, marginSummary, marginTrendOf } from './margin.service.js';
-import type { MarginByEndUser, MarginSummary, MarginTrend } from './margin.types.js';
+import type { MarginByEndUser, MarginSummary, MarginTrend } from '../../revenue/margin.types.js';
 
 @Route('margin-data')
 @Tags('Margin')

@@ -5,9 +5,9 @@ import { listRevenueConnections } from '../../revenue/revenue.store.js';
 import { ValidationError } from '../../core/errors.js';
 import { adaptiveGranularity, assertMaxMonths, parseDateRange, type DateRange } from '../../core/time.js';
 import { columnKey, queryCostBuckets, queryCostGroups } from '../costs/costs.queries.js';
-import type { ReadContext } from '../lake/read-context.js';
-import { marginByEndUser, marginOrgTotal, marginTrend, type EndUserCost, type EndUserIdentity, type MarginCosts, type MarginRevenueRecord } from './margin.js';
-import type { MarginByEndUser, MarginSummary, MarginTrend } from './margin.types.js';
+import type { ReadContext } from '../../core/http/read-context.js';
+import { marginByEndUser, marginOrgTotal, marginTrend, type EndUserCost, type EndUserIdentity, type MarginCosts, type MarginRevenueRecord } from '../../revenue/margin.js';
+import type { MarginByEndUser, MarginSummary, MarginTrend } from '../../revenue/margin.types.js';
 import { isRecognizedIn } from '../../revenue/recognize-revenue.js';
 import { cachedRevenue } from '../../revenue/revenue-cache.js';
 

@@ -4,7 +4,7 @@ import type { Request as ExRequest } from 'express';
 import { Controller, Get, Path, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
 import type { IsoDateParam } from '../../core/http/params.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
-import { readContext } from '../lake/read-context.js';
+import { readContext } from '../../core/http/read-context.js';
 import { sessionList, sessionTree } from './sessions.service.js';
 import type { SessionList, SessionTree } from './sessions.types.js';
 

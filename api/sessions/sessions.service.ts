@@ -3,8 +3,8 @@
 import { NotFoundError, ValidationError } from '../../core/errors.js';
 import { formatMoney } from '../../core/money.js';
 import { parseDateRange } from '../../core/time.js';
-import type { ReadContext } from '../lake/read-context.js';
-import { pageParams } from '../usage/usage.js';
+import type { ReadContext } from '../../core/http/read-context.js';
+import { pageParams } from '../../core/http/paging.js';
 import { buildSessionTree, type SpanInput } from './session-tree.js';
 import { sessionFiles } from './session-index.js';
 import { lakeSpansAmong, querySessions, querySessionSpans, type SessionRow } from './sessions.queries.js';

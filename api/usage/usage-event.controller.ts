@@ -2,7 +2,7 @@
 import type { Request as ExRequest } from 'express';
 import { Controller, Get, Path, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
-import { readContext } from '../lake/read-context.js';
+import { readContext } from '../../core/http/read-context.js';
 import { usageEventDetail } from './usage-event.service.js';
 import type { UsageEventDetail } from './usage-event.types.js';
 

@@ -5,7 +5,7 @@ import { NotFoundError } from '../../core/errors.js';
 import type { EventCosts, LakeEventRow, PricingProvenance } from '../../core/lake/events-schema.js';
 import { isUuid } from '../../core/ids.js';
 import { formatMoney } from '../../core/money.js';
-import type { ReadContext } from '../lake/read-context.js';
+import type { ReadContext } from '../../core/http/read-context.js';
 import { usageEventItem, type StoredUsageEvent } from './usage.js';
 import type { UsageEventDetail } from './usage-event.types.js';
 

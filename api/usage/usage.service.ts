@@ -2,8 +2,9 @@
 import { getSubscription } from '../../core/control/subscriptions.js';
 import { NotFoundError } from '../../core/errors.js';
 import { assertMaxDays, parseDateRange } from '../../core/time.js';
-import type { ReadContext } from '../lake/read-context.js';
-import { MAX_EVENTS_RANGE_DAYS, pageParams, usageEventItem } from './usage.js';
+import type { ReadContext } from '../../core/http/read-context.js';
+import { pageParams } from '../../core/http/paging.js';
+import { MAX_EVENTS_RANGE_DAYS, usageEventItem } from './usage.js';
 import { queryUsageByMetric, queryUsageEvents, type UsageFilter } from './usage.queries.js';
 import type { UsageAggregation, UsageEventPage, UsageSummary } from './usage.types.js';
 

@@ -1,13 +1,10 @@
 // Rules of /usage: how a stored event reads as a usage event item (type, metric name, quantity,
-// metadata with mapped keys) and the page parameters. Pure.
-import { ValidationError } from '../../core/errors.js';
+// metadata with mapped keys). Pure. (Paging is core/http/paging.ts, shared by every paged endpoint.)
 import type { UsageEventItem } from './usage.types.js';
 
 const EVENT_TYPE = 'ai.inference';
 export const TOKENS_METRIC = 'tokens';
 export const MAX_EVENTS_RANGE_DAYS = 90;
-const DEFAULT_LIMIT = 100;
-const MAX_LIMIT = 1000;
 
 /** The stored columns an item is made of. */
 export interface StoredUsageEvent {
@@ -66,16 +63,4 @@ export function usageEventItem(e: StoredUsageEvent): UsageEventItem {
     event_timestamp: e.event_timestamp.toISOString(),
     ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
   };
-}
-
-/** The spec's int32 offset: also what DuckDB's OFFSET and a JSON number echo back exactly. */
-const MAX_OFFSET = 2_147_483_647;
-
-/** The one paging rule of every paged endpoint: limit integer 1–1000 (default 100); offset integer 0–2^31-1 (default 0). */
-export function pageParams(limit: number | undefined, offset: number | undefined): { limit: number; offset: number } {
-  const l = limit ?? DEFAULT_LIMIT;
-  const o = offset ?? 0;
-  if (!Number.isInteger(l) || l < 1 || l > MAX_LIMIT) throw new ValidationError('limit', `must be an integer from 1 to ${MAX_LIMIT}`);
-  if (!Number.isInteger(o) || o < 0 || o > MAX_OFFSET) throw new ValidationError('offset', `must be an integer from 0 to ${MAX_OFFSET}`);
-  return { limit: l, offset: o };
 }

@@ -15,7 +15,7 @@ import { costByEndUser, costSummary } from '../../api/cost-data/cost-data.servic
 import { dimensionCostTrend } from '../../api/dimension-data/dimension-data.service.js';
 import { endUserByModel, endUserTrend } from '../../api/end-user-costs/end-user-costs.service.js';
 import { LakeQuery, type LakeQueryOptions } from '../../api/lake/lake-query.js';
-import type { ReadContext } from '../../api/lake/read-context.js';
+import type { ReadContext } from '../../core/http/read-context.js';
 import { fromRoot } from '../../core/paths.js';
 import { RateBook } from '../../pricing/rate-book.js';
 import { benchLake, benchNow } from '../api/bench-lake.js';

@@ -8,7 +8,7 @@ import {
   dimensionNumericTrend,
 } from '../../api/dimension-data/dimension-data.service.js';
 import { endUserByDimension } from '../../api/end-user-costs/end-user-costs.service.js';
-import type { ReadContext } from '../../api/lake/read-context.js';
+import type { ReadContext } from '../../core/http/read-context.js';
 import { benchRanges } from '../api/http-cases.js';
 
 export type Case = { name: string; path: string; query: Record<string, string>; service: (r: ReadContext) => Promise<unknown> };

@@ -15,7 +15,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { LakeQuery } from '../../api/lake/lake-query.js';
-import type { ReadContext } from '../../api/lake/read-context.js';
+import type { ReadContext } from '../../core/http/read-context.js';
 import { fromRoot } from '../../core/paths.js';
 import { RateBook } from '../../pricing/rate-book.js';
 import { benchLake, benchNow, END_USERS } from '../api/bench-lake.js';

@@ -4,7 +4,7 @@
 import type { Request as ExRequest } from 'express';
 import { Controller, Get, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
-import { readContext } from '../../api/lake/read-context.js';
+import { readContext } from '../../core/http/read-context.js';
 
 export interface OwnRateCardSlugs {
   /** Lowercase model slugs priced by the organization's own cards, sorted. */

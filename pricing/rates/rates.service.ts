@@ -2,7 +2,7 @@
 // rate estimation table in effect at a time.
 import { parseDateParam } from '../../core/time.js';
 import { rateEstimationTable } from '../rate-card-match.js';
-import type { ReadContext } from '../../api/lake/read-context.js';
+import type { ReadContext } from '../../core/http/read-context.js';
 import type { RateEstimationTableView } from './rates.types.js';
 
 export async function rateTable(rc: ReadContext, asOf: string | undefined): Promise<RateEstimationTableView> {

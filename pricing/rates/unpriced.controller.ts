@@ -4,7 +4,7 @@ import type { Request as ExRequest } from 'express';
 import { Controller, Get, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
 import type { IsoDateParam } from '../../core/http/params.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
-import { readContext } from '../../api/lake/read-context.js';
+import { readContext } from '../../core/http/read-context.js';
 import { parseDateRange } from '../../core/time.js';
 
 export interface UnpricedItem {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { costByEndUser, costSummary } from '../../api/cost-data/cost-data.service.js';
 import { dimensionCostTrend } from '../../api/dimension-data/dimension-data.service.js';
 import { LakeQuery } from '../../api/lake/lake-query.js';
-import type { ReadContext } from '../../api/lake/read-context.js';
+import type { ReadContext } from '../../core/http/read-context.js';
 import { RateBook } from '../../pricing/rate-book.js';
 import {
   A,

@@ -11,7 +11,7 @@ import { dimensionCostBreakdown, dimensionCostTrend, dimensionNumericSummary, di
 import { endUserByDimension } from '../../api/end-user-costs/end-user-costs.service.js';
 import { coveredDates, dimensionRollupProgress } from '../../api/lake/dimension-rollup-read.js';
 import { LakeQuery } from '../../api/lake/lake-query.js';
-import type { ReadContext } from '../../api/lake/read-context.js';
+import type { ReadContext } from '../../core/http/read-context.js';
 import { createDimension } from '../../core/control/dimensions.js';
 import { upsertEndUsers } from '../../core/control/end-users.js';
 import type { LakeEventRow } from '../../core/lake/events-schema.js';

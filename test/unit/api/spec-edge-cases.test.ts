@@ -1,7 +1,7 @@
 // Spec edge cases of issue 16 that are pure rules, each quoting the spec.
 import { describe, expect, it } from 'vitest';
 import { capDistinctValues } from '../../../api/attribution/attribution.js';
-import { marginFigures } from '../../../api/margin/profitability.js';
+import { marginFigures } from '../../../revenue/profitability.js';
 import { Big } from '../../../core/money.js';
 
 describe('margin_percent and profitability_category never disagree', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { metadataMap, metricNameOf, pageParams, usageEventItem, type StoredUsageEvent } from '../../../../api/usage/usage.js';
+import { metadataMap, metricNameOf, usageEventItem, type StoredUsageEvent } from '../../../../api/usage/usage.js';
 
 const stored = (fields: Partial<StoredUsageEvent>): StoredUsageEvent => ({
   event_id: 'e1',
@@ -55,19 +55,5 @@ describe('metricNameOf', () => {
     expect(metricNameOf(null)).toBe('tokens');
     expect(metricNameOf('')).toBe('tokens');
     expect(metricNameOf('TTS')).toBe('tts');
-  });
-});
-
-describe('pageParams', () => {
-  it('defaults to 100 and 0', () => expect(pageParams(undefined, undefined)).toEqual({ limit: 100, offset: 0 }));
-  it('accepts 1 and 1000', () => {
-    expect(pageParams(1, 0).limit).toBe(1);
-    expect(pageParams(1000, 5)).toEqual({ limit: 1000, offset: 5 });
-  });
-  it.each([0, 1001, -1, 2.5])('rejects limit %s naming limit', (limit) => {
-    expect(() => pageParams(limit, 0)).toThrow(expect.objectContaining({ field: 'limit', status: 400 }));
-  });
-  it('rejects a negative offset naming offset', () => {
-    expect(() => pageParams(10, -1)).toThrow(expect.objectContaining({ field: 'offset', status: 400 }));
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { leastProfitableFirst, marginFigures, marginPercent, sortLeastProfitableFirst } from '../../../../api/margin/profitability.js';
-import { Big } from '../../../../core/money.js';
+import { leastProfitableFirst, marginFigures, marginPercent, sortLeastProfitableFirst } from '../../../revenue/profitability.js';
+import { Big } from '../../../core/money.js';
 
 describe('marginFigures and the profitability rule', () => {
   const cases: [string, string, string, number | null, string][] = [

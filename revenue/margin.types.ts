@@ -1,6 +1,7 @@
-// Wire shapes of the margin endpoints (the spec's margin shapes). Money is a decimal string in USD;
-// percentages are numbers rounded to 2 decimals.
-import type { Granularity } from '../../core/time.js';
+// Wire shapes of the margin endpoints (the spec's margin shapes; api/margin/ serves them, the rules
+// in margin.ts build them). Money is a decimal string in USD; percentages are numbers rounded to 2
+// decimals.
+import type { Granularity } from '../core/time.js';
 import type { ProfitabilityCategory } from './profitability.js';
 
 /** All revenue and all cost of the window, attributed and unattributed. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exactlyOne, parseNullableRate, parseRate, requireText, requireUuid } from '../../../../api/admin/admin-input.js';
+import { exactlyOne, parseNullableRate, parseRate, requireText, requireUuid } from '../../../../core/http/input.js';
 import { ValidationError } from '../../../../core/errors.js';
 
 function fieldOf(fn: () => unknown): string | undefined {

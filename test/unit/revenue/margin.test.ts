@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { marginByEndUser, marginTrend, type MarginRevenueRecord } from '../../../../api/margin/margin.js';
+import { marginByEndUser, marginTrend, type MarginRevenueRecord } from '../../../revenue/margin.js';
 
 const d = (s: string) => new Date(s);
 const A = '00000000-0000-5000-8000-00000000000a';

@@ -1,12 +1,12 @@
 // Margin rules over plain data: per-end-user rows (least profitable first), the org_total, the
 // warnings and the trend buckets. Revenue is recognized on an accrual basis (recognize-revenue.ts);
 // cost belongs to the instant of its event. The caller reads records and costs; nothing here does I/O.
-import { Big, formatMoney, sumMoney, toBig } from '../../core/money.js';
-import { bucketStarts, nextBucket, type DateRange, type Granularity } from '../../core/time.js';
-import { endUserName } from '../../core/control/end-users.js';
-import { latestNamedRecords } from '../../revenue/customer-names.js';
+import { Big, formatMoney, sumMoney, toBig } from '../core/money.js';
+import { bucketStarts, nextBucket, type DateRange, type Granularity } from '../core/time.js';
+import { endUserName } from '../core/control/end-users.js';
+import { latestNamedRecords } from './customer-names.js';
 import { marginFigures, sortLeastProfitableFirst } from './profitability.js';
-import { isRecognizedIn, recognizeRevenue, type RecognizableRevenue } from '../../revenue/recognize-revenue.js';
+import { isRecognizedIn, recognizeRevenue, type RecognizableRevenue } from './recognize-revenue.js';
 import type { EndUserMarginRow, MarginByEndUser, MarginOrgTotal, MarginTrend, MarginWarning } from './margin.types.js';
 
 /** A revenue record of an active source, with its end user resolved. */

@@ -1,8 +1,8 @@
 // Margin figures of one row (an end user, a bucket or the whole organization) and the spec's
 // profitability rule. Revenue is rounded to the wire's 12 digits first, so margin_amount and
 // margin_percent agree exactly with the revenue and cost strings the client sees.
-import { compareCodePoints } from '../../core/compare.js';
-import { Big, formatMoney, percentOf, toBig } from '../../core/money.js';
+import { compareCodePoints } from '../core/compare.js';
+import { Big, formatMoney, percentOf, toBig } from '../core/money.js';
 
 export type ProfitabilityCategory = 'profitable' | 'break-even' | 'unprofitable';
 

@@ -1,9 +1,10 @@
-// Admin input rules that tsoa's type checks cannot express: exact decimal rates, non-blank text,
-// UUIDs, "exactly one of". Each throws ValidationError naming the field as the client sent it.
+// Input rules that tsoa's type checks cannot express, shared by the admin and write endpoints of
+// every capability: exact decimal rates, non-blank text, UUIDs, "exactly one of". Each throws
+// ValidationError naming the field as the client sent it.
 // (Timestamps are core/time.ts's parseDateParam, the rule every endpoint shares.)
-import { Big, isUnsignedDecimalString } from '../../core/money.js';
-import { ValidationError } from '../../core/errors.js';
-import { isUuid } from '../../core/ids.js';
+import { Big, isUnsignedDecimalString } from '../money.js';
+import { ValidationError } from '../errors.js';
+import { isUuid } from '../ids.js';
 
 /** Rates are stored as NUMERIC below 1e15 with at most 12 fractional digits. */
 const MAX_RATE = new Big('1e15');
