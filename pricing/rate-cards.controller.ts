@@ -13,7 +13,7 @@ import { STANDARD_SERVICE_TIER, type ContextTier } from './pricing.types.js';
 import type { ErrorEnvelope } from '../core/http/error-envelope.js';
 import { parseDateParam } from '../core/time.js';
 import { parseNullableRate, parseRate, requireText } from '../core/http/input.js';
-import { rateCardView, type RateCardList, type RateCardView } from '../api/admin/admin-views.js';
+import { rateCardView, type RateCardList, type RateCardView } from './rate-card-views.js';
 
 /** USD per million tokens: a decimal string ("3", "0.075") or a JSON number, >= 0. */
 export type Rate = string | number;

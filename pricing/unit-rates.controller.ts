@@ -8,7 +8,7 @@ import { createUnitRate, listUnitRates } from './rate-cards.store.js';
 import type { ErrorEnvelope } from '../core/http/error-envelope.js';
 import { parseDateParam } from '../core/time.js';
 import { exactlyOne, parseRate, requireText } from '../core/http/input.js';
-import { unitRateView, type UnitRateList, type UnitRateView } from '../api/admin/admin-views.js';
+import { unitRateView, type UnitRateList, type UnitRateView } from './rate-card-views.js';
 import type { Rate } from './rate-cards.controller.js';
 
 export interface CreateUnitRateBody {
