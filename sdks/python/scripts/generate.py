@@ -180,8 +180,9 @@ DateParam = Union[str, _dt.date, _dt.datetime]
 """ISO 8601 text, or a date (UTC midnight), or a datetime (naive = UTC)."""
 
 
-def _segment(value: str) -> str:
-    return quote(value, safe="")
+def _segment(value: object) -> str:
+    # Ids may come back from send() as UUID objects; a path segment is their text.
+    return quote(str(value), safe="")
 
 
 READ_ENDPOINTS = ''' + repr({op["name"]: op["path"] for op in ops}) + '''

@@ -19,7 +19,7 @@ while event is None or event.status != "completed":
     if time.monotonic() > deadline:
         raise SystemExit(f"event {ingest.event_id} not priced in time: {event}")
     try:
-        event = client.usage_event(str(ingest.event_id))
+        event = client.usage_event(ingest.event_id)  # a UUID, as send() returns it
     except marginal.NotFoundError:  # 404 until the processor has written it to the lake
         event = None
     if event is None or event.status != "completed":
