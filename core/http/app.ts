@@ -62,7 +62,10 @@ export function createHttpApp(ctx: AppContext, routeSets: RegisterRoutes[]): Exp
   app.use(router);
 
   app.get('/openapi.json', (_req, res) => res.json(openapi));
-  app.use('/docs', swaggerUi.serve, swaggerUi.setup(openapi, { customSiteTitle: 'Marginal API' }));
+  // Swagger UI fetches the document from /openapi.json: embedding it would go through
+  // swagger-ui-express's String.replace, where text such as "$`" in a description is a replacement
+  // pattern and broke the page's script.
+  app.use('/docs', swaggerUi.serve, swaggerUi.setup(undefined, { customSiteTitle: 'Marginal API', swaggerUrl: '/openapi.json' }));
   app.get('/metrics', async (_req, res) => {
     res.setHeader('Content-Type', registry.contentType);
     res.send(await metricsText());
