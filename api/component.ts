@@ -14,6 +14,7 @@ import { LakeQuery, type LakeQueryOptions } from './lake/lake-query.js';
 import { warmRecentCosts, type CostWarmUp } from './lake/warm-recent-costs.js';
 import { prepareReads, type PrepareReadsOptions } from './lake/prepare-reads.js';
 import { DeliveryWorker, type DeliveryWorkerOptions } from '../alerts/webhooks/delivery-worker.js';
+import { evaluateEndUserMargins } from '../alerts/evaluation/margin-evaluation.js';
 
 declare module '../core/app-context.js' {
   interface AppServices {
@@ -65,7 +66,9 @@ export function apiComponent(options: ApiComponentOptions = {}): StartComponent 
       });
       if (prepared) ctx.logger.info(prepared, 'reads prepared');
     }
-    const revenueSync = new RevenueSync(ctx, options.revenue);
+    // Revenue announces its changes; the alerts answer them (revenue/ does not import alerts/).
+    const revenueMoved = (ctx.services.revenueMoved = (db, organizationId, now) => evaluateEndUserMargins(db, organizationId, null, now));
+    const revenueSync = new RevenueSync({ db: ctx.db, masterKey: ctx.masterKey, logger: ctx.logger, revenueMoved }, options.revenue);
     ctx.services.revenueSync = revenueSync;
     revenueSync.start();
     const warmUp = warmRecentCosts(lakeQuery, ctx.services.apiClock, ctx.logger, options.warmDays ?? 92);
@@ -80,6 +83,7 @@ export function apiComponent(options: ApiComponentOptions = {}): StartComponent 
         await lakeQuery.closeWhenIdle();
         await revenueSync.stop();
         delete ctx.services.revenueSync;
+        delete ctx.services.revenueMoved;
       },
     };
   };

@@ -2,7 +2,6 @@
 // for refunds; an import makes the `import` connection active) and the Stripe connection (secret
 // key stored sealed, never shown again; sync on demand and periodically). Margin reads the records
 // of active connections.
-import { evaluateEndUserMargins } from '../alerts/evaluation/margin-evaluation.js';
 import type { Request as ExRequest } from 'express';
 import { Body, Controller, Delete, Get, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import { appContext, service } from '../core/app-context.js';
@@ -134,8 +133,8 @@ export class RevenueController extends Controller {
     const { db } = appContext(req);
     await requireOrganization(db, organizationId);
     const { upserted, connection } = await importRevenueRecords(db, organizationId, records);
-    // Revenue moved: end-user margin alerts (alerts/evaluation) for every end user of the organization.
-    await evaluateEndUserMargins(db, organizationId, null, new Date());
+    // Revenue moved: end-user margin alerts (revenue-moved.ts) for every end user of the organization.
+    await service(req, 'revenueMoved')(db, organizationId, new Date());
     return { organization_id: organizationId, upserted, connection: connectionView(connection) };
   }
 

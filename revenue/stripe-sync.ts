@@ -3,7 +3,6 @@
 // package, mapped by stripe-records.ts and written with replaceRevenueRecords, so voided invoices
 // disappear), on demand and periodically. A sync is idempotent: concurrent runs on several
 // replicas write the same records. Progress is logged and visible while it runs.
-import { evaluateEndUserMargins } from '../alerts/evaluation/margin-evaluation.js';
 import Stripe from 'stripe';
 import { sealSecret, unsealSecret } from '../core/auth/secrets.js';
 import type { ControlDb } from '../core/control/db.js';
@@ -25,6 +24,7 @@ import {
   type StripeSnapshot,
   type UnmatchedCustomers,
 } from './stripe-records.js';
+import type { RevenueMoved } from './revenue-moved.js';
 
 declare module '../core/app-context.js' {
   interface AppServices {
@@ -92,6 +92,8 @@ interface Deps {
   db: ControlDb;
   masterKey: Buffer;
   logger: Logger;
+  /** After a sync wrote records: the margin alerts (the api registers them); none when absent. */
+  revenueMoved?: RevenueMoved;
 }
 
 interface SyncEntry {
@@ -256,8 +258,8 @@ export class RevenueSync {
       const written = await replaceRevenueRecords(this.deps.db, organizationId, 'stripe', mapped.records);
       report.records_written = written.upserted;
       report.records_deleted = written.deleted;
-      // Revenue moved: end-user margin alerts (alerts/evaluation); a failure here does not fail the sync.
-      await evaluateEndUserMargins(this.deps.db, organizationId, null, new Date()).catch((err) => log.warn({ err }, 'margin alerts after the sync failed'));
+      // Revenue moved: end-user margin alerts (revenue-moved.ts); a failure here does not fail the sync.
+      await this.deps.revenueMoved?.(this.deps.db, organizationId, new Date()).catch((err) => log.warn({ err }, 'margin alerts after the sync failed'));
       // Only now: readers of the live report take a final state to mean the run is over.
       report.state = 'succeeded';
     } catch (err) {
