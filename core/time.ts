@@ -5,6 +5,11 @@ import { DateRangeTooLargeError, ValidationError } from './errors.js';
 export type Granularity = 'daily' | 'weekly' | 'monthly';
 export const DAY_MS = 86_400_000;
 
+/** 'YYYY-MM-DD' of an instant, in UTC (an event's partition date, a day key). */
+export function utcDate(instant: Date): string {
+  return instant.toISOString().slice(0, 10);
+}
+
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 

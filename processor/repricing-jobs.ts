@@ -12,7 +12,7 @@
 // killed after the swap but before recording re-runs the partition: the same rates give the same
 // costs, so nothing changes twice.
 import { Big } from '../core/money.js';
-import { utcDate, type LakeEventRow } from '../core/lake/events-schema.js';
+import type { LakeEventRow } from '../core/lake/events-schema.js';
 import type { Queryable } from '../core/control/db.js';
 import type { Logger } from '../core/logger.js';
 import { priceEvent, type PricedCost, type PricingRates } from '../pricing/price-event.js';
@@ -21,6 +21,7 @@ import { listRunningRepricings, recordRepricedPartition, reportRepricingProgress
 import { LakeFencedError, type LakeWriter } from './lake/lake-writer.js';
 import type { PartitionWorker } from './partition-worker.js';
 import { costFits, priceableFromRow, rowWithCost } from './to-lake-row.js';
+import { utcDate } from '../core/time.js';
 
 /** What one partition's re-pricing saw: events in range, those whose cost changed, totals before and after. */
 export interface RepricingTally {

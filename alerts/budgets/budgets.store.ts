@@ -6,6 +6,7 @@ import { NotFoundError } from '../../core/errors.js';
 import { isUuid } from '../../core/ids.js';
 import type { Queryable } from '../../core/control/db.js';
 import { budgetPeriod, type BudgetPeriod, type BudgetScope } from './budget-rules.js';
+import { utcDate } from '../../core/time.js';
 
 export interface Budget {
   id: string;
@@ -138,8 +139,8 @@ export async function spendOfBudgets(db: Queryable, budgets: readonly Budget[], 
     cols[1].push(b.organizationId);
     cols[2].push(key.kind);
     cols[3].push(key.value ?? forUser ?? null);
-    cols[4].push(start.toISOString().slice(0, 10));
-    cols[5].push(end.toISOString().slice(0, 10));
+    cols[4].push(utcDate(start));
+    cols[5].push(utcDate(end));
   }
   const rows = await db.query<{ budget_id: string; key_value: string; spent: string }>(
     `SELECT q.budget_id, s.key_value, sum(s.cost)::text AS spent

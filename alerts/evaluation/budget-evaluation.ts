@@ -8,6 +8,7 @@ import { budgetPeriod, isExhausted, thresholdsReached } from '../budgets/budget-
 import { budgetsOf, spendOfBudgets, type Budget } from '../budgets/budgets.store.js';
 import { fireOnce } from '../webhooks/outbox.js';
 import type { WebhookEventType } from '../webhooks/event-types.js';
+import { utcDate } from '../../core/time.js';
 
 interface Candidate {
   budget: Budget;
@@ -25,7 +26,7 @@ export async function evaluateBudgets(db: Queryable, organizationIds: string[], 
   const spend = await spendOfBudgets(db, budgets, now);
   const candidates: Candidate[] = [];
   for (const budget of budgets) {
-    const periodStart = budgetPeriod(budget.period, now).start.toISOString().slice(0, 10);
+    const periodStart = utcDate(budgetPeriod(budget.period, now).start);
     for (const [subject, spent] of spend.get(budget.id)!) {
       const base = `budget:${budget.id}:${periodStart}:${subject}`;
       for (const t of thresholdsReached(spent, budget.amount, budget.thresholds)) {

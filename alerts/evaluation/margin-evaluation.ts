@@ -10,7 +10,7 @@
 // would read as unprofitable).
 import type { Queryable } from '../../core/control/db.js';
 import { Big, formatMoney } from '../../core/money.js';
-import { DAY_MS } from '../../core/time.js';
+import { DAY_MS, utcDate } from '../../core/time.js';
 import { marginFigures } from '../../revenue/profitability.js';
 import { recognizeRevenue } from '../../revenue/recognize-revenue.js';
 import { listRevenueConnections, listRevenueRecords } from '../../revenue/revenue.store.js';
@@ -39,7 +39,7 @@ export async function evaluateEndUserMargins(db: Queryable, organizationId: stri
     `SELECT key_value, sum(cost)::text AS cost FROM alert_daily_spend
       WHERE organization_id = $1 AND key_kind = 'end_user' AND day >= $2::date AND day < $3::date AND ($4::text[] IS NULL OR key_value = ANY ($4))
       GROUP BY key_value`,
-    [organizationId, window.start.toISOString().slice(0, 10), window.end.toISOString().slice(0, 10), userIds],
+    [organizationId, utcDate(window.start), utcDate(window.end), userIds],
   );
   const cost = new Map(costs.map((c) => [c.key_value, c.cost]));
   const below = (await getAlertSettings(db, organizationId)).marginBelowPercent;

@@ -4,10 +4,11 @@
 import type { Queryable } from '../../core/control/db.js';
 import { fireOnce } from '../webhooks/outbox.js';
 import type { TallyRow } from './spend-tally.js';
+import { utcDate } from '../../core/time.js';
 
 export async function fireRateCardMissing(db: Queryable, rows: readonly TallyRow[], now: Date): Promise<number> {
   if (rows.length === 0) return 0;
-  const day = now.toISOString().slice(0, 10);
+  const day = utcDate(now);
   const groups = new Map<string, { row: TallyRow; count: number }>();
   for (const r of rows) {
     const what = [r.model ?? r.provider ?? '', r.metric ?? '', r.unit ?? ''].join('|');

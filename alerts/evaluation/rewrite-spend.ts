@@ -8,6 +8,7 @@ import type { LakeEventRow } from '../../core/lake/events-schema.js';
 import { Big } from '../../core/money.js';
 import { randomUUID } from 'node:crypto';
 import { SpendDeltas, type SpendKeys, type SpendRevision } from './spend-revisions.js';
+import { DAY_MS } from '../../core/time.js';
 
 type RowTransform = (row: LakeEventRow) => LakeEventRow | null | Promise<LakeEventRow | null>;
 
@@ -45,7 +46,7 @@ export class RewriteSpend {
     const observe = (offset: number, oldCost: string, next: LakeEventRow | null) => {
       if (next !== null && offset < this.scope.countedBelow && next.total_cost !== oldCost) {
         const t = next.event_timestamp.getTime();
-        const subject = JSON.stringify([Math.floor(t / 86_400_000), next.user_id, next.agent_id, next.workflow_id, next.metadata]);
+        const subject = JSON.stringify([Math.floor(t / DAY_MS), next.user_id, next.agent_id, next.workflow_id, next.metadata]);
         const known = this.subjects.get(subject);
         if (known) known.difference = known.difference.plus(next.total_cost).minus(oldCost);
         else this.subjects.set(subject, { row: next, difference: new Big(next.total_cost).minus(oldCost) });

@@ -44,6 +44,7 @@ import {
   type SpendRevision,
 } from './spend-revisions.js';
 import { RewriteSpend } from './rewrite-spend.js';
+import { utcDate } from '../../core/time.js';
 
 export interface TallyRow extends SpendKeys {
   offset: number;
@@ -316,7 +317,7 @@ export class AlertTally {
       offset: row.kafka_offset,
       organizationId: row.organization_id,
       eventId: row.event_id,
-      day: row.event_timestamp.toISOString().slice(0, 10),
+      day: utcDate(row.event_timestamp),
       cost: row.total_cost,
       endUser: row.user_id,
       agent: row.agent_id,

@@ -28,7 +28,7 @@ import {
   type DuckDBValueConverter,
   type JS,
 } from '@duckdb/node-api';
-import { DAY_MS, type DateRange } from '../../core/time.js';
+import { type DateRange, DAY_MS, utcDate } from '../../core/time.js';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -213,7 +213,7 @@ function inlineValue(value: LakeParam): InlineValue {
 }
 
 function dateLiteralSql(d: Date): string {
-  return `DATE '${d.toISOString().slice(0, 10)}'`;
+  return `DATE '${utcDate(d)}'`;
 }
 
 /** Relations as one; UNION ALL BY NAME: the cached and the computed parts name the same columns. */

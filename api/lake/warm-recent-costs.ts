@@ -7,8 +7,8 @@
 // the background; stop() ends it after the current step.
 import type { Logger } from '../../core/logger.js';
 import type { LakeQuery } from './lake-query.js';
+import { DAY_MS } from '../../core/time.js';
 
-const DAY_MS = 86_400_000;
 
 export interface CostWarmUp {
   /** Settles when every step ran (or the warm-up stopped). */

@@ -216,7 +216,3 @@ type MissingFromColumns = Exclude<keyof LakeEventRow, EventsColumnName>;
 const schemaInSync: [MissingFromRow, MissingFromColumns] extends [never, never] ? true : never = true;
 void schemaInSync;
 
-/** 'YYYY-MM-DD' of an instant, in UTC: the partition date of an event. */
-export function utcDate(instant: Date): string {
-  return instant.toISOString().slice(0, 10);
-}

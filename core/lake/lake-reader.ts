@@ -3,7 +3,7 @@
 // each partition at one consistent manifest version. Manifests are cached and re-read when
 // their stat changes; checks are throttled to refreshIntervalMs.
 import fs from 'node:fs/promises';
-import { utcDate } from './events-schema.js';
+import { utcDate } from '../time.js';
 import { absolutePath, manifestDir, partitionOfManifestName, tableColumns, type LakeTable } from './layout.js';
 import { decodeManifest, manifestStatKey, type Manifest, type ManifestFile } from './manifest.js';
 import { parquetRelationSql } from './parquet-sql.js';

@@ -9,8 +9,8 @@ import { EVENT_STATUSES, type EventStatus, type LakeEventRow } from '../../core/
 import { assertSafeOrganizationId } from '../../core/lake/layout.js';
 import { EventChunks } from './event-chunks.js';
 import { groupKey, type EventsGroupStats } from './lake-files.js';
+import { utcDate, DAY_MS } from '../../core/time.js';
 
-const MS_PER_DAY = 86_400_000;
 const STATUS_INDEX = new Map<string, number>(EVENT_STATUSES.map((s, i) => [s, i]));
 
 interface Group {
@@ -53,7 +53,7 @@ export class EventBatch {
     this.offsets.push(row.kafka_offset);
     this.partitions.push(row.kafka_partition);
     this.receivedMs.push(row.received_at.getTime());
-    this.groups.push(this.groupOf(row.organization_id, Math.floor(row.event_timestamp.getTime() / MS_PER_DAY)));
+    this.groups.push(this.groupOf(row.organization_id, Math.floor(row.event_timestamp.getTime() / DAY_MS)));
     this.statuses.push(STATUS_INDEX.get(row.status) ?? -1);
     if (row.session_id !== null) this.hasSessions = true;
   }
@@ -99,7 +99,7 @@ export class EventBatch {
     this.groupList.forEach((g, i) => {
       const a = acc[i]!;
       if (a.rows === 0) return;
-      const date = new Date(g.day * MS_PER_DAY).toISOString().slice(0, 10);
+      const date = utcDate(new Date(g.day * DAY_MS));
       const statusCounts = {} as Record<EventStatus, number>;
       EVENT_STATUSES.forEach((s, k) => (statusCounts[s] = a.counts[k]!));
       out.set(groupKey(g.organizationId, date), {

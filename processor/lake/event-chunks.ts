@@ -20,10 +20,10 @@ import {
 } from '@duckdb/node-api';
 import { EVENTS_COLUMNS, type LakeEventRow, type LakeValueKind } from '../../core/lake/events-schema.js';
 import { Big } from '../../core/money.js';
+import { DAY_MS } from '../../core/time.js';
 
 const CHUNK_ROWS: number = duckdb.vector_size();
 const TWO_32 = 4294967296;
-const MS_PER_DAY = 86_400_000;
 
 // Physical layouts, as small integers so the per-row loop is one switch.
 const VARCHAR_ = 0;
@@ -276,7 +276,7 @@ function rowWriterSource(): string {
         );
         break;
       case DATE_:
-        lines.push('const ms = v instanceof Date ? v.getTime() : NaN;', bad('!Number.isFinite(ms)'), `c.i32[r] = Math.floor(ms / ${MS_PER_DAY});`);
+        lines.push('const ms = v instanceof Date ? v.getTime() : NaN;', bad('!Number.isFinite(ms)'), `c.i32[r] = Math.floor(ms / ${DAY_MS});`);
         break;
       default:
         lines.push(bad(`typeof v !== 'string' || !h.writeMoney(c.u32, 4 * r, v)`));

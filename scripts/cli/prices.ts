@@ -11,6 +11,7 @@ import { cardsToAdd, catalogEntries, diffCatalog, type CatalogPin, type CatalogP
 import type { StandardRateCardFile } from '../../pricing/pricing.types.js';
 import { parseStandardRateCardFile, STANDARD_RATE_CARDS_PATH } from '../../pricing/standard-rate-cards.js';
 import { UsageError } from './args.js';
+import { utcDate } from '../../core/time.js';
 
 const PIN_PATH = fromRoot('pricing', 'catalog', 'catalog-pin.json');
 
@@ -44,7 +45,7 @@ export function runPrices(argv: string[]): number {
   }
   if (action === 'apply') {
     const i = rest.indexOf('--effective-from');
-    const from = i >= 0 ? rest[i + 1] : new Date().toISOString().slice(0, 10);
+    const from = i >= 0 ? rest[i + 1] : utcDate(new Date());
     if (!from || !/^\d{4}-\d{2}-\d{2}$/.test(from)) throw new UsageError('--effective-from must be YYYY-MM-DD');
     const added = cardsToAdd(diff, from);
     const next: StandardRateCardFile = { ...file, version: from, cards: [...file.cards, ...added] };

@@ -7,8 +7,9 @@ import {
   relativePath,
   tableColumns,
 } from '../../../../core/lake/layout.js';
-import { EVENTS_COLUMNS, EVENTS_INPUT_COLUMNS, utcDate } from '../../../../core/lake/events-schema.js';
+import { EVENTS_COLUMNS, EVENTS_INPUT_COLUMNS } from '../../../../core/lake/events-schema.js';
 import { emptyRelationSql, parquetRelationSql, readParquetSql } from '../../../../core/lake/parquet-sql.js';
+import { utcDate } from '../../../../core/time.js';
 
 describe('lake layout', () => {
   it('places a group under table/org=/date=', () => {
