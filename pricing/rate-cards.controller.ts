@@ -1,7 +1,11 @@
 // Admin: an organization's token rate cards, with the rate estimation table's field names. A card
 // replaces the standard card of the same slug; the one in effect at an event's timestamp prices it.
 // A card posted with a current card's identity supersedes it (kept as history); the answer names
-// the range the write re-prices and the re-pricing call for it.
+// the range the write re-prices and the re-pricing call for it. Path of a correction: this POST →
+// rate_cards (supersede + insert) and the organization's rates_version bump, one transaction →
+// every process's RateBook (ingest, processor, api) re-reads the version at most once a second and
+// reloads the current cards when it moved → POST …/repricings rewrites the range's stored costs
+// (processor/repricing-jobs.ts waits until its RateBook has the version the job was asked at).
 import type { Request as ExRequest } from 'express';
 import { Body, Controller, Get, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import { appContext } from '../core/app-context.js';
