@@ -162,6 +162,37 @@ describeEachControlDb('pricing store: rate cards and unit rates', ({ db }) => {
     expect(await getRatesVersion(db(), org.id)).toBe(5);
   });
 
+  it('concurrent corrections of one identity all succeed, each superseding the one before it', async () => {
+    const org = await createOrganization(db(), { name: 'Concurrent' });
+    const input = (rate: string) => ({
+      modelSlug: 'acme-3',
+      inputCostPerMillion: rate,
+      outputCostPerMillion: '2',
+      cacheCreationCostPerMillion: null,
+      cacheReadCostPerMillion: null,
+      reasoningCostPerMillion: null,
+      effectiveFrom: new Date('2025-03-01T00:00:00Z'),
+    });
+    // On PostgreSQL these run on separate pooled connections; the version bump's row lock queues them.
+    const written = await Promise.all(['1', '2', '3', '4', '5'].map((r) => writeRateCard(db(), org.id, input(r), ADMIN_TOKEN_ACTOR)));
+    expect(await getRatesVersion(db(), org.id)).toBe(5);
+    const current = await listRateCards(db(), org.id);
+    expect(current).toHaveLength(1);
+    const history = await listRateCards(db(), org.id, { includeSuperseded: true });
+    expect(history).toHaveLength(5);
+    // One chain: the first write superseded nothing, every other write superseded exactly one earlier card.
+    expect(written.filter((w) => w.superseded === null)).toHaveLength(1);
+    const successors = new Map(history.map((c) => [c.id, c.supersededBy]));
+    let at: string | undefined = written.find((w) => w.superseded === null)!.card.id;
+    const chain: string[] = [];
+    while (at) {
+      chain.push(at);
+      at = successors.get(at) ?? undefined;
+    }
+    expect(chain).toHaveLength(5);
+    expect(chain.at(-1)).toBe(current[0]!.id);
+  });
+
   it('one current card per identity, held by the database itself', async () => {
     const org = await createOrganization(db(), { name: 'Unique' });
     await createRateCard(db(), org.id, {

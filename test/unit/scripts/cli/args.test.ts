@@ -29,6 +29,16 @@ describe('CLI command line → admin request', () => {
         body: { model_slug: 'gpt-4o', input_cost_per_million: '2.50', output_cost_per_million: '10', cache_read_cost_per_million: '1.25', effective_from: '2025-01-01' },
       },
     ],
+    // --reprice and --detach are the CLI's own: the card goes out as without them.
+    [
+      ['rate-cards', 'create', '--org', ORG, '--model-slug', 'gpt-4o', '--input', '3', '--output', '12', '--effective-from', '2025-01-01', '--reprice', '--detach'],
+      {
+        method: 'POST',
+        path: `/organizations/${ORG}/rate-cards`,
+        body: { model_slug: 'gpt-4o', input_cost_per_million: '3', output_cost_per_million: '12', effective_from: '2025-01-01' },
+      },
+    ],
+    [['rate-cards', 'history', '--org', ORG], { method: 'GET', path: `/organizations/${ORG}/rate-cards?include_superseded=true` }],
     [
       ['unit-rates', 'create', '--org', ORG, '--provider', 'deepgram', '--metric', 'transcription', '--unit', 'minute', '--cost-per-unit', '0.0043'],
       { method: 'POST', path: `/organizations/${ORG}/unit-rates`, body: { provider: 'deepgram', metric: 'transcription', unit: 'minute', cost_per_unit: '0.0043' } },
