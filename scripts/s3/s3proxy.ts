@@ -5,7 +5,7 @@
 // to anonymous readers).
 // Invariant: a server this process started never outlives it: stop() ends it by its own pid, and a
 // watchdog shell holding a pipe from this process ends it when this process dies in any way.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type net from 'node:net';
@@ -62,7 +62,8 @@ async function ensureS3ProxyJar(): Promise<string> {
     }).catch((e: Error) => {
       throw new Error(`fetching S3Proxy with Maven failed (needs mvn and Maven Central once): ${e.message}`);
     });
-    if (!fs.existsSync(path.join(staging, path.basename(jar)))) throw new Error(`Maven finished but ${staging} holds no ${path.basename(jar)}`);
+    if (!fs.existsSync(path.join(staging, path.basename(jar))))
+      throw new Error(`Maven finished but ${staging} holds no ${path.basename(jar)}`);
     fs.writeFileSync(path.join(staging, '.complete'), `${pomHash}\n`);
     if (isComplete()) return jar;
     fs.rmSync(dir, { recursive: true, force: true });
