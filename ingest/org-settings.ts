@@ -2,7 +2,9 @@
 // (validation) and its subscription state (402 SUBSCRIPTION_INACTIVE, and the id stamped on each
 // event). Read from the control plane about once per `ttlMs` per organization, so the hot path
 // makes no query of its own; a change is seen within 2 × ttlMs by other processes, and by the next
-// request in the process whose admin API made it (the admin controllers call forget()).
+// request in the process whose admin API made it (the admin controllers call forget()). At most
+// 100,000 organizations are kept, the least recently used dropped first.
+import { LRUCache } from '../core/cache.js';
 import type { Queryable } from '../core/control/db.js';
 import { listDimensions } from '../core/control/dimensions.js';
 import { getActiveSubscription, listSubscriptions } from '../core/control/subscriptions.js';
@@ -27,7 +29,8 @@ interface Entry {
 }
 
 export class OrganizationSettingsCache {
-  private readonly entries = new Map<string, Entry>();
+  // Freshness (ttlMs, then 2 × ttlMs while refreshing) is judged here from `at`, on the injected clock.
+  private readonly entries = new LRUCache<string, Entry>({ max: 100_000 });
 
   constructor(
     private readonly db: Queryable,
@@ -61,9 +64,8 @@ export class OrganizationSettingsCache {
     this.entries.set(organizationId, entry);
     // A failed read is not cached: the next request tries again.
     value.catch(() => {
-      if (this.entries.get(organizationId) === entry) this.entries.delete(organizationId);
+      if (this.entries.peek(organizationId) === entry) this.entries.delete(organizationId);
     });
-    if (this.entries.size > 100_000) this.entries.clear();
     return value;
   }
 

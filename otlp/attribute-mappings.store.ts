@@ -2,6 +2,7 @@
 // attribute → usage-event metadata key. Replaced whole by the admin API; read by the receiver
 // through a per-process cache of MAPPINGS_TTL_MS: a change binds the next export in the process
 // whose admin API made it (the controller calls forgetAttributeMappings), others within the TTL.
+import { cachedLoad, LRUCache } from '../core/cache.js';
 import type { ControlDb, Queryable } from '../core/control/db.js';
 import type { MetadataMapping } from './span-mapping.js';
 
@@ -32,7 +33,7 @@ export async function listAttributeMappings(db: Queryable, organizationId: strin
   );
 }
 
-const cache = new Map<string, { at: number; value: Promise<MetadataMapping> }>();
+const cache = new LRUCache<string, Promise<MetadataMapping>>({ max: 100_000, ttl: MAPPINGS_TTL_MS });
 
 /** Drops the organization's cached mappings: its next export reads the control plane. */
 export function forgetAttributeMappings(organizationId: string): void {
@@ -40,12 +41,8 @@ export function forgetAttributeMappings(organizationId: string): void {
 }
 
 /** The organization's mappings as the span mapping takes them, at most MAPPINGS_TTL_MS old. */
-export function metadataMappingOf(db: Queryable, organizationId: string, now = Date.now()): Promise<MetadataMapping> {
-  const hit = cache.get(organizationId);
-  if (hit && now - hit.at < MAPPINGS_TTL_MS) return hit.value;
-  const value = listAttributeMappings(db, organizationId).then((rows) => new Map(rows.map((r) => [r.attribute, r.metadata_key])));
-  cache.set(organizationId, { at: now, value });
-  value.catch(() => cache.delete(organizationId));
-  if (cache.size > 100_000) cache.clear();
-  return value;
+export function metadataMappingOf(db: Queryable, organizationId: string): Promise<MetadataMapping> {
+  return cachedLoad(cache, organizationId, () =>
+    listAttributeMappings(db, organizationId).then((rows) => new Map(rows.map((r) => [r.attribute, r.metadata_key]))),
+  );
 }

@@ -2,6 +2,7 @@
 // revenueRecordsVersion changes (a cheap count/max query), so a margin request does not re-parse
 // thousands of records; with them the end users' names (DESIGN.md: the revenue source's customer
 // name, here that of the record whose period ends last). Bounded: least recently used dropped.
+import { LRUCache } from '../core/cache.js';
 import type { ControlDb } from '../core/control/db.js';
 import { latestNamedRecords } from './customer-names.js';
 import { listRevenueRecordsForMargin, revenueRecordsVersion, type RevenueSource } from './revenue.store.js';
@@ -26,19 +27,15 @@ interface Entry extends CachedRevenue {
 }
 
 // Per control plane (tests run several in one process), then per organization in LRU order.
-const caches = new WeakMap<ControlDb, Map<string, Entry>>();
+const caches = new WeakMap<ControlDb, LRUCache<string, Entry>>();
 
 /** Every revenue record of the organization (all sources), with end users resolved, and their names. */
 export async function cachedRevenue(db: ControlDb, organizationId: string): Promise<CachedRevenue> {
   let byOrg = caches.get(db);
-  if (!byOrg) caches.set(db, (byOrg = new Map()));
+  if (!byOrg) caches.set(db, (byOrg = new LRUCache({ max: MAX_ORGANIZATIONS })));
   const hit = byOrg.get(organizationId);
   // A miss reads the version with the records in one statement (a fresh process's first request).
-  if (hit && hit.version === (await revenueRecordsVersion(db, organizationId))) {
-    byOrg.delete(organizationId);
-    byOrg.set(organizationId, hit);
-    return hit;
-  }
+  if (hit && hit.version === (await revenueRecordsVersion(db, organizationId))) return hit;
   const read = await listRevenueRecordsForMargin(db, organizationId);
   const version = read.version;
   const records = read.records.map((r) => ({
@@ -53,8 +50,6 @@ export async function cachedRevenue(db: ControlDb, organizationId: string): Prom
   const names = new Map<string, EndUserIdentity>();
   for (const [id, r] of latestNamedRecords(records, (x) => x.endUserId)) names.set(id, { externalId: r.externalUserId!, name: r.customerName });
   const entry = { version, records, names };
-  byOrg.delete(organizationId);
   byOrg.set(organizationId, entry);
-  while (byOrg.size > MAX_ORGANIZATIONS) byOrg.delete(byOrg.keys().next().value!);
   return entry;
 }

@@ -1,5 +1,6 @@
 // Budgets with their current-period figures, and the check "may this end user spend?": answered
 // from the control plane's running spend (alert_daily_spend), one indexed query, never a lake scan.
+import { cachedLoad, LRUCache } from '../../core/cache.js';
 import type { Queryable } from '../../core/control/db.js';
 import { budgetFigures, budgetPeriod } from './budget-rules.js';
 import { listBudgets, spendOfBudgets, type Budget } from './budgets.store.js';
@@ -16,21 +17,14 @@ export async function budgetStatuses(db: Queryable, budgets: Budget[], now: Date
  * the admin API clears an organization's entry in its own process, other replicas see a change
  * within the second.
  */
-const budgetLists = new Map<string, { at: number; budgets: Promise<Budget[]> }>();
-const BUDGET_LIST_MS = 1_000;
+const budgetLists = new LRUCache<string, Promise<Budget[]>>({ max: 10_000, ttl: 1_000 });
 
 export function forgetBudgets(organizationId: string): void {
   budgetLists.delete(organizationId);
 }
 
 function budgetsOfOrganization(db: Queryable, organizationId: string): Promise<Budget[]> {
-  const hit = budgetLists.get(organizationId);
-  if (hit && Date.now() - hit.at < BUDGET_LIST_MS) return hit.budgets;
-  if (budgetLists.size > 10_000) budgetLists.clear();
-  const budgets = listBudgets(db, organizationId);
-  budgetLists.set(organizationId, { at: Date.now(), budgets });
-  budgets.catch(() => budgetLists.delete(organizationId));
-  return budgets;
+  return cachedLoad(budgetLists, organizationId, () => listBudgets(db, organizationId));
 }
 
 /** Whether a budget covers an end user: the organization's, that user's, each end user's. */

@@ -2,6 +2,7 @@
 // percent under which `end_user.margin_below` fires. Absent row = neither (credits.exhausted and
 // the profitable/unprofitable pair need no setting). Ingest reads the credit level through a small
 // cache (2 s; cleared in-process on change) so its hot path adds no query.
+import { LRUCache } from '../../core/cache.js';
 import type { Queryable } from '../../core/control/db.js';
 
 export interface AlertSettings {
@@ -27,15 +28,13 @@ export async function putAlertSettings(db: Queryable, organizationId: string, s:
   return getAlertSettings(db, organizationId);
 }
 
-const CACHE_MS = 2_000;
-const creditLevels = new Map<string, { at: number; low: number | null }>();
+const creditLevels = new LRUCache<string, { low: number | null }>({ max: 10_000, ttl: 2_000 });
 
 /** The organization's credits.low level (cached 2 s). */
 export async function creditsLowLevel(q: Queryable, organizationId: string): Promise<number | null> {
   const hit = creditLevels.get(organizationId);
-  if (hit && Date.now() - hit.at < CACHE_MS) return hit.low;
-  if (creditLevels.size > 10_000) creditLevels.clear();
+  if (hit) return hit.low;
   const low = (await getAlertSettings(q, organizationId)).creditsLowBalance;
-  creditLevels.set(organizationId, { at: Date.now(), low });
+  creditLevels.set(organizationId, { low });
   return low;
 }

@@ -3,6 +3,8 @@
 // rewritten under the same name), so each file is indexed once, when the manifests first name it,
 // and a tree then reads only the files that may hold its session. Per file the index keeps sorted
 // 32-bit hashes of its session ids (4 bytes each); a collision only costs reading one more file.
+import { Mutex } from 'async-mutex';
+import { LRUCache } from '../../core/cache.js';
 import type { LakeQuery } from '../lake/lake-query.js';
 import { readParquetSql } from '../../core/lake/parquet-sql.js';
 
@@ -13,10 +15,11 @@ const INDEX_CHUNK = 500;
 interface OrgIndex {
   files: Map<string, Uint32Array>;
   /** Serializes (re)indexing of one organization. */
-  pending: Promise<void>;
+  lock: Mutex;
 }
 
-const indexes = new WeakMap<LakeQuery, Map<string, OrgIndex>>();
+// Per lake (tests run several in one process), then per organization, least recently used dropped.
+const indexes = new WeakMap<LakeQuery, LRUCache<string, OrgIndex>>();
 
 /** FNV-1a over UTF-16 code units: fast, stable, good enough to spread ids over 2^32. */
 export function sessionHash(id: string): number {
@@ -43,19 +46,16 @@ function contains(sorted: Uint32Array, value: number): boolean {
 
 function orgIndex(lake: LakeQuery, organizationId: string): OrgIndex {
   let byOrg = indexes.get(lake);
-  if (!byOrg) indexes.set(lake, (byOrg = new Map()));
+  if (!byOrg) indexes.set(lake, (byOrg = new LRUCache({ max: MAX_ORGANIZATIONS })));
   let idx = byOrg.get(organizationId);
-  if (idx) byOrg.delete(organizationId);
-  else idx = { files: new Map(), pending: Promise.resolve() };
-  byOrg.set(organizationId, idx); // most recently used last
-  while (byOrg.size > MAX_ORGANIZATIONS) byOrg.delete(byOrg.keys().next().value!);
+  if (!idx) byOrg.set(organizationId, (idx = { files: new Map(), lock: new Mutex() }));
   return idx;
 }
 
 /** The organization's live session_spans files that may hold the session (from the manifests). */
 export async function sessionFiles(lake: LakeQuery, organizationId: string, sessionId: string): Promise<string[]> {
   const idx = orgIndex(lake, organizationId);
-  const run = idx.pending.then(async () => {
+  return idx.lock.runExclusive(async () => {
     const live = await lake.reader.files('session_spans', organizationId);
     const liveSet = new Set(live);
     for (const f of [...idx.files.keys()]) if (!liveSet.has(f)) idx.files.delete(f);
@@ -64,11 +64,6 @@ export async function sessionFiles(lake: LakeQuery, organizationId: string, sess
     const h = sessionHash(sessionId);
     return live.filter((f) => contains(idx.files.get(f)!, h));
   });
-  idx.pending = run.then(
-    () => undefined,
-    () => undefined,
-  );
-  return run;
 }
 
 async function indexFiles(lake: LakeQuery, organizationId: string, idx: OrgIndex, files: string[]): Promise<void> {

@@ -1,12 +1,13 @@
 // Resolves `Authorization: Bearer <key>` to an AuthContext, caching lookups briefly so the
 // ingest hot path does not hit the control plane per request. A revoked key stops working
-// within the cache TTL.
+// within the cache TTL (negative answers are kept a shorter while); an admin key change clears it.
+import { LRUCache } from '../cache.js';
 import type { AuthContext } from './scopes.js';
 
 export type ApiKeyResolver = (apiKey: string) => Promise<AuthContext | null>;
 
 export class ApiKeyAuthenticator {
-  private readonly cache = new Map<string, { at: number; value: AuthContext | null }>();
+  private readonly cache = new LRUCache<string, { value: AuthContext | null }>({ max: 50_000 });
 
   constructor(
     private readonly resolve: ApiKeyResolver,
@@ -15,12 +16,12 @@ export class ApiKeyAuthenticator {
   ) {}
 
   async authenticate(apiKey: string): Promise<AuthContext | null> {
-    const now = Date.now();
     const hit = this.cache.get(apiKey);
-    if (hit && now - hit.at < (hit.value ? this.ttlMs : this.negativeTtlMs)) return hit.value;
+    if (hit) return hit.value;
+    // The TTL runs from before the lookup, so a revocation meanwhile is not kept a full TTL longer.
+    const start = performance.now();
     const value = await this.resolve(apiKey);
-    if (this.cache.size > 50_000) this.cache.clear();
-    this.cache.set(apiKey, { at: now, value });
+    this.cache.set(apiKey, { value }, { ttl: value ? this.ttlMs : this.negativeTtlMs, start });
     return value;
   }
 
