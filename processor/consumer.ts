@@ -210,7 +210,7 @@ export class Processor {
     if (this.stopping || w.revoked || !w.loaded || isStale()) return;
     w.updateLag(Number(batch.highWatermark));
     await withHeartbeat(
-      w.lock.run(() => this.consumeBatch(w, batch.messages, heartbeat, () => !this.stopping && isRunning() && !isStale())),
+      w.lock.runExclusive(() => this.consumeBatch(w, batch.messages, heartbeat, () => !this.stopping && isRunning() && !isStale())),
       heartbeat,
     );
     if (w.bufferedRows >= this.flushMaxRows || w.bufferAgeMs() >= this.flushMaxDelayMs) {
@@ -336,7 +336,7 @@ export class Processor {
       const workers = [...this.workers.values()];
       await Promise.all(
         workers.map((w) =>
-          w.lock.run(async () => {
+          w.lock.runExclusive(async () => {
             await w.ready.catch(() => undefined);
             if (!w.revoked && w.loaded) await w.flushAll();
           }).catch((err) => this.opts.logger.error({ err, partition: w.partition }, 'final flush failed')),

@@ -9,28 +9,12 @@
 // from one offset the worker narrows the refused range down by halves (flushing each chunk before
 // consuming the next), and a single record refused LAKE_WRITE_ATTEMPTS times becomes `poison`:
 // the consumer dead-letters it and stores a failed stand-in when it reads it again.
+import { Mutex } from 'async-mutex';
 import type { LakeEventRow } from '../core/lake/events-schema.js';
 import type { Logger } from '../core/logger.js';
 import type { LakeRefusal } from './price-record.js';
 import { EventBatch, LakeFencedError, type LakeWriter, type RewriteResult, type RewriteSelector, type RowTransform } from './lake/lake-writer.js';
 import { compactionDuration, consumerLag, duplicateRows, flushDuration, flushedRows, partitionResets } from './metrics.js';
-
-/** Runs critical sections one at a time, in call order. */
-class SerialLock {
-  private tail: Promise<unknown> = Promise.resolve();
-  private held = 0;
-
-  get locked(): boolean {
-    return this.held > 0;
-  }
-
-  run<T>(fn: () => Promise<T>): Promise<T> {
-    this.held++;
-    const result = this.tail.then(fn);
-    this.tail = result.catch(() => undefined).finally(() => this.held--);
-    return result;
-  }
-}
 
 /** Failed flushes from one offset before its range is narrowed down, and of a single record before it is dead-lettered. */
 const LAKE_WRITE_ATTEMPTS = 3;
@@ -72,7 +56,7 @@ interface RewriteFollower {
 
 export class PartitionWorker {
   /** Serializes batch processing, re-pricing and stop-time flushes of this partition. */
-  readonly lock = new SerialLock();
+  readonly lock = new Mutex();
   /** Next offset to consume: everything below it is buffered or durable. */
   position = 0;
   /** The manifest's next offset after our last successful flush. */

@@ -136,7 +136,7 @@ function withProgress(
 }
 
 async function repricePartition(deps: RepricingJobDeps, w: PartitionWorker, job: Repricing, rates: PricingRates): Promise<void> {
-  await w.lock.run(async () => {
+  await w.lock.runExclusive(async () => {
     const generation = w.generation;
     if (w.revoked || !w.loaded) return;
     // Rows priced before the RateBook reached the job's version may still be in memory: land them first.

@@ -115,7 +115,7 @@ export class Repricer {
   }
 
   private async reprice(w: PartitionWorker, org: string, rates: PricingRates, version: number): Promise<void> {
-    await w.lock.run(async () => {
+    await w.lock.runExclusive(async () => {
       const generation = w.generation;
       if (w.revoked || !w.loaded) return;
       const started = performance.now();

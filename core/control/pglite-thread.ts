@@ -4,6 +4,7 @@
 // Same contract as PostgreSQL through `pg`: NUMERIC and INT8 come back as strings, bytea as Buffer,
 // timestamptz as Date. One connection: a transaction holds it and other statements wait; this
 // client queues its own, the worker holds back other threads' (see connectPort).
+import { Mutex } from 'async-mutex';
 import fs from 'node:fs';
 import path from 'node:path';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
@@ -44,18 +45,8 @@ export async function openPgliteThread(dir: string | null): Promise<ControlDb> {
   const send = (msg: Omit<StatementMessage, 'id'>) => statements.send(msg);
 
   // One connection: a transaction holds it until it ends; everything else of ours queues behind it.
-  let held: Promise<void> = Promise.resolve();
-  const exclusive = async <T>(fn: () => Promise<T>): Promise<T> => {
-    const before = held;
-    let release!: () => void;
-    held = new Promise<void>((r) => (release = r));
-    await before;
-    try {
-      return await fn();
-    } finally {
-      release();
-    }
-  };
+  const connection = new Mutex();
+  const exclusive = <T>(fn: () => Promise<T>): Promise<T> => connection.runExclusive(fn);
   /** Statements on the held connection; a pending transaction sends BEGIN with the first one. */
   const on = (tx: { pending: boolean }): Queryable => ({
     async query<T>(sql: string, params?: unknown[]) {

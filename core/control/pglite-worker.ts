@@ -4,6 +4,7 @@
 // to the client that began it: from its BEGIN until its COMMIT/ROLLBACK (`end`), statements of
 // other clients wait, so nothing of theirs ever runs inside it.
 import { PGlite } from '@electric-sql/pglite';
+import { Mutex } from 'async-mutex';
 import { pgliteOptions } from './pglite-options.js';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { errorFields } from './thread-values.js';
@@ -30,7 +31,8 @@ const { dir } = workerData as { dir: string | null };
 const db = dir ? new PGlite(dir, pgliteOptions()) : new PGlite(pgliteOptions());
 
 type Client = Pick<MessagePort, 'postMessage'>;
-let queue: Promise<void> = Promise.resolve();
+/** One statement at a time, in the order accepted (run never rejects). */
+const connection = new Mutex();
 let holder: Client | null = null;
 let waiting: Array<{ client: Client; m: StatementMessage }> = [];
 
@@ -40,7 +42,7 @@ function accept(client: Client, m: StatementMessage): void {
     return;
   }
   if (m.begin) holder = client;
-  queue = queue.then(() => run(client, m));
+  void connection.runExclusive(() => run(client, m));
 }
 
 async function run(client: Client, m: StatementMessage): Promise<void> {
