@@ -7,6 +7,7 @@
 // committed, so their next owner starts exactly where the lake ends. A record the lake keeps
 // refusing is narrowed down and dead-lettered (PartitionWorker), so it cannot stall the partition.
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
+import { backoffStepMs } from '../core/backoff.js';
 import { PROCESSOR_FLUSH_DEFAULTS, PROCESSOR_SESSION_TIMEOUT_DEFAULT_MS } from '../core/config.js';
 import { USAGE_EVENTS_TOPIC } from '../core/kafka/client.js';
 import type { Queryable } from '../core/control/db.js';
@@ -56,6 +57,8 @@ export interface ProcessorOptions {
 }
 
 const TICK_MS = 50;
+/** Between retries of a fault a retry can cure (see retrying). */
+const RETRY_BACKOFF = { firstMs: 100, maxMs: 5_000 };
 const HEARTBEAT_EVERY_MS = 1_000;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -311,7 +314,7 @@ export class Processor {
         return { value: await fn() };
       } catch (err) {
         this.opts.logger.warn({ err, attempt }, `${what} failed; retrying`);
-        await sleep(Math.min(5_000, 100 * 2 ** Math.min(attempt, 6)));
+        await sleep(backoffStepMs(attempt, RETRY_BACKOFF));
         await heartbeat();
       }
     }

@@ -10,11 +10,16 @@
 // consuming the next), and a single record refused LAKE_WRITE_ATTEMPTS times becomes `poison`:
 // the consumer dead-letters it and stores a failed stand-in when it reads it again.
 import { Mutex } from 'async-mutex';
+import { backoffStepMs } from '../core/backoff.js';
 import type { LakeEventRow } from '../core/lake/events-schema.js';
 import type { Logger } from '../core/logger.js';
 import type { LakeRefusal } from './price-record.js';
 import { EventBatch, LakeFencedError, type LakeWriter, type RewriteResult, type RewriteSelector, type RowTransform } from './lake/lake-writer.js';
 import { compactionDuration, consumerLag, duplicateRows, flushDuration, flushedRows, partitionResets } from './metrics.js';
+
+/** After a failed flush (attempt: failures so far), and between reads of a manifest that cannot be read. */
+const RESET_BACKOFF = { firstMs: 250, maxMs: 30_000 };
+const LOAD_BACKOFF = { firstMs: 250, maxMs: 10_000 };
 
 /** Failed flushes from one offset before its range is narrowed down, and of a single record before it is dead-lettered. */
 const LAKE_WRITE_ATTEMPTS = 3;
@@ -266,7 +271,7 @@ export class PartitionWorker {
     partitionResets.inc({ cause: fenced ? 'fenced' : 'error' });
     this.failures++;
     // While narrowing a refused range down, failures are expected: retry soon.
-    const delay = fenced ? 0 : this.isolation ? 250 : Math.min(30_000, 250 * 2 ** Math.min(this.failures, 7));
+    const delay = fenced ? 0 : this.isolation ? 250 : backoffStepMs(this.failures, RESET_BACKOFF);
     if (fenced) this.deps.logger.info({ partition: this.partition }, 'another processor wrote this partition (rebalance); reloading it from its manifest');
     else this.deps.logger.error({ err: cause, partition: this.partition, retryInMs: delay }, 'lake write failed; reloading the partition from its manifest');
     this.generation++;
@@ -305,7 +310,7 @@ export class PartitionWorker {
       } catch (err) {
         this.deps.logger.error({ err, partition: this.partition }, 'cannot read the partition manifest; retrying');
         await this.deps.lake.releasePartition(this.partition).catch(() => undefined);
-        await new Promise((r) => setTimeout(r, Math.min(10_000, 250 * 2 ** Math.min(attempt, 6))));
+        await new Promise((r) => setTimeout(r, backoffStepMs(attempt, LOAD_BACKOFF)));
       }
     }
   }

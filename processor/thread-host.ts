@@ -8,6 +8,7 @@
 // worker that fails to start or dies is logged, counted (marginal_processor_thread_*) and replaced
 // after a backoff: the lake's exactly-once rule (files, manifest, then offset) makes a restart safe.
 import type { Worker, MessagePort } from 'node:worker_threads';
+import { backoffStepMs } from '../core/backoff.js';
 import type { Config } from '../core/config.js';
 import { toError, type ErrorFields } from '../core/control/thread-values.js';
 import type { Logger } from '../core/logger.js';
@@ -72,7 +73,7 @@ const processorThreadFailures = new promClient.Counter({
 
 export function processorThread(opts: ProcessorThreadOptions = {}): StartComponent {
   const stopTimeoutMs = opts.stopTimeoutMs ?? 60_000;
-  const firstRestartDelayMs = opts.restartDelayMs ?? 1_000;
+  const restartBackoff = { firstMs: opts.restartDelayMs ?? 1_000, maxMs: MAX_RESTART_DELAY_MS };
   const metricsTimeoutMs = opts.metricsTimeoutMs ?? 5_000;
 
   return async (ctx, infra): Promise<ProcessorThreadComponent> => {
@@ -83,7 +84,9 @@ export function processorThread(opts: ProcessorThreadOptions = {}): StartCompone
     let starts = 0;
     let stopping = false;
     let restartTimer: NodeJS.Timeout | null = null;
-    let restartDelayMs = firstRestartDelayMs;
+    /** Restarts since a worker last became ready: the backoff's attempt. */
+    let restartAttempt = 0;
+    const nextRestartMs = () => backoffStepMs(restartAttempt, restartBackoff);
     const metricsWaiting = new Map<number, (text: string) => void>();
     let nextMetricsId = 1;
 
@@ -100,7 +103,7 @@ export function processorThread(opts: ProcessorThreadOptions = {}): StartCompone
         worker.on('message', (m: ThreadMessage) => {
           if (m.type === 'ready') {
             ready = true;
-            restartDelayMs = firstRestartDelayMs;
+            restartAttempt = 0;
             processorThreadUp.set(1);
             logger.info({ threadId: worker.threadId }, 'processor thread running');
             resolve();
@@ -125,7 +128,7 @@ export function processorThread(opts: ProcessorThreadOptions = {}): StartCompone
           }
           if (stopping) return;
           processorThreadFailures.inc({ phase: 'run' });
-          logger.error({ err: crash ?? undefined, exitCode: code, restartInMs: restartDelayMs }, 'processor thread died; starting a new one');
+          logger.error({ err: crash ?? undefined, exitCode: code, restartInMs: nextRestartMs() }, 'processor thread died; starting a new one');
           scheduleRestart();
         });
       });
@@ -135,15 +138,15 @@ export function processorThread(opts: ProcessorThreadOptions = {}): StartCompone
       launch().catch((err) => {
         if (stopping) return;
         processorThreadFailures.inc({ phase: 'start' });
-        logger.error({ err, restartInMs: restartDelayMs }, 'processor thread failed to start; retrying');
+        logger.error({ err, restartInMs: nextRestartMs() }, 'processor thread failed to start; retrying');
         scheduleRestart();
       });
     };
 
     const scheduleRestart = () => {
       if (stopping) return;
-      const delay = restartDelayMs;
-      restartDelayMs = Math.min(restartDelayMs * 2, MAX_RESTART_DELAY_MS);
+      const delay = nextRestartMs();
+      restartAttempt++;
       restartTimer = setTimeout(() => {
         restartTimer = null;
         if (!stopping) launchOrRetry();

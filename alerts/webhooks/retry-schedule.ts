@@ -2,13 +2,14 @@
 // "full jitter" (a uniform draw between half the step and the step) so that many endpoints failing
 // together do not retry in lockstep. A delivery whose first failure is RETRY_WINDOW_MS old is not
 // retried again; an endpoint failing without a success for that long is disabled.
+import { backoffStepMs } from '../../core/backoff.js';
+
 export const RETRY_WINDOW_MS = 3 * 24 * 3600_000;
-const FIRST_STEP_MS = 30_000;
-const MAX_STEP_MS = 6 * 3600_000;
+const STEPS = { firstMs: 30_000, maxMs: 6 * 3600_000 };
 
 /** Milliseconds before the next attempt after `failures` failed attempts (1 = the first failed). */
 export function backoffMs(failures: number, random: () => number = Math.random): number {
-  const step = Math.min(MAX_STEP_MS, FIRST_STEP_MS * 2 ** Math.max(0, Math.min(failures - 1, 30)));
+  const step = backoffStepMs(failures - 1, STEPS);
   return Math.round(step / 2 + (step / 2) * random());
 }
 

@@ -3,6 +3,7 @@
 // same port and data after a backoff (1 s, doubling to 30 s; back to 1 s once a broker has run a
 // minute). The services' kafkajs clients reconnect to the same address by themselves; meanwhile
 // ingest answers 503 and the processor retries.
+import { backoffStepMs } from '../../core/backoff.js';
 import type { Logger } from '../../core/logger.js';
 import { promClient, registry } from '../../core/metrics.js';
 import { startBroker, type RunningBroker, type StartBrokerOptions } from './broker.js';
@@ -35,13 +36,14 @@ const brokerRestarts = new promClient.Counter({
 });
 
 export async function superviseBroker(opts: StartBrokerOptions, logger: Logger, supervision: SupervisionOptions = {}): Promise<SupervisedBroker> {
-  const firstDelayMs = supervision.firstDelayMs ?? 1_000;
-  const maxDelayMs = supervision.maxDelayMs ?? 30_000;
+  const backoff = { firstMs: supervision.firstDelayMs ?? 1_000, maxMs: supervision.maxDelayMs ?? 30_000 };
   const healthyAfterMs = supervision.healthyAfterMs ?? 60_000;
   let current: RunningBroker | null = await startBroker(opts);
   let stopping = false;
   let restarts = 0;
-  let delayMs = firstDelayMs;
+  /** Starts since a broker last ran healthy: the backoff's attempt. */
+  let attempt = 0;
+  const nextDelayMs = () => backoffStepMs(attempt, backoff);
   let timer: NodeJS.Timeout | null = null;
   let starting: Promise<void> | null = null;
   brokerUp.set(1);
@@ -52,15 +54,15 @@ export async function superviseBroker(opts: StartBrokerOptions, logger: Logger, 
       if (current === broker) current = null;
       brokerUp.set(0);
       if (stopping) return;
-      if (Date.now() - startedAt >= healthyAfterMs) delayMs = firstDelayMs;
-      logger.error({ pid: broker.pid, exitCode: code, signal, restartInMs: delayMs, logFile: broker.logFile }, 'the Kafka broker died; starting it again');
+      if (Date.now() - startedAt >= healthyAfterMs) attempt = 0;
+      logger.error({ pid: broker.pid, exitCode: code, signal, restartInMs: nextDelayMs(), logFile: broker.logFile }, 'the Kafka broker died; starting it again');
       schedule();
     });
   };
 
   const schedule = () => {
-    const wait = delayMs;
-    delayMs = Math.min(delayMs * 2, maxDelayMs);
+    const wait = nextDelayMs();
+    attempt++;
     timer = setTimeout(() => {
       timer = null;
       if (stopping) return;
@@ -76,7 +78,7 @@ export async function superviseBroker(opts: StartBrokerOptions, logger: Logger, 
         },
         (err) => {
           if (stopping) return;
-          logger.error({ err, restartInMs: delayMs }, 'the Kafka broker did not start again; retrying');
+          logger.error({ err, restartInMs: nextDelayMs() }, 'the Kafka broker did not start again; retrying');
           schedule();
         },
       ).finally(() => (starting = null));
