@@ -11,7 +11,7 @@
 // digits (the lake's DECIMAL(38,12)), and total_cost is the exact sum of those rounded parts. So
 // for every priced event the stored columns add up to total_cost exactly; only cost_override
 // makes total_cost exceed their sum (the difference is overridden cost).
-import { Big, MONEY_SCALE, formatMoney, toBig } from '../core/money.js';
+import { Big, MONEY_SCALE, formatMoney, sumMoney, toBig } from '../core/money.js';
 import {
   lookupUnitRate,
   matchTokenCard,
@@ -297,7 +297,7 @@ function tokenCost(p: TokenPricing): PricedCost {
     // rate is null only with zero tokens here (resolveRate rejected tokens > 0).
     return rate === null ? new Big(0) : roundCost(toBig(tokens).times(rate).times(PER_TOKEN));
   });
-  const total = parts.reduce((sum: Big, part) => (part ? sum.plus(part) : sum), new Big(0));
+  const total = sumMoney(parts.filter((part) => part !== null));
   const creation = parts[CACHE_5M] === null ? null : parts[CACHE_5M]!.plus(parts[CACHE_1H] ?? 0);
   return tokenResult(
     p,

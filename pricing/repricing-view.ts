@@ -1,6 +1,6 @@
 // The admin view of a re-pricing job: what was asked, progress, and the result (events examined
 // and changed, cost before and after, per partition). Pure.
-import { Big, formatMoney } from '../core/money.js';
+import { Big, formatMoney, sumMoney } from '../core/money.js';
 import type { Repricing } from './repricings.store.js';
 
 interface RepricingPartitionView {
@@ -60,8 +60,8 @@ export function repricingView(job: Repricing): RepricingView {
   const finished = new Set(job.done.map((d) => d.partition));
   const examinedDone = job.done.reduce((n, d) => n + d.rowsExamined, 0);
   const examinedRunning = [...job.inFlight].filter(([p]) => !finished.has(p)).reduce((n, [, v]) => n + v, 0);
-  const before = job.done.reduce((sum, d) => sum.plus(d.costBefore), new Big(0));
-  const after = job.done.reduce((sum, d) => sum.plus(d.costAfter), new Big(0));
+  const before = sumMoney(job.done.map((d) => d.costBefore));
+  const after = sumMoney(job.done.map((d) => d.costAfter));
   return {
     repricing_id: job.id,
     organization_id: job.organizationId,

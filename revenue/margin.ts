@@ -112,22 +112,14 @@ export function marginOrgTotal(input: Omit<MarginInput, 'endUsers'>): MarginOrgT
 
 function orgTotalOf(input: Omit<MarginInput, 'endUsers'>, recognized: readonly Recognized[]): MarginOrgTotal {
   const { window } = input;
-  let revenue = new Big(0);
-  for (const { amount } of recognized) revenue = revenue.plus(amount);
-  let unattributedRevenue = new Big(0);
-  for (const rec of input.records) {
-    // The spec's diagnostic: raw amounts of unattributed records whose period starts in the window.
-    const start = rec.periodStart.getTime();
-    if (rec.endUserId === null && start >= window.start.getTime() && start < window.end.getTime()) {
-      unattributedRevenue = unattributedRevenue.plus(toBig(rec.amount));
-    }
-  }
-  let cost = toBig(input.costs.unattributed.cost);
-  let costRecords = input.costs.unattributed.eventCount;
-  for (const c of input.costs.byEndUser) {
-    cost = cost.plus(toBig(c.cost));
-    costRecords += c.eventCount;
-  }
+  const revenue = sumMoney(recognized.map((r) => r.amount));
+  // The spec's diagnostic: raw amounts of unattributed records whose period starts in the window.
+  const startsInWindow = (rec: MarginRevenueRecord) =>
+    rec.periodStart.getTime() >= window.start.getTime() && rec.periodStart.getTime() < window.end.getTime();
+  const unattributedRevenue = sumMoney(input.records.filter((rec) => rec.endUserId === null && startsInWindow(rec)).map((rec) => rec.amount));
+  const { unattributed, byEndUser } = input.costs;
+  const cost = sumMoney([unattributed.cost, ...byEndUser.map((c) => c.cost)]);
+  const costRecords = byEndUser.reduce((n, c) => n + c.eventCount, unattributed.eventCount);
   const m = marginFigures(revenue, cost);
   return {
     total_revenue: m.revenue,
@@ -211,13 +203,9 @@ export function marginTrend(input: {
       start: new Date(Math.max(start.getTime(), window.start.getTime())),
       end: new Date(Math.min(nextBucket(start, granularity).getTime(), window.end.getTime())),
     };
-    let revenue = new Big(0);
-    let hasRevenue = false;
-    for (const rec of periods) {
-      if (!isRecognizedIn(rec, slice)) continue;
-      hasRevenue = true;
-      revenue = revenue.plus(recognizeRevenue(rec, slice));
-    }
+    const inSlice = periods.filter((rec) => isRecognizedIn(rec, slice));
+    const hasRevenue = inSlice.length > 0;
+    const revenue = sumMoney(inSlice.map((rec) => recognizeRevenue(rec, slice)));
     const c = costAt.get(start.getTime());
     if (!hasRevenue && !(c && c.eventCount > 0)) continue; // gaps are omitted, not zeros
     const m = marginFigures(revenue, c?.cost ?? '0');

@@ -2,7 +2,7 @@
 // to the spec's tree. Invariant: Σ root subtree_cost + untraced + withheld = the session's flat
 // total, whatever the parent pointers look like (orphans, cycles, chains deeper than the cap).
 // Never recursive over parent pointers, so hostile data cannot loop or blow the stack.
-import { Big, formatMoney, toBig } from '../../core/money.js';
+import { Big, formatMoney, sumMoney, toBig } from '../../core/money.js';
 import type { SessionTree, SessionTreeNode } from './sessions.types.js';
 import { compareCodePoints } from '../../core/compare.js';
 
@@ -137,12 +137,8 @@ export function buildSessionTree(input: SessionInput, options: SessionTreeOption
     runEnd = Math.max(runEnd, n.span.endedAt.getTime());
   }
 
-  let withheldCost = new Big(0);
-  let withheldEvents = 0;
-  for (const n of withheldNodes) {
-    withheldCost = withheldCost.plus(n.span.ownCost);
-    withheldEvents += n.span.eventCount;
-  }
+  const withheldCost = sumMoney(withheldNodes.map((n) => n.span.ownCost));
+  const withheldEvents = withheldNodes.reduce((count, n) => count + n.span.eventCount, 0);
 
   return {
     session_id: input.sessionId,

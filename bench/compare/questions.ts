@@ -5,7 +5,7 @@
 // at a range's ends from raw events (what Marginal does); raw engines scan events only. Values in
 // the SQL are this benchmark's own ids and dates (checked below), never outside text.
 import { splitWholeDays } from '../../api/lake/lake-query.js';
-import { Big, toBig } from '../../core/money.js';
+import { Big, sumMoney, toBig } from '../../core/money.js';
 import { timeWindow, type DateRange } from '../../core/time.js';
 
 /** One figure of an answer; events undefined when the HTTP answer does not carry a count. */
@@ -101,14 +101,11 @@ function grouped(d: Dialect, org: string, rollup: Rollup, range: DateRange, keys
 /** Figures from rows of (keys…, events, cost); a NULL key reads as `nullLabel`; adds 'total' when asked. */
 function figures(rows: unknown[][], nullLabel: string, total = false): Answer {
   const out: Answer = new Map();
-  let sum = new Big(0);
   for (const r of rows) {
     const keys = r.slice(0, -2).map((v) => (v === null ? nullLabel : String(v)));
-    const cost = String(r.at(-1));
-    out.set(keys.join('|'), { events: Number(r.at(-2)), cost });
-    sum = sum.plus(toBig(cost));
+    out.set(keys.join('|'), { events: Number(r.at(-2)), cost: String(r.at(-1)) });
   }
-  if (total) out.set('total', { cost: sum.toFixed() });
+  if (total) out.set('total', { cost: sumMoney(rows.map((r) => String(r.at(-1)))).toFixed() });
   return out;
 }
 

@@ -1,7 +1,7 @@
 // The console's one module for showing numbers: money from the API's exact decimal strings (big.js,
 // never a binary float), percentages with two decimals, counts with thousands separators.
 import Big from 'big.js';
-import { changePercent as changePercentRule } from '../../../core/money.js';
+import { changePercent as changePercentRule, sumMoney as sumMoneyRule } from '../../../core/money.js';
 
 /** "1234.5" → "$1,234.50"; "-0.000123" → "-$0.000123". Every digit the API sent is kept. */
 export function money(value: string | null | undefined): string {
@@ -13,8 +13,9 @@ export function money(value: string | null | undefined): string {
   return `${b.lt(0) ? '-' : ''}$${grouped}.${digits}`;
 }
 
+/** The exact sum of the figures present (the API's money sum), as a decimal string. */
 export function sumMoney(values: ReadonlyArray<string | null | undefined>): string {
-  return values.reduce((acc: Big, v) => (v ? acc.plus(v) : acc), new Big(0)).toFixed();
+  return sumMoneyRule(values.filter((v): v is string => !!v)).toFixed();
 }
 
 /** Cost per unit (e.g. per event), rounded half-up to `dp` decimals; null when count is 0. */
