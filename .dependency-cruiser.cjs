@@ -28,9 +28,7 @@ const INTERNALS = [
  * that capability's public surface. Each line allows exactly one import; remove it when fixed.
  */
 const KNOWN_STORE_READS = {
-  'alerts/evaluation/margin-evaluation.ts': ['revenue/revenue.store.ts'],
-  'api/margin/margin.service.ts': ['revenue/revenue.store.ts'],
-  'api/lake/prepare-reads.ts': ['revenue/revenue.store.ts', 'ingest/ingest-ledger-counts.store.ts'],
+  'api/lake/prepare-reads.ts': ['ingest/ingest-ledger-counts.store.ts'],
   'api/cost-data/cost-data.service.ts': ['ingest/ingest-ledger-counts.store.ts'],
   'api/sessions/sessions.service.ts': ['otlp/structural-spans.store.ts'],
   'processor/repricing.ts': ['pricing/rate-cards.store.ts'],

@@ -12,8 +12,7 @@ import type { Queryable } from '../../core/control/db.js';
 import { Big, formatMoney } from '../../core/money.js';
 import { DAY_MS, utcDate } from '../../core/time.js';
 import { marginFigures } from '../../revenue/profitability.js';
-import { recognizeRevenue } from '../../revenue/recognize-revenue.js';
-import { listRevenueConnections, listRevenueRecords } from '../../revenue/revenue.store.js';
+import { activeRevenueSources, recognizedRevenueByEndUser } from '../../revenue/revenue-sources.js';
 import { getAlertSettings } from '../settings/alert-settings.store.js';
 import { fireOnce, fireRecovery, rearm } from '../webhooks/outbox.js';
 
@@ -27,14 +26,10 @@ function trailingWindow(now: Date): { start: Date; end: Date } {
 
 /** Evaluates the given end users (external ids), or every end user with revenue or cost when null. */
 export async function evaluateEndUserMargins(db: Queryable, organizationId: string, userIds: readonly string[] | null, now: Date): Promise<number> {
-  const active = new Set((await listRevenueConnections(db, organizationId)).filter((c) => c.status === 'active').map((c) => c.kind));
+  const active = await activeRevenueSources(db, organizationId);
   if (active.size === 0 || (userIds && userIds.length === 0)) return 0;
   const window = trailingWindow(now);
-  const revenue = new Map<string, Big>();
-  for (const r of await listRevenueRecords(db, organizationId, { overlapping: window })) {
-    if (!active.has(r.source) || r.userId === null || (userIds && !userIds.includes(r.userId))) continue;
-    revenue.set(r.userId, (revenue.get(r.userId) ?? new Big(0)).plus(recognizeRevenue(r, window)));
-  }
+  const revenue = await recognizedRevenueByEndUser(db, organizationId, window, active, userIds);
   const costs = await db.query<{ key_value: string; cost: string }>(
     `SELECT key_value, sum(cost)::text AS cost FROM alert_daily_spend
       WHERE organization_id = $1 AND key_kind = 'end_user' AND day >= $2::date AND day < $3::date AND ($4::text[] IS NULL OR key_value = ANY ($4))

@@ -20,7 +20,7 @@ import { getEndUserByExternalId, listEndUsers } from '../../core/control/end-use
 import { countLedgerEvents } from '../../ingest/ingest-ledger-counts.store.js';
 import type { RateBook } from '../../pricing/rate-book.js';
 import { cachedRevenue } from '../../revenue/revenue-cache.js';
-import { listRevenueConnections } from '../../revenue/revenue.store.js';
+import { activeRevenueSources } from '../../revenue/revenue-sources.js';
 import type { LakeQuery } from './lake-query.js';
 import { organizationsByLakeRows } from './warm-recent-costs.js';
 
@@ -52,7 +52,7 @@ export async function prepareReads(ctx: Pick<AppContext, 'db' | 'auth'>, lake: L
     await listEndUsers(db, org);
     await getEndUserByExternalId(db, org, '');
     await countLedgerEvents(db, org);
-    await listRevenueConnections(db, org);
+    await activeRevenueSources(db, org);
     // The first call reads the records with their version; a hit checks the version alone.
     await cachedRevenue(db, org);
     await cachedRevenue(db, org);

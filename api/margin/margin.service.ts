@@ -1,7 +1,7 @@
 // /margin-data: revenue records of active connections (control plane) and completed costs (lake)
 // for one organization, handed to the margin rules. Ranges are capped at 12 months (422).
 import { isUuid } from '../../core/ids.js';
-import { listRevenueConnections } from '../../revenue/revenue.store.js';
+import { activeRevenueSources } from '../../revenue/revenue-sources.js';
 import { ValidationError } from '../../core/errors.js';
 import { adaptiveGranularity, assertMaxMonths, parseDateRange, type DateRange } from '../../core/time.js';
 import { columnKey, queryCostBuckets, queryCostGroups } from '../costs/costs.queries.js';
@@ -26,8 +26,7 @@ async function revenueIn(
   rc: ReadContext,
   range: DateRange,
 ): Promise<{ records: MarginRevenueRecord[]; connected: boolean; names: Map<string, EndUserIdentity> }> {
-  const [connections, revenue] = await Promise.all([listRevenueConnections(rc.db, rc.organizationId), cachedRevenue(rc.db, rc.organizationId)]);
-  const active = new Set(connections.filter((c) => c.status === 'active').map((c) => c.kind));
+  const [active, revenue] = await Promise.all([activeRevenueSources(rc.db, rc.organizationId), cachedRevenue(rc.db, rc.organizationId)]);
   return {
     connected: active.size > 0,
     records: revenue.records.filter((r) => active.has(r.source) && isRecognizedIn(r, range)),
