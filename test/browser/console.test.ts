@@ -120,6 +120,20 @@ run('console (headless Chromium)', () => {
     await p?.stop();
   });
 
+  it('renders the API reference at /docs: every operation of the document, with its summary', async () => {
+    const doc = (await (await fetch(`${p.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { summary?: string }>> };
+    const methods = new Set(['get', 'put', 'post', 'delete', 'patch']);
+    const operations = Object.values(doc.paths).flatMap((item) => Object.entries(item).filter(([m]) => methods.has(m)));
+    expect(operations.length).toBeGreaterThan(80);
+    await open('/docs');
+    // Swagger UI builds the page from /openapi.json; a broken init script leaves no operation rows.
+    await expect.poll(() => page.locator('.opblock-summary').count(), { timeout: 30_000 }).toBe(operations.length);
+    await expect(page.locator('.opblock-summary-description', { hasText: /^List end users by cost$/ }).count()).resolves.toBe(1);
+    // The first screen only: the whole reference is one very long page.
+    fs.mkdirSync(SHOTS, { recursive: true });
+    await page.screenshot({ path: path.join(SHOTS, 'api-docs.png') });
+  });
+
   it('serves the console at / without shadowing the API, docs or metrics', async () => {
     const root = await fetch(`${p.url}/customers/x`, { headers: { Accept: 'text/html' } });
     expect(root.status).toBe(200);
