@@ -6,10 +6,10 @@
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AppContext } from './app-context.js';
 import { openAppContext } from './bootstrap.js';
-import type { Config } from './config.js';
+import { loadConfig, type Config } from './config.js';
 import { createHttpApp, type RegisterRoutes } from './http/app.js';
-import type { InstanceSecrets } from './instance-secrets.js';
-import type { Logger } from './logger.js';
+import { loadInstanceSecrets, type InstanceSecrets } from './instance-secrets.js';
+import { createLogger, type Logger } from './logger.js';
 
 /** Addresses of the shared infrastructure a component may need. */
 /** Serves the request and returns true, or returns false to leave it to the express app. */
@@ -94,6 +94,24 @@ export async function hostComponents(opts: {
       await stopAll();
     })());
   return { ctx, server, url: `http://${config.host}:${port}`, stop };
+}
+
+/**
+ * Distributed mode: one component alone in its own process, configured from the environment
+ * (loadConfig), stopped on SIGINT/SIGTERM. The service name labels its logs.
+ */
+export async function hostAlone(service: string, component: StartComponent): Promise<{ host: Host; logger: Logger }> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel, service);
+  const host = await hostComponents({
+    config,
+    secrets: loadInstanceSecrets(config),
+    logger,
+    infra: { kafkaBrokers: config.kafkaBrokers, schemaRegistryUrl: config.schemaRegistryUrl },
+    components: [component],
+  });
+  stopOnSignals(host, logger);
+  return { host, logger };
 }
 
 /** Stops the host on SIGINT/SIGTERM, then exits; a second signal exits at once. */

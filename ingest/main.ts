@@ -1,26 +1,15 @@
 // Distributed mode: the ingest component alone in its own process (KAFKA_BROKERS, SCHEMA_REGISTRY_URL, DATABASE_URL).
 // MARGINAL_INGEST_PUBLISH_DELAY_MS (tests only) pauses every group between its reservation and
 // its publish, so a crash test can kill the process in that window.
-import { loadConfig } from '../core/config.js';
-import { loadInstanceSecrets } from '../core/instance-secrets.js';
-import { createLogger } from '../core/logger.js';
-import { hostComponents, stopOnSignals } from '../core/process-host.js';
+import { hostAlone } from '../core/process-host.js';
 import { createIngest } from './component.js';
 
-const config = loadConfig();
-const logger = createLogger(config.logLevel, 'ingest');
 const publishDelayMs = Number(process.env.MARGINAL_INGEST_PUBLISH_DELAY_MS ?? 0);
-const host = await hostComponents({
-  config,
-  secrets: loadInstanceSecrets(config),
-  logger,
-  infra: { kafkaBrokers: config.kafkaBrokers, schemaRegistryUrl: config.schemaRegistryUrl },
-  components: [
-    createIngest(
-      // The pause stands for a process that dies before publishing: no 503 deadline meanwhile.
-      publishDelayMs > 0 ? { groupCommit: { beforePublish: () => new Promise((r) => setTimeout(r, publishDelayMs)), publishTimeoutMs: 0 } } : {},
-    ),
-  ],
-});
-stopOnSignals(host, logger);
+const { host, logger } = await hostAlone(
+  'ingest',
+  createIngest(
+    // The pause stands for a process that dies before publishing: no 503 deadline meanwhile.
+    publishDelayMs > 0 ? { groupCommit: { beforePublish: () => new Promise((r) => setTimeout(r, publishDelayMs)), publishTimeoutMs: 0 } } : {},
+  ),
+);
 logger.info({ url: host.url }, 'ingest listening');
