@@ -75,16 +75,8 @@ export interface BudgetCheck {
 export function budgetView(b: Budget): BudgetView {
   return {
     id: b.id,
-    name: b.name,
-    scope: b.scope,
-    user_id: b.userId,
-    agent_id: b.agentId,
-    workflow_id: b.workflowId,
-    dimension_key: b.dimensionKey,
-    dimension_value: b.dimensionValue,
-    period: b.period,
+    ...budgetFields(b),
     amount: formatMoney(b.amount),
-    thresholds: b.thresholds,
     created_at: b.createdAt.toISOString(),
     updated_at: b.updatedAt.toISOString(),
   };
@@ -160,6 +152,11 @@ export function mergeBudgetPatch(b: Budget, patch: BudgetPatchBody): BudgetBody 
 
 function storedBody(b: Budget, withKeys: boolean): BudgetBody {
   if (!withKeys) return { name: b.name, scope: b.scope, period: b.period, amount: b.amount, thresholds: b.thresholds };
+  return budgetFields(b);
+}
+
+/** The budget's own fields under their wire names, the amount as stored. */
+function budgetFields(b: Budget): Omit<BudgetView, 'id' | 'created_at' | 'updated_at'> {
   return {
     name: b.name,
     scope: b.scope,
