@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import { ConflictError, NotFoundError } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
 import type { ControlDb, Queryable } from '../core/control/db.js';
-import { STANDARD_SERVICE_TIER, type ContextTier } from './pricing.types.js';
+import { STANDARD_SERVICE_TIER, type ContextTier, type UnitRate as PricedUnitRate } from './pricing.types.js';
 import { FOREIGN_KEY_VIOLATION, UNIQUE_VIOLATION, sqlState } from '../core/control/sql-errors.js';
 
 /** USD per million tokens, as decimal strings; null = that class cannot be priced. */
@@ -155,15 +155,10 @@ function toRateCard(r: RateCardRow): RateCard {
   };
 }
 
-interface UnitRateRow {
+/** A unit_rates row: the rate as pricing takes it, with its identity. */
+interface UnitRateRow extends PricedUnitRate {
   id: string;
   organization_id: string;
-  model: string | null;
-  provider: string | null;
-  metric: string;
-  unit: string;
-  cost_per_unit: string;
-  effective_from: Date;
   created_at: Date;
 }
 
