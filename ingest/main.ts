@@ -9,7 +9,9 @@ const { host, logger } = await hostAlone(
   'ingest',
   createIngest(
     // The pause stands for a process that dies before publishing: no 503 deadline meanwhile.
-    publishDelayMs > 0 ? { groupCommit: { beforePublish: () => new Promise((r) => setTimeout(r, publishDelayMs)), publishTimeoutMs: 0 } } : {},
+    publishDelayMs > 0
+      ? { groupCommit: { beforePublish: () => new Promise((r) => setTimeout(r, publishDelayMs)), publishTimeoutMs: 0 } }
+      : {},
   ),
 );
 logger.info({ url: host.url }, 'ingest listening');
