@@ -8,6 +8,7 @@ import type { ApiKeyAuthenticator } from './auth/api-key-authenticator.js';
 import type { RateLimiter } from './http/rate-limit.js';
 
 /** Capability services register themselves here (ingest, lake reader, …) by name. */
+// biome-ignore lint/suspicious/noEmptyInterface: capabilities add their slots by declaration merging, which a type alias cannot take
 export interface AppServices {}
 
 export interface AppContext {

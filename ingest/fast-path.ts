@@ -27,6 +27,7 @@ import { validateSingleEvent, verifyIngestSignature } from './ingest-request.js'
 const PATH = '/v1/usage-events';
 const JSON_TYPE = /^application\/json\s*(;\s*charset=utf-8\s*)?$/i;
 /** body-parser's strict mode: the first non-blank character must open an object or an array. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON's whitespace is tab, LF and CR by definition
 const FIRST_CHAR = /^[\x20\x09\x0a\x0d]*([^\x20\x09\x0a\x0d])/;
 
 export function ingestFastPath(ctx: AppContext, ingest: IngestService): FastPath {

@@ -55,8 +55,8 @@ export class IngestController extends Controller {
    * X-Signature = "v1=" + hex HMAC-SHA256(signing secret, X-Timestamp + "." + raw body).
    * Every response carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset.
    * @summary Send a usage event
-   * @param signature "v1=" + hex HMAC-SHA256 of X-Timestamp + "." + the raw body, keyed by the API key's signing secret.
-   * @param timestamp Unix time in seconds; at most 5 minutes from server time.
+   * @param _signature "v1=" + hex HMAC-SHA256 of X-Timestamp + "." + the raw body, keyed by the API key's signing secret.
+   * @param _timestamp Unix time in seconds; at most 5 minutes from server time.
    */
   @Post()
   @Middlewares(checkSignature, prepareEvent)
@@ -69,9 +69,10 @@ export class IngestController extends Controller {
   @Response<ErrorEnvelope>(503, 'SERVICE_UNAVAILABLE: the queue cannot take the event; nothing was charged; details.retryable is true')
   public async ingestEvent(
     @Request() req: ExRequest,
-    @Body() body: UsageEventRequest,
-    @Header('X-Signature') signature: string,
-    @Header('X-Timestamp') timestamp: string,
+    // Declared for the OpenAPI document and tsoa's validation; the fast path has already read them.
+    @Body() _body: UsageEventRequest,
+    @Header('X-Signature') _signature: string,
+    @Header('X-Timestamp') _timestamp: string,
   ): Promise<IngestResponse> {
     const { receivedAt, slots } = preparedIngestOf(req);
     const response = await service(req, 'ingest').ingestOne(authOf(req), slots[0]!.event!, receivedAt);
@@ -86,8 +87,8 @@ export class IngestController extends Controller {
    * each event. Answers 200 with one result per event, in order: the 202 body of POST
    * /usage-events, or {"error": {code, message, details}} for that event.
    * @summary Send a batch of usage events
-   * @param signature "v1=" + hex HMAC-SHA256 of X-Timestamp + "." + the raw body, keyed by the API key's signing secret.
-   * @param timestamp Unix time in seconds; at most 5 minutes from server time.
+   * @param _signature "v1=" + hex HMAC-SHA256 of X-Timestamp + "." + the raw body, keyed by the API key's signing secret.
+   * @param _timestamp Unix time in seconds; at most 5 minutes from server time.
    */
   @Post('batch')
   @Middlewares(checkSignature, prepareBatch)
@@ -95,9 +96,9 @@ export class IngestController extends Controller {
   @Response<ErrorEnvelope>(400, 'The request is not {"events": [1 to 1000 events]} (VALIDATION_ERROR naming the field)')
   public async ingestBatch(
     @Request() req: ExRequest,
-    @Body() body: UsageEventBatchRequest,
-    @Header('X-Signature') signature: string,
-    @Header('X-Timestamp') timestamp: string,
+    @Body() _body: UsageEventBatchRequest,
+    @Header('X-Signature') _signature: string,
+    @Header('X-Timestamp') _timestamp: string,
   ): Promise<UsageEventBatchResponse> {
     const { receivedAt, slots } = preparedIngestOf(req);
     const valid = slots.flatMap((s) => (s.event ? [s.event] : []));

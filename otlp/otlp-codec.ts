@@ -150,11 +150,11 @@ function spanOf(s: DecodedSpan, resourceAttributes: Attributes): OtlpSpan {
 
 function attributesOf(kvs: DecodedKeyValue[] | undefined): Attributes {
   const out: Attributes = {};
-  for (const kv of kvs ?? []) if (kv.key !== undefined) out[kv.key] = valueOf(kv.value ?? undefined);
+  for (const kv of kvs ?? []) if (kv.key !== undefined) out[kv.key] = attributeValueOf(kv.value ?? undefined);
   return out;
 }
 
-function valueOf(v: DecodedAnyValue | undefined): AttributeValue {
+function attributeValueOf(v: DecodedAnyValue | undefined): AttributeValue {
   switch (v?.value) {
     case 'stringValue':
       return v.stringValue!;
@@ -168,7 +168,7 @@ function valueOf(v: DecodedAnyValue | undefined): AttributeValue {
     case 'doubleValue':
       return v.doubleValue!;
     case 'arrayValue':
-      return (v.arrayValue!.values ?? []).map((x) => valueOf(x));
+      return (v.arrayValue!.values ?? []).map((x) => attributeValueOf(x));
     case 'kvlistValue':
       return attributesOf(v.kvlistValue!.values);
     case 'bytesValue':
@@ -205,7 +205,9 @@ function jsonRequestObject(body: Buffer): unknown {
         const at = `resourceSpans[${i}].scopeSpans[${j}].spans[${k}]`;
         hexIdsToBytes(span, at);
         const links = (span as { links?: unknown } | null)?.links;
-        if (Array.isArray(links)) links.forEach((link, l) => hexIdsToBytes(link, `${at}.links[${l}]`));
+        if (Array.isArray(links)) {
+          for (const [l, link] of links.entries()) hexIdsToBytes(link, `${at}.links[${l}]`);
+        }
       });
     });
   });

@@ -47,7 +47,7 @@ async function receiveTraces(req: Request, res: Response): Promise<void> {
   }
   await new Promise<void>((resolve, reject) => readBody(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
   const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-  let spans;
+  let spans: ReturnType<typeof decodeExportRequest>;
   try {
     spans = decodeExportRequest(body, encoding);
   } catch (err) {

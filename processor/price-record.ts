@@ -62,7 +62,7 @@ export async function priceRecord(
   deps: RecordPricingDeps,
 ): Promise<RecordOutcome> {
   const at: RecordPosition = { partition, offset: record.offset, pricedAt };
-  let event;
+  let event: Awaited<ReturnType<typeof deps.codec.decode>>;
   try {
     event = await deps.codec.decode(record.value ?? Buffer.alloc(0));
   } catch (e) {
@@ -90,7 +90,7 @@ export async function priceRecord(
   }
   const pending = deps.ratesFor(event.organization_id);
   const rates = pending instanceof Promise ? await pending : pending;
-  let cost;
+  let cost: ReturnType<typeof priceEvent>;
   try {
     cost = priceEvent(event, rates);
   } catch (e) {

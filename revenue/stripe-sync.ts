@@ -213,7 +213,7 @@ export class RevenueSync {
 
   private async beginSync(organizationId: string): Promise<SyncEntry> {
     const conn = await getRevenueConnection(this.deps.db, organizationId, 'stripe');
-    if (!conn || conn.status !== 'active') throw new NotFoundError('active revenue connection', 'stripe');
+    if (conn?.status !== 'active') throw new NotFoundError('active revenue connection', 'stripe');
     const report: StripeSyncReport = {
       state: 'running',
       started_at: new Date().toISOString(),

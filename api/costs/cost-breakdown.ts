@@ -1,6 +1,6 @@
 // Rules of cost breakdowns: how summed token classes become the spec's nullable fields, how items
 // are ordered, and each item's share of the total. Pure.
-import { Big, formatMoney, percentOf, sumMoney, toBig } from '../../core/money.js';
+import { type Big, formatMoney, percentOf, sumMoney, toBig } from '../../core/money.js';
 import type { CostGroupRow } from './costs.queries.js';
 import type { CostMeasures } from './costs.types.js';
 import { compareCodePoints } from '../../core/compare.js';

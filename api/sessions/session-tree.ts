@@ -2,7 +2,7 @@
 // to the spec's tree. Invariant: Σ root subtree_cost + untraced + withheld = the session's flat
 // total, whatever the parent pointers look like (orphans, cycles, chains deeper than the cap).
 // Never recursive over parent pointers, so hostile data cannot loop or blow the stack.
-import { Big, formatMoney, sumMoney, toBig } from '../../core/money.js';
+import { type Big, formatMoney, sumMoney, toBig } from '../../core/money.js';
 import type { SessionTree, SessionTreeNode } from './sessions.types.js';
 import { compareCodePoints } from '../../core/compare.js';
 

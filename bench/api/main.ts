@@ -71,7 +71,7 @@ async function measure(name: string, fn: () => Promise<unknown>, iterations = IT
   return r;
 }
 
-const { full, last30, fullSubDay } = benchRanges(DAYS);
+const { full, fullSubDay } = benchRanges(DAYS);
 const HTTP_CASES = httpCases(DAYS);
 // The api runs in processes of its own from here on; they open the control plane this one held.
 await bench.stop({ keepData: true });
@@ -116,7 +116,9 @@ for (const [name, p, q] of HTTP_CASES) {
   const built = await first(() => {
     emptyDirs.push(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-api-derived-')));
     return { ...apiOptions, derivedDir: emptyDirs.at(-1)! };
-  }).finally(() => emptyDirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+  }).finally(() => {
+    for (const d of emptyDirs) fs.rmSync(d, { recursive: true, force: true });
+  });
   const persisted = await first(() => apiOptions, true);
   const c = {
     name,

@@ -3,7 +3,7 @@
 // lookups, manifests), the DuckDB query (prepare, bind, run, read) and the row conversion, beside
 // the whole service call and the whole HTTP request. Reuses a --data-dir that bench/dimensions wrote.
 //   npx tsx bench/dimensions/profile.ts --data-dir DIR [--iterations 50]
-import { LakeQuery } from '../../api/lake/lake-query.js';
+import type { LakeQuery } from '../../api/lake/lake-query.js';
 import { RateBook } from '../../pricing/rate-book.js';
 import { benchLake, benchNow } from '../api/bench-lake.js';
 import { log, readBenchOptions, startSyntheticLakeHost } from '../api/synthetic-lake-host.js';

@@ -35,7 +35,12 @@ function treeCpuSeconds(rootPid: number): number {
   const inTree = new Set([rootPid]);
   for (let grew = true; grew; ) {
     grew = false;
-    for (const s of stats) if (!inTree.has(s.pid) && inTree.has(s.ppid)) (inTree.add(s.pid), (grew = true));
+    for (const s of stats) {
+      if (!inTree.has(s.pid) && inTree.has(s.ppid)) {
+        inTree.add(s.pid);
+        grew = true;
+      }
+    }
   }
   return stats.filter((s) => inTree.has(s.pid)).reduce((t, s) => t + s.ticks, 0) / 100;
 }

@@ -37,7 +37,7 @@ export function fromTsoaValidateError(err: ValidateError): ValidationError {
   let message = humanizeTsoaMessage(info.message);
   // A bad item of a list of scalars: the field is the list, the message says which item.
   const item = /^(.*)\[(\d+)\]$/.exec(field);
-  if (item && item[1]) {
+  if (item?.[1]) {
     field = item[1];
     message = `item ${item[2]} ${message}`;
   }

@@ -101,7 +101,7 @@ export class EventBatch {
       if (a.rows === 0) return;
       const date = utcDate(new Date(g.day * DAY_MS));
       const statusCounts = {} as Record<EventStatus, number>;
-      EVENT_STATUSES.forEach((s, k) => (statusCounts[s] = a.counts[k]!));
+      for (const [k, s] of EVENT_STATUSES.entries()) statusCounts[s] = a.counts[k]!;
       out.set(groupKey(g.organizationId, date), {
         organization_id: g.organizationId,
         date,

@@ -56,7 +56,7 @@ async function sweepStrays(state: PartitionState, ctx: LakeContext, olderThan: n
   let removed = 0;
   const consider = async (abs: string) => {
     const st = await fs.stat(abs).catch(() => null);
-    if (!st || !st.isFile() || st.mtimeMs > olderThan) return;
+    if (!st?.isFile() || st.mtimeMs > olderThan) return;
     await unlinkIfPresent(abs);
     removed++;
   };

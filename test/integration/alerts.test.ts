@@ -38,7 +38,7 @@ describe('budgets and alerts, end to end', () => {
   }
   const outbox = async (t: Tenant) =>
     ((await admin(p.host, 'GET', `/organizations/${t.organizationId}/webhook-events?limit=1000`)).body.events as Array<{ id: string; type: string; data: any }>).reverse();
-  let lakeCount = new Map<string, number>();
+  const lakeCount = new Map<string, number>();
   /** Sends n events of $2 for the user and waits until the lake holds them (evaluation runs before the lake write). */
   async function spend(t: Tenant, n: number, fields: Record<string, unknown> = {}): Promise<void> {
     const events = Array.from({ length: n }, () => llmEvent(`e-${++seq}`, { model: 'acme-model', input_tokens: INPUT, output_tokens: OUTPUT, ...fields }));

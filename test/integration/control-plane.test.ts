@@ -135,7 +135,7 @@ for (const kind of CONTROL_DB_KINDS) {
     it('refuse to run when an applied migration file was edited', async () => {
       const fresh = await openFreshControlDb(kind);
       try {
-        const edited = loadMigrations().map((m) => (m.version === 2 ? { ...m, sql: m.sql + '\n-- x', checksum: 'f'.repeat(64) } : m));
+        const edited = loadMigrations().map((m) => (m.version === 2 ? { ...m, sql: `${m.sql}\n-- x`, checksum: 'f'.repeat(64) } : m));
         await expect(migrate(fresh.db, edited)).rejects.toThrow(/002_ingest_ledger\.sql was edited/);
       } finally {
         await fresh.dispose();
@@ -273,7 +273,7 @@ describeEachControlDb('control plane', ({ kind, db }) => {
         scopes: ['usage:write', 'costs:read'],
         signingSecret: issued.signingSecret,
       });
-      expect(await findActiveApiKey(db(), TEST_MASTER_KEY, issued.apiKey + 'x')).toBeNull();
+      expect(await findActiveApiKey(db(), TEST_MASTER_KEY, `${issued.apiKey}x`)).toBeNull();
       expect(await findActiveApiKey(db(), TEST_MASTER_KEY, 'Bearer nonsense')).toBeNull();
       await expect(findActiveApiKey(db(), Buffer.alloc(32, 9), issued.apiKey)).rejects.toThrow(SecretDecryptionError);
 

@@ -10,7 +10,7 @@ import {
   breakdown,
   completed,
   dayOf,
-  Ev,
+  type Ev,
   expectNotFound,
   expectValidation,
   get,

@@ -28,7 +28,7 @@ import { tempLakeDir } from '../support/processor-fixtures.js';
 let control: FreshControlDb;
 let org: string;
 let lakeDir: string;
-let offsets = [0, 0];
+const offsets = [0, 0];
 
 /** A completed event of `org` on `day` (2025-03-DD) with metadata, cost (input = total), user and agent. */
 function ev(

@@ -101,7 +101,7 @@ describe.skipIf(!testPostgresUrl())('distributed mode: 2 ingest, 2 processors, 1
           const res = await signedPost(url, writer, '/v1/usage-events/batch', { events: pending });
           if (res.status === 200) {
             const results = res.body.results as Array<{ event_id?: string }>;
-            results.forEach((r, i) => r.event_id && accepted.set(pending[i]!.idempotency_key, r.event_id));
+            for (const [i, r] of results.entries()) if (r.event_id) accepted.set(pending[i]!.idempotency_key, r.event_id);
             pending = pending.filter((_, i) => !results[i]!.event_id);
           }
         } catch {

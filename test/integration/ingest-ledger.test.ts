@@ -4,7 +4,7 @@
 import crypto from 'node:crypto';
 import { expect, it } from 'vitest';
 import { getCreditBalance, grantCredits, spendCredits } from '../../core/control/credits.js';
-import { type Queryable } from '../../core/control/db.js';
+import type { Queryable } from '../../core/control/db.js';
 import { beginIngestGroup, discardReservations, IngestGroupIds, reserveAndSpend, listGroupRecords, listStrandedGroups, markGroupsPublished, releaseReservations, reserveEvents, writeIngestGroup, type IngestGroup, type Reservation, type ReservationInput } from '../../ingest/ingest-ledger.store.js';
 import { getLedgerDetails, getLedgerEntries } from '../support/ledger-reads.js';
 import { createOrganization } from '../../core/control/organizations.js';

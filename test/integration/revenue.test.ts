@@ -266,7 +266,7 @@ describeEachHost(
 );
 
 
-describeEachControlDb('revenue store', ({ kind, db }) => {
+describeEachControlDb('revenue store', ({ db }) => {
   it('an import upserts by id, keeps amounts exact and activates the import connection', async () => {
     const org = await createOrganization(db(), { name: 'Revenue' });
     expect(await hasActiveRevenueConnection(db(), org.id)).toBe(false);

@@ -5,7 +5,7 @@
 // however often it is sent; `flush()` resolves only when nothing is queued, in flight or waiting
 // to be resent. HTTP-level retries are retry.ts's; per-event retryable errors inside a 200 batch
 // answer (SERVICE_UNAVAILABLE) are requeued here with the same backoff.
-import { MarginalApiError, MarginalError, apiErrorOf, errorFromResponse, isRecord } from './errors.js';
+import { type MarginalApiError, MarginalError, apiErrorOf, errorFromResponse, isRecord } from './errors.js';
 import type { EventResult, QueuedEvent } from './events.js';
 import { backoffDelayMs, isRetryableStatus, type HttpAnswer, type RetryPolicy } from './retry.js';
 

@@ -12,6 +12,7 @@ import { signatureHeaders } from './signing.js';
 
 export interface Marginal extends ReadMethods {}
 
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface of the same name adds the generated read methods, which the constructor installs
 export class Marginal {
   readonly config: ResolvedConfig;
   private readonly batcher: EventBatcher;

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { AppError, ValidationError } from '../../../core/errors.js';
+import { type AppError, ValidationError } from '../../../core/errors.js';
 import {
   adaptiveGranularity,
   addUtcMonths,

@@ -39,7 +39,7 @@ const VECTORS = (
 describe('shared SDK signing vectors', () => {
   it('there are vectors, non-ASCII bodies among them', () => {
     expect(VECTORS.length).toBeGreaterThanOrEqual(5);
-    expect(VECTORS.some((v) => /[^\x00-\x7f]/.test(v.body))).toBe(true);
+    expect(VECTORS.some((v) => [...v.body].some((c) => c.codePointAt(0)! > 0x7f))).toBe(true);
   });
 
   it.each(VECTORS.map((v) => [v.name, v] as const))('%s: signPayload gives the header and verifySignature accepts it', (_, v) => {

@@ -60,7 +60,7 @@ describe('every string of the event is well-formed Unicode without NUL', () => {
 
   it('metadata keys, nested too, name the key', () => {
     expect(rejectedField({ ...llm, metadata: { [lone]: 1 } })).toMatchObject({ field: 'metadata' });
-    expect(rejectedField({ ...llm, metadata: { a: { ['x\u0000']: 1 } } })).toMatchObject({ field: 'metadata.a' });
+    expect(rejectedField({ ...llm, metadata: { a: { 'x\u0000': 1 } } })).toMatchObject({ field: 'metadata.a' });
   });
 
   it('paired surrogates (emoji, astral CJK) are fine', () => {
@@ -89,7 +89,7 @@ describe('metadata depth is bounded', () => {
 
   it('one level more is a 400 on metadata, and 5,000 levels never overflow the stack', () => {
     expect(rejectedField({ ...llm, metadata: { root: nested(MAX_METADATA_DEPTH) } })).toMatchObject({ field: 'metadata' });
-    const deep = JSON.parse('{"a":'.repeat(5000) + '1' + '}'.repeat(5000));
+    const deep = JSON.parse(`${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`);
     expect(rejectedField({ ...llm, metadata: deep })).toMatchObject({ field: 'metadata' });
   });
 });

@@ -16,6 +16,7 @@ import {
 } from './usage-mapping.js';
 
 type Method = (body: Record<string, unknown>, ...rest: unknown[]) => unknown;
+// biome-ignore lint/suspicious/noExplicitAny: a listener of any event's arguments, as Node's EventEmitter types it
 type Emitter = { on(event: string, listener: (...args: any[]) => void): unknown };
 /** Starts the capture of one call. */
 type Begin = () => CapturedCall;

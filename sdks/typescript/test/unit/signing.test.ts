@@ -5,7 +5,7 @@ import { signingVectors } from '../support/vectors.js';
 describe('signing (shared vectors)', () => {
   it('has vectors with non-ASCII bodies', () => {
     expect(signingVectors.length).toBeGreaterThanOrEqual(5);
-    expect(signingVectors.some((v) => /[^\x00-\x7f]/.test(v.body))).toBe(true);
+    expect(signingVectors.some((v) => [...v.body].some((c) => c.codePointAt(0)! > 0x7f))).toBe(true);
   });
 
   it.each(signingVectors.map((v) => [v.name, v] as const))('%s', (_, v) => {

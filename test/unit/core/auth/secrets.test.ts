@@ -62,7 +62,7 @@ describe('signing secrets and master keys', () => {
     for (const bad of ['', 'abc', KEY_HEX.slice(2), crypto.randomBytes(31).toString('base64'), crypto.randomBytes(33).toString('base64'), 'not a key at all!!']) {
       expect(() => parseMasterKey(bad)).toThrow(ConfigError);
     }
-    const secretish = 'zz' + KEY_HEX.slice(2);
+    const secretish = `zz${KEY_HEX.slice(2)}`;
     try {
       parseMasterKey(secretish);
       expect.unreachable();
