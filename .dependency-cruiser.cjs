@@ -67,7 +67,8 @@ module.exports = {
     },
     {
       name: 'no-cycles-between-capabilities',
-      comment: 'Two capabilities may not import each other, directly or through others: one of them names the other only through a slot it declares (e.g. revenue/revenue-moved.ts).',
+      comment:
+        'Two capabilities may not import each other, directly or through others: one of them names the other only through a slot it declares (e.g. revenue/revenue-moved.ts).',
       severity: 'error',
       scope: 'folder',
       from: { path: `^(${CAPABILITIES.join('|')})$` },
@@ -75,7 +76,8 @@ module.exports = {
     },
     {
       name: 'api-is-a-leaf',
-      comment: 'The read endpoints are not a shared kernel: what other capabilities need from them belongs in core/ or in its owning capability.',
+      comment:
+        'The read endpoints are not a shared kernel: what other capabilities need from them belongs in core/ or in its owning capability.',
       severity: 'error',
       from: { path: ANY_CAPABILITY, pathNot: '^api/' },
       to: { path: '^api/' },

@@ -5,10 +5,7 @@
 // (bench/results/api-rss.md). Needs `node --expose-gc` (the api's flags); without it, a no-op.
 import type { Server } from 'node:http';
 
-export function collectGarbageWhenIdle(
-  server: Server,
-  opts: { idleMs?: number; gc?: () => void } = {},
-): void {
+export function collectGarbageWhenIdle(server: Server, opts: { idleMs?: number; gc?: () => void } = {}): void {
   const gc = opts.gc ?? (globalThis as { gc?: () => void }).gc;
   if (!gc) return;
   let requestsSinceGc = false;

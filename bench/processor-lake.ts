@@ -43,7 +43,15 @@ function row(partition: number, offset: number, orgs: number, days: number): Lak
   });
 }
 
-async function flushRun(label: string, writer: LakeWriter, partition: number, batches: number, orgs: number, days: number, batchSize = BATCH) {
+async function flushRun(
+  label: string,
+  writer: LakeWriter,
+  partition: number,
+  batches: number,
+  orgs: number,
+  days: number,
+  batchSize = BATCH,
+) {
   const times: number[] = [];
   const phases = { stage: 0, write: 0, sync: 0, manifest: 0 };
   let offset = (await writer.readManifest(partition)).nextOffset;
@@ -62,7 +70,9 @@ async function flushRun(label: string, writer: LakeWriter, partition: number, ba
   const line =
     `${label}: ${batches} x ${batchSize} rows, ${files / batches} files per flush: ${Math.round((batches * batchSize) / (total / 1000))} rows/s ` +
     `(per flush median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)} ms, max ${sorted[sorted.length - 1]!.toFixed(0)} ms; ` +
-    `mean ms: ${Object.entries(phases).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')})`;
+    `mean ms: ${Object.entries(phases)
+      .map(([k, v]) => `${k} ${v.toFixed(0)}`)
+      .join(', ')})`;
   console.log(line);
 }
 
@@ -85,15 +95,32 @@ async function readQueries(reader: LakeReader, conn: DuckDBConnection, org: stri
   const files = (await reader.files('events', org)).length;
   const [[n]] = (await conn.runAndReadAll(`SELECT count(*) FROM ${events} WHERE organization_id = '${org}'`)).getRowsJS() as bigint[][];
   console.log(` ${n} events rows in ${files} events files, ${(await reader.files('daily_costs', org)).length} daily_costs files`);
-  await timeQuery(conn, 'events: SUM(total_cost) GROUP BY end_user_id', `SELECT end_user_id, sum(total_cost) FROM ${events} WHERE organization_id = '${org}' GROUP BY end_user_id`);
-  await timeQuery(conn, 'events, 7 days: SUM(total_cost), count GROUP BY day', `SELECT event_date, sum(total_cost), count(*) FROM ${await reader.relation('events', org, { from: new Date('2025-01-10'), to: new Date('2025-01-17') })} WHERE organization_id = '${org}' AND event_timestamp >= TIMESTAMP '2025-01-10' AND event_timestamp < TIMESTAMP '2025-01-17' GROUP BY 1`);
-  await timeQuery(conn, 'daily_costs rollup: SUM(total_cost) GROUP BY end_user_id', `SELECT end_user_id, sum(total_cost) FROM ${daily} WHERE organization_id = '${org}' GROUP BY end_user_id`);
+  await timeQuery(
+    conn,
+    'events: SUM(total_cost) GROUP BY end_user_id',
+    `SELECT end_user_id, sum(total_cost) FROM ${events} WHERE organization_id = '${org}' GROUP BY end_user_id`,
+  );
+  await timeQuery(
+    conn,
+    'events, 7 days: SUM(total_cost), count GROUP BY day',
+    `SELECT event_date, sum(total_cost), count(*) FROM ${await reader.relation('events', org, { from: new Date('2025-01-10'), to: new Date('2025-01-17') })} WHERE organization_id = '${org}' AND event_timestamp >= TIMESTAMP '2025-01-10' AND event_timestamp < TIMESTAMP '2025-01-17' GROUP BY 1`,
+  );
+  await timeQuery(
+    conn,
+    'daily_costs rollup: SUM(total_cost) GROUP BY end_user_id',
+    `SELECT end_user_id, sum(total_cost) FROM ${daily} WHERE organization_id = '${org}' GROUP BY end_user_id`,
+  );
 }
 
 async function main() {
   const readRows = Number(process.argv[2] ?? 1_000_000);
   const lakeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'marginal-lake-bench-'));
-  console.log(`lake ${lakeDir}; ${os.cpus().length} cpus; node ${process.version}; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(
+    `lake ${lakeDir}; ${os.cpus().length} cpus; node ${process.version}; load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   try {
     const writer = await LakeWriter.open(lakeDir);
     await flushRun('warm-up', writer, 0, 2, 1, 1);
@@ -113,7 +140,9 @@ async function main() {
     await readQueries(reader, conn, org);
     const t = performance.now();
     const c = await writer.compactPartition(3, { minFiles: 2, graceMs: 0 });
-    console.log(` compaction of partition 3: ${c.groups} groups, ${c.filesMerged} files -> ${c.filesWritten} in ${(performance.now() - t).toFixed(0)} ms`);
+    console.log(
+      ` compaction of partition 3: ${c.groups} groups, ${c.filesMerged} files -> ${c.filesWritten} in ${(performance.now() - t).toFixed(0)} ms`,
+    );
     console.log(' after compaction:');
     await readQueries(reader, conn, org);
     const t1 = performance.now();

@@ -111,7 +111,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: int(env, 'PORT', 8080, 0),
     dataDir,
     lakeDir: path.resolve(str(env, 'LAKE_DIR') ?? path.join(dataDir, 'lake')),
-    kafkaBrokers: brokers ? brokers.split(',').map((b) => b.trim()).filter(Boolean) : null,
+    kafkaBrokers: brokers
+      ? brokers
+          .split(',')
+          .map((b) => b.trim())
+          .filter(Boolean)
+      : null,
     kafkaPort: int(env, 'KAFKA_PORT', 9092),
     schemaRegistryUrl: str(env, 'SCHEMA_REGISTRY_URL'),
     schemaRegistryPort: int(env, 'SCHEMA_REGISTRY_PORT', 8081, 0),

@@ -25,7 +25,11 @@ export class AppError extends Error {
 
 /** 400. `field` names the failing field or parameter (dotted path for nested body fields). */
 export class ValidationError extends AppError {
-  constructor(readonly field: string, message: string, extra: ErrorDetails = {}) {
+  constructor(
+    readonly field: string,
+    message: string,
+    extra: ErrorDetails = {},
+  ) {
     super(400, 'VALIDATION_ERROR', `${field}: ${message}`, { field, ...extra });
   }
 }
@@ -83,10 +87,16 @@ export class DateRangeTooLargeError extends AppError {
 
 export class RateLimitError extends AppError {
   constructor(retryAfterSeconds: number, headers: Record<string, string>) {
-    super(429, 'RATE_LIMIT_EXCEEDED', 'Rate limit exceeded', { retryable: true, retryAfterSeconds }, {
-      ...headers,
-      'Retry-After': String(retryAfterSeconds),
-    });
+    super(
+      429,
+      'RATE_LIMIT_EXCEEDED',
+      'Rate limit exceeded',
+      { retryable: true, retryAfterSeconds },
+      {
+        ...headers,
+        'Retry-After': String(retryAfterSeconds),
+      },
+    );
   }
 }
 
@@ -111,7 +121,10 @@ export type SignatureFault = 'SIGNATURE_MISSING' | 'SIGNATURE_INVALID' | 'TIMEST
 /** 401 with the flat `{error, code}` body the spec prescribes for HMAC failures. */
 export class SignatureError extends Error {
   readonly status = 401;
-  constructor(readonly code: SignatureFault, message: string) {
+  constructor(
+    readonly code: SignatureFault,
+    message: string,
+  ) {
     super(message);
     this.name = 'SignatureError';
   }

@@ -100,7 +100,7 @@ export function percentOf(part: string | Big, whole: string | Big): number {
   let q = a / w; // truncated toward zero
   const r = a % w;
   const twiceRemainder = (r < 0n ? -r : r) * 2n;
-  if (twiceRemainder >= (w < 0n ? -w : w)) q += (a < 0n) === (w < 0n) ? 1n : -1n;
+  if (twiceRemainder >= (w < 0n ? -w : w)) q += a < 0n === w < 0n ? 1n : -1n;
   return Number(q) / 100;
 }
 

@@ -71,7 +71,10 @@ export async function hostComponents(opts: {
     await stopAll();
     throw failed.reason;
   }
-  const app = createHttpApp(ctx, running.flatMap((s) => (s.routes ? [s.routes] : [])));
+  const app = createHttpApp(
+    ctx,
+    running.flatMap((s) => (s.routes ? [s.routes] : [])),
+  );
   const fastPaths = running.flatMap((s) => (s.fastPath ? [s.fastPath] : []));
   const server = await new Promise<Server>((resolve, reject) => {
     const s = http.createServer((req, res) => {

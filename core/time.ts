@@ -128,15 +128,7 @@ export function truncUnit(g: Granularity): 'day' | 'week' | 'month' {
   return g === 'daily' ? 'day' : g === 'weekly' ? 'week' : 'month';
 }
 
-export const TIME_WINDOWS = [
-  'current-period',
-  'last-period',
-  'last-7-days',
-  'last-30-days',
-  'last-90-days',
-  'ytd',
-  'last-year',
-] as const;
+export const TIME_WINDOWS = ['current-period', 'last-period', 'last-7-days', 'last-30-days', 'last-90-days', 'ytd', 'last-year'] as const;
 export type TimeWindow = (typeof TIME_WINDOWS)[number];
 
 export interface WindowPair {

@@ -65,7 +65,13 @@ export function createIngest(opts: IngestOptions = {}): StartComponent {
       retentionDays: ctx.config.otlpStructuralSpansRetentionDays,
     });
     spanRetention.start();
-    const ingest = new IngestService(new OrganizationSettingsCache(ctx.db, opts.settingsTtlMs), new RateBook(ctx.db), codec, committer, ctx.db);
+    const ingest = new IngestService(
+      new OrganizationSettingsCache(ctx.db, opts.settingsTtlMs),
+      new RateBook(ctx.db),
+      codec,
+      committer,
+      ctx.db,
+    );
     ctx.services.ingest = ingest;
     return {
       name: 'ingest',

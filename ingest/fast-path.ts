@@ -57,17 +57,19 @@ function serve(ctx: AppContext, ingest: IngestService, req: IncomingMessage, res
   req.on('error', () => res.destroy());
   req.on('end', () => {
     const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-    answerEvent(ctx, ingest, req, res, raw).then(
-      (body) => send(res, 202, body),
-      (err: unknown) => {
-        const { status, headers, body } = errorResponse(err, facts, ctx.logger);
-        for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
-        send(res, status, body);
-      },
-    ).catch((err: unknown) => {
-      ctx.logger.error({ err, requestId: ids.requestId }, 'ingest fast path could not answer');
-      res.destroy();
-    });
+    answerEvent(ctx, ingest, req, res, raw)
+      .then(
+        (body) => send(res, 202, body),
+        (err: unknown) => {
+          const { status, headers, body } = errorResponse(err, facts, ctx.logger);
+          for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+          send(res, status, body);
+        },
+      )
+      .catch((err: unknown) => {
+        ctx.logger.error({ err, requestId: ids.requestId }, 'ingest fast path could not answer');
+        res.destroy();
+      });
   });
 }
 

@@ -292,7 +292,11 @@ export class GroupCommitter {
         all.newUsers.push(...one.newUsers);
       }
       // Written when some row references it (all duplicates or all unpaid: nothing to hold).
-      const written = await writeIngestGroup(tx, ingestGroup, marks.map((r) => r.groupId));
+      const written = await writeIngestGroup(
+        tx,
+        ingestGroup,
+        marks.map((r) => r.groupId),
+      );
       return { ...all, groupId: written ? ingestGroup.id : null };
     });
   }
@@ -338,14 +342,26 @@ export class GroupCommitter {
       if (!ok) {
         // Fewer credits than new keys: the first `paid` in arrival order go, the rest answer 402.
         ({ spent: paid, balance } = await spendAvailableCredits(tx, org, fresh.length));
-        await discardReservations(tx, group, org, fresh.slice(paid).map((e) => e.event.idempotencyKey));
+        await discardReservations(
+          tx,
+          group,
+          org,
+          fresh.slice(paid).map((e) => e.event.idempotencyKey),
+        );
       }
       // credits.low / credits.exhausted, in this transaction (alerts/credits).
       await fireCreditAlerts(tx, org, balance);
     }
     fresh.forEach((e, i) => {
       if (i < paid) {
-        reserved.push({ entry: e, value: e.event.payload, isNew: true, eventId: e.event.eventId, flagReason: e.event.flagReason, groupId: group.id });
+        reserved.push({
+          entry: e,
+          value: e.event.payload,
+          isNew: true,
+          eventId: e.event.eventId,
+          flagReason: e.event.flagReason,
+          groupId: group.id,
+        });
       } else {
         answered.push([e, { ok: false, error: new InsufficientCreditsError() }]);
       }
@@ -425,7 +441,9 @@ export class GroupCommitter {
    * in the order reservations take them.
    */
   private async release(groupId: string, list: Reserved[]): Promise<void> {
-    const mine = list.filter((r) => r.isNew).map((r) => ({ organizationId: r.entry.event.organizationId, idempotencyKey: r.entry.event.idempotencyKey }));
+    const mine = list
+      .filter((r) => r.isNew)
+      .map((r) => ({ organizationId: r.entry.event.organizationId, idempotencyKey: r.entry.event.idempotencyKey }));
     const orphans = this.orphanedUsers(list);
     try {
       await this.db.transaction(async (tx) => {

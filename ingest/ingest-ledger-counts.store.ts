@@ -6,6 +6,8 @@ import type { Queryable } from '../core/control/db.js';
 /** Ledger rows of the organization (an index-only range scan of the primary key). */
 export async function countLedgerEvents(db: Queryable, organizationId: string): Promise<number> {
   if (!isUuid(organizationId)) return 0;
-  const [row] = await db.query<{ n: string | number }>('SELECT count(*) AS n FROM ingest_ledger WHERE organization_id = $1', [organizationId]);
+  const [row] = await db.query<{ n: string | number }>('SELECT count(*) AS n FROM ingest_ledger WHERE organization_id = $1', [
+    organizationId,
+  ]);
   return Number(row?.n ?? 0);
 }

@@ -76,7 +76,6 @@ function toBuffer(b: Uint8Array): Buffer {
   return Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 }
 
-
 function addMembers(group: IngestGroup, organizationId: string, keys: Iterable<string>): void {
   let set = group.members.get(organizationId);
   if (!set) group.members.set(organizationId, (set = new Set()));
@@ -105,7 +104,10 @@ export class IngestGroupIds {
     if (this.free.length === 0) {
       // One caller at a time (the group committer's reserve stage); the order ids go out in does
       // not matter (the sweeper goes by created_at).
-      const rows = await q.query<{ id: string }>(`SELECT nextval('ingest_groups_id_seq')::text AS id FROM generate_series(1, $1::integer)`, [this.blockSize]);
+      const rows = await q.query<{ id: string }>(
+        `SELECT nextval('ingest_groups_id_seq')::text AS id FROM generate_series(1, $1::integer)`,
+        [this.blockSize],
+      );
       this.free.push(...rows.map((r) => r.id));
     }
     return this.free.shift()!;
@@ -142,7 +144,11 @@ export async function writeIngestGroup(tx: Queryable, group: IngestGroup, markPu
   const blob = Buffer.concat(group.parts, group.size).toString('base64');
   const json = JSON.stringify(members.map(([organizationId, keys]) => ({ organization_id: organizationId, idempotency_keys: [...keys] })));
   if (marks.length === 0) {
-    await tx.query(`INSERT INTO ingest_groups (id, payloads, members) VALUES ($1::bigint, decode($2, 'base64'), $3)`, [group.id, blob, json]);
+    await tx.query(`INSERT INTO ingest_groups (id, payloads, members) VALUES ($1::bigint, decode($2, 'base64'), $3)`, [
+      group.id,
+      blob,
+      json,
+    ]);
   } else {
     // A data-modifying WITH runs to completion whether or not the main statement reads it.
     await tx.query(
@@ -271,7 +277,14 @@ export async function reserveAndSpend(
       const firstTime = !claimed.has(key);
       claimed.add(key);
       const f = first.get(key)!;
-      return { idempotencyKey: key, eventId: f.eventId, isNew: firstTime, state: 'reserved', flagReason: f.flagReason, payload: toBuffer(f.payload) };
+      return {
+        idempotencyKey: key,
+        eventId: f.eventId,
+        isNew: firstTime,
+        state: 'reserved',
+        flagReason: f.flagReason,
+        payload: toBuffer(f.payload),
+      };
     }
     const e = existing.get(key)!;
     return { idempotencyKey: key, isNew: false, ...e };
@@ -335,7 +348,11 @@ async function adoptExisting(
         WHERE l.organization_id = $1 AND l.idempotency_key = m.idempotency_key`,
       [organizationId, group.id, JSON.stringify(moves)],
     );
-    addMembers(group, organizationId, moves.map((m) => m.idempotency_key));
+    addMembers(
+      group,
+      organizationId,
+      moves.map((m) => m.idempotency_key),
+    );
   }
   return out;
 }
@@ -415,7 +432,12 @@ export async function markGroupsPublished(db: Queryable, groupIds: string[]): Pr
  * Unpublished groups created before `olderThan` (their publish failed or their process died),
  * oldest first, leaving out `skip` (groups this process still has in flight): the sweeper's work list.
  */
-export async function listStrandedGroups(db: Queryable, olderThan: Date, limit: number, skip: Iterable<string> = []): Promise<StrandedGroup[]> {
+export async function listStrandedGroups(
+  db: Queryable,
+  olderThan: Date,
+  limit: number,
+  skip: Iterable<string> = [],
+): Promise<StrandedGroup[]> {
   const rows = await db.query<{ id: string; created_at: Date }>(
     `SELECT id::text AS id, created_at FROM ingest_groups
       WHERE published_at IS NULL AND created_at < $1 AND id <> ALL($3::bigint[])

@@ -45,7 +45,11 @@ const EMPTY = Buffer.alloc(0);
 export function verifyIngestSignature(secret: string, headers: IncomingHttpHeaders, raw: Buffer): void {
   // Node joins repeated x-* headers into one string, as express's req.header returns it.
   const header = (name: string) => headers[name] as string | undefined;
-  verifySignature(secret, { signature: header('x-signature'), timestamp: header('x-timestamp'), rawBody: raw }, Math.floor(Date.now() / 1000));
+  verifySignature(
+    secret,
+    { signature: header('x-signature'), timestamp: header('x-timestamp'), rawBody: raw },
+    Math.floor(Date.now() / 1000),
+  );
 }
 
 /** The express route's signature step (verifyIngestSignature on the raw body express.json kept). */
@@ -55,7 +59,9 @@ export function checkSignature(req: Request, _res: Response, next: NextFunction)
     if (raw === undefined) {
       // express.json reads only JSON bodies; an empty one leaves nothing to keep.
       if (!req.is('application/json') && Number(req.header('content-length') ?? 0) > 0) {
-        throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'body: send the event as JSON with Content-Type: application/json', { field: 'body' });
+        throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'body: send the event as JSON with Content-Type: application/json', {
+          field: 'body',
+        });
       }
       raw = EMPTY;
     }
@@ -107,10 +113,13 @@ export const prepareBatch = asyncMiddleware(async (req) => {
   const receivedAt = new Date();
   requireJsonBody(req);
   const body: unknown = req.body;
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ValidationError('body', 'must be a JSON object {"events": [...]}');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new ValidationError('body', 'must be a JSON object {"events": [...]}');
   const unknown = Object.keys(body).filter((k) => k !== 'events');
   if (unknown.length > 0) {
-    throw new ValidationError(unknown[0]!, `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}`, { unknownFields: unknown });
+    throw new ValidationError(unknown[0]!, `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}`, {
+      unknownFields: unknown,
+    });
   }
   const events = (body as { events?: unknown }).events;
   if (events === undefined || events === null) throw new ValidationError('events', 'is required');

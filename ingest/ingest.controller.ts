@@ -6,19 +6,7 @@
 // chain; proven alike by test/integration/ingest-fast-path.test.ts); this controller is its
 // documented contract and answers the requests the fast path declines.
 import type { Request as ExRequest } from 'express';
-import {
-  Body,
-  Controller,
-  Header,
-  Middlewares,
-  Post,
-  Request,
-  Response,
-  Route,
-  Security,
-  SuccessResponse,
-  Tags,
-} from '@tsoa/runtime';
+import { Body, Controller, Header, Middlewares, Post, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import { service } from '../core/app-context.js';
 import { authOf } from '../core/http/authentication.js';
 import type { ErrorEnvelope } from '../core/http/error-envelope.js';

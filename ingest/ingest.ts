@@ -83,7 +83,9 @@ export class IngestService {
     return events.map((e): EventOutcome => {
       const row = known.get(e.idempotency_key);
       ingestEvents.inc({ outcome: row ? 'duplicate' : 'SUBSCRIPTION_INACTIVE' });
-      return row ? { ok: true, eventId: row.eventId, flagReason: row.flagReason, duplicate: true } : { ok: false, error: new SubscriptionInactiveError() };
+      return row
+        ? { ok: true, eventId: row.eventId, flagReason: row.flagReason, duplicate: true }
+        : { ok: false, error: new SubscriptionInactiveError() };
     });
   }
 }

@@ -96,7 +96,10 @@ export class Sweeper {
     await markGroupsPublished(this.db, groupIds);
     sweptEvents.inc(records.length);
     if (records.length > 0) {
-      this.logger.info({ events: records.length, groups: groupIds.length, oldest: records[0]!.createdAt }, 'sweeper re-published stranded reservations');
+      this.logger.info(
+        { events: records.length, groups: groupIds.length, oldest: records[0]!.createdAt },
+        'sweeper re-published stranded reservations',
+      );
     }
     return records.length;
   }

@@ -113,10 +113,16 @@ function checkOneHourCacheWrites(tokens: Record<TokenField, number | null>): voi
   const oneHour = tokens.cache_creation_1h_input_tokens;
   if (oneHour === null) return;
   if (tokens.cache_creation_input_tokens === null) {
-    throw new ValidationError('cache_creation_input_tokens', 'is required when cache_creation_1h_input_tokens is sent (the one-hour writes are a part of it)');
+    throw new ValidationError(
+      'cache_creation_input_tokens',
+      'is required when cache_creation_1h_input_tokens is sent (the one-hour writes are a part of it)',
+    );
   }
   if (oneHour > tokens.cache_creation_input_tokens) {
-    throw new ValidationError('cache_creation_1h_input_tokens', 'must be at most cache_creation_input_tokens (the one-hour writes are a part of it)');
+    throw new ValidationError(
+      'cache_creation_1h_input_tokens',
+      'must be at most cache_creation_input_tokens (the one-hour writes are a part of it)',
+    );
   }
 }
 
@@ -187,7 +193,8 @@ function costOverride(body: Body): string | null {
   }
   // Checked as it will be stored (rounded to 12 digits), against the one per-event cost bound.
   const cost = formatMoney(v);
-  if (integerDigits(cost) > MAX_EVENT_COST_DIGITS) throw new ValidationError('cost_override', `must be less than 10^${MAX_EVENT_COST_DIGITS}`);
+  if (integerDigits(cost) > MAX_EVENT_COST_DIGITS)
+    throw new ValidationError('cost_override', `must be less than 10^${MAX_EVENT_COST_DIGITS}`);
   return cost;
 }
 
@@ -203,7 +210,8 @@ function metadataFault(value: unknown, path: string, depth: number): ValidationE
     return fault ? new ValidationError(path, fault) : null;
   }
   if (typeof value !== 'object' || value === null) return null;
-  if (depth > MAX_METADATA_DEPTH) return new ValidationError('metadata', `must nest objects and arrays at most ${MAX_METADATA_DEPTH} levels deep`);
+  if (depth > MAX_METADATA_DEPTH)
+    return new ValidationError('metadata', `must nest objects and arrays at most ${MAX_METADATA_DEPTH} levels deep`);
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       const f = metadataFault(value[i], `${path}[${i}]`, depth + 1);
@@ -225,7 +233,8 @@ function metadataOf(body: Body): { metadata: Record<string, unknown>; json: stri
   if (!sent(v)) return { metadata: {}, json: '{}' };
   if (!isPlainObject(v)) throw new ValidationError('metadata', 'must be a JSON object');
   const keys = Object.keys(v);
-  if (keys.length > MAX_METADATA_KEYS) throw new ValidationError('metadata', `must have at most ${MAX_METADATA_KEYS} keys (has ${keys.length})`);
+  if (keys.length > MAX_METADATA_KEYS)
+    throw new ValidationError('metadata', `must have at most ${MAX_METADATA_KEYS} keys (has ${keys.length})`);
   const fault = metadataFault(v, 'metadata', 1);
   if (fault) throw fault;
   const json = JSON.stringify(v);
@@ -282,7 +291,8 @@ export function validateEvent(raw: unknown, dimensions: readonly DimensionRule[]
 
   let quantity: number | null = null;
   if (sent(body.quantity)) {
-    if (typeof body.quantity !== 'number' || !Number.isFinite(body.quantity)) throw new ValidationError('quantity', 'must be a finite number');
+    if (typeof body.quantity !== 'number' || !Number.isFinite(body.quantity))
+      throw new ValidationError('quantity', 'must be a finite number');
     if (body.quantity < 0) throw new ValidationError('quantity', 'must be at least 0');
     quantity = body.quantity;
   }

@@ -14,7 +14,11 @@ export interface AttributeMapping {
 const MAPPINGS_TTL_MS = 1_000;
 
 /** Replaces the organization's mappings with these (one transaction). */
-export async function replaceAttributeMappings(db: ControlDb, organizationId: string, mappings: readonly AttributeMapping[]): Promise<void> {
+export async function replaceAttributeMappings(
+  db: ControlDb,
+  organizationId: string,
+  mappings: readonly AttributeMapping[],
+): Promise<void> {
   await db.transaction(async (tx) => {
     await tx.query('DELETE FROM otlp_attribute_mappings WHERE organization_id = $1', [organizationId]);
     if (mappings.length === 0) return;

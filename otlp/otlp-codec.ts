@@ -58,10 +58,14 @@ export class OtlpDecodeError extends Error {}
 export function decodeExportRequest(body: Buffer, encoding: OtlpEncoding): OtlpSpan[] {
   let message: DecodedRequest;
   try {
-    message = (encoding === 'protobuf' ? ExportRequest.decode(body) : ExportRequest.fromObject(jsonRequestObject(body) as Record<string, unknown>)) as unknown as DecodedRequest;
+    message = (encoding === 'protobuf'
+      ? ExportRequest.decode(body)
+      : ExportRequest.fromObject(jsonRequestObject(body) as Record<string, unknown>)) as unknown as DecodedRequest;
   } catch (err) {
     if (err instanceof OtlpDecodeError) throw err;
-    throw new OtlpDecodeError(`not an ExportTraceServiceRequest in ${encoding === 'protobuf' ? 'binary protobuf' : 'OTLP/JSON'}: ${(err as Error).message}`);
+    throw new OtlpDecodeError(
+      `not an ExportTraceServiceRequest in ${encoding === 'protobuf' ? 'binary protobuf' : 'OTLP/JSON'}: ${(err as Error).message}`,
+    );
   }
   // The decoded message is read in place (no toObject copy): about half the decoding time.
   const spans: OtlpSpan[] = [];
@@ -77,7 +81,8 @@ export function decodeExportRequest(body: Buffer, encoding: OtlpEncoding): OtlpS
 /** The 200 body: empty on full success, else partial_success with the rejected count and why. */
 export function encodeExportResponse(partial: { rejectedSpans: number; errorMessage: string } | null, encoding: OtlpEncoding): Buffer {
   const object = partial ? { partialSuccess: { rejectedSpans: partial.rejectedSpans, errorMessage: partial.errorMessage } } : {};
-  if (encoding === 'json') return Buffer.from(JSON.stringify(ExportResponse.toObject(ExportResponse.fromObject(object), { longs: String })));
+  if (encoding === 'json')
+    return Buffer.from(JSON.stringify(ExportResponse.toObject(ExportResponse.fromObject(object), { longs: String })));
   return Buffer.from(ExportResponse.encode(ExportResponse.fromObject(object)).finish());
 }
 
@@ -191,7 +196,8 @@ function jsonRequestObject(body: Buffer): unknown {
   } catch {
     throw new OtlpDecodeError('body: not valid JSON');
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new OtlpDecodeError('body: must be a JSON object (ExportTraceServiceRequest)');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new OtlpDecodeError('body: must be a JSON object (ExportTraceServiceRequest)');
   const resourceSpans = (parsed as { resourceSpans?: unknown }).resourceSpans;
   if (resourceSpans === undefined) return parsed;
   if (!Array.isArray(resourceSpans)) throw new OtlpDecodeError('resourceSpans: must be an array');

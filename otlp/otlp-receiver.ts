@@ -56,7 +56,10 @@ async function receiveTraces(req: Request, res: Response): Promise<void> {
   }
   const rejected = await exportSpans({ db: appContext(req).db, ingest: service(req, 'ingest') }, auth, spans, receivedAt);
   const partial = rejected.length > 0 ? { rejectedSpans: rejected.length, errorMessage: rejectionMessage(rejected, spans.length) } : null;
-  res.status(200).type(encoding === 'protobuf' ? PROTOBUF : JSON_TYPE).send(encodeExportResponse(partial, encoding));
+  res
+    .status(200)
+    .type(encoding === 'protobuf' ? PROTOBUF : JSON_TYPE)
+    .send(encodeExportResponse(partial, encoding));
 }
 
 /** Any failure of the route, in OTLP's error format for the request's encoding. */
@@ -79,5 +82,7 @@ export function registerOtlpRoutes(router: Router): void {
     receiveTraces(req, res).catch(next);
   });
   // Not mounted at '/otlp': that would set req.baseUrl and the metrics' route label would read /otlp/otlp/v1/traces.
-  router.use((err: unknown, req: Request, res: Response, next: NextFunction) => (req.path.startsWith('/otlp/') ? answerError(err, req, res, next) : next(err)));
+  router.use((err: unknown, req: Request, res: Response, next: NextFunction) =>
+    req.path.startsWith('/otlp/') ? answerError(err, req, res, next) : next(err),
+  );
 }

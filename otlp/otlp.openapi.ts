@@ -102,10 +102,15 @@ const ERROR_STATUSES: Array<[number, string]> = [
   [413, 'PAYLOAD_TOO_LARGE: the body (inflated) exceeds 20 MB'],
   [415, 'UNSUPPORTED_MEDIA_TYPE: neither application/x-protobuf nor application/json'],
   [429, 'RATE_LIMIT_EXCEEDED: the ingest rate limit (each export counts once); retry after Retry-After seconds'],
-  [503, 'SERVICE_UNAVAILABLE: the queue or the control plane cannot take the spans; nothing was charged; retry after Retry-After seconds (every span is idempotent)'],
+  [
+    503,
+    'SERVICE_UNAVAILABLE: the queue or the control plane cannot take the spans; nothing was charged; retry after Retry-After seconds (every span is idempotent)',
+  ],
 ];
 
-const RETRY_AFTER = { 'Retry-After': { required: true, description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 0 } } };
+const RETRY_AFTER = {
+  'Retry-After': { required: true, description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 0 } },
+};
 
 function errorResponse(status: number, description: string): Json {
   return {

@@ -58,7 +58,10 @@ export async function exportSpans(
   spans: readonly OtlpSpan[],
   receivedAt: Date,
 ): Promise<RejectedSpan[]> {
-  const [dimensions, mapping] = await Promise.all([deps.ingest.dimensionsFor(auth.organizationId), metadataMappingOf(deps.db, auth.organizationId)]);
+  const [dimensions, mapping] = await Promise.all([
+    deps.ingest.dimensionsFor(auth.organizationId),
+    metadataMappingOf(deps.db, auth.organizationId),
+  ]);
   const { structural, events, eventSpanIds, rejected } = classifySpans(spans, mapping, dimensions);
   // Write: structural rows and usage events are independent, so both go at once.
   const [, outcomes] = await Promise.all([

@@ -36,12 +36,54 @@ export type MetadataMapping = ReadonlyMap<string, string>;
 
 // Attribute names, current GenAI semantic conventions first, then the names older or
 // framework-specific instrumentations still emit (OpenLLMetry llm.*, OpenInference, Vercel AI SDK ai.*).
-const INPUT_TOKENS = ['gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens', 'llm.usage.prompt_tokens', 'llm.token_count.prompt', 'ai.usage.inputTokens', 'ai.usage.promptTokens'];
-const OUTPUT_TOKENS = ['gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens', 'llm.usage.completion_tokens', 'llm.token_count.completion', 'ai.usage.outputTokens', 'ai.usage.completionTokens'];
-const CACHE_READ_TOKENS = ['gen_ai.usage.cache_read.input_tokens', 'gen_ai.usage.cache_read_input_tokens', 'gen_ai.usage.input_tokens.cached', 'llm.usage.cache_read_input_tokens', 'llm.token_count.prompt_details.cache_read', 'ai.usage.cachedInputTokens'];
-const CACHE_CREATION_TOKENS = ['gen_ai.usage.cache_creation.input_tokens', 'gen_ai.usage.cache_creation_input_tokens', 'gen_ai.usage.input_tokens.cache_write', 'llm.usage.cache_creation_input_tokens', 'llm.token_count.prompt_details.cache_write'];
-const REASONING_TOKENS = ['gen_ai.usage.reasoning.output_tokens', 'gen_ai.usage.output_tokens.reasoning', 'gen_ai.usage.reasoning_tokens', 'llm.usage.reasoning_tokens', 'llm.token_count.completion_details.reasoning', 'ai.usage.reasoningTokens'];
-const MODEL = ['gen_ai.response.model', 'gen_ai.request.model', 'llm.response.model', 'llm.request.model', 'llm.model_name', 'ai.response.model', 'ai.model.id'];
+const INPUT_TOKENS = [
+  'gen_ai.usage.input_tokens',
+  'gen_ai.usage.prompt_tokens',
+  'llm.usage.prompt_tokens',
+  'llm.token_count.prompt',
+  'ai.usage.inputTokens',
+  'ai.usage.promptTokens',
+];
+const OUTPUT_TOKENS = [
+  'gen_ai.usage.output_tokens',
+  'gen_ai.usage.completion_tokens',
+  'llm.usage.completion_tokens',
+  'llm.token_count.completion',
+  'ai.usage.outputTokens',
+  'ai.usage.completionTokens',
+];
+const CACHE_READ_TOKENS = [
+  'gen_ai.usage.cache_read.input_tokens',
+  'gen_ai.usage.cache_read_input_tokens',
+  'gen_ai.usage.input_tokens.cached',
+  'llm.usage.cache_read_input_tokens',
+  'llm.token_count.prompt_details.cache_read',
+  'ai.usage.cachedInputTokens',
+];
+const CACHE_CREATION_TOKENS = [
+  'gen_ai.usage.cache_creation.input_tokens',
+  'gen_ai.usage.cache_creation_input_tokens',
+  'gen_ai.usage.input_tokens.cache_write',
+  'llm.usage.cache_creation_input_tokens',
+  'llm.token_count.prompt_details.cache_write',
+];
+const REASONING_TOKENS = [
+  'gen_ai.usage.reasoning.output_tokens',
+  'gen_ai.usage.output_tokens.reasoning',
+  'gen_ai.usage.reasoning_tokens',
+  'llm.usage.reasoning_tokens',
+  'llm.token_count.completion_details.reasoning',
+  'ai.usage.reasoningTokens',
+];
+const MODEL = [
+  'gen_ai.response.model',
+  'gen_ai.request.model',
+  'llm.response.model',
+  'llm.request.model',
+  'llm.model_name',
+  'ai.response.model',
+  'ai.model.id',
+];
 const PROVIDER = ['gen_ai.provider.name', 'gen_ai.system', 'llm.provider', 'llm.system', 'ai.model.provider'];
 const SESSION = ['gen_ai.conversation.id', 'session.id', 'traceloop.association.properties.session_id'];
 const USER = ['user.id', 'enduser.id', 'traceloop.association.properties.user_id'];
@@ -146,7 +188,13 @@ interface Usage {
 /** Inclusive totals → disjoint classes; a string is why the counts cannot be used. */
 function disjointUsage(attrs: Attributes): Usage | string | null {
   const read = (names: readonly string[]) => count(names, attrs);
-  const [input, output, cacheRead, cacheCreation, reasoning] = [INPUT_TOKENS, OUTPUT_TOKENS, CACHE_READ_TOKENS, CACHE_CREATION_TOKENS, REASONING_TOKENS].map(read);
+  const [input, output, cacheRead, cacheCreation, reasoning] = [
+    INPUT_TOKENS,
+    OUTPUT_TOKENS,
+    CACHE_READ_TOKENS,
+    CACHE_CREATION_TOKENS,
+    REASONING_TOKENS,
+  ].map(read);
   for (const c of [input, output, cacheRead, cacheCreation, reasoning]) if (typeof c === 'object') return c.bad;
   if (input === undefined && output === undefined) {
     return cacheRead !== undefined || cacheCreation !== undefined || reasoning !== undefined
@@ -158,7 +206,8 @@ function disjointUsage(attrs: Attributes): Usage | string | null {
   const cr = (cacheRead as number | undefined) ?? 0;
   const cc = (cacheCreation as number | undefined) ?? 0;
   const rs = (reasoning as number | undefined) ?? 0;
-  if (cr + cc > inTotal) return `cache tokens (${cr} read + ${cc} creation) exceed gen_ai.usage.input_tokens (${inTotal}), which includes them`;
+  if (cr + cc > inTotal)
+    return `cache tokens (${cr} read + ${cc} creation) exceed gen_ai.usage.input_tokens (${inTotal}), which includes them`;
   if (rs > outTotal) return `reasoning tokens (${rs}) exceed gen_ai.usage.output_tokens (${outTotal}), which includes them`;
   return {
     input_tokens: inTotal - cr - cc,
@@ -176,8 +225,10 @@ export function idempotencyKeyOf(traceId: string, spanId: string): string {
 
 /** Maps one decoded span (see the module header). */
 export function mapSpan(span: OtlpSpan, mapping: MetadataMapping = new Map()): SpanMapping {
-  if (!/^[0-9a-f]{32}$/.test(span.traceId) || /^0+$/.test(span.traceId)) return { type: 'rejected', spanId: span.spanId, reason: 'traceId must be 16 bytes, not all zero' };
-  if (!/^[0-9a-f]{16}$/.test(span.spanId) || /^0+$/.test(span.spanId)) return { type: 'rejected', spanId: span.spanId, reason: 'spanId must be 8 bytes, not all zero' };
+  if (!/^[0-9a-f]{32}$/.test(span.traceId) || /^0+$/.test(span.traceId))
+    return { type: 'rejected', spanId: span.spanId, reason: 'traceId must be 16 bytes, not all zero' };
+  if (!/^[0-9a-f]{16}$/.test(span.spanId) || /^0+$/.test(span.spanId))
+    return { type: 'rejected', spanId: span.spanId, reason: 'spanId must be 8 bytes, not all zero' };
   const attrs = span.attributes;
   const res = span.resourceAttributes;
   const startedAt = new Date(span.startTimeUnixMs);
@@ -190,16 +241,32 @@ export function mapSpan(span: OtlpSpan, mapping: MetadataMapping = new Map()): S
   const usage = aggregate ? null : disjointUsage(attrs);
   if (typeof usage === 'string') return { type: 'rejected', spanId: span.spanId, reason: usage };
   if (usage === null) {
-    if (!aggregate && isModelCall(attrs)) return { type: 'rejected', spanId: span.spanId, reason: 'model call without token counts (gen_ai.usage.input_tokens / output_tokens)' };
+    if (!aggregate && isModelCall(attrs))
+      return {
+        type: 'rejected',
+        spanId: span.spanId,
+        reason: 'model call without token counts (gen_ai.usage.input_tokens / output_tokens)',
+      };
     const fault = structuralFault({ name: span.name, session: sessionId, agent: agentId });
     if (fault) return { type: 'rejected', spanId: span.spanId, reason: fault };
     return {
       type: 'structural',
-      span: { traceId: span.traceId, spanId: span.spanId, parentSpanId: span.parentSpanId, sessionId, name: displayName(span.name), kind: aggregate ? 'task' : kindOf(attrs, false), agentId, startedAt, endedAt },
+      span: {
+        traceId: span.traceId,
+        spanId: span.spanId,
+        parentSpanId: span.parentSpanId,
+        sessionId,
+        name: displayName(span.name),
+        kind: aggregate ? 'task' : kindOf(attrs, false),
+        agentId,
+        startedAt,
+        endedAt,
+      },
     };
   }
   const model = text(first(MODEL, attrs));
-  if (model === null) return { type: 'rejected', spanId: span.spanId, reason: 'usage without a model (gen_ai.response.model or gen_ai.request.model)' };
+  if (model === null)
+    return { type: 'rejected', spanId: span.spanId, reason: 'usage without a model (gen_ai.response.model or gen_ai.request.model)' };
   // The Vercel AI SDK names providers "openai.chat"; the rate cards know "openai".
   const provider = text(first(PROVIDER, attrs, res))?.split('.')[0] ?? null;
   const event: UsageEventBody = {
@@ -233,7 +300,8 @@ function structuralFault(fields: { name: string; session: string; agent: string 
     if (value === null) continue;
     const fault = textFault(value);
     if (fault) return `${what === 'name' ? 'span name' : what === 'session' ? 'session id' : 'agent id'} ${fault}`;
-    if (what !== 'name' && value.length > MAX_NAME_LENGTH) return `${what === 'session' ? 'session id' : 'agent id'} is longer than ${MAX_NAME_LENGTH} characters`;
+    if (what !== 'name' && value.length > MAX_NAME_LENGTH)
+      return `${what === 'session' ? 'session id' : 'agent id'} is longer than ${MAX_NAME_LENGTH} characters`;
   }
   return null;
 }

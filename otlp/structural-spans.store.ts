@@ -75,7 +75,11 @@ export async function structuralSpansOfSession(db: Queryable, organizationId: st
 }
 
 /** The span ids of these sessions' structural spans (a sessions list page's, to count each span once). */
-export async function structuralSpanIdsOfSessions(db: Queryable, organizationId: string, sessionIds: readonly string[]): Promise<Array<{ session_id: string; span_id: string }>> {
+export async function structuralSpanIdsOfSessions(
+  db: Queryable,
+  organizationId: string,
+  sessionIds: readonly string[],
+): Promise<Array<{ session_id: string; span_id: string }>> {
   if (sessionIds.length === 0) return [];
   return db.query<{ session_id: string; span_id: string }>(
     `SELECT session_id, span_id FROM otlp_structural_spans WHERE organization_id = $1 AND session_id = ANY($2::text[])`,
@@ -98,7 +102,11 @@ export interface StructuralSessionSummary {
  * activity interval. Every session, whatever its dates: a session's interval is the union of its
  * events' and its structural spans', so the window is applied after merging with the lake.
  */
-export async function structuralSessionSummaries(db: Queryable, organizationId: string, sessionIds?: readonly string[]): Promise<StructuralSessionSummary[]> {
+export async function structuralSessionSummaries(
+  db: Queryable,
+  organizationId: string,
+  sessionIds?: readonly string[],
+): Promise<StructuralSessionSummary[]> {
   const rows = await db.query<{ session_id: string; span_count: number; first_at: Date; last_at: Date }>(
     `SELECT session_id, count(*)::int AS span_count, min(started_at) AS first_at, max(ended_at) AS last_at
        FROM otlp_structural_spans
@@ -106,5 +114,10 @@ export async function structuralSessionSummaries(db: Queryable, organizationId: 
       GROUP BY session_id`,
     sessionIds ? [organizationId, sessionIds] : [organizationId],
   );
-  return rows.map((r) => ({ session_id: r.session_id, span_count: r.span_count, first_ms: new Date(r.first_at).getTime(), last_ms: new Date(r.last_at).getTime() }));
+  return rows.map((r) => ({
+    session_id: r.session_id,
+    span_count: r.span_count,
+    first_ms: new Date(r.first_at).getTime(),
+    last_ms: new Date(r.last_at).getTime(),
+  }));
 }

@@ -22,12 +22,7 @@ import {
   type UnitRateIndex,
 } from './rate-card-match.js';
 import type { UsageEvent } from '../schemas/usage-event.js';
-import {
-  NO_PROVENANCE,
-  UNPRICED_COSTS,
-  type EventCosts,
-  type PricingProvenance,
-} from '../core/lake/events-schema.js';
+import { NO_PROVENANCE, UNPRICED_COSTS, type EventCosts, type PricingProvenance } from '../core/lake/events-schema.js';
 
 type PricingStatus = 'completed' | 'pending_rate_card';
 
@@ -209,7 +204,13 @@ function roundCost(value: Big): Big {
   return value.round(MONEY_SCALE, Big.roundHalfUp);
 }
 
-type ClassCostField = 'input_cost' | 'output_cost' | 'cache_creation_cost' | 'cache_creation_1h_cost' | 'cache_read_cost' | 'reasoning_cost';
+type ClassCostField =
+  | 'input_cost'
+  | 'output_cost'
+  | 'cache_creation_cost'
+  | 'cache_creation_1h_cost'
+  | 'cache_read_cost'
+  | 'reasoning_cost';
 
 /** "0" for every class the event reports, null for the rest. */
 function zeroClassCosts(event: RateQuery): Pick<PricedCost, ClassCostField> {
@@ -226,7 +227,7 @@ function zeroClassCosts(event: RateQuery): Pick<PricedCost, ClassCostField> {
 
 export function priceEvent(event: PriceableEvent, rates: PricingRates): PricedCost {
   const resolution = resolveRate(event, rates);
-  const slug = resolution.kind === 'token' ? resolution.card.slug : resolution.kind === 'missing' ? resolution.card?.slug ?? null : null;
+  const slug = resolution.kind === 'token' ? resolution.card.slug : resolution.kind === 'missing' ? (resolution.card?.slug ?? null) : null;
 
   if (event.cost_override !== null && event.cost_override !== undefined) {
     // The override is the event's total; class columns stay zero so nothing is counted twice.

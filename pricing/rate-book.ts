@@ -64,10 +64,7 @@ export class RateBook {
       cached.checkedAt = this.now();
       return cached;
     }
-    const [cards, unitRates] = await Promise.all([
-      listRateCards(this.db, organizationId),
-      listUnitRates(this.db, organizationId),
-    ]);
+    const [cards, unitRates] = await Promise.all([listRateCards(this.db, organizationId), listUnitRates(this.db, organizationId)]);
     const merged = mergeRateCards(this.standard, cards.map(tokenRateCardFromRecord));
     const entry: Entry = {
       version,

@@ -116,7 +116,10 @@ function parseTiers(card: TokenRateCard, slug: string): IndexedContextTier[] {
 
 /** The id a card prices events under: its own, else one derived from its identity. */
 function tokenCardId(card: TokenRateCard): string {
-  return card.id ?? `standard:${card.model_slug.toLowerCase()}:${card.service_tier ?? STANDARD_SERVICE_TIER}:${card.effective_from.toISOString()}`;
+  return (
+    card.id ??
+    `standard:${card.model_slug.toLowerCase()}:${card.service_tier ?? STANDARD_SERVICE_TIER}:${card.effective_from.toISOString()}`
+  );
 }
 
 export function buildTokenRateIndex(cards: readonly TokenRateCard[]): TokenRateIndex {
@@ -180,12 +183,7 @@ export interface TokenCardMatch {
  * it at the shorter slug's rate would silently misstate cost, while null marks the event
  * pending_rate_card, visible and re-priced once a card covering that date is added.
  */
-export function matchTokenCard(
-  index: TokenRateIndex,
-  model: string,
-  at: Date,
-  serviceTier: string | null = null,
-): TokenCardMatch | null {
+export function matchTokenCard(index: TokenRateIndex, model: string, at: Date, serviceTier: string | null = null): TokenCardMatch | null {
   const name = model.toLowerCase();
   const tier = (serviceTier ?? STANDARD_SERVICE_TIER).toLowerCase();
   const atMs = at.getTime();
@@ -233,10 +231,7 @@ function identityOf(c: TokenRateCard): string {
  * (whatever their effective_from), so an organization that prices a model in a tier owns that
  * model's whole price history in that tier.
  */
-export function mergeRateCards(
-  standard: readonly TokenRateCard[],
-  organization: readonly TokenRateCard[],
-): TokenRateCard[] {
+export function mergeRateCards(standard: readonly TokenRateCard[], organization: readonly TokenRateCard[]): TokenRateCard[] {
   const replaced = new Set(organization.map(identityOf));
   return [
     ...standard.filter((c) => !replaced.has(identityOf(c))).map((c): TokenRateCard => ({ ...c, source: 'standard' })),
@@ -315,10 +310,7 @@ function tierView(t: IndexedContextTier): ContextTier {
  * then (slugs whose first card starts later are left out), sorted by model_slug in code-point
  * order. Context tiers, one-hour cache writes and other service tiers are optional additions.
  */
-export function rateEstimationTable(
-  cards: readonly TokenRateCard[] | TokenRateIndex,
-  at: Date,
-): RateEstimationTable {
+export function rateEstimationTable(cards: readonly TokenRateCard[] | TokenRateIndex, at: Date): RateEstimationTable {
   const index = asTokenIndex(cards);
   const atMs = at.getTime();
   const items: RateEstimationItem[] = [];
@@ -425,4 +417,3 @@ export function unitRateFromRecord(record: UnitRateRecord): UnitRate {
     effective_from: record.effectiveFrom,
   };
 }
-

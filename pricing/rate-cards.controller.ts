@@ -90,7 +90,10 @@ function parseTiers(tiers: ContextTierBody[] | undefined): ContextTier[] {
       input_cost_per_million: parseRate(`${at}.input_cost_per_million`, t.input_cost_per_million),
       output_cost_per_million: parseRate(`${at}.output_cost_per_million`, t.output_cost_per_million),
       cache_creation_cost_per_million: parseNullableRate(`${at}.cache_creation_cost_per_million`, t.cache_creation_cost_per_million),
-      cache_creation_1h_cost_per_million: parseNullableRate(`${at}.cache_creation_1h_cost_per_million`, t.cache_creation_1h_cost_per_million),
+      cache_creation_1h_cost_per_million: parseNullableRate(
+        `${at}.cache_creation_1h_cost_per_million`,
+        t.cache_creation_1h_cost_per_million,
+      ),
       cache_read_cost_per_million: parseNullableRate(`${at}.cache_read_cost_per_million`, t.cache_read_cost_per_million),
       reasoning_cost_per_million: parseNullableRate(`${at}.reasoning_cost_per_million`, t.reasoning_cost_per_million),
     };
@@ -135,7 +138,8 @@ export class RateCardsController extends Controller {
       cacheReadCostPerMillion: parseNullableRate('cache_read_cost_per_million', body.cache_read_cost_per_million),
       reasoningCostPerMillion: parseNullableRate('reasoning_cost_per_million', body.reasoning_cost_per_million),
       cacheCreation1hCostPerMillion: parseNullableRate('cache_creation_1h_cost_per_million', body.cache_creation_1h_cost_per_million),
-      serviceTier: body.service_tier === undefined ? STANDARD_SERVICE_TIER : requireText('service_tier', body.service_tier, 64).toLowerCase(),
+      serviceTier:
+        body.service_tier === undefined ? STANDARD_SERVICE_TIER : requireText('service_tier', body.service_tier, 64).toLowerCase(),
       tiers: parseTiers(body.tiers),
       effectiveFrom: body.effective_from === undefined ? ALWAYS : (parseDateParam('effective_from', body.effective_from) as Date),
     };

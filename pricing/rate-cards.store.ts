@@ -116,10 +116,23 @@ interface RateCardRow {
 }
 
 const CARD_COLUMN_NAMES = [
-  'id', 'organization_id', 'model_slug', 'service_tier', 'input_cost_per_million', 'output_cost_per_million',
-  'cache_creation_cost_per_million', 'cache_creation_1h_cost_per_million', 'cache_read_cost_per_million',
-  'reasoning_cost_per_million', 'tiers', 'effective_from', 'created_at', 'created_by_kind', 'created_by_user_id',
-  'superseded_at', 'superseded_by',
+  'id',
+  'organization_id',
+  'model_slug',
+  'service_tier',
+  'input_cost_per_million',
+  'output_cost_per_million',
+  'cache_creation_cost_per_million',
+  'cache_creation_1h_cost_per_million',
+  'cache_read_cost_per_million',
+  'reasoning_cost_per_million',
+  'tiers',
+  'effective_from',
+  'created_at',
+  'created_by_kind',
+  'created_by_user_id',
+  'superseded_at',
+  'superseded_by',
 ];
 const CARD_COLUMNS = CARD_COLUMN_NAMES.join(', ');
 /** A card (`c`) with the actor of the card that superseded it (`s`). */
@@ -275,7 +288,12 @@ async function writeRateCards(
 }
 
 /** Writes one token card, superseding the current card of its identity if there is one. */
-export async function writeRateCard(db: ControlDb, organizationId: string, card: RateCardInput, actor: RateCardActor): Promise<RateCardWrite> {
+export async function writeRateCard(
+  db: ControlDb,
+  organizationId: string,
+  card: RateCardInput,
+  actor: RateCardActor,
+): Promise<RateCardWrite> {
   return (await writeRateCards(db, organizationId, [card], actor)).writes[0]!;
 }
 
@@ -288,7 +306,11 @@ export async function createRateCard(db: ControlDb, organizationId: string, card
  * An organization's token cards, by slug, service tier, effective_from: the current ones (what
  * prices events), or with `includeSuperseded` the whole history, each identity's cards oldest first.
  */
-export async function listRateCards(db: Queryable, organizationId: string, opts: { includeSuperseded?: boolean } = {}): Promise<RateCard[]> {
+export async function listRateCards(
+  db: Queryable,
+  organizationId: string,
+  opts: { includeSuperseded?: boolean } = {},
+): Promise<RateCard[]> {
   if (!isUuid(organizationId)) return [];
   const rows = await db.query<RateCardRow>(
     `${CARD_SELECT}
@@ -338,9 +360,7 @@ export async function listUnitRates(db: Queryable, organizationId: string): Prom
 
 export async function getRatesVersion(db: Queryable, organizationId: string): Promise<number | null> {
   if (!isUuid(organizationId)) return null;
-  const [row] = await db.query<{ rates_version: string }>('SELECT rates_version FROM organizations WHERE id = $1', [
-    organizationId,
-  ]);
+  const [row] = await db.query<{ rates_version: string }>('SELECT rates_version FROM organizations WHERE id = $1', [organizationId]);
   return row ? Number(row.rates_version) : null;
 }
 

@@ -40,7 +40,11 @@ export class RepricingsController extends Controller {
    */
   @Post('{organizationId}/repricings')
   @SuccessResponse(202, 'Accepted')
-  public async createRepricing(@Request() req: ExRequest, @Path() organizationId: string, @Body() body: CreateRepricingBody): Promise<RepricingView> {
+  public async createRepricing(
+    @Request() req: ExRequest,
+    @Path() organizationId: string,
+    @Body() body: CreateRepricingBody,
+  ): Promise<RepricingView> {
     const range = parseDateRange(body.start_date, body.end_date);
     const { db } = appContext(req);
     await requireOrganization(db, organizationId);
@@ -52,7 +56,13 @@ export class RepricingsController extends Controller {
         WHERE e.organization_id = $org AND e.status <> 'failed' AND e.event_timestamp >= $start AND e.event_timestamp < $end`,
     );
     const partitions = span?.partitions ? span.partitions.split(',').map(Number) : [];
-    const job = await createRepricing(db, organizationId, { start: range.start, end: range.end, ratesVersion, partitions, eventsTotal: span?.events ?? 0 });
+    const job = await createRepricing(db, organizationId, {
+      start: range.start,
+      end: range.end,
+      ratesVersion,
+      partitions,
+      eventsTotal: span?.events ?? 0,
+    });
     this.setStatus(202);
     return repricingView(job);
   }
@@ -74,7 +84,11 @@ export class RepricingsController extends Controller {
    * @summary Retrieve a re-pricing
    */
   @Get('{organizationId}/repricings/{repricingId}')
-  public async getRepricing(@Request() req: ExRequest, @Path() organizationId: string, @Path() repricingId: string): Promise<RepricingView> {
+  public async getRepricing(
+    @Request() req: ExRequest,
+    @Path() organizationId: string,
+    @Path() repricingId: string,
+  ): Promise<RepricingView> {
     const { db } = appContext(req);
     await requireOrganization(db, organizationId);
     return repricingView(await getRepricing(db, organizationId, repricingId));

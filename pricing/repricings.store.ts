@@ -58,7 +58,8 @@ interface PartitionRow {
   finished_at: Date;
 }
 
-const COLUMNS = 'id, organization_id, start_at, end_at, rates_version, partitions, events_total, in_flight, status, created_at, completed_at';
+const COLUMNS =
+  'id, organization_id, start_at, end_at, rates_version, partitions, events_total, in_flight, status, created_at, completed_at';
 
 function toRepricing(r: RepricingRow, done: PartitionRow[]): Repricing {
   return {
@@ -70,9 +71,10 @@ function toRepricing(r: RepricingRow, done: PartitionRow[]): Repricing {
     partitions: typeof r.partitions === 'string' ? (JSON.parse(r.partitions) as number[]) : r.partitions,
     eventsTotal: Number(r.events_total),
     inFlight: new Map(
-      Object.entries(typeof r.in_flight === 'string' ? (JSON.parse(r.in_flight) as Record<string, number>) : r.in_flight).map(
-        ([k, v]) => [Number(k), Number(v)],
-      ),
+      Object.entries(typeof r.in_flight === 'string' ? (JSON.parse(r.in_flight) as Record<string, number>) : r.in_flight).map(([k, v]) => [
+        Number(k),
+        Number(v),
+      ]),
     ),
     status: r.status,
     createdAt: r.created_at,
@@ -130,7 +132,10 @@ export async function createRepricing(db: Queryable, organizationId: string, inp
 
 export async function getRepricing(db: Queryable, organizationId: string, id: string): Promise<Repricing> {
   if (!isUuid(id) || !isUuid(organizationId)) throw new NotFoundError('repricing', id);
-  const rows = await db.query<RepricingRow>(`SELECT ${COLUMNS} FROM repricings WHERE organization_id = $1 AND id = $2`, [organizationId, id]);
+  const rows = await db.query<RepricingRow>(`SELECT ${COLUMNS} FROM repricings WHERE organization_id = $1 AND id = $2`, [
+    organizationId,
+    id,
+  ]);
   const [job] = await withPartitions(db, rows);
   if (!job) throw new NotFoundError('repricing', id);
   return job;
@@ -139,10 +144,9 @@ export async function getRepricing(db: Queryable, organizationId: string, id: st
 /** The organization's jobs, newest first. */
 export async function listRepricings(db: Queryable, organizationId: string): Promise<Repricing[]> {
   if (!isUuid(organizationId)) return [];
-  const rows = await db.query<RepricingRow>(
-    `SELECT ${COLUMNS} FROM repricings WHERE organization_id = $1 ORDER BY created_at DESC, id`,
-    [organizationId],
-  );
+  const rows = await db.query<RepricingRow>(`SELECT ${COLUMNS} FROM repricings WHERE organization_id = $1 ORDER BY created_at DESC, id`, [
+    organizationId,
+  ]);
   return withPartitions(db, rows);
 }
 

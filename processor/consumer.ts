@@ -223,7 +223,12 @@ export class Processor {
     }
   }
 
-  private async consumeBatch(w: PartitionWorker, messages: KafkaMessage[], heartbeat: () => Promise<void>, live: () => boolean): Promise<void> {
+  private async consumeBatch(
+    w: PartitionWorker,
+    messages: KafkaMessage[],
+    heartbeat: () => Promise<void>,
+    live: () => boolean,
+  ): Promise<void> {
     const generation = w.generation;
     // Rates per organization for this batch: fetched once, then handed out without an await.
     const rates = new Map<string, PricingRates | Promise<PricingRates>>();
@@ -270,7 +275,10 @@ export class Processor {
         // The fetch ran ahead of the lake (for example a committed offset from a fenced writer):
         // go back to where the lake ends — unless the log no longer has those offsets.
         if (w.seekToPosition()) return;
-        this.opts.logger.warn({ partition: w.partition, from: w.position, to: offset }, 'offsets missing from the log (retention?); skipping them');
+        this.opts.logger.warn(
+          { partition: w.partition, from: w.position, to: offset },
+          'offsets missing from the log (retention?); skipping them',
+        );
         w.skipTo(offset);
       }
       const record = { key: m.key, value: m.value, offset, timestamp: m.timestamp };
@@ -282,7 +290,9 @@ export class Processor {
         try {
           outcome = await priceRecord(record, this.topic, w.partition, pricedAt, deps);
         } catch {
-          const retried = await this.retrying(heartbeat, 'price record', () => priceRecord(record, this.topic, w.partition, pricedAt, deps));
+          const retried = await this.retrying(heartbeat, 'price record', () =>
+            priceRecord(record, this.topic, w.partition, pricedAt, deps),
+          );
           if (retried === null) return;
           outcome = retried.value;
         }
@@ -339,10 +349,12 @@ export class Processor {
       const workers = [...this.workers.values()];
       await Promise.all(
         workers.map((w) =>
-          w.lock.runExclusive(async () => {
-            await w.ready.catch(() => undefined);
-            if (!w.revoked && w.loaded) await w.flushAll();
-          }).catch((err) => this.opts.logger.error({ err, partition: w.partition }, 'final flush failed')),
+          w.lock
+            .runExclusive(async () => {
+              await w.ready.catch(() => undefined);
+              if (!w.revoked && w.loaded) await w.flushAll();
+            })
+            .catch((err) => this.opts.logger.error({ err, partition: w.partition }, 'final flush failed')),
         ),
       );
       await this.consumer.disconnect();

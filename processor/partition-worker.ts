@@ -14,7 +14,14 @@ import { backoffStepMs } from '../core/backoff.js';
 import type { LakeEventRow } from '../core/lake/events-schema.js';
 import type { Logger } from '../core/logger.js';
 import type { LakeRefusal } from './price-record.js';
-import { EventBatch, LakeFencedError, type LakeWriter, type RewriteResult, type RewriteSelector, type RowTransform } from './lake/lake-writer.js';
+import {
+  EventBatch,
+  LakeFencedError,
+  type LakeWriter,
+  type RewriteResult,
+  type RewriteSelector,
+  type RowTransform,
+} from './lake/lake-writer.js';
 import { compactionDuration, consumerLag, duplicateRows, flushDuration, flushedRows, partitionResets } from './metrics.js';
 
 /** After a failed flush (attempt: failures so far), and between reads of a manifest that cannot be read. */
@@ -196,9 +203,11 @@ export class PartitionWorker {
       flushedRows.inc(result.written);
       if (result.duplicates > 0) duplicateRows.inc(result.duplicates);
       this.updateLag();
-      this.deps.commit(this.partition, nextOffset).catch((err) =>
-        this.deps.logger.debug({ err, partition: this.partition, nextOffset }, 'offset commit failed; the manifest stays authoritative'),
-      );
+      this.deps
+        .commit(this.partition, nextOffset)
+        .catch((err) =>
+          this.deps.logger.debug({ err, partition: this.partition, nextOffset }, 'offset commit failed; the manifest stays authoritative'),
+        );
       if (performance.now() - this.lastCompaction >= this.deps.compactEveryMs) await this.compact(generation);
     } catch (err) {
       if (generation !== this.generation) return;
@@ -221,10 +230,16 @@ export class PartitionWorker {
     if (to - from === 1) {
       this.poison = { offset: from, reason, standInRefused: this.poison?.offset === from };
       this.isolation ??= { end: to, chunk: 1 };
-      this.deps.logger.error({ partition: this.partition, offset: from, reason }, 'the lake refuses this record; it goes to the DLQ when read again');
+      this.deps.logger.error(
+        { partition: this.partition, offset: from, reason },
+        'the lake refuses this record; it goes to the DLQ when read again',
+      );
     } else {
       this.isolation = { end: to, chunk: Math.ceil((to - from) / 2) };
-      this.deps.logger.warn({ partition: this.partition, from, to, attempts: LAKE_WRITE_ATTEMPTS }, 'the lake refuses this range; narrowing it down');
+      this.deps.logger.warn(
+        { partition: this.partition, from, to, attempts: LAKE_WRITE_ATTEMPTS },
+        'the lake refuses this range; narrowing it down',
+      );
     }
   }
 
@@ -237,7 +252,10 @@ export class PartitionWorker {
     if (!alerts) return this.deps.lake.rewriteRows(this.partition, selector, transform);
     // An earlier rewrite that swapped but failed right after (before its spend was applied) is
     // finished first; its re-run below changes nothing.
-    await alerts.reconcile(this.partition, (await this.deps.lake.readManifest(this.partition)).files.map((f) => f.path));
+    await alerts.reconcile(
+      this.partition,
+      (await this.deps.lake.readManifest(this.partition)).files.map((f) => f.path),
+    );
     const spend = await alerts.beginRevision(this.partition, selector.organizationId, this.durable);
     const result = await this.deps.lake.rewriteRows(this.partition, selector, spend.follow(transform), {
       beforeCommit: (files) => spend.prepare(files),
@@ -272,8 +290,16 @@ export class PartitionWorker {
     this.failures++;
     // While narrowing a refused range down, failures are expected: retry soon.
     const delay = fenced ? 0 : this.isolation ? 250 : backoffStepMs(this.failures, RESET_BACKOFF);
-    if (fenced) this.deps.logger.info({ partition: this.partition }, 'another processor wrote this partition (rebalance); reloading it from its manifest');
-    else this.deps.logger.error({ err: cause, partition: this.partition, retryInMs: delay }, 'lake write failed; reloading the partition from its manifest');
+    if (fenced)
+      this.deps.logger.info(
+        { partition: this.partition },
+        'another processor wrote this partition (rebalance); reloading it from its manifest',
+      );
+    else
+      this.deps.logger.error(
+        { err: cause, partition: this.partition, retryInMs: delay },
+        'lake write failed; reloading the partition from its manifest',
+      );
     this.generation++;
     this.loaded = false;
     this.buffer = new EventBatch();
@@ -298,7 +324,10 @@ export class PartitionWorker {
         if (this.revoked || generation !== this.generation) return;
         this.position = view.nextOffset;
         this.durable = view.nextOffset;
-        void this.deps.alerts?.reconcile(this.partition, view.files.map((f) => f.path));
+        void this.deps.alerts?.reconcile(
+          this.partition,
+          view.files.map((f) => f.path),
+        );
         this.repricedVersions.clear();
         this.lastSeek = { offset: -1, attempts: 0 };
         // Fetch from the manifest's next offset, whatever the group's committed offset says

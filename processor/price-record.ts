@@ -80,7 +80,13 @@ export async function priceRecord(
   if (organizationOf(event.organization_id) !== event.organization_id) {
     return {
       row: null,
-      deadLetter: deadLetter(record, topic, partition, 'invalid_organization_id', `organization_id ${JSON.stringify(event.organization_id)} is not a lowercase UUID`),
+      deadLetter: deadLetter(
+        record,
+        topic,
+        partition,
+        'invalid_organization_id',
+        `organization_id ${JSON.stringify(event.organization_id)} is not a lowercase UUID`,
+      ),
     };
   }
 
@@ -97,7 +103,10 @@ export async function priceRecord(
     return { row: failedLakeRow(event, `pricing failed: ${(e as Error).message}`, at, recordTime(record)), deadLetter: null };
   }
   if (!costFits(cost)) {
-    return { row: failedLakeRow(event, `cost ${cost.total_cost} is not below 10^15, the most one event may cost`, at, recordTime(record)), deadLetter: null };
+    return {
+      row: failedLakeRow(event, `cost ${cost.total_cost} is not below 10^15, the most one event may cost`, at, recordTime(record)),
+      deadLetter: null,
+    };
   }
   return { row: toLakeRow(event, cost, at), deadLetter: null };
 }
@@ -113,7 +122,13 @@ export interface LakeRefusal {
  * A record the lake refused to write, alone, after bounded attempts: the DLQ gets it untouched
  * (reason `lake_write_refused`), the lake a `failed` stand-in for the key's organization.
  */
-export function refusedRecord(record: ConsumedRecord, topic: string, partition: number, pricedAt: Date, refusal: LakeRefusal): RecordOutcome {
+export function refusedRecord(
+  record: ConsumedRecord,
+  topic: string,
+  partition: number,
+  pricedAt: Date,
+  refusal: LakeRefusal,
+): RecordOutcome {
   const org = organizationOf(record.key?.toString('utf8') ?? null);
   const at: RecordPosition = { partition, offset: record.offset, pricedAt };
   const reason = `the lake refused the record (${refusal.reason}); copied to usage-events.dlq`;

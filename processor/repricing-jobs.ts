@@ -165,7 +165,14 @@ async function repricePartition(deps: RepricingJobDeps, w: PartitionWorker, job:
         costAfter: tally.after.toFixed(),
       });
       deps.logger.info(
-        { repricingId: job.id, organizationId: job.organizationId, partition: w.partition, examined: tally.examined, changed: tally.changed, groups: result.groups },
+        {
+          repricingId: job.id,
+          organizationId: job.organizationId,
+          partition: w.partition,
+          examined: tally.examined,
+          changed: tally.changed,
+          groups: result.groups,
+        },
         're-priced history',
       );
     } catch (err) {

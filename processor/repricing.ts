@@ -131,7 +131,10 @@ export class Repricer {
         repricingDuration.observe((performance.now() - started) / 1000);
         if (result.rowsChanged > 0) {
           repricedEvents.inc(result.rowsChanged);
-          this.deps.logger.info({ partition: w.partition, organizationId: org, ratesVersion: version, ...result }, 're-priced pending events');
+          this.deps.logger.info(
+            { partition: w.partition, organizationId: org, ratesVersion: version, ...result },
+            're-priced pending events',
+          );
         }
       } catch (err) {
         // A fence means another processor owns the partition now; any other failure changed

@@ -128,7 +128,10 @@ export function processorThread(opts: ProcessorThreadOptions = {}): StartCompone
           }
           if (stopping) return;
           processorThreadFailures.inc({ phase: 'run' });
-          logger.error({ err: crash ?? undefined, exitCode: code, restartInMs: nextRestartMs() }, 'processor thread died; starting a new one');
+          logger.error(
+            { err: crash ?? undefined, exitCode: code, restartInMs: nextRestartMs() },
+            'processor thread died; starting a new one',
+          );
           scheduleRestart();
         });
       });

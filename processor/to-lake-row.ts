@@ -25,7 +25,15 @@ export interface RecordPosition {
   pricedAt: Date;
 }
 
-const COST_FIELDS = ['input_cost', 'output_cost', 'cache_creation_cost', 'cache_creation_1h_cost', 'cache_read_cost', 'reasoning_cost', 'unit_cost'] as const;
+const COST_FIELDS = [
+  'input_cost',
+  'output_cost',
+  'cache_creation_cost',
+  'cache_creation_1h_cost',
+  'cache_read_cost',
+  'reasoning_cost',
+  'unit_cost',
+] as const;
 
 /** Whether a decimal string is a cost the lake takes: below 10^15 (core/money.ts says why). */
 export function fitsMoneyColumn(value: string): boolean {

@@ -102,7 +102,11 @@ export function marginByEndUser(input: MarginInput): MarginByEndUser {
       ...marginFigures(r.revenue, r.cost),
     };
   });
-  return { end_users: sortLeastProfitableFirst(endUsers), org_total: orgTotalOf(input, recognized), warnings: warningsOf(input, recognized) };
+  return {
+    end_users: sortLeastProfitableFirst(endUsers),
+    org_total: orgTotalOf(input, recognized),
+    warnings: warningsOf(input, recognized),
+  };
 }
 
 /** Every recognized record and every event of the window, attributed or not. */
@@ -116,7 +120,9 @@ function orgTotalOf(input: Omit<MarginInput, 'endUsers'>, recognized: readonly R
   // The spec's diagnostic: raw amounts of unattributed records whose period starts in the window.
   const startsInWindow = (rec: MarginRevenueRecord) =>
     rec.periodStart.getTime() >= window.start.getTime() && rec.periodStart.getTime() < window.end.getTime();
-  const unattributedRevenue = sumMoney(input.records.filter((rec) => rec.endUserId === null && startsInWindow(rec)).map((rec) => rec.amount));
+  const unattributedRevenue = sumMoney(
+    input.records.filter((rec) => rec.endUserId === null && startsInWindow(rec)).map((rec) => rec.amount),
+  );
   const { unattributed, byEndUser } = input.costs;
   const cost = sumMoney([unattributed.cost, ...byEndUser.map((c) => c.cost)]);
   const costRecords = byEndUser.reduce((n, c) => n + c.eventCount, unattributed.eventCount);

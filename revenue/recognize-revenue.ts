@@ -20,7 +20,7 @@ function overlapMs(aStart: Date, aEnd: Date, bStart: Date, bEnd: Date): number {
 /** The part of the record's amount that falls in the window (full precision; format at the edge). */
 export function recognizeRevenue(record: RecognizableRevenue, window: DateRange): Big {
   const length = record.periodEnd.getTime() - record.periodStart.getTime();
-  if (!(length > 0)) throw new Error('a revenue record\'s billing period must have a positive length');
+  if (!(length > 0)) throw new Error("a revenue record's billing period must have a positive length");
   const overlap = overlapMs(record.periodStart, record.periodEnd, window.start, window.end);
   if (overlap === 0) return new Big(0);
   const amount = toBig(record.amount);

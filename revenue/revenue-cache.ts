@@ -48,7 +48,8 @@ export async function cachedRevenue(db: ControlDb, organizationId: string): Prom
     periodEnd: r.periodEnd,
   }));
   const names = new Map<string, EndUserIdentity>();
-  for (const [id, r] of latestNamedRecords(records, (x) => x.endUserId)) names.set(id, { externalId: r.externalUserId!, name: r.customerName });
+  for (const [id, r] of latestNamedRecords(records, (x) => x.endUserId))
+    names.set(id, { externalId: r.externalUserId!, name: r.customerName });
   const entry = { version, records, names };
   byOrg.set(organizationId, entry);
   return entry;

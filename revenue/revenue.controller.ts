@@ -232,11 +232,7 @@ export class RevenueController extends Controller {
   @Post('{organizationId}/revenue-connections/stripe/sync')
   @SuccessResponse(202, 'Accepted')
   @Response<ErrorEnvelope>(404, 'No active Stripe connection')
-  public async syncStripe(
-    @Request() req: ExRequest,
-    @Path() organizationId: string,
-    @Query() wait?: boolean,
-  ): Promise<StripeSyncResult> {
+  public async syncStripe(@Request() req: ExRequest, @Path() organizationId: string, @Query() wait?: boolean): Promise<StripeSyncResult> {
     const { db } = appContext(req);
     await requireOrganization(db, organizationId);
     const { report, done } = await service(req, 'revenueSync').startSync(organizationId);
@@ -256,7 +252,8 @@ function parseRecords(records: RevenueRecordBody[]): RevenueRecordInput[] {
     const f = (name: string) => `records[${i}].${name}`;
     const id = requireText(f('id'), r.id, 255);
     const userId = r.user_id === undefined || r.user_id === null ? null : requireText(f('user_id'), r.user_id, 255);
-    const customerName = r.customer_name === undefined || r.customer_name === null ? null : requireText(f('customer_name'), r.customer_name, 500);
+    const customerName =
+      r.customer_name === undefined || r.customer_name === null ? null : requireText(f('customer_name'), r.customer_name, 500);
     if (typeof r.amount !== 'string' || !isDecimalString(r.amount) || fractionDigits(r.amount) > MONEY_SCALE) {
       throw new ValidationError(f('amount'), 'must be a USD decimal string with at most 12 fractional digits, such as "49.99" or "-10"');
     }

@@ -138,11 +138,7 @@ export async function upsertRevenueConnection(
   }
 }
 
-export async function getRevenueConnection(
-  db: Queryable,
-  organizationId: string,
-  kind: RevenueSource,
-): Promise<RevenueConnection | null> {
+export async function getRevenueConnection(db: Queryable, organizationId: string, kind: RevenueSource): Promise<RevenueConnection | null> {
   if (!isUuid(organizationId)) return null;
   const [row] = await db.query<ConnectionRow>(
     `SELECT ${CONNECTION_COLUMNS} FROM revenue_connections WHERE organization_id = $1 AND kind = $2`,
@@ -163,23 +159,18 @@ export async function listRevenueConnections(db: Queryable, organizationId: stri
 /** False means margin answers carry the `revenue_not_connected` warning. */
 export async function hasActiveRevenueConnection(db: Queryable, organizationId: string): Promise<boolean> {
   if (!isUuid(organizationId)) return false;
-  const rows = await db.query(
-    `SELECT 1 FROM revenue_connections WHERE organization_id = $1 AND status = 'active' LIMIT 1`,
-    [organizationId],
-  );
+  const rows = await db.query(`SELECT 1 FROM revenue_connections WHERE organization_id = $1 AND status = 'active' LIMIT 1`, [
+    organizationId,
+  ]);
   return rows.length > 0;
 }
 
-async function markRevenueSynced(
-  db: Queryable,
-  organizationId: string,
-  kind: RevenueSource,
-  at: Date = new Date(),
-): Promise<void> {
-  await db.query(
-    `UPDATE revenue_connections SET last_synced_at = $3, updated_at = now() WHERE organization_id = $1 AND kind = $2`,
-    [organizationId, kind, at],
-  );
+async function markRevenueSynced(db: Queryable, organizationId: string, kind: RevenueSource, at: Date = new Date()): Promise<void> {
+  await db.query(`UPDATE revenue_connections SET last_synced_at = $3, updated_at = now() WHERE organization_id = $1 AND kind = $2`, [
+    organizationId,
+    kind,
+    at,
+  ]);
 }
 
 /**
@@ -335,7 +326,10 @@ export interface RevenueRecordForMargin {
  * 30–45 ms as one json_agg (bench/results/api-cold.md). The amount travels as JSON text (exact),
  * the period bounds as epoch milliseconds (floored, as a Date would hold them).
  */
-export async function listRevenueRecordsForMargin(db: Queryable, organizationId: string): Promise<{ version: string; records: RevenueRecordForMargin[] }> {
+export async function listRevenueRecordsForMargin(
+  db: Queryable,
+  organizationId: string,
+): Promise<{ version: string; records: RevenueRecordForMargin[] }> {
   if (!isUuid(organizationId)) return { version: 'none', records: [] };
   const [row] = await db.query<{ n: string; latest: string | null; records: string | null }>(
     `SELECT count(*)::text AS n, max(updated_at)::text AS latest,

@@ -91,12 +91,18 @@ function periodOf(startSec: number, endSec: number): { periodStart: Date; period
 
 const usd = (cents: number): string => new Big(cents).div(100).toFixed();
 
-function discounts(line: { discount_amounts?: Array<{ amount: number }> | null; pretax_credit_amounts?: Array<{ amount: number; type: string }> | null }): number {
+function discounts(line: {
+  discount_amounts?: Array<{ amount: number }> | null;
+  pretax_credit_amounts?: Array<{ amount: number; type: string }> | null;
+}): number {
   const list = line.discount_amounts ?? line.pretax_credit_amounts?.filter((p) => p.type === 'discount') ?? [];
   return list.reduce((s, d) => s + d.amount, 0);
 }
 
-export function stripeRevenueRecords(snapshot: StripeSnapshot, mapping: StripeCustomerMapping = DEFAULT_CUSTOMER_MAPPING): StripeMappingResult {
+export function stripeRevenueRecords(
+  snapshot: StripeSnapshot,
+  mapping: StripeCustomerMapping = DEFAULT_CUSTOMER_MAPPING,
+): StripeMappingResult {
   const customers = new Map(snapshot.customers.map((c) => [c.id, c]));
   const who = (customerId: string | null): Pick<RevenueRecordInput, 'userId' | 'customerName' | 'externalCustomerId'> => {
     if (customerId === null) return { userId: null, customerName: null, externalCustomerId: null };

@@ -259,7 +259,9 @@ export class RevenueSync {
       report.records_written = written.upserted;
       report.records_deleted = written.deleted;
       // Revenue moved: end-user margin alerts (revenue-moved.ts); a failure here does not fail the sync.
-      await this.deps.revenueMoved?.(this.deps.db, organizationId, new Date()).catch((err) => log.warn({ err }, 'margin alerts after the sync failed'));
+      await this.deps
+        .revenueMoved?.(this.deps.db, organizationId, new Date())
+        .catch((err) => log.warn({ err }, 'margin alerts after the sync failed'));
       // Only now: readers of the live report take a final state to mean the run is over.
       report.state = 'succeeded';
     } catch (err) {
@@ -268,7 +270,9 @@ export class RevenueSync {
       log.warn({ err: report.error }, 'stripe sync failed');
     }
     report.finished_at = new Date().toISOString();
-    await this.recordReport(organizationId, config.secret_key_sealed, report).catch((err) => log.error({ err }, 'could not record the sync report'));
+    await this.recordReport(organizationId, config.secret_key_sealed, report).catch((err) =>
+      log.error({ err }, 'could not record the sync report'),
+    );
     log.info({ ...report }, 'stripe sync finished');
     return { ...report };
   }
@@ -338,7 +342,12 @@ async function fetchStripeSnapshot(stripe: Stripe, progress: Progress = () => un
       invoice: refOf(note.invoice),
       created: note.created,
       effective_at: note.effective_at ?? null,
-      lines: lines.map((l) => ({ id: l.id, amount: l.amount, discount_amounts: l.discount_amounts, invoice_line_item: l.invoice_line_item ?? null })),
+      lines: lines.map((l) => ({
+        id: l.id,
+        amount: l.amount,
+        discount_amounts: l.discount_amounts,
+        invoice_line_item: l.invoice_line_item ?? null,
+      })),
     });
     progress('credit_notes', creditNotes.length);
   }

@@ -34,10 +34,17 @@ function listFiles(root: string, dir: string): string[] {
 
 /** One hash over the build inputs under `root`: every path and its content, in a fixed order. */
 export function buildInputsHash(root: string): string {
-  const files = [...BUILD_INPUT_DIRS.flatMap((d) => listFiles(root, d)), ...BUILD_INPUT_FILES.filter((f) => fs.existsSync(path.join(root, f)))].sort();
+  const files = [
+    ...BUILD_INPUT_DIRS.flatMap((d) => listFiles(root, d)),
+    ...BUILD_INPUT_FILES.filter((f) => fs.existsSync(path.join(root, f))),
+  ].sort();
   const hash = crypto.createHash('sha256');
   for (const f of files) {
-    hash.update(f.split(path.sep).join('/')).update('\0').update(fs.readFileSync(path.join(root, f))).update('\0');
+    hash
+      .update(f.split(path.sep).join('/'))
+      .update('\0')
+      .update(fs.readFileSync(path.join(root, f)))
+      .update('\0');
   }
   return hash.digest('hex');
 }

@@ -83,7 +83,11 @@ async function perf(argv: string[]): Promise<void> {
     throw new Error('--throughput must be -1 or a positive integer');
   }
 
-  let brokers = values.brokers?.split(',').map((b) => b.trim()).filter(Boolean) ?? [];
+  let brokers =
+    values.brokers
+      ?.split(',')
+      .map((b) => b.trim())
+      .filter(Boolean) ?? [];
   let cleanup = async (): Promise<void> => {};
   if (brokers.length === 0) {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'marginal-kafka-perf-'));

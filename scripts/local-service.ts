@@ -83,7 +83,9 @@ export async function adminPost<T>(svc: LocalService, urlPath: string, body: unk
 /** An organization with one key of every scope and `credits` event credits, through the admin API. */
 export async function createServiceTenant(svc: LocalService, name: string, credits: number): Promise<ServiceTenant> {
   const { organization_id } = await adminPost<{ organization_id: string }>(svc, '/organizations', { name });
-  const key = await adminPost<{ api_key: string; signing_secret: string }>(svc, `/organizations/${organization_id}/api-keys`, { scopes: [...SCOPES] });
+  const key = await adminPost<{ api_key: string; signing_secret: string }>(svc, `/organizations/${organization_id}/api-keys`, {
+    scopes: [...SCOPES],
+  });
   await adminPost(svc, `/organizations/${organization_id}/credits`, { amount: credits });
   return { organizationId: organization_id, apiKey: key.api_key, signingSecret: key.signing_secret };
 }

@@ -3,10 +3,7 @@
 import path from 'node:path';
 
 export function startBanner(url: string, seconds: string, newAdminToken: string | null, dataDir: string): string {
-  const lines = [
-    '',
-    `Marginal is ready at ${url}/v1 (started in ${seconds} s). API docs: ${url}/docs`,
-  ];
+  const lines = ['', `Marginal is ready at ${url}/v1 (started in ${seconds} s). API docs: ${url}/docs`];
   if (newAdminToken) {
     lines.push(
       '',

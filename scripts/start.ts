@@ -28,27 +28,33 @@ try {
   // broker takes seconds, the others a moment.
   const startingRegistry = config.schemaRegistryUrl
     ? config.schemaRegistryUrl
-    : startSchemaRegistry({ host: '127.0.0.1', port: config.schemaRegistryPort, file: path.join(config.dataDir, 'schema-registry.json') }).then(
-        (registry) => {
-          cleanups.push(registry.stop);
-          return registry.url;
-        },
-      );
+    : startSchemaRegistry({
+        host: '127.0.0.1',
+        port: config.schemaRegistryPort,
+        file: path.join(config.dataDir, 'schema-registry.json'),
+      }).then((registry) => {
+        cleanups.push(registry.stop);
+        return registry.url;
+      });
   let startingBroker: Promise<string[]> | string[];
   if (config.kafkaBrokers) startingBroker = config.kafkaBrokers;
   else {
     logger.info({ port: config.kafkaPort }, 'starting the local Kafka broker (first run fetches its jars with Maven)');
     // Supervised: a broker that dies is started again, and ingest recovers by itself.
-    startingBroker = superviseBroker({ port: config.kafkaPort, dataDir: path.join(config.dataDir, 'kafka') }, logger.child({ service: 'kafka' })).then(
-      (broker) => {
-        cleanups.push(broker.stop);
-        logger.info({ brokerReadyInSeconds: Number(((Date.now() - started) / 1000).toFixed(2)) }, 'local Kafka broker ready');
-        return broker.brokers;
-      },
-    );
+    startingBroker = superviseBroker(
+      { port: config.kafkaPort, dataDir: path.join(config.dataDir, 'kafka') },
+      logger.child({ service: 'kafka' }),
+    ).then((broker) => {
+      cleanups.push(broker.stop);
+      logger.info({ brokerReadyInSeconds: Number(((Date.now() - started) / 1000).toFixed(2)) }, 'local Kafka broker ready');
+      return broker.brokers;
+    });
   }
   starting.push(startingBroker, startingRegistry);
-  const infra = Promise.all([startingBroker, startingRegistry]).then(([kafkaBrokers, schemaRegistryUrl]) => ({ kafkaBrokers, schemaRegistryUrl }));
+  const infra = Promise.all([startingBroker, startingRegistry]).then(([kafkaBrokers, schemaRegistryUrl]) => ({
+    kafkaBrokers,
+    schemaRegistryUrl,
+  }));
   const host = await hostComponents({
     config,
     secrets,

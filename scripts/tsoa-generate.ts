@@ -11,7 +11,13 @@ import { fromRoot, projectRoot } from '../core/paths.js';
 import { withOtlpOperation } from '../otlp/otlp.openapi.js';
 
 const INGEST_CONTROLLERS = ['ingest/**/*.controller.ts', 'api/ping/*.controller.ts'];
-const API_CONTROLLERS = ['api/**/*.controller.ts', 'pricing/**/*.controller.ts', 'revenue/**/*.controller.ts', 'otlp/**/*.controller.ts', 'alerts/**/*.controller.ts'];
+const API_CONTROLLERS = [
+  'api/**/*.controller.ts',
+  'pricing/**/*.controller.ts',
+  'revenue/**/*.controller.ts',
+  'otlp/**/*.controller.ts',
+  'alerts/**/*.controller.ts',
+];
 
 const common = {
   entryFile: 'api/ping/ping.controller.ts',
@@ -103,9 +109,7 @@ async function main(): Promise<void> {
   const check = process.argv.includes('--check');
   if (check) {
     const fresh = await generateDocument();
-    const committed = fs.existsSync(fromRoot('openapi/openapi.json'))
-      ? fs.readFileSync(fromRoot('openapi/openapi.json'), 'utf8')
-      : '';
+    const committed = fs.existsSync(fromRoot('openapi/openapi.json')) ? fs.readFileSync(fromRoot('openapi/openapi.json'), 'utf8') : '';
     if (fresh !== committed) {
       console.error('openapi/openapi.json is stale: run `npm run tsoa` and commit it.');
       process.exit(1);

@@ -56,7 +56,14 @@ export interface BudgetStatusView extends BudgetView {
   thresholds_crossed: number[];
   exhausted: boolean;
   /** `each_end_user` only: the end users who reached a threshold, costliest first (at most 100). */
-  end_users?: Array<{ user_id: string; spent: string; remaining: string; percent: number; thresholds_crossed: number[]; exhausted: boolean }>;
+  end_users?: Array<{
+    user_id: string;
+    spent: string;
+    remaining: string;
+    percent: number;
+    thresholds_crossed: number[];
+    exhausted: boolean;
+  }>;
 }
 
 export interface BudgetList {
@@ -69,7 +76,17 @@ export interface BudgetCheck {
   /** false when any budget covering the end user is exhausted in its current period. */
   allowed: boolean;
   /** Every budget covering the end user (organization, this end user, each end user) with its figures for this user. */
-  budgets: Array<{ budget_id: string; name: string | null; scope: BudgetScope; period: BudgetPeriod; period_end: string; amount: string; spent: string; remaining: string; exhausted: boolean }>;
+  budgets: Array<{
+    budget_id: string;
+    name: string | null;
+    scope: BudgetScope;
+    period: BudgetPeriod;
+    period_end: string;
+    amount: string;
+    spent: string;
+    remaining: string;
+    exhausted: boolean;
+  }>;
 }
 
 export function budgetView(b: Budget): BudgetView {
@@ -87,7 +104,12 @@ export function budgetStatusView(b: Budget, spend: Map<string, string>, now: Dat
   const { start, end } = budgetPeriod(b.period, now);
   const bySpend = [...spend.entries()].sort((x, y) => new Big(y[1]).cmp(new Big(x[1])) || (x[0] < y[0] ? -1 : 1));
   const top = bySpend[0]?.[1] ?? '0';
-  const view: BudgetStatusView = { ...budgetView(b), period_start: start.toISOString(), period_end: end.toISOString(), ...budgetFigures(top, b.amount, b.thresholds) };
+  const view: BudgetStatusView = {
+    ...budgetView(b),
+    period_start: start.toISOString(),
+    period_end: end.toISOString(),
+    ...budgetFigures(top, b.amount, b.thresholds),
+  };
   if (b.scope === 'each_end_user') {
     view.end_users = bySpend
       .map(([user, spent]) => ({ user_id: user, ...budgetFigures(spent, b.amount, b.thresholds) }))
@@ -109,14 +131,22 @@ const KEY_FIELDS = ['user_id', 'agent_id', 'workflow_id', 'dimension_key', 'dime
 
 /** Validates a whole budget body (a PATCH is merged over the stored budget first). */
 export function parseBudget(body: BudgetBody): BudgetInput {
-  if (!(body.scope in SCOPE_FIELDS)) throw new ValidationError('scope', 'must be one of organization, end_user, each_end_user, agent, workflow, dimension');
+  if (!(body.scope in SCOPE_FIELDS))
+    throw new ValidationError('scope', 'must be one of organization, end_user, each_end_user, agent, workflow, dimension');
   const needed = SCOPE_FIELDS[body.scope];
-  const keys: Record<(typeof KEY_FIELDS)[number], string | null> = { user_id: null, agent_id: null, workflow_id: null, dimension_key: null, dimension_value: null };
+  const keys: Record<(typeof KEY_FIELDS)[number], string | null> = {
+    user_id: null,
+    agent_id: null,
+    workflow_id: null,
+    dimension_key: null,
+    dimension_value: null,
+  };
   for (const field of KEY_FIELDS) {
     const v = body[field];
     const given = v !== undefined && v !== null;
     if (needed.includes(field)) {
-      if (!given || v.length === 0 || v.length > 255) throw new ValidationError(field, `is required for scope ${body.scope} (1 to 255 characters)`);
+      if (!given || v.length === 0 || v.length > 255)
+        throw new ValidationError(field, `is required for scope ${body.scope} (1 to 255 characters)`);
       keys[field] = v;
     } else if (given) {
       throw new ValidationError(field, `does not apply to scope ${body.scope}`);
@@ -126,7 +156,8 @@ export function parseBudget(body: BudgetBody): BudgetInput {
   if (new Big(amount).lte(0)) throw new ValidationError('amount', 'must be above 0');
   const thresholds = body.thresholds ?? DEFAULT_THRESHOLDS;
   thresholds.forEach((t, i) => {
-    if (!Number.isInteger(t) || t < 1 || t > 1000) throw new ValidationError(`thresholds.${i}`, 'must be an integer percent from 1 to 1000');
+    if (!Number.isInteger(t) || t < 1 || t > 1000)
+      throw new ValidationError(`thresholds.${i}`, 'must be an integer percent from 1 to 1000');
   });
   const name = body.name?.trim() || null;
   if (name && name.length > 200) throw new ValidationError('name', 'must be at most 200 characters');

@@ -7,7 +7,16 @@ import { requireOrganization } from '../../core/control/organizations.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import { createBudget, deleteBudget, getBudget, listBudgets, updateBudget } from './budgets.store.js';
 import { budgetStatuses, forgetBudgets } from './budget-status.js';
-import { budgetView, mergeBudgetPatch, parseBudget, type BudgetBody, type BudgetList, type BudgetPatchBody, type BudgetStatusView, type BudgetView } from './budget-views.js';
+import {
+  budgetView,
+  mergeBudgetPatch,
+  parseBudget,
+  type BudgetBody,
+  type BudgetList,
+  type BudgetPatchBody,
+  type BudgetStatusView,
+  type BudgetView,
+} from './budget-views.js';
 
 @Route('admin/organizations')
 @Tags('Admin: budgets')
@@ -50,7 +59,11 @@ export class BudgetsAdminController extends Controller {
    * @summary Retrieve an organization's budget
    */
   @Get('{organizationId}/budgets/{budgetId}')
-  public async getBudgetAdmin(@Request() req: ExRequest, @Path() organizationId: string, @Path() budgetId: string): Promise<BudgetStatusView> {
+  public async getBudgetAdmin(
+    @Request() req: ExRequest,
+    @Path() organizationId: string,
+    @Path() budgetId: string,
+  ): Promise<BudgetStatusView> {
     const { db } = appContext(req);
     await requireOrganization(db, organizationId);
     const [view] = await budgetStatuses(db, [await getBudget(db, organizationId, budgetId)], new Date());
@@ -62,7 +75,12 @@ export class BudgetsAdminController extends Controller {
    * @summary Update a budget
    */
   @Patch('{organizationId}/budgets/{budgetId}')
-  public async updateBudget(@Request() req: ExRequest, @Path() organizationId: string, @Path() budgetId: string, @Body() body: BudgetPatchBody): Promise<BudgetView> {
+  public async updateBudget(
+    @Request() req: ExRequest,
+    @Path() organizationId: string,
+    @Path() budgetId: string,
+    @Body() body: BudgetPatchBody,
+  ): Promise<BudgetView> {
     const { db } = appContext(req);
     await requireOrganization(db, organizationId);
     const stored = await getBudget(db, organizationId, budgetId);

@@ -44,7 +44,8 @@ interface BudgetRow {
   updated_at: Date;
 }
 
-const COLUMNS = 'id, organization_id, name, scope, user_id, agent_id, workflow_id, dimension_key, dimension_value, period, amount, thresholds, created_at, updated_at';
+const COLUMNS =
+  'id, organization_id, name, scope, user_id, agent_id, workflow_id, dimension_key, dimension_value, period, amount, thresholds, created_at, updated_at';
 
 function toBudget(r: BudgetRow): Budget {
   return {
@@ -69,7 +70,10 @@ function toBudget(r: BudgetRow): Budget {
 export const DIMENSION_SEPARATOR = '\u001f';
 
 /** The alert_daily_spend key a budget reads; each_end_user reads every end_user key. */
-function spendKey(b: Pick<Budget, 'scope' | 'userId' | 'agentId' | 'workflowId' | 'dimensionKey' | 'dimensionValue'>): { kind: string; value: string | null } {
+function spendKey(b: Pick<Budget, 'scope' | 'userId' | 'agentId' | 'workflowId' | 'dimensionKey' | 'dimensionValue'>): {
+  kind: string;
+  value: string | null;
+} {
   switch (b.scope) {
     case 'organization':
       return { kind: 'organization', value: '' };
@@ -90,19 +94,37 @@ export async function createBudget(db: Queryable, organizationId: string, input:
   const [row] = await db.query<BudgetRow>(
     `INSERT INTO budgets (organization_id, name, scope, user_id, agent_id, workflow_id, dimension_key, dimension_value, period, amount, thresholds)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${COLUMNS}`,
-    [organizationId, input.name, input.scope, input.userId, input.agentId, input.workflowId, input.dimensionKey, input.dimensionValue, input.period, input.amount, input.thresholds],
+    [
+      organizationId,
+      input.name,
+      input.scope,
+      input.userId,
+      input.agentId,
+      input.workflowId,
+      input.dimensionKey,
+      input.dimensionValue,
+      input.period,
+      input.amount,
+      input.thresholds,
+    ],
   );
   return toBudget(row!);
 }
 
 export async function listBudgets(db: Queryable, organizationId: string): Promise<Budget[]> {
-  const rows = await db.query<BudgetRow>(`SELECT ${COLUMNS} FROM budgets WHERE organization_id = $1 AND deleted_at IS NULL ORDER BY created_at, id`, [organizationId]);
+  const rows = await db.query<BudgetRow>(
+    `SELECT ${COLUMNS} FROM budgets WHERE organization_id = $1 AND deleted_at IS NULL ORDER BY created_at, id`,
+    [organizationId],
+  );
   return rows.map(toBudget);
 }
 
 export async function getBudget(db: Queryable, organizationId: string, budgetId: string): Promise<Budget> {
   if (!isUuid(budgetId)) throw new NotFoundError('budget', budgetId);
-  const [row] = await db.query<BudgetRow>(`SELECT ${COLUMNS} FROM budgets WHERE organization_id = $1 AND id = $2 AND deleted_at IS NULL`, [organizationId, budgetId]);
+  const [row] = await db.query<BudgetRow>(`SELECT ${COLUMNS} FROM budgets WHERE organization_id = $1 AND id = $2 AND deleted_at IS NULL`, [
+    organizationId,
+    budgetId,
+  ]);
   if (!row) throw new NotFoundError('budget', budgetId);
   return toBudget(row);
 }
@@ -113,7 +135,20 @@ export async function updateBudget(db: Queryable, organizationId: string, budget
     `UPDATE budgets SET name = $3, scope = $4, user_id = $5, agent_id = $6, workflow_id = $7, dimension_key = $8, dimension_value = $9,
             period = $10, amount = $11, thresholds = $12, updated_at = now()
       WHERE organization_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING ${COLUMNS}`,
-    [organizationId, budgetId, next.name, next.scope, next.userId, next.agentId, next.workflowId, next.dimensionKey, next.dimensionValue, next.period, next.amount, next.thresholds],
+    [
+      organizationId,
+      budgetId,
+      next.name,
+      next.scope,
+      next.userId,
+      next.agentId,
+      next.workflowId,
+      next.dimensionKey,
+      next.dimensionValue,
+      next.period,
+      next.amount,
+      next.thresholds,
+    ],
   );
   return toBudget(row!);
 }
@@ -128,7 +163,12 @@ export async function deleteBudget(db: Queryable, organizationId: string, budget
  * Spend in each budget's current period at `now`, per subject: '' or the budget's own key, or per
  * end user for each_end_user (only `forUser` when given). One query for all budgets.
  */
-export async function spendOfBudgets(db: Queryable, budgets: readonly Budget[], now: Date, forUser?: string): Promise<Map<string, Map<string, string>>> {
+export async function spendOfBudgets(
+  db: Queryable,
+  budgets: readonly Budget[],
+  now: Date,
+  forUser?: string,
+): Promise<Map<string, Map<string, string>>> {
   const out = new Map<string, Map<string, string>>(budgets.map((b) => [b.id, new Map()]));
   if (budgets.length === 0) return out;
   const cols: [string[], string[], string[], Array<string | null>, string[], string[]] = [[], [], [], [], [], []];
@@ -156,6 +196,8 @@ export async function spendOfBudgets(db: Queryable, budgets: readonly Budget[], 
 
 /** Every live budget of these organizations. */
 export async function budgetsOf(db: Queryable, organizationIds: readonly string[]): Promise<Budget[]> {
-  const rows = await db.query<BudgetRow>(`SELECT ${COLUMNS} FROM budgets WHERE organization_id = ANY ($1::uuid[]) AND deleted_at IS NULL`, [organizationIds]);
+  const rows = await db.query<BudgetRow>(`SELECT ${COLUMNS} FROM budgets WHERE organization_id = ANY ($1::uuid[]) AND deleted_at IS NULL`, [
+    organizationIds,
+  ]);
   return rows.map(toBudget);
 }

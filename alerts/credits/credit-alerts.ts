@@ -8,7 +8,8 @@ import { fireOnce, rearm } from '../webhooks/outbox.js';
 /** After a spend, in its transaction: fires what the new balance makes true. */
 export async function fireCreditAlerts(tx: Queryable, organizationId: string, balance: number): Promise<void> {
   const low = await creditsLowLevel(tx, organizationId);
-  if (low !== null && balance <= low) await fireOnce(tx, organizationId, 'credits.low', 'credits.low', { balance, low_balance_threshold: low });
+  if (low !== null && balance <= low)
+    await fireOnce(tx, organizationId, 'credits.low', 'credits.low', { balance, low_balance_threshold: low });
   if (balance <= 0) await fireOnce(tx, organizationId, 'credits.exhausted', 'credits.exhausted', { balance: 0 });
 }
 

@@ -32,16 +32,17 @@ export async function evaluateBudgets(db: Queryable, organizationIds: string[], 
       for (const t of thresholdsReached(spent, budget.amount, budget.thresholds)) {
         candidates.push({ budget, subject, spent, key: `${base}:${t}`, type: 'budget.threshold_crossed', threshold: t });
       }
-      if (isExhausted(spent, budget.amount)) candidates.push({ budget, subject, spent, key: `${base}:exceeded`, type: 'budget.exceeded', threshold: null });
+      if (isExhausted(spent, budget.amount))
+        candidates.push({ budget, subject, spent, key: `${base}:exceeded`, type: 'budget.exceeded', threshold: null });
     }
   }
   if (candidates.length === 0) return 0;
   const fired = new Set(
     (
-      await db.query<{ alert_key: string }>('SELECT alert_key FROM alert_firings WHERE organization_id = ANY ($1::uuid[]) AND alert_key = ANY ($2::text[])', [
-        organizationIds,
-        candidates.map((c) => c.key),
-      ])
+      await db.query<{ alert_key: string }>(
+        'SELECT alert_key FROM alert_firings WHERE organization_id = ANY ($1::uuid[]) AND alert_key = ANY ($2::text[])',
+        [organizationIds, candidates.map((c) => c.key)],
+      )
     ).map((r) => r.alert_key),
   );
   let count = 0;

@@ -25,7 +25,12 @@ function trailingWindow(now: Date): { start: Date; end: Date } {
 }
 
 /** Evaluates the given end users (external ids), or every end user with revenue or cost when null. */
-export async function evaluateEndUserMargins(db: Queryable, organizationId: string, userIds: readonly string[] | null, now: Date): Promise<number> {
+export async function evaluateEndUserMargins(
+  db: Queryable,
+  organizationId: string,
+  userIds: readonly string[] | null,
+  now: Date,
+): Promise<number> {
   const active = await activeRevenueSources(db, organizationId);
   if (active.size === 0 || (userIds && userIds.length === 0)) return 0;
   const window = trailingWindow(now);
@@ -42,10 +47,10 @@ export async function evaluateEndUserMargins(db: Queryable, organizationId: stri
   // Which alerts hold now, in one query: only transitions make a statement.
   const held = new Set(
     (
-      await db.query<{ alert_key: string }>('SELECT alert_key FROM alert_firings WHERE organization_id = $1 AND alert_key = ANY ($2::text[])', [
-        organizationId,
-        users.flatMap((u) => [`end_user.unprofitable:${u}`, `end_user.margin_below:${u}`]),
-      ])
+      await db.query<{ alert_key: string }>(
+        'SELECT alert_key FROM alert_firings WHERE organization_id = $1 AND alert_key = ANY ($2::text[])',
+        [organizationId, users.flatMap((u) => [`end_user.unprofitable:${u}`, `end_user.margin_below:${u}`])],
+      )
     ).map((r) => r.alert_key),
   );
   let fired = 0;
@@ -63,7 +68,8 @@ export async function evaluateEndUserMargins(db: Queryable, organizationId: stri
     const belowKey = `end_user.margin_below:${user}`;
     const isBelow = figures.margin_percent < Number(below);
     if (isBelow && !held.has(belowKey)) {
-      if (await fireOnce(db, organizationId, belowKey, 'end_user.margin_below', { ...data, threshold_percent: Number(formatMoney(below)) })) fired++;
+      if (await fireOnce(db, organizationId, belowKey, 'end_user.margin_below', { ...data, threshold_percent: Number(formatMoney(below)) }))
+        fired++;
     } else if (!isBelow && held.has(belowKey)) await rearm(db, organizationId, [belowKey]);
   }
   return fired;

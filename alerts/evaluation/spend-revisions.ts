@@ -146,7 +146,10 @@ export async function applyCorrection(db: Queryable, revision: SpendRevision): P
 }
 
 /** Revisions of the partition written but not applied: their rewrite swapped or it never will. */
-export async function unappliedRevisions(db: Queryable, partition: number): Promise<Array<{ id: string; organizationId: string; lakeFiles: string[] }>> {
+export async function unappliedRevisions(
+  db: Queryable,
+  partition: number,
+): Promise<Array<{ id: string; organizationId: string; lakeFiles: string[] }>> {
   const rows = await db.query<{ id: string; organization_id: string; lake_files: string[] }>(
     `SELECT id, organization_id, lake_files FROM alert_spend_revisions WHERE partition_id = $1 AND applied_at IS NULL ORDER BY created_at`,
     [partition],
@@ -161,6 +164,8 @@ export async function pruneRevisions(db: Queryable, partition: number): Promise<
 
 /** The partition's count mark: every record below it has been counted (0 when none was). */
 export async function countedBelow(db: Queryable, partition: number): Promise<number> {
-  const [row] = await db.query<{ next_offset: string | number }>(`SELECT next_offset FROM alert_partition_marks WHERE partition_id = $1`, [partition]);
+  const [row] = await db.query<{ next_offset: string | number }>(`SELECT next_offset FROM alert_partition_marks WHERE partition_id = $1`, [
+    partition,
+  ]);
   return row ? Number(row.next_offset) : 0;
 }

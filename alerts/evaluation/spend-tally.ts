@@ -174,7 +174,10 @@ export class AlertTally {
     // correction applied twice adds once: its id).
     const queue = this.corrections.get(partition) ?? [];
     for (const correction of [...queue]) {
-      const done = await this.attempt(async () => (await applyCorrection(this.db, correction)) && moved.add(correction.organizationId), isConnectionFailure);
+      const done = await this.attempt(
+        async () => (await applyCorrection(this.db, correction)) && moved.add(correction.organizationId),
+        isConnectionFailure,
+      );
       if (done !== true) {
         this.logger.warn({ err: done, partition }, 'budget spend correction failed; retried with the next flush');
         break;
@@ -192,7 +195,8 @@ export class AlertTally {
     if (files) {
       try {
         for (const revision of await unappliedRevisions(this.db, partition)) {
-          if (revision.lakeFiles.some((f) => files.has(f)) && (await applyRevision(this.db, revision.id))) moved.add(revision.organizationId);
+          if (revision.lakeFiles.some((f) => files.has(f)) && (await applyRevision(this.db, revision.id)))
+            moved.add(revision.organizationId);
         }
         await pruneRevisions(this.db, partition);
         if (this.recovering.get(partition) === files) this.recovering.delete(partition);
@@ -213,7 +217,10 @@ export class AlertTally {
     const waiting = (this.pending.get(partition) ?? []).filter((r) => r.offset < upTo);
     if (waiting.length > 0) {
       await this.count(partition, upTo, waiting);
-      this.pending.set(partition, (this.pending.get(partition) ?? []).filter((r) => r.offset >= upTo));
+      this.pending.set(
+        partition,
+        (this.pending.get(partition) ?? []).filter((r) => r.offset >= upTo),
+      );
     }
     return new RewriteSpend(
       { partition, organizationId, countedBelow: await countedBelow(this.db, partition) },
@@ -224,12 +231,16 @@ export class AlertTally {
           const applied = await this.attempt(() => applyRevision(this.db, revision.id), isConnectionFailure);
           if (applied !== true) {
             this.swapped.set(revision.id, { organizationId, endUsers });
-            this.logger.warn({ err: applied, partition, revisionId: revision.id }, 'budget spend revision not applied yet; retried with the next flush');
+            this.logger.warn(
+              { err: applied, partition, revisionId: revision.id },
+              'budget spend revision not applied yet; retried with the next flush',
+            );
             return;
           }
           const now = this.now();
           await this.isolated({ partition, organizationId }, () => evaluateBudgets(this.db, [organizationId], now));
-          if (endUsers.length > 0) await this.isolated({ partition, organizationId }, () => evaluateEndUserMargins(this.db, organizationId, endUsers, now));
+          if (endUsers.length > 0)
+            await this.isolated({ partition, organizationId }, () => evaluateEndUserMargins(this.db, organizationId, endUsers, now));
         },
       },
     );
@@ -248,7 +259,10 @@ export class AlertTally {
   async recordFlush(partition: number, nextOffset: number): Promise<void> {
     const all = this.pending.get(partition) ?? [];
     const rows = all.filter((r) => r.offset < nextOffset);
-    this.pending.set(partition, all.filter((r) => r.offset >= nextOffset));
+    this.pending.set(
+      partition,
+      all.filter((r) => r.offset >= nextOffset),
+    );
     this.refreshWatch();
     const moved = await this.settleRevisions(partition);
     // Only a lost connection is worth waiting for within the flush; any other failure goes to the next flush.
@@ -300,7 +314,11 @@ export class AlertTally {
   private async evaluateOrganization(organizationId: string, rows: readonly TallyRow[], now: Date): Promise<void> {
     const users = [...new Set(rows.flatMap((r) => (r.endUser === null ? [] : [r.endUser])))];
     if (users.length > 0) await evaluateEndUserMargins(this.db, organizationId, users, now);
-    await fireRateCardMissing(this.db, rows.filter((r) => r.pendingRateCard), now);
+    await fireRateCardMissing(
+      this.db,
+      rows.filter((r) => r.pendingRateCard),
+      now,
+    );
   }
 
   private tallyRowOf(row: LakeEventRow): TallyRow {
@@ -355,7 +373,8 @@ export class AlertTally {
    * counted are remembered until their lake write is confirmed (written()).
    */
   private async count(partition: number, nextOffset: number, rows: TallyRow[]): Promise<void> {
-    const from = rows.length > 0 && (await this.countSums(partition, nextOffset, rows)) ? 0 : await this.countRows(partition, nextOffset, rows);
+    const from =
+      rows.length > 0 && (await this.countSums(partition, nextOffset, rows)) ? 0 : await this.countRows(partition, nextOffset, rows);
     let counted = this.counted.get(partition);
     if (!counted) this.counted.set(partition, (counted = new Map()));
     for (const r of rows) if (r.offset >= from) counted.set(r.offset, r);

@@ -60,9 +60,14 @@ export class AlertSettingsController extends Controller {
    * @summary Update alert settings
    */
   @Put('{organizationId}/alert-settings')
-  public async putAlertSettings(@Request() req: ExRequest, @Path() organizationId: string, @Body() body: AlertSettingsBody): Promise<AlertSettingsView> {
+  public async putAlertSettings(
+    @Request() req: ExRequest,
+    @Path() organizationId: string,
+    @Body() body: AlertSettingsBody,
+  ): Promise<AlertSettingsView> {
     const low = body.credits_low_balance;
-    if (low !== undefined && low !== null && (!Number.isSafeInteger(low) || low < 1)) throw new ValidationError('credits_low_balance', 'must be a positive integer or null');
+    if (low !== undefined && low !== null && (!Number.isSafeInteger(low) || low < 1))
+      throw new ValidationError('credits_low_balance', 'must be a positive integer or null');
     const below = body.margin_below_percent;
     if (below !== undefined && below !== null && (!/^-?\d+(\.\d{1,2})?$/.test(String(below)) || below < -1000 || below > 100)) {
       throw new ValidationError('margin_below_percent', 'must be a number from -1000 to 100 with at most 2 decimals, or null');

@@ -15,7 +15,10 @@ export async function getAlertSettings(db: Queryable, organizationId: string): P
     'SELECT credits_low_balance, margin_below_percent FROM alert_settings WHERE organization_id = $1',
     [organizationId],
   );
-  return { creditsLowBalance: row?.credits_low_balance == null ? null : Number(row.credits_low_balance), marginBelowPercent: row?.margin_below_percent ?? null };
+  return {
+    creditsLowBalance: row?.credits_low_balance == null ? null : Number(row.credits_low_balance),
+    marginBelowPercent: row?.margin_below_percent ?? null,
+  };
 }
 
 export async function putAlertSettings(db: Queryable, organizationId: string, s: AlertSettings): Promise<AlertSettings> {

@@ -212,7 +212,17 @@ export class DeliveryWorker {
       await tx.query(
         `INSERT INTO webhook_attempts (endpoint_id, event_id, organization_id, attempted_at, outcome, status_code, latency_ms, error, response_excerpt)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [row.endpoint_id, row.event_id, row.organization_id, attemptedAt, r.outcome, r.statusCode, r.latencyMs, r.error, r.responseExcerpt?.slice(0, EXCERPT_CHARS) ?? null],
+        [
+          row.endpoint_id,
+          row.event_id,
+          row.organization_id,
+          attemptedAt,
+          r.outcome,
+          r.statusCode,
+          r.latencyMs,
+          r.error,
+          r.responseExcerpt?.slice(0, EXCERPT_CHARS) ?? null,
+        ],
       );
       if (r.outcome === 'delivered') {
         await tx.query(
@@ -245,7 +255,11 @@ export class DeliveryWorker {
         [row.endpoint_id, attemptedAt, now, RETRY_WINDOW_MS / 1000, reason],
       );
     });
-    if (r.outcome !== 'delivered') this.logger.debug({ endpointId: row.endpoint_id, eventId: row.event_id, outcome: r.outcome, error: r.error }, 'webhook attempt failed');
+    if (r.outcome !== 'delivered')
+      this.logger.debug(
+        { endpointId: row.endpoint_id, eventId: row.event_id, outcome: r.outcome, error: r.error },
+        'webhook attempt failed',
+      );
   }
 
   private async stats(): Promise<{ pending: number; oldestPendingSeconds: number }> {

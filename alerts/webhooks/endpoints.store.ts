@@ -98,7 +98,12 @@ export interface EndpointChanges {
   enabled?: boolean;
 }
 
-export async function updateEndpoint(db: Queryable, organizationId: string, endpointId: string, changes: EndpointChanges): Promise<WebhookEndpoint> {
+export async function updateEndpoint(
+  db: Queryable,
+  organizationId: string,
+  endpointId: string,
+  changes: EndpointChanges,
+): Promise<WebhookEndpoint> {
   await getEndpoint(db, organizationId, endpointId);
   const [row] = await db.query<EndpointRow>(
     `UPDATE webhook_endpoints SET

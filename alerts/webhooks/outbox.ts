@@ -66,7 +66,13 @@ export async function rearm(q: Queryable, organizationId: string, alertKeys: str
  * record a recovery event (e.g. end_user.profitable after end_user.unprofitable), in one
  * statement. Returns the event id, or null when the condition had not fired.
  */
-export async function fireRecovery(q: Queryable, organizationId: string, downKey: string, type: WebhookEventType, data: object): Promise<string | null> {
+export async function fireRecovery(
+  q: Queryable,
+  organizationId: string,
+  downKey: string,
+  type: WebhookEventType,
+  data: object,
+): Promise<string | null> {
   const id = newEventId();
   const [row] = await q.query<{ fired: string }>(
     `WITH gone AS (DELETE FROM alert_firings WHERE organization_id = $2 AND alert_key = $5 RETURNING alert_key),

@@ -49,7 +49,12 @@ export async function sendWebhook(url: string, headers: Record<string, string>, 
       target,
       {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': 'Marginal-Webhooks/1', ...headers, 'content-length': Buffer.byteLength(body) },
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'Marginal-Webhooks/1',
+          ...headers,
+          'content-length': Buffer.byteLength(body),
+        },
         lookup: opts.allowPrivate ? undefined : publicOnlyLookup,
         agent: false,
       },
@@ -66,11 +71,17 @@ export async function sendWebhook(url: string, headers: Record<string, string>, 
           const status = res.statusCode ?? 0;
           const excerpt = Buffer.concat(chunks).toString('utf8');
           const ok = status >= 200 && status < 300;
-          const error = ok ? null : status >= 300 && status < 400 ? `redirect not followed (${res.headers.location ?? 'no location'})` : `HTTP ${status}`;
+          const error = ok
+            ? null
+            : status >= 300 && status < 400
+              ? `redirect not followed (${res.headers.location ?? 'no location'})`
+              : `HTTP ${status}`;
           finish({ outcome: ok ? 'delivered' : 'http_error', statusCode: status, error, responseExcerpt: excerpt || null });
         };
         res.on('end', done);
-        res.on('error', (err) => finish({ outcome: 'network_error', statusCode: res.statusCode ?? null, error: err.message, responseExcerpt: null }));
+        res.on('error', (err) =>
+          finish({ outcome: 'network_error', statusCode: res.statusCode ?? null, error: err.message, responseExcerpt: null }),
+        );
       },
     );
     // A total deadline (the socket's own timeout only measures idleness, which a slow drip resets).

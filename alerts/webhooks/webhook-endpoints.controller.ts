@@ -2,7 +2,22 @@
 // read, change, disable/enable and rotate the secret through PATCH; delete), each endpoint's
 // attempt log, the organization's events, and re-sending an event by hand.
 import type { Request as ExRequest } from 'express';
-import { Body, Controller, Delete, Get, Patch, Path, Post, Query, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Patch,
+  Path,
+  Post,
+  Query,
+  Request,
+  Response,
+  Route,
+  Security,
+  SuccessResponse,
+  Tags,
+} from '@tsoa/runtime';
 import { appContext } from '../../core/app-context.js';
 import { requireOrganization } from '../../core/control/organizations.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
@@ -84,7 +99,11 @@ export class WebhookEndpointsController extends Controller {
    * @summary Retrieve a webhook endpoint
    */
   @Get('{organizationId}/webhook-endpoints/{endpointId}')
-  public async getWebhookEndpoint(@Request() req: ExRequest, @Path() organizationId: string, @Path() endpointId: string): Promise<WebhookEndpointView> {
+  public async getWebhookEndpoint(
+    @Request() req: ExRequest,
+    @Path() organizationId: string,
+    @Path() endpointId: string,
+  ): Promise<WebhookEndpointView> {
     const { db } = appContext(req);
     await requireOrganization(db, organizationId);
     return endpointView(await getEndpoint(db, organizationId, endpointId));
@@ -125,7 +144,11 @@ export class WebhookEndpointsController extends Controller {
    * @summary Delete a webhook endpoint
    */
   @Delete('{organizationId}/webhook-endpoints/{endpointId}')
-  public async deleteWebhookEndpoint(@Request() req: ExRequest, @Path() organizationId: string, @Path() endpointId: string): Promise<WebhookEndpointView> {
+  public async deleteWebhookEndpoint(
+    @Request() req: ExRequest,
+    @Path() organizationId: string,
+    @Path() endpointId: string,
+  ): Promise<WebhookEndpointView> {
     const { db } = appContext(req);
     await requireOrganization(db, organizationId);
     return endpointView(await deleteEndpoint(db, organizationId, endpointId));
@@ -178,7 +201,11 @@ export class WebhookEndpointsController extends Controller {
    */
   @Post('{organizationId}/webhook-endpoints/{endpointId}/test')
   @SuccessResponse(202, 'Queued')
-  public async sendWebhookTestEvent(@Request() req: ExRequest, @Path() organizationId: string, @Path() endpointId: string): Promise<WebhookResendResult> {
+  public async sendWebhookTestEvent(
+    @Request() req: ExRequest,
+    @Path() organizationId: string,
+    @Path() endpointId: string,
+  ): Promise<WebhookResendResult> {
     const { db } = appContext(req);
     await requireOrganization(db, organizationId);
     const eventId = await sendTestEvent(db, organizationId, endpointId, newEventId());

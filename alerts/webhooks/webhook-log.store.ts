@@ -26,7 +26,12 @@ interface Page {
   offset: number;
 }
 
-export async function listAttempts(db: Queryable, organizationId: string, endpointId: string, page: Page): Promise<{ attempts: WebhookAttempt[]; total: number }> {
+export async function listAttempts(
+  db: Queryable,
+  organizationId: string,
+  endpointId: string,
+  page: Page,
+): Promise<{ attempts: WebhookAttempt[]; total: number }> {
   const rows = await db.query<{
     id: string;
     event_id: string;
@@ -43,7 +48,12 @@ export async function listAttempts(db: Queryable, organizationId: string, endpoi
       ORDER BY id DESC LIMIT $3 OFFSET $4`,
     [organizationId, endpointId, page.limit, page.offset],
   );
-  const total = rows[0] ? Number(rows[0].total) : await countOf(db, 'SELECT count(*) AS n FROM webhook_attempts WHERE organization_id = $1 AND endpoint_id = $2', [organizationId, endpointId]);
+  const total = rows[0]
+    ? Number(rows[0].total)
+    : await countOf(db, 'SELECT count(*) AS n FROM webhook_attempts WHERE organization_id = $1 AND endpoint_id = $2', [
+        organizationId,
+        endpointId,
+      ]);
   return {
     total,
     attempts: rows.map((r) => ({
@@ -59,8 +69,20 @@ export async function listAttempts(db: Queryable, organizationId: string, endpoi
   };
 }
 
-export async function listEvents(db: Queryable, organizationId: string, type: string | null, page: Page): Promise<{ events: WebhookEventRecord[]; total: number }> {
-  const rows = await db.query<{ id: string; type: string; created_at: Date; data: unknown; deliveries: WebhookEventRecord['deliveries'] | null; total: string }>(
+export async function listEvents(
+  db: Queryable,
+  organizationId: string,
+  type: string | null,
+  page: Page,
+): Promise<{ events: WebhookEventRecord[]; total: number }> {
+  const rows = await db.query<{
+    id: string;
+    type: string;
+    created_at: Date;
+    data: unknown;
+    deliveries: WebhookEventRecord['deliveries'] | null;
+    total: string;
+  }>(
     `SELECT e.id, e.type, e.created_at, e.data, count(*) OVER () AS total,
             (SELECT json_agg(json_build_object('endpoint_id', d.endpoint_id, 'status', d.status, 'attempts', d.attempts,
                      'next_attempt_at', CASE WHEN d.status = 'pending' THEN d.next_attempt_at END, 'delivered_at', d.delivered_at) ORDER BY d.endpoint_id)
@@ -72,7 +94,10 @@ export async function listEvents(db: Queryable, organizationId: string, type: st
   );
   const total = rows[0]
     ? Number(rows[0].total)
-    : await countOf(db, 'SELECT count(*) AS n FROM webhook_events WHERE organization_id = $1 AND ($2::text IS NULL OR type = $2)', [organizationId, type]);
+    : await countOf(db, 'SELECT count(*) AS n FROM webhook_events WHERE organization_id = $1 AND ($2::text IS NULL OR type = $2)', [
+        organizationId,
+        type,
+      ]);
   return {
     total,
     events: rows.map((r) => ({ id: r.id, type: r.type, createdAt: r.created_at, data: r.data, deliveries: r.deliveries ?? [] })),

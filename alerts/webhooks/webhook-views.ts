@@ -132,7 +132,8 @@ export function endpointView(e: WebhookEndpoint): WebhookEndpointView {
     status: e.enabled ? 'enabled' : 'disabled',
     disabled_reason: e.disabledReason,
     failing_since: iso(e.failingSince),
-    previous_secret_expires_at: e.previousSecretExpiresAt && e.previousSecretExpiresAt > new Date() ? e.previousSecretExpiresAt.toISOString() : null,
+    previous_secret_expires_at:
+      e.previousSecretExpiresAt && e.previousSecretExpiresAt > new Date() ? e.previousSecretExpiresAt.toISOString() : null,
     created_at: e.createdAt.toISOString(),
     updated_at: e.updatedAt.toISOString(),
   };
@@ -201,6 +202,7 @@ export function parseDescription(value: string | null | undefined): string | nul
 
 export function parseGraceSeconds(value: number | undefined): number {
   if (value === undefined) return 86_400;
-  if (!Number.isInteger(value) || value < 0 || value > 604_800) throw new ValidationError('rotation_grace_seconds', 'must be an integer from 0 to 604800');
+  if (!Number.isInteger(value) || value < 0 || value > 604_800)
+    throw new ValidationError('rotation_grace_seconds', 'must be an integer from 0 to 604800');
   return value;
 }

@@ -79,7 +79,11 @@ export class DimensionsController extends Controller {
    */
   @Get('{organizationId}/dimensions/{key}/rollup')
   @Response<ErrorEnvelope>(404, 'Unknown organization or dimension')
-  public async getDimensionRollup(@Request() req: ExRequest, @Path() organizationId: string, @Path() key: string): Promise<DimensionRollupProgress> {
+  public async getDimensionRollup(
+    @Request() req: ExRequest,
+    @Path() organizationId: string,
+    @Path() key: string,
+  ): Promise<DimensionRollupProgress> {
     const { db } = appContext(req);
     await requireOrganization(db, organizationId);
     const dimension = await getDimension(db, organizationId, key);

@@ -5,12 +5,7 @@ import { Body, Controller, Get, Patch, Path, Post, Request, Response, Route, Sec
 import { appContext } from '../../core/app-context.js';
 import { ingestSettingsChanged } from './ingest-settings.js';
 import { DEFAULT_PLAN, requireOrganization } from '../../core/control/organizations.js';
-import {
-  createSubscription,
-  listSubscriptions,
-  setSubscriptionStatus,
-  type SubscriptionStatus,
-} from '../../core/control/subscriptions.js';
+import { createSubscription, listSubscriptions, setSubscriptionStatus, type SubscriptionStatus } from '../../core/control/subscriptions.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import { requireText } from '../../core/http/input.js';
 import { subscriptionView, type SubscriptionList, type SubscriptionView } from './admin-views.js';

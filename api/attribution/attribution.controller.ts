@@ -27,7 +27,11 @@ export class AttributionController extends Controller {
    * @param end_date ISO 8601 date or datetime, exclusive.
    */
   @Get('by-agent')
-  public async getCostByAgent(@Request() req: ExRequest, @Query() start_date: IsoDateParam, @Query() end_date: IsoDateParam): Promise<AttributionBreakdown> {
+  public async getCostByAgent(
+    @Request() req: ExRequest,
+    @Query() start_date: IsoDateParam,
+    @Query() end_date: IsoDateParam,
+  ): Promise<AttributionBreakdown> {
     return costByAgent(readContext(req), start_date, end_date);
   }
 
@@ -38,7 +42,11 @@ export class AttributionController extends Controller {
    * @param end_date ISO 8601 date or datetime, exclusive.
    */
   @Get('agents')
-  public async getAgents(@Request() req: ExRequest, @Query() start_date: IsoDateParam, @Query() end_date: IsoDateParam): Promise<DistinctValues> {
+  public async getAgents(
+    @Request() req: ExRequest,
+    @Query() start_date: IsoDateParam,
+    @Query() end_date: IsoDateParam,
+  ): Promise<DistinctValues> {
     return distinctAgents(readContext(req), start_date, end_date);
   }
 
@@ -49,7 +57,11 @@ export class AttributionController extends Controller {
    * @param end_date ISO 8601 date or datetime, exclusive.
    */
   @Get('workflows')
-  public async getWorkflows(@Request() req: ExRequest, @Query() start_date: IsoDateParam, @Query() end_date: IsoDateParam): Promise<DistinctValues> {
+  public async getWorkflows(
+    @Request() req: ExRequest,
+    @Query() start_date: IsoDateParam,
+    @Query() end_date: IsoDateParam,
+  ): Promise<DistinctValues> {
     return distinctWorkflows(readContext(req), start_date, end_date);
   }
 

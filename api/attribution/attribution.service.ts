@@ -64,10 +64,15 @@ async function distinct(rc: ReadContext, key: CostGroupKey, startDate: string, e
   return capDistinctValues(values);
 }
 
-export const distinctAgents = (rc: ReadContext, startDate: string, endDate: string) => distinct(rc, columnKey('agent_id'), startDate, endDate);
-export const distinctWorkflows = (rc: ReadContext, startDate: string, endDate: string) => distinct(rc, columnKey('workflow_id'), startDate, endDate);
+export const distinctAgents = (rc: ReadContext, startDate: string, endDate: string) =>
+  distinct(rc, columnKey('agent_id'), startDate, endDate);
+export const distinctWorkflows = (rc: ReadContext, startDate: string, endDate: string) =>
+  distinct(rc, columnKey('workflow_id'), startDate, endDate);
 
-export async function dimensionValues(rc: ReadContext, q: { dimension?: string; start_date: string; end_date: string }): Promise<DimensionValues> {
+export async function dimensionValues(
+  rc: ReadContext,
+  q: { dimension?: string; start_date: string; end_date: string },
+): Promise<DimensionValues> {
   const dimension = requireKey('dimension', q.dimension);
   return { dimension, ...(await distinct(rc, attributionKey(dimension), q.start_date, q.end_date)) };
 }

@@ -37,9 +37,7 @@ export function percentsSummingTo100(costs: readonly string[]): number[] {
   const exact = costs.map((c) => toBig(c).times(10_000).div(total));
   const units = exact.map((e) => Number(e.round(0, Big.roundDown).toFixed()));
   let missing = 10_000 - units.reduce((s, u) => s + u, 0);
-  const byRemainder = exact
-    .map((e, i) => ({ i, rest: e.minus(units[i]!) }))
-    .sort((a, b) => b.rest.cmp(a.rest) || a.i - b.i);
+  const byRemainder = exact.map((e, i) => ({ i, rest: e.minus(units[i]!) })).sort((a, b) => b.rest.cmp(a.rest) || a.i - b.i);
   for (const { i } of byRemainder) {
     if (missing <= 0) break;
     units[i]! += 1;
@@ -92,5 +90,8 @@ const CSV_COLUMNS = [
 
 /** Breakdown items as CSV (core/csv.ts: RFC 4180, null empty, formulas defused), one row per item. */
 export function breakdownCsv(items: readonly CostBreakdownItem[]): string {
-  return toCsv(CSV_COLUMNS, items.map((item) => CSV_COLUMNS.map((c) => item[c])));
+  return toCsv(
+    CSV_COLUMNS,
+    items.map((item) => CSV_COLUMNS.map((c) => item[c])),
+  );
 }

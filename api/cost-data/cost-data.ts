@@ -47,7 +47,9 @@ export function endUserBreakdown(rows: KeyedCostGroupRow[], endUsers: ReadonlyMa
       const known = endUsers.get(attribution_value);
       return {
         end_user_id: unassigned ? UNASSIGNED_END_USER_ID : attribution_value,
-        end_user_name: unassigned ? UNASSIGNED : endUserName({ name: known?.name, externalId: known?.externalId ?? external.get(attribution_value) }, attribution_value),
+        end_user_name: unassigned
+          ? UNASSIGNED
+          : endUserName({ name: known?.name, externalId: known?.externalId ?? external.get(attribution_value) }, attribution_value),
         ...m,
       };
     }),

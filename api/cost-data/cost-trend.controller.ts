@@ -52,7 +52,11 @@ export class CostTrendController extends Controller {
    */
   @Get('pending-rate-card')
   @Response<ErrorEnvelope>(400, 'Bad or missing dates, or start_date not before end_date')
-  public async getPendingRateCards(@Request() req: ExRequest, @Query() start_date: IsoDateParam, @Query() end_date: IsoDateParam): Promise<PendingRateCards> {
+  public async getPendingRateCards(
+    @Request() req: ExRequest,
+    @Query() start_date: IsoDateParam,
+    @Query() end_date: IsoDateParam,
+  ): Promise<PendingRateCards> {
     return pendingRateCards(readContext(req), { start_date, end_date });
   }
 }

@@ -27,7 +27,10 @@ export async function costTrend(
     return { series: [{ key: 'total', label: 'Total', data_points: seriesPoints(rows) }], granularity, group_by: groupBy };
   }
   const rows = await queryCostBuckets(rc.lake, scope, granularity, columnKey(groupBy));
-  const series = topValueSeries(rows.map((r) => ({ ...r, group_value: r.group_value ?? 'Unassigned' })), top);
+  const series = topValueSeries(
+    rows.map((r) => ({ ...r, group_value: r.group_value ?? 'Unassigned' })),
+    top,
+  );
   return { series, granularity, group_by: groupBy };
 }
 

@@ -36,7 +36,12 @@ export function topValueSeries(rows: ReadonlyArray<CostBucketRow & { group_value
   for (const r of rows) totals.set(r.group_value, (totals.get(r.group_value) ?? new Big(0)).plus(toBig(r.total_cost)));
   const ranked = [...totals]
     .map(([value, cost]) => ({ value, cost: cost.toFixed() }))
-    .sort(byCostDescending((v) => v.cost, (v) => v.value))
+    .sort(
+      byCostDescending(
+        (v) => v.cost,
+        (v) => v.value,
+      ),
+    )
     .map((v) => v.value);
   const topValues = ranked.slice(0, top);
   const series: TimeSeries[] = topValues.map((value) => ({

@@ -110,7 +110,9 @@ const MEASURES = DAILY_COSTS.measures
 function measuresSql(set: CostMeasureSet = 'all'): string {
   return MEASURES.map(({ name, kind, sets }) =>
     // A money sum left out is a NULL string, as the rows carry money (LakeQuery's DECIMAL → string).
-    sets.includes(set) ? `CAST(sum(c.${name}) AS ${sqlTypeOf(kind)}) AS ${name}` : `CAST(NULL AS ${kind === 'bigint' ? 'BIGINT' : 'VARCHAR'}) AS ${name}`,
+    sets.includes(set)
+      ? `CAST(sum(c.${name}) AS ${sqlTypeOf(kind)}) AS ${name}`
+      : `CAST(NULL AS ${kind === 'bigint' ? 'BIGINT' : 'VARCHAR'}) AS ${name}`,
   ).join(',\n    ');
 }
 

@@ -60,6 +60,9 @@ export async function queryNumericBuckets(
 }
 
 export async function queryNumericTotals(lake: LakeQuery, scope: LakeScope, key: string): Promise<NumericGroup> {
-  const row = await lake.row<NumericGroup>({ ...scope, derived: numericDerivation(key) }, `SELECT ${MERGED} FROM {{derived}} x WHERE ${WHERE}`);
+  const row = await lake.row<NumericGroup>(
+    { ...scope, derived: numericDerivation(key) },
+    `SELECT ${MERGED} FROM {{derived}} x WHERE ${WHERE}`,
+  );
   return row && row.event_count !== null ? row : { event_count: 0, sum_value: null, min_value: null, max_value: null };
 }

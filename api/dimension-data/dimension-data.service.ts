@@ -42,7 +42,11 @@ async function requireDimension(rc: ReadContext, key: string | undefined, field 
 
 async function requireNumericDimension(rc: ReadContext, key: string): Promise<DimensionDefinition> {
   const dim = await requireDimension(rc, key);
-  if (dim.valueType !== 'number') throw new ValidationError('dimension_key', `dimension ${key} has value_type ${dim.valueType}; only number dimensions aggregate numerically`);
+  if (dim.valueType !== 'number')
+    throw new ValidationError(
+      'dimension_key',
+      `dimension ${key} has value_type ${dim.valueType}; only number dimensions aggregate numerically`,
+    );
   return dim;
 }
 
@@ -108,7 +112,13 @@ export async function dimensionCostBreakdown(
 ): Promise<DimensionCostBreakdown> {
   const range = parseDateRange(q.start_date, q.end_date);
   const dim = await requireDimension(rc, q.dimension_key);
-  const rows = await queryCostGroups(rc.lake, { organizationId: rc.organizationId, range }, dimensionKey(dim.key, { endUser: false }), {}, 'tokens');
+  const rows = await queryCostGroups(
+    rc.lake,
+    { organizationId: rc.organizationId, range },
+    dimensionKey(dim.key, { endUser: false }),
+    {},
+    'tokens',
+  );
   const { items, total } = breakdownItems(rows);
   return {
     items: items.map((i) => ({

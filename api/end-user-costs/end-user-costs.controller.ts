@@ -5,13 +5,7 @@ import { Controller, Get, Path, Query, Request, Response, Route, Security, Tags 
 import type { IsoDateParam, KeyParam } from '../../core/http/params.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import { readContext } from '../../core/http/read-context.js';
-import {
-  endUserByDimension,
-  endUserByModel,
-  endUserByProvider,
-  endUserSummary,
-  endUserTrend,
-} from './end-user-costs.service.js';
+import { endUserByDimension, endUserByModel, endUserByProvider, endUserSummary, endUserTrend } from './end-user-costs.service.js';
 import type { EndUserCostBreakdown, EndUserCostSummary, EndUserCostTrend } from './end-user-costs.types.js';
 
 @Route('end-user-costs')

@@ -10,7 +10,12 @@ import { formatMoney } from '../../core/money.js';
 import type { ReadContext } from '../../core/http/read-context.js';
 import type { EndUserCostBreakdown, EndUserCostSummary, EndUserCostTrend } from './end-user-costs.types.js';
 
-async function endUserAndRange(rc: ReadContext, externalId: string, startDate: string, endDate: string): Promise<{ user: EndUser; range: DateRange }> {
+async function endUserAndRange(
+  rc: ReadContext,
+  externalId: string,
+  startDate: string,
+  endDate: string,
+): Promise<{ user: EndUser; range: DateRange }> {
   const range = parseDateRange(startDate, endDate);
   const user = await getEndUserByExternalId(rc.db, rc.organizationId, externalId);
   if (!user) throw new NotFoundError('end user', externalId);
@@ -30,7 +35,13 @@ export async function endUserSummary(rc: ReadContext, externalId: string, startD
   };
 }
 
-async function breakdown(rc: ReadContext, externalId: string, startDate: string, endDate: string, key: CostGroupKey): Promise<EndUserCostBreakdown> {
+async function breakdown(
+  rc: ReadContext,
+  externalId: string,
+  startDate: string,
+  endDate: string,
+  key: CostGroupKey,
+): Promise<EndUserCostBreakdown> {
   const { user, range } = await endUserAndRange(rc, externalId, startDate, endDate);
   const rows = await queryCostGroups(rc.lake, { organizationId: rc.organizationId, range }, key, { endUserId: user.id });
   const { items, total } = breakdownItems(rows);

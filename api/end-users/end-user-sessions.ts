@@ -26,5 +26,10 @@ export async function endUserSessions(
     { end_user_id: user.id },
   );
   if (ids.length === 0) return { sessions: [], total: 0, limit: page.limit, offset: page.offset };
-  return listSessions(rc, { from: range.start, to: range.end }, page, ids.map((r) => r.session_id));
+  return listSessions(
+    rc,
+    { from: range.start, to: range.end },
+    page,
+    ids.map((r) => r.session_id),
+  );
 }

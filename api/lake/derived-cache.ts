@@ -72,7 +72,6 @@ interface Built {
   persist: StaleDay[];
 }
 
-
 /** The identity of a day's file list (lake file names are never reused). */
 function fileListKey(files: readonly string[]): string {
   return [...files].sort().join('\n');
@@ -157,7 +156,12 @@ export class DerivedCache {
    * `only` (the query reads only the rows it selects), the in-memory days may come from that
    * selection's projection (row-projection.ts): a subset holding every row it selects.
    */
-  async relation(derivation: Derivation, organizationId: string, files: readonly string[], opts: { only?: RowSelection } = {}): Promise<string | null> {
+  async relation(
+    derivation: Derivation,
+    organizationId: string,
+    files: readonly string[],
+    opts: { only?: RowSelection } = {},
+  ): Promise<string | null> {
     if (files.length === 0) return null;
     const byDay = new Map<string, string[]>();
     for (const f of files) {
@@ -169,7 +173,17 @@ export class DerivedCache {
     const key = `${derivation.id}\u0000${organizationId}`;
     let entry = this.entries.get(key);
     if (!entry) {
-      entry = { key, table: `${this.catalog}derived_${this.nextTable++}`, loading: new Set(), created: false, days: new Map(), garbage: [], rows: 0, lastUsed: 0, lock: Promise.resolve() };
+      entry = {
+        key,
+        table: `${this.catalog}derived_${this.nextTable++}`,
+        loading: new Set(),
+        created: false,
+        days: new Map(),
+        garbage: [],
+        rows: 0,
+        lastUsed: 0,
+        lock: Promise.resolve(),
+      };
       this.entries.set(key, entry);
     }
     entry.lastUsed = performance.now();
@@ -200,7 +214,9 @@ export class DerivedCache {
       parts.push(await this.projections.relation(e.table, opts.only, ids, (id) => held.has(id)));
     } else if (ids.length > 0) parts.push(`SELECT * EXCLUDE (_day) FROM ${e.table} WHERE _day IN (${ids.join(', ')})`);
     for (const [file, days] of groupByFile(direct)) {
-      parts.push(`SELECT * EXCLUDE (_file_day) FROM ${readParquetSql([file])} WHERE _file_day IN (${days.map(sqlStringLiteral).join(', ')})`);
+      parts.push(
+        `SELECT * EXCLUDE (_file_day) FROM ${readParquetSql([file])} WHERE _file_day IN (${days.map(sqlStringLiteral).join(', ')})`,
+      );
     }
     return `(${parts.join(' UNION ALL BY NAME ')})`;
   }
@@ -226,7 +242,9 @@ export class DerivedCache {
     const directDays = new Set(direct.map((x) => x.day));
     const stale: StaleDay[] = missing.filter((m) => !directDays.has(m.day)).map((m) => ({ ...m, id: this.nextDayId++ }));
     ids.push(...stale.map((s) => s.id));
-    const directFiles = missing.filter((m) => directDays.has(m.day)).map((m) => ({ ...m, file: direct.find((x) => x.day === m.day)!.file }));
+    const directFiles = missing
+      .filter((m) => directDays.has(m.day))
+      .map((m) => ({ ...m, file: direct.find((x) => x.day === m.day)!.file }));
     const now = performance.now();
     const expired = e.garbage.filter((g) => g.after <= now);
     if (stale.length === 0 && expired.length === 0) return { ids, direct: directFiles, persist: [] };

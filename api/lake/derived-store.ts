@@ -151,7 +151,10 @@ export class DerivedStore {
       );
       await fs.rename(tmp, parquet);
       const sidecarTmp = `${tmp}.json`;
-      await fs.writeFile(sidecarTmp, JSON.stringify({ version: SIDECAR_VERSION, derivation: d.id, organization_id: organizationId, days: index }));
+      await fs.writeFile(
+        sidecarTmp,
+        JSON.stringify({ version: SIDECAR_VERSION, derivation: d.id, organization_id: organizationId, days: index }),
+      );
       await fs.rename(sidecarTmp, path.join(dir, `${name}.json`));
       const folder = await this.scan(dir);
       folder.batches.set(name, { days: new Map(Object.entries(index)), superseded: new Set() });

@@ -35,5 +35,7 @@ const TOKEN = /'(?:[^']|'')*'|"(?:[^"]|"")*"|\$([A-Za-z0-9_]+)/g;
  */
 export function inlineParameters(sql: string, values: Readonly<Record<string, InlineValue>>): string {
   if (!sql.includes('$')) return sql;
-  return sql.replace(TOKEN, (token, name: string | undefined) => (name !== undefined && Object.hasOwn(values, name) ? sqlLiteral(values[name]!) : token));
+  return sql.replace(TOKEN, (token, name: string | undefined) =>
+    name !== undefined && Object.hasOwn(values, name) ? sqlLiteral(values[name]!) : token,
+  );
 }

@@ -236,14 +236,25 @@ export class LakeQuery {
     private readonly tempDir: string,
   ) {
     const derivedDir = options.derivedDir ?? path.join(reader.lakeDir, '_derived');
-    this.cache = new DerivedCache(() => this.connection(), (c) => this.release(c), {
-      maxRows: options.cacheMaxRows,
-      graceMs: options.cacheGraceMs,
-      catalog: DERIVED_CATALOG,
-      store: useRollups && derivedDir ? new DerivedStore(derivedDir, { graceMs: options.cacheGraceMs, onError: options.onDerivedStoreError }) : null,
-      persistSettledMs: options.persistSettledMs,
-    });
-    this.edges = new EdgeCache(() => this.connection(), (c) => this.release(c), { catalog: DERIVED_CATALOG, graceMs: options.cacheGraceMs });
+    this.cache = new DerivedCache(
+      () => this.connection(),
+      (c) => this.release(c),
+      {
+        maxRows: options.cacheMaxRows,
+        graceMs: options.cacheGraceMs,
+        catalog: DERIVED_CATALOG,
+        store:
+          useRollups && derivedDir
+            ? new DerivedStore(derivedDir, { graceMs: options.cacheGraceMs, onError: options.onDerivedStoreError })
+            : null,
+        persistSettledMs: options.persistSettledMs,
+      },
+    );
+    this.edges = new EdgeCache(
+      () => this.connection(),
+      (c) => this.release(c),
+      { catalog: DERIVED_CATALOG, graceMs: options.cacheGraceMs },
+    );
   }
 
   static async open(lakeDir: string, options: LakeQueryOptions = {}): Promise<LakeQuery> {
@@ -384,7 +395,12 @@ export class LakeQuery {
       };
       const files = await this.reader.files('events', org, { from: p.start, to: p.end });
       const params = d.params ?? {};
-      parts.push(await this.edges.relation({ derivation: d.id, params, organizationId: org, start: p.start, end: p.end, files }, slice, { org, ...params }));
+      parts.push(
+        await this.edges.relation({ derivation: d.id, params, organizationId: org, start: p.start, end: p.end, files }, slice, {
+          org,
+          ...params,
+        }),
+      );
     }
     if (parts.length === 0) return partial(await this.eventsWithin(org, scope.range ?? null));
     return unionByName(parts);

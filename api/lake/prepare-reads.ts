@@ -36,7 +36,12 @@ export interface PreparedReads {
   ms: number;
 }
 
-export async function prepareReads(ctx: Pick<AppContext, 'db' | 'auth'>, lake: LakeQuery, rateBook: RateBook, options: PrepareReadsOptions = {}): Promise<PreparedReads> {
+export async function prepareReads(
+  ctx: Pick<AppContext, 'db' | 'auth'>,
+  lake: LakeQuery,
+  rateBook: RateBook,
+  options: PrepareReadsOptions = {},
+): Promise<PreparedReads> {
   const started = performance.now();
   const deadline = started + (options.budgetMs ?? 5_000);
   const { db } = ctx;

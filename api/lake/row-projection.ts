@@ -97,7 +97,13 @@ export class RowProjections {
   }
 
   /** Copies the selection's missing days, deletes the copies of days gone; returns the table and tag to read. */
-  private async update(p: Projection, source: string, where: string, ids: readonly number[], held: (id: number) => boolean): Promise<{ table: string; tag: number }> {
+  private async update(
+    p: Projection,
+    source: string,
+    where: string,
+    ids: readonly number[],
+    held: (id: number) => boolean,
+  ): Promise<{ table: string; tag: number }> {
     let sel = p.selections.get(where);
     // Selections come from request text (a filter value): one matching no row adds no rows but
     // still an entry, so their number is bounded too.

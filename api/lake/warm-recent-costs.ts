@@ -9,7 +9,6 @@ import type { Logger } from '../../core/logger.js';
 import type { LakeQuery } from './lake-query.js';
 import { DAY_MS } from '../../core/time.js';
 
-
 export interface CostWarmUp {
   /** Settles when every step ran (or the warm-up stopped). */
   done: Promise<void>;
@@ -42,7 +41,8 @@ export function warmRecentCosts(lake: LakeQuery, now: () => Date, logger: Logger
       }
       if (stopped) return;
     }
-    if (orgs.length > 0) logger.info({ organizations: orgs.length, days, ms: Math.round(performance.now() - started) }, 'cost aggregates warmed');
+    if (orgs.length > 0)
+      logger.info({ organizations: orgs.length, days, ms: Math.round(performance.now() - started) }, 'cost aggregates warmed');
   };
   const done = run().catch((err) => logger.warn({ err }, 'warming cost aggregates failed'));
   return {

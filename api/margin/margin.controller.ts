@@ -25,7 +25,11 @@ export class MarginController extends Controller {
    * @param end_date ISO 8601 date or datetime, exclusive; at most 12 months after start_date.
    */
   @Get('by-end-user')
-  public async getMarginByEndUser(@Request() req: ExRequest, @Query() start_date: IsoDateParam, @Query() end_date: IsoDateParam): Promise<MarginByEndUser> {
+  public async getMarginByEndUser(
+    @Request() req: ExRequest,
+    @Query() start_date: IsoDateParam,
+    @Query() end_date: IsoDateParam,
+  ): Promise<MarginByEndUser> {
     return marginForEndUsers(readContext(req), start_date, end_date);
   }
 
@@ -54,7 +58,11 @@ export class MarginController extends Controller {
    * @param end_date ISO 8601 date or datetime, exclusive; at most 12 months after start_date.
    */
   @Get('summary')
-  public async getMarginSummary(@Request() req: ExRequest, @Query() start_date: IsoDateParam, @Query() end_date: IsoDateParam): Promise<MarginSummary> {
+  public async getMarginSummary(
+    @Request() req: ExRequest,
+    @Query() start_date: IsoDateParam,
+    @Query() end_date: IsoDateParam,
+  ): Promise<MarginSummary> {
     return marginSummary(readContext(req), start_date, end_date);
   }
 }

@@ -6,7 +6,15 @@ import { ValidationError } from '../../core/errors.js';
 import { adaptiveGranularity, assertMaxMonths, parseDateRange, type DateRange } from '../../core/time.js';
 import { columnKey, queryCostBuckets, queryCostGroups } from '../costs/costs.queries.js';
 import type { ReadContext } from '../../core/http/read-context.js';
-import { marginByEndUser, marginOrgTotal, marginTrend, type EndUserCost, type EndUserIdentity, type MarginCosts, type MarginRevenueRecord } from '../../revenue/margin.js';
+import {
+  marginByEndUser,
+  marginOrgTotal,
+  marginTrend,
+  type EndUserCost,
+  type EndUserIdentity,
+  type MarginCosts,
+  type MarginRevenueRecord,
+} from '../../revenue/margin.js';
 import type { MarginByEndUser, MarginSummary, MarginTrend } from '../../revenue/margin.types.js';
 import { isRecognizedIn } from '../../revenue/recognize-revenue.js';
 import { cachedRevenue } from '../../revenue/revenue-cache.js';
@@ -59,7 +67,10 @@ export async function marginSummary(rc: ReadContext, startDate: string, endDate:
   return marginOrgTotal({ window, records: revenue.records, costs, connected: revenue.connected });
 }
 
-export async function marginTrendOf(rc: ReadContext, q: { start_date: string; end_date: string; end_user_id?: string }): Promise<MarginTrend> {
+export async function marginTrendOf(
+  rc: ReadContext,
+  q: { start_date: string; end_date: string; end_user_id?: string },
+): Promise<MarginTrend> {
   const window = marginRange(q.start_date, q.end_date);
   if (q.end_user_id !== undefined && !isUuid(q.end_user_id)) {
     throw new ValidationError('end_user_id', 'must be the internal end-user UUID from /margin-data/by-end-user');

@@ -65,7 +65,6 @@ function bySubtreeCost(a: WorkNode, b: WorkNode): number {
   return b.subtree.cmp(a.subtree) || byStart(a, b);
 }
 
-
 export function buildSessionTree(input: SessionInput, options: SessionTreeOptions = {}): SessionTree {
   const nodeLimit = options.nodeLimit ?? SESSION_NODE_LIMIT;
   const depthLimit = options.depthLimit ?? SESSION_DEPTH_LIMIT;

@@ -24,7 +24,12 @@ export interface SpanRow {
  * One merged row per span of the session (plus the untraced row) from the given session_spans
  * files (those the session index says may hold it); empty for an unknown session.
  */
-export function querySessionSpans(lake: LakeQuery, organizationId: string, sessionId: string, files: readonly string[]): Promise<SpanRow[]> {
+export function querySessionSpans(
+  lake: LakeQuery,
+  organizationId: string,
+  sessionId: string,
+  files: readonly string[],
+): Promise<SpanRow[]> {
   return lake.rows<SpanRow>(
     { organizationId },
     `SELECT s.span_id,
@@ -55,7 +60,11 @@ export interface SessionRow {
  * Per session, how many of these (session, span id) pairs the lake also holds: spans both
  * structural and priced, which the tree counts once (sessions.service.ts).
  */
-export async function lakeSpansAmong(lake: LakeQuery, organizationId: string, pairs: ReadonlyArray<{ session_id: string; span_id: string }>): Promise<Map<string, number>> {
+export async function lakeSpansAmong(
+  lake: LakeQuery,
+  organizationId: string,
+  pairs: ReadonlyArray<{ session_id: string; span_id: string }>,
+): Promise<Map<string, number>> {
   if (pairs.length === 0) return new Map();
   const rows = await lake.rows<{ session_id: string; n: number }>(
     { organizationId },

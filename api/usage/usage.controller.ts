@@ -55,7 +55,11 @@ export class UsageController extends Controller {
    */
   @Get('summary')
   @Response<ErrorEnvelope>(400, 'Bad or missing dates, or start_date not before end_date')
-  public async getUsageSummary(@Request() req: ExRequest, @Query() start_date: IsoDateParam, @Query() end_date: IsoDateParam): Promise<UsageSummary> {
+  public async getUsageSummary(
+    @Request() req: ExRequest,
+    @Query() start_date: IsoDateParam,
+    @Query() end_date: IsoDateParam,
+  ): Promise<UsageSummary> {
     return usageSummary(readContext(req), start_date, end_date);
   }
 

@@ -65,7 +65,8 @@ const receiver = http.createServer((req, res) => {
   req.on('end', () => {
     const at = performance.now();
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type: string; data: { user_id?: string } };
-    if (body.type === 'budget.threshold_crossed' && body.data.user_id && !arrivals.has(body.data.user_id)) arrivals.set(body.data.user_id, at);
+    if (body.type === 'budget.threshold_crossed' && body.data.user_id && !arrivals.has(body.data.user_id))
+      arrivals.set(body.data.user_id, at);
     res.writeHead(200).end('ok');
   });
 });
@@ -73,7 +74,12 @@ await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 const receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
-function request(method: string, p: string, headers: Record<string, string | number>, body?: string): Promise<{ status: number; body: string }> {
+function request(
+  method: string,
+  p: string,
+  headers: Record<string, string | number>,
+  body?: string,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(`${url}${p}`, { method, headers, agent }, (res) => {
       const chunks: Buffer[] = [];
@@ -97,14 +103,29 @@ try {
   await waitUntilServing(service, url, 180_000);
   const org = (await adminCall('POST', '/organizations', { name: 'bench-alerts' })).organization_id;
   await adminCall('POST', `/organizations/${org}/credits`, { amount: 100_000_000 });
-  await adminCall('POST', `/organizations/${org}/rate-cards`, { model_slug: 'bench-model', input_cost_per_million: '1', output_cost_per_million: '2' });
+  await adminCall('POST', `/organizations/${org}/rate-cards`, {
+    model_slug: 'bench-model',
+    input_cost_per_million: '1',
+    output_cost_per_million: '2',
+  });
   const writer = await adminCall('POST', `/organizations/${org}/api-keys`, { scopes: ['usage:write'] });
   const reader = await adminCall('POST', `/organizations/${org}/api-keys`, { scopes: ['costs:read'] });
-  await adminCall('POST', `/organizations/${org}/budgets`, { scope: 'each_end_user', period: 'daily', amount: '0.000001', thresholds: [100] });
+  await adminCall('POST', `/organizations/${org}/budgets`, {
+    scope: 'each_end_user',
+    period: 'daily',
+    amount: '0.000001',
+    thresholds: [100],
+  });
   await adminCall('POST', `/organizations/${org}/webhook-endpoints`, { url: receiverUrl, enabled_events: ['*'] });
 
   let seq = 0;
-  const event = (userId?: string) => ({ idempotency_key: `b-${++seq}`, model: 'bench-model', input_tokens: 1000, output_tokens: 100, ...(userId ? { user_id: userId } : {}) });
+  const event = (userId?: string) => ({
+    idempotency_key: `b-${++seq}`,
+    model: 'bench-model',
+    input_tokens: 1000,
+    output_tokens: 100,
+    ...(userId ? { user_id: userId } : {}),
+  });
   const send = (p: string, payload: unknown) => {
     const body = JSON.stringify(payload);
     return request('POST', p, signedIngestHeaders(writer.api_key, writer.signing_secret, body), body);
@@ -143,7 +164,10 @@ try {
   const achievedRate = sent / ((performance.now() - started) / 1000);
   const deadline = performance.now() + 30_000;
   while ([...probes.keys()].some((u) => !arrivals.has(u)) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  const latencies = [...probes].filter(([u]) => arrivals.has(u)).map(([u, t]) => arrivals.get(u)! - t).sort((a, b) => a - b);
+  const latencies = [...probes]
+    .filter(([u]) => arrivals.has(u))
+    .map(([u, t]) => arrivals.get(u)! - t)
+    .sort((a, b) => a - b);
   const missing = probes.size - latencies.length;
 
   // The check endpoint, warm, one request at a time.
@@ -170,7 +194,9 @@ try {
     background_events_failed: failed,
     probes: probes.size,
     probes_without_webhook: missing,
-    webhook_latency_ms: latencies.length ? { p50: round(pct(latencies, 50)), p95: round(pct(latencies, 95)), max: round(latencies.at(-1)!) } : null,
+    webhook_latency_ms: latencies.length
+      ? { p50: round(pct(latencies, 50)), p95: round(pct(latencies, 95)), max: round(latencies.at(-1)!) }
+      : null,
     check_requests: times.length,
     check_latency_ms: { p50: round(pct(times, 50)), p99: round(pct(times, 99)), max: round(times.at(-1)!) },
   };

@@ -47,7 +47,10 @@ function cases(): Array<[string, string]> {
     ['GET /margin-data/by-end-user (30 days)', `/margin-data/by-end-user?${month}`],
     ['GET /margin-data/trend (12 months, monthly)', `/margin-data/trend?${year}`],
     ['GET /margin-data/trend (30 days, daily)', `/margin-data/trend?${month}`],
-    ['GET /margin-data/trend?end_user_id (12 months)', `/margin-data/trend?${year}&end_user_id=${endUserIdFor(meta.organizationId, 'user-7')}`],
+    [
+      'GET /margin-data/trend?end_user_id (12 months)',
+      `/margin-data/trend?${year}&end_user_id=${endUserIdFor(meta.organizationId, 'user-7')}`,
+    ],
     ['GET /margin-data/summary (12 months)', `/margin-data/summary?${year}`],
   ];
 }
@@ -57,7 +60,12 @@ const base: FreshApiOptions = { dataDir, ...(part1 ? { now: benchNow(meta.days).
 
 const firstRequest = (o: FreshApiOptions, pathAndQuery: string) => firstRequests(o, pathAndQuery, meta.apiKey);
 
-log(`${os.cpus().length} cpus; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; ${rounds} rounds per endpoint`);
+log(
+  `${os.cpus().length} cpus; load ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}; ${rounds} rounds per endpoint`,
+);
 const rows: string[] = [];
 for (const [name, pq] of cases().filter(([n]) => new RegExp(values.match!).test(n))) {
   const persisted: Array<{ startMs: number; firstMs: number }> = [];
@@ -68,17 +76,27 @@ for (const [name, pq] of cases().filter(([n]) => new RegExp(values.match!).test(
     if (values.unprepared) unprepared.push(await firstRequest({ ...base, prepare: false }, pq));
     if (values.raw) raw.push((await firstRequest({ ...base, useRollups: false }, pq)).firstMs);
   }
-  const figures = (xs: Array<{ startMs: number; firstMs: number }>) => `${median(xs.map((x) => x.startMs))} | ${median(xs.map((x) => x.firstMs))} |`;
+  const figures = (xs: Array<{ startMs: number; firstMs: number }>) =>
+    `${median(xs.map((x) => x.startMs))} | ${median(xs.map((x) => x.firstMs))} |`;
   const each = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(' ');
   log(
     `${name.padEnd(80)} start ${median(persisted.map((x) => x.startMs))}  first ${median(persisted.map((x) => x.firstMs))} (${each(persisted.map((x) => x.firstMs))})` +
-      (values.unprepared ? `  unprepared: start ${median(unprepared.map((x) => x.startMs))} first ${median(unprepared.map((x) => x.firstMs))} (${each(unprepared.map((x) => x.firstMs))})` : '') +
+      (values.unprepared
+        ? `  unprepared: start ${median(unprepared.map((x) => x.startMs))} first ${median(unprepared.map((x) => x.firstMs))} (${each(unprepared.map((x) => x.firstMs))})`
+        : '') +
       (values.raw ? `  raw ${median(raw)} (${each(raw)})` : '') +
       ' ms',
   );
-  rows.push(`| ${name} | ${figures(persisted)}${values.unprepared ? ` ${figures(unprepared)}` : ''}${values.raw ? ` ${median(raw)} |` : ''}`);
+  rows.push(
+    `| ${name} | ${figures(persisted)}${values.unprepared ? ` ${figures(unprepared)}` : ''}${values.raw ? ` ${median(raw)} |` : ''}`,
+  );
 }
-log(`load at the end ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+log(
+  `load at the end ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
+);
 const head = `| endpoint | start-up ms | first ms |${values.unprepared ? ' unprepared start-up ms | unprepared first ms |' : ''}${values.raw ? ' raw scan first ms |' : ''}`;
 const rule = `|---|--:|--:|${values.unprepared ? '--:|--:|' : ''}${values.raw ? '--:|' : ''}`;
 console.log(`\n${head}\n${rule}\n${rows.join('\n')}`);

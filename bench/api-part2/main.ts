@@ -114,7 +114,14 @@ function revenueRecords(): RevenueRecordInput[] {
     const periodStart = new Date(Date.UTC(2024, 11 + m, 1));
     const periodEnd = new Date(Date.UTC(2024, 12 + m, 1));
     for (let u = 0; u < END_USERS; u++) {
-      out.push({ id: `inv-${m}-${u}`, userId: `user-${u}`, customerName: `Customer ${u}`, amount: `${20 + (u % 80)}.${String(u % 100).padStart(2, '0')}`, periodStart, periodEnd });
+      out.push({
+        id: `inv-${m}-${u}`,
+        userId: `user-${u}`,
+        customerName: `Customer ${u}`,
+        amount: `${20 + (u % 80)}.${String(u % 100).padStart(2, '0')}`,
+        periodStart,
+        periodEnd,
+      });
       if ((u + m) % 20 === 0) out.push({ id: `ref-${m}-${u}`, userId: `user-${u}`, amount: '-5.5', periodStart, periodEnd });
     }
     out.push({ id: `misc-${m}`, userId: null, amount: '199', periodStart, periodEnd });
@@ -122,17 +129,31 @@ function revenueRecords(): RevenueRecordInput[] {
   return out;
 }
 
-const bench = await startSyntheticLakeHost({ label: 'bench-api-part2', dataDir: options.dataDir, api: { revenue: { checkIntervalMs: 0 } } });
+const bench = await startSyntheticLakeHost({
+  label: 'bench-api-part2',
+  dataDir: options.dataDir,
+  api: { revenue: { checkIntervalMs: 0 } },
+});
 const { host, config } = bench;
 const db = host.ctx.db;
 
 const meta: Meta = await bench.dataOnce('bench-part2-meta.json', async () => {
   const org = await createOrganization(db, { name: 'bench-part2' });
   const key = await issueApiKey(db, host.ctx.masterKey, org.id, { scopes: ['costs:read', 'revenue:read'] });
-  await upsertEndUsers(db, org.id, Array.from({ length: END_USERS }, (_, i) => `user-${i}`));
+  await upsertEndUsers(
+    db,
+    org.id,
+    Array.from({ length: END_USERS }, (_, i) => `user-${i}`),
+  );
   log(`writing ${EVENTS} events over ${DAYS} days into ${config.lakeDir}`);
   const t = performance.now();
-  await writeSyntheticLake({ lakeDir: config.lakeDir, orgs: [{ organizationId: org.id, events: EVENTS, endUsers: END_USERS }], days: DAYS, firstDay: FIRST_DAY, onProgress: log });
+  await writeSyntheticLake({
+    lakeDir: config.lakeDir,
+    orgs: [{ organizationId: org.id, events: EVENTS, endUsers: END_USERS }],
+    days: DAYS,
+    firstDay: FIRST_DAY,
+    onProgress: log,
+  });
   const sessions = [...bigSession(org.id, Date.UTC(2025, 6, 1, 9)), ...smallSessions(org.id, 1000)];
   const writer = await LakeWriter.open(config.lakeDir);
   await writer.flush(SESSION_PARTITION, sessions, sessions.length);
@@ -142,7 +163,9 @@ const meta: Meta = await bench.dataOnce('bench-part2-meta.json', async () => {
   const records = revenueRecords();
   await importRevenueRecords(db, org.id, records);
   const writtenMs = Math.round(performance.now() - t);
-  log(`lake and revenue written in ${(writtenMs / 1000).toFixed(0)} s (${sessions.length} session events, ${records.length} revenue records)`);
+  log(
+    `lake and revenue written in ${(writtenMs / 1000).toFixed(0)} s (${sessions.length} session events, ${records.length} revenue records)`,
+  );
   return {
     organizationId: org.id,
     apiKey: key.apiKey,
@@ -165,9 +188,16 @@ interface Timing {
 }
 
 let api: FreshApi;
-const get = async (pathAndQuery: string, headers: Record<string, string> = {}): Promise<number> => (await api.get(pathAndQuery, meta.apiKey, { headers })).bytes;
+const get = async (pathAndQuery: string, headers: Record<string, string> = {}): Promise<number> =>
+  (await api.get(pathAndQuery, meta.apiKey, { headers })).bytes;
 
-async function measure(name: string, pathAndQuery: string, target: number | null, first: number, headers: Record<string, string> = {}): Promise<Timing> {
+async function measure(
+  name: string,
+  pathAndQuery: string,
+  target: number | null,
+  first: number,
+  headers: Record<string, string> = {},
+): Promise<Timing> {
   let bytes = await get(pathAndQuery, headers);
   await get(pathAndQuery, headers);
   let t: number;
@@ -188,7 +218,9 @@ async function measure(name: string, pathAndQuery: string, target: number | null
     bytes,
   };
   const verdict = target === null ? '' : r.p50_ms <= target ? `  ≤ ${target} ok` : `  > ${target} MISSED`;
-  log(`${name.padEnd(64)} first ${String(r.first_ms).padStart(7)}  p50 ${String(r.p50_ms).padStart(7)}  p95 ${String(r.p95_ms).padStart(7)} ms${verdict}`);
+  log(
+    `${name.padEnd(64)} first ${String(r.first_ms).padStart(7)}  p50 ${String(r.p50_ms).padStart(7)}  p95 ${String(r.p95_ms).padStart(7)} ms${verdict}`,
+  );
   return r;
 }
 
@@ -201,8 +233,16 @@ const CASES: Array<[string, string, number | null, Record<string, string>?]> = [
   ['GET /attribution-data/workflows (12 months)', `/attribution-data/workflows?${year}`, 200],
   ['GET /attribution-data/by-dimension?dimension=feature (12 months)', `/attribution-data/by-dimension?dimension=feature&${year}`, 200],
   ['GET /attribution-data/by-dimension?dimension=team (12 months)', `/attribution-data/by-dimension?dimension=team&${year}`, 200],
-  ['GET /attribution-data/by-dimension team, filter agent_id (12 months)', `/attribution-data/by-dimension?dimension=team&filter_key=agent_id&filter_value=agent-3&${year}`, 200],
-  ['GET /attribution-data/by-dimension workflow_id, CSV (12 months)', `/attribution-data/by-dimension?dimension=workflow_id&format=csv&${year}`, 200],
+  [
+    'GET /attribution-data/by-dimension team, filter agent_id (12 months)',
+    `/attribution-data/by-dimension?dimension=team&filter_key=agent_id&filter_value=agent-3&${year}`,
+    200,
+  ],
+  [
+    'GET /attribution-data/by-dimension workflow_id, CSV (12 months)',
+    `/attribution-data/by-dimension?dimension=workflow_id&format=csv&${year}`,
+    200,
+  ],
   ['GET /attribution-data/dimension-values?dimension=team (12 months)', `/attribution-data/dimension-values?dimension=team&${year}`, 200],
   ['GET /attribution-data/sessions (12 months, first 100)', `/attribution-data/sessions?${year}`, null],
   ['GET /attribution-data/sessions/{500 spans}/tree', `/attribution-data/sessions/${BIG_SESSION}/tree`, 50],
@@ -211,14 +251,23 @@ const CASES: Array<[string, string, number | null, Record<string, string>?]> = [
   ['GET /margin-data/by-end-user (30 days)', `/margin-data/by-end-user?${month}`, 200],
   ['GET /margin-data/trend (12 months, monthly)', `/margin-data/trend?${year}`, 200],
   ['GET /margin-data/trend (30 days, daily)', `/margin-data/trend?${month}`, 200],
-  ['GET /margin-data/trend?end_user_id (12 months)', `/margin-data/trend?${year}&end_user_id=${endUserIdFor(meta.organizationId, 'user-7')}`, 200],
+  [
+    'GET /margin-data/trend?end_user_id (12 months)',
+    `/margin-data/trend?${year}&end_user_id=${endUserIdFor(meta.organizationId, 'user-7')}`,
+    200,
+  ],
   ['GET /margin-data/summary (12 months)', `/margin-data/summary?${year}`, 200],
 ];
 
 // The api runs in processes of its own from here on; they open the control plane this one held.
 await bench.stop({ keepData: true });
 const apiOptions = { dataDir: bench.dataDir };
-log(`${ITERATIONS} iterations after 2 warm-ups; ${os.cpus().length} cpus; load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+log(
+  `${ITERATIONS} iterations after 2 warm-ups; ${os.cpus().length} cpus; load ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+);
 // Persist pass: every endpoint once, so the derived days are persisted (as after any deploy).
 api = await startFreshApi(apiOptions);
 for (const [, q, , headers] of CASES) await get(q, headers);
@@ -229,7 +278,9 @@ for (const [name, q, , headers] of CASES) {
   const rounds: number[] = [];
   for (let i = 0; i < options.coldRounds; i++) rounds.push((await firstRequests(apiOptions, q, meta.apiKey, { headers })).firstMs);
   firsts.push(median(rounds));
-  log(`${name.padEnd(64)} first request of a fresh api process ${firsts.at(-1)!.toFixed(1)} ms (${rounds.map((r) => r.toFixed(0)).join(' ')})`);
+  log(
+    `${name.padEnd(64)} first request of a fresh api process ${firsts.at(-1)!.toFixed(1)} ms (${rounds.map((r) => r.toFixed(0)).join(' ')})`,
+  );
 }
 const results: Timing[] = [];
 api = await startFreshApi(apiOptions);
@@ -243,7 +294,10 @@ try {
 if (options.write) {
   const env = { cpus: os.cpus().length, node: process.version, loadavg_at_end: os.loadavg().map((l) => +l.toFixed(1)) };
   fs.mkdirSync(fromRoot('bench/results'), { recursive: true });
-  fs.writeFileSync(fromRoot('bench/results/api-part2.json'), `${JSON.stringify({ meta: { ...meta, apiKey: undefined }, env, iterations: ITERATIONS, cold_rounds: options.coldRounds, http: results }, null, 2)}\n`);
+  fs.writeFileSync(
+    fromRoot('bench/results/api-part2.json'),
+    `${JSON.stringify({ meta: { ...meta, apiKey: undefined }, env, iterations: ITERATIONS, cold_rounds: options.coldRounds, http: results }, null, 2)}\n`,
+  );
   const md = [
     '# bench/api-part2 — results',
     '',

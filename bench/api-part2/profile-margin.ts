@@ -40,11 +40,17 @@ if (piece === 'expand') {
   // The placeholder expansion alone (manifests, derived-day lookup), then the query over it.
   await time('expand {{costs}} 12 months (first)', () => lake.expand({ organizationId: org, range: year }, 'SELECT 1 FROM {{costs}}'));
   await time('expand {{costs}} 12 months (second)', () => lake.expand({ organizationId: org, range: year }, 'SELECT 1 FROM {{costs}}'));
-  await time('count(*) FROM {{costs}} 12 months', () => lake.rows({ organizationId: org, range: year }, 'SELECT count(*) AS n FROM {{costs}} c WHERE c.organization_id = $org'));
+  await time('count(*) FROM {{costs}} 12 months', () =>
+    lake.rows({ organizationId: org, range: year }, 'SELECT count(*) AS n FROM {{costs}} c WHERE c.organization_id = $org'),
+  );
 }
 if (piece === 'all' || piece === 'costs') {
-  await time('queryCostGroups end_user_id 12 months (first)', () => queryCostGroups(lake, { organizationId: org, range: year }, columnKey('end_user_id'), {}, 'totals'));
-  await time('queryCostGroups end_user_id 12 months (second)', () => queryCostGroups(lake, { organizationId: org, range: year }, columnKey('end_user_id'), {}, 'totals'));
+  await time('queryCostGroups end_user_id 12 months (first)', () =>
+    queryCostGroups(lake, { organizationId: org, range: year }, columnKey('end_user_id'), {}, 'totals'),
+  );
+  await time('queryCostGroups end_user_id 12 months (second)', () =>
+    queryCostGroups(lake, { organizationId: org, range: year }, columnKey('end_user_id'), {}, 'totals'),
+  );
 }
 if (piece === 'all' || piece === 'buckets') {
   await time('queryCostBuckets month 12 months', () => queryCostBuckets(lake, { organizationId: org, range: year }, 'monthly', null, {}));

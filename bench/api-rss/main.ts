@@ -46,7 +46,12 @@ interface Run {
 }
 
 async function warmRun(control: string, extra: Partial<FreshApiOptions>): Promise<Run> {
-  const api = await startFreshApi({ dataDir, now: benchNow(meta.days).toISOString(), ...(derivedTables ? { derivedTables } : {}), ...extra });
+  const api = await startFreshApi({
+    dataDir,
+    now: benchNow(meta.days).toISOString(),
+    ...(derivedTables ? { derivedTables } : {}),
+    ...extra,
+  });
   try {
     const p50: number[] = [];
     for (const [name, p, q] of CASES) {

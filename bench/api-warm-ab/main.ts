@@ -57,7 +57,14 @@ async function runVariant(name: string): Promise<VariantResult> {
   const meta = await benchLake(bench, Number(values.events), DAYS);
   const lake = await LakeQuery.open(bench.config.lakeDir, VARIANTS[name]);
   const now = benchNow(DAYS);
-  const rc: ReadContext = { organizationId: meta.organizationId, ownerUserId: null, lake, db: bench.host.ctx.db, rateBook: new RateBook(bench.host.ctx.db), now: () => now };
+  const rc: ReadContext = {
+    organizationId: meta.organizationId,
+    ownerUserId: null,
+    lake,
+    db: bench.host.ctx.db,
+    rateBook: new RateBook(bench.host.ctx.db),
+    now: () => now,
+  };
   const { full } = benchRanges(DAYS);
   const questions: Array<[string, () => Promise<unknown>]> = [
     ['cost-data/summary (last-90-days)', () => costSummary(rc, 'last-90-days')],
@@ -99,11 +106,29 @@ for (let round = 0; round < Number(values.rounds); round++) {
   for (const name of Object.keys(VARIANTS)) {
     const out = execFileSync(
       process.execPath,
-      ['--import', 'tsx', fileURLToPath(import.meta.url), '--data-dir', values['data-dir'], '--events', String(values.events), '--days', String(DAYS), '--iterations', String(ITERATIONS), '--variant', name],
+      [
+        '--import',
+        'tsx',
+        fileURLToPath(import.meta.url),
+        '--data-dir',
+        values['data-dir'],
+        '--events',
+        String(values.events),
+        '--days',
+        String(DAYS),
+        '--iterations',
+        String(ITERATIONS),
+        '--variant',
+        name,
+      ],
       { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 26 },
     );
     const r = JSON.parse(/^RESULT (.*)$/m.exec(out)![1]!) as VariantResult;
-    log(`round ${round + 1} ${name.padEnd(18)} ${Object.values(r.p50_ms).map((v) => String(v).padStart(7)).join(' ')} ms  cache ${r.cache_rows} rows  rss ${r.rss_mb} MB`);
+    log(
+      `round ${round + 1} ${name.padEnd(18)} ${Object.values(r.p50_ms)
+        .map((v) => String(v).padStart(7))
+        .join(' ')} ms  cache ${r.cache_rows} rows  rss ${r.rss_mb} MB`,
+    );
     runs.push(r);
   }
 }

@@ -43,13 +43,19 @@ export function benchLake(bench: SyntheticLakeHost, events: number, days: number
     await createDimension(db, org.id, { key: 'team', name: 'Team', valueType: 'string' });
     await createDimension(db, org.id, { key: 'region', name: 'Region', valueType: 'string' });
     await createDimension(db, org.id, { key: 'latency_ms', name: 'Latency (ms)', valueType: 'number' });
-    await upsertEndUsers(db, org.id, Array.from({ length: END_USERS }, (_, i) => `user-${i}`));
+    await upsertEndUsers(
+      db,
+      org.id,
+      Array.from({ length: END_USERS }, (_, i) => `user-${i}`),
+    );
     const plans: OrgPlan[] = [
       { organizationId: org.id, events, endUsers: END_USERS },
       ...others.map((o) => ({ organizationId: o.id, events: OTHER_EVENTS, endUsers: 200 })),
     ];
     const lakeDir = bench.config.lakeDir;
-    log(`writing ${events} events for ${org.id} and ${OTHER_ORGS} × ${OTHER_EVENTS} for other organizations over ${days} days into ${lakeDir}`);
+    log(
+      `writing ${events} events for ${org.id} and ${OTHER_ORGS} × ${OTHER_EVENTS} for other organizations over ${days} days into ${lakeDir}`,
+    );
     const t = performance.now();
     // The processor rolls defined dimensions up as it writes; so does the synthetic writer.
     const dimensions = new DimensionBook(db);

@@ -32,7 +32,11 @@ export interface FreshApi {
   /** Milliseconds from spawn to listening. */
   startupMs: number;
   /** Client-to-last-byte milliseconds of one GET (with `json`: the body parsed, inside `ms`); throws on a non-200. */
-  get(pathAndQuery: string, apiKey: string, opts?: { json?: boolean; headers?: Record<string, string> }): Promise<{ ms: number; bytes: number; body?: unknown }>;
+  get(
+    pathAndQuery: string,
+    apiKey: string,
+    opts?: { json?: boolean; headers?: Record<string, string> },
+  ): Promise<{ ms: number; bytes: number; body?: unknown }>;
   /** Resident set size now and at its peak, MB (from /proc). */
   rssMb(): { rss: number; peak: number };
   stop(): Promise<void>;
@@ -41,11 +45,15 @@ export interface FreshApi {
 export async function startFreshApi(options: FreshApiOptions): Promise<FreshApi> {
   const spawned = performance.now();
   // With the flags the distributed api runs with (api-process.ts stands for dist/api/main.js).
-  const child: ChildProcess = spawn(process.execPath, [...serviceNodeFlags('api/main'), '--import', 'tsx', fromRoot('bench', 'api', 'api-process.ts')], {
-    cwd: fromRoot(),
-    env: { ...process.env, BENCH_API_OPTIONS: JSON.stringify(options) },
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...serviceNodeFlags('api/main'), '--import', 'tsx', fromRoot('bench', 'api', 'api-process.ts')],
+    {
+      cwd: fromRoot(),
+      env: { ...process.env, BENCH_API_OPTIONS: JSON.stringify(options) },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
     const lines = readline.createInterface({ input: child.stdout! });

@@ -76,7 +76,12 @@ const HTTP_CASES = httpCases(DAYS);
 // The api runs in processes of its own from here on; they open the control plane this one held.
 await bench.stop({ keepData: true });
 const apiOptions: FreshApiOptions = { dataDir: bench.dataDir, now: NOW.toISOString() };
-log(`${os.cpus().length} cpus; load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+log(
+  `${os.cpus().length} cpus; load ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+);
 
 // Persist pass: one api process asks every question once, so its derived days are persisted (as
 // after any deploy: the api's background warm-up and first requests); it stops when they are.
@@ -97,7 +102,9 @@ interface ColdCase {
   /** Spawn to listening of the persisted process (what the api prepares before it listens included). */
   persisted_start_ms: number;
 }
-log(`cold: first request of a fresh api process (median of ${options.coldRounds}) — raw scan | nothing persisted | persisted (then its second request)`);
+log(
+  `cold: first request of a fresh api process (median of ${options.coldRounds}) — raw scan | nothing persisted | persisted (then its second request)`,
+);
 const coldHttp: ColdCase[] = [];
 for (const [name, p, q] of HTTP_CASES) {
   const once = async (o: FreshApiOptions, second: boolean) => {
@@ -128,7 +135,9 @@ for (const [name, p, q] of HTTP_CASES) {
     persisted_second_ms: persisted.second,
     persisted_start_ms: persisted.start,
   };
-  log(`${name.padEnd(78)} raw ${String(c.raw_scan_first_ms).padStart(7)}  built ${String(c.nothing_persisted_first_ms).padStart(7)}  persisted ${String(c.persisted_first_ms).padStart(7)} (then ${c.persisted_second_ms}; start-up ${c.persisted_start_ms}) ms`);
+  log(
+    `${name.padEnd(78)} raw ${String(c.raw_scan_first_ms).padStart(7)}  built ${String(c.nothing_persisted_first_ms).padStart(7)}  persisted ${String(c.persisted_first_ms).padStart(7)} (then ${c.persisted_second_ms}; start-up ${c.persisted_start_ms}) ms`,
+  );
   coldHttp.push(c);
 }
 const coldSummary = {
@@ -139,7 +148,9 @@ const coldSummary = {
   nothing_persisted_first_p50_ms: median(coldHttp.map((c) => c.nothing_persisted_first_ms)),
   endpoints_persisted_slower_than_raw_scan: coldHttp.filter((c) => c.persisted_first_ms > c.raw_scan_first_ms).map((c) => c.name),
 };
-log(`cold p50 across endpoints: persisted ${coldSummary.persisted_first_p50_ms} ms, raw scan ${coldSummary.raw_scan_first_p50_ms} ms, nothing persisted ${coldSummary.nothing_persisted_first_p50_ms} ms`);
+log(
+  `cold p50 across endpoints: persisted ${coldSummary.persisted_first_p50_ms} ms, raw scan ${coldSummary.raw_scan_first_p50_ms} ms, nothing persisted ${coldSummary.nothing_persisted_first_p50_ms} ms`,
+);
 
 // Warm: one api process answers every endpoint (2 warm-ups, then the measured requests); its RSS after.
 const http: Timing[] = [];
@@ -178,7 +189,10 @@ const COMPARE: Array<[string, (r: ReadContext) => Promise<unknown>]> = [
   ['end-user-costs/user-0/by-model (90 days)', (r) => endUserByModel(r, 'user-0', full.start_date, full.end_date)],
   ['end-user-costs/user-0/trend (90 days)', (r) => endUserTrend(r, 'user-0', full.start_date, full.end_date)],
   ['dimension-data/cost-trend (90 days, total)', (r) => dimensionCostTrend(r, full)],
-  ['dimension-data/cost-breakdown?dimension_key=team (90 days; a metadata key, no rollup column)', (r) => dimensionCostBreakdown(r, { ...full, dimension_key: 'team' })],
+  [
+    'dimension-data/cost-breakdown?dimension_key=team (90 days; a metadata key, no rollup column)',
+    (r) => dimensionCostBreakdown(r, { ...full, dimension_key: 'team' }),
+  ],
 ];
 const comparison = [];
 for (const [name, fn] of COMPARE) {
@@ -237,7 +251,10 @@ const rollupLayout = lakeFiles(path.join(config.lakeDir, 'daily_costs'));
 const rollupRows = await (async () => {
   const q = await LakeQuery.open(config.lakeDir);
   try {
-    const r = await q.row<{ n: number }>({ organizationId: meta.organizationId }, 'SELECT count(*) AS n FROM {{daily_costs}} d WHERE d.organization_id = $org');
+    const r = await q.row<{ n: number }>(
+      { organizationId: meta.organizationId },
+      'SELECT count(*) AS n FROM {{daily_costs}} d WHERE d.organization_id = $org',
+    );
     return r?.n ?? 0;
   } finally {
     q.close();
@@ -247,7 +264,12 @@ const rollupRows = await (async () => {
 const result = {
   benchmark: 'bench/api/main.ts',
   date: new Date().toISOString(),
-  machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version, load_average_at_end: os.loadavg().map((l) => +l.toFixed(2)) },
+  machine: {
+    cpus: os.cpus().length,
+    cpu: os.cpus()[0]?.model,
+    node: process.version,
+    load_average_at_end: os.loadavg().map((l) => +l.toFixed(2)),
+  },
   data: {
     organization_events: meta.rows[meta.organizationId],
     other_organizations: meta.otherOrganizations.length,

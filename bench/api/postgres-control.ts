@@ -30,7 +30,7 @@ export async function postgresCopyOfControlPlane(dataDir: string): Promise<Postg
       await tx.query(`SET LOCAL session_replication_role = replica`);
       for (const { name } of tables) {
         // Tables the migrations filled (their own bookkeeping, seeded rows) are already right.
-        const [{ n }] = await tx.query<{ n: string }>(`SELECT count(*)::text AS n FROM "${name}"`) as [{ n: string }];
+        const [{ n }] = (await tx.query<{ n: string }>(`SELECT count(*)::text AS n FROM "${name}"`)) as [{ n: string }];
         if (n !== '0') continue;
         const columns = (
           await tx.query<{ c: string }>(
@@ -38,9 +38,14 @@ export async function postgresCopyOfControlPlane(dataDir: string): Promise<Postg
             [name],
           )
         ).map((r) => `"${r.c}"`);
-        const [{ rows }] = (await source.query<{ rows: string }>(`SELECT coalesce(json_agg(t), '[]')::text AS rows FROM "${name}" t`)) as [{ rows: string }];
+        const [{ rows }] = (await source.query<{ rows: string }>(`SELECT coalesce(json_agg(t), '[]')::text AS rows FROM "${name}" t`)) as [
+          { rows: string },
+        ];
         if (rows === '[]') continue;
-        await tx.query(`INSERT INTO "${name}" (${columns.join(', ')}) SELECT ${columns.join(', ')} FROM json_populate_recordset(NULL::"${name}", $1::json)`, [rows]);
+        await tx.query(
+          `INSERT INTO "${name}" (${columns.join(', ')}) SELECT ${columns.join(', ')} FROM json_populate_recordset(NULL::"${name}", $1::json)`,
+          [rows],
+        );
       }
     });
   } finally {

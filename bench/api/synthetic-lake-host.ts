@@ -72,7 +72,13 @@ export async function startSyntheticLakeHost(opts: {
 }): Promise<SyntheticLakeHost> {
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), `marginal-${opts.label}-`));
   fs.mkdirSync(dataDir, { recursive: true });
-  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', RATE_LIMIT_READ_PER_15_MINUTES: '1000000000', ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}) });
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_READ_PER_15_MINUTES: '1000000000',
+    ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
+  });
   const host = await hostComponents({
     config,
     secrets: loadInstanceSecrets(config),

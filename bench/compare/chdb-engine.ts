@@ -94,9 +94,13 @@ export async function chdbMergeTreeEngine(lakeDir: string, dataDir: string, vers
       log('chdb: loading MergeTree tables from the lake');
       const started = performance.now();
       for (const sql of LOAD(lakeDir)) await conn.query(sql);
-      const counts = await conn.query('SELECT (SELECT count() FROM events), (SELECT count() FROM daily_costs), (SELECT count() FROM daily_team_costs)');
+      const counts = await conn.query(
+        'SELECT (SELECT count() FROM events), (SELECT count() FROM daily_costs), (SELECT count() FROM daily_team_costs)',
+      );
       loadSeconds = Math.round((performance.now() - started) / 1000);
-      log(`chdb: loaded in ${((performance.now() - started) / 1000).toFixed(0)} s: ${counts.rows[0]!.join(' events, ')} (daily_costs, daily_team_costs rows)`);
+      log(
+        `chdb: loaded in ${((performance.now() - started) / 1000).toFixed(0)} s: ${counts.rows[0]!.join(' events, ')} (daily_costs, daily_team_costs rows)`,
+      );
     }
   } finally {
     await conn.close();

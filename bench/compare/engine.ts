@@ -21,10 +21,28 @@ export interface Engine {
 
 /** The events columns the loaded engines copy (what the questions and a real schema need). */
 export const LOADED_COLUMNS = [
-  'event_id', 'organization_id', 'event_timestamp', 'event_date', 'user_id', 'end_user_id', 'model', 'provider', 'status',
-  'input_tokens', 'output_tokens', 'cache_read_input_tokens', 'reasoning_tokens',
-  'input_cost', 'output_cost', 'cache_read_cost', 'reasoning_cost', 'total_cost',
-  'agent_id', 'workflow_id', 'feature', 'metadata',
+  'event_id',
+  'organization_id',
+  'event_timestamp',
+  'event_date',
+  'user_id',
+  'end_user_id',
+  'model',
+  'provider',
+  'status',
+  'input_tokens',
+  'output_tokens',
+  'cache_read_input_tokens',
+  'reasoning_tokens',
+  'input_cost',
+  'output_cost',
+  'cache_read_cost',
+  'reasoning_cost',
+  'total_cost',
+  'agent_id',
+  'workflow_id',
+  'feature',
+  'metadata',
 ] as const;
 
 export function stopwatch(): () => number {

@@ -53,7 +53,8 @@ const loadAtStart = loadAverage();
 const host = await startSyntheticLakeHost({ label: 'bench-compare', dataDir, api: {} });
 const meta = await benchLake(host, EVENTS, DAYS);
 await host.stop();
-if (meta.events !== EVENTS || meta.days !== DAYS) throw new Error(`${dataDir} holds ${meta.events} events over ${meta.days} days, not ${EVENTS} over ${DAYS}`);
+if (meta.events !== EVENTS || meta.days !== DAYS)
+  throw new Error(`${dataDir} holds ${meta.events} events over ${meta.days} days, not ${EVENTS} over ${DAYS}`);
 const lakeDir = host.config.lakeDir;
 const questions = compareQuestions({
   organizationId: meta.organizationId,
@@ -124,7 +125,9 @@ for (const engine of engines) {
       const diffs = answerDifferences(marginal, q.fromRows(value, marginal));
       if (diffs.length > 0) mismatches.push(`${engine.label} / ${q.name}:\n  ${diffs.slice(0, 10).join('\n  ')}\n  SQL: ${sql}`);
       checked[engine.label] = (checked[engine.label] ?? 0) + marginal.size;
-      log(`${engine.label.padEnd(15)} ${q.name.padEnd(72)} p50 ${String(timing.p50_ms).padStart(9)} ms${diffs.length ? '  ANSWER DIFFERS' : ''}`);
+      log(
+        `${engine.label.padEnd(15)} ${q.name.padEnd(72)} p50 ${String(timing.p50_ms).padStart(9)} ms${diffs.length ? '  ANSWER DIFFERS' : ''}`,
+      );
     }
   } finally {
     await conn.close();
@@ -134,7 +137,11 @@ if (mismatches.length > 0) {
   for (const e of engines) await e.stop();
   throw new Error(`engines disagree with Marginal's HTTP answers:\n${mismatches.join('\n')}`);
 }
-log(`every engine gave Marginal's answers: ${Object.entries(checked).map(([e, n]) => `${e} ${n} figures`).join(', ')}`);
+log(
+  `every engine gave Marginal's answers: ${Object.entries(checked)
+    .map(([e, n]) => `${e} ${n} figures`)
+    .join(', ')}`,
+);
 
 // Cold: the first query of a fresh process (or restarted server), COLD_RUNS times per question.
 const cold: Record<string, Record<string, Timing>> = { Marginal: {} };
@@ -175,7 +182,13 @@ for (const e of engines) await e.stop();
 const result: CompareResult = {
   benchmark: 'bench/compare/main.ts',
   date: new Date().toISOString(),
-  machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? '', node: process.version, load_average_at_start: loadAtStart, load_average_at_end: loadAverage() },
+  machine: {
+    cpus: os.cpus().length,
+    cpu: os.cpus()[0]?.model ?? '',
+    node: process.version,
+    load_average_at_start: loadAtStart,
+    load_average_at_end: loadAverage(),
+  },
   data: {
     organization_events: meta.rows[meta.organizationId]!,
     other_organizations: meta.otherOrganizations.length,
@@ -185,10 +198,18 @@ const result: CompareResult = {
     lake_write_seconds: Math.round(meta.writtenMs / 1000),
   },
   engines: [
-    { label: 'Marginal', setup: `the api over HTTP (own process, PGlite control plane, the lake; no warm-up), JSON parsed; api start ${p50(marginalStartup).toFixed(0)} ms p50 before the cold request` },
+    {
+      label: 'Marginal',
+      setup: `the api over HTTP (own process, PGlite control plane, the lake; no warm-up), JSON parsed; api start ${p50(marginalStartup).toFixed(0)} ms p50 before the cold request`,
+    },
     ...engines.map((e) => ({ label: e.label, setup: e.setup })),
   ],
-  questions: questions.map((q) => ({ name: q.name, request: `GET /v1${q.path}?${new URLSearchParams(q.query)}`, figures_checked: marginalAnswers.get(q)!.size, sql_postgres: q.sql(engines[1]!.dialect) })),
+  questions: questions.map((q) => ({
+    name: q.name,
+    request: `GET /v1${q.path}?${new URLSearchParams(q.query)}`,
+    figures_checked: marginalAnswers.get(q)!.size,
+    sql_postgres: q.sql(engines[1]!.dialect),
+  })),
   warm,
   cold,
 };

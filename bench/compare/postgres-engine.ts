@@ -15,7 +15,14 @@ import { LOADED_COLUMNS, loaded, stopwatch, type Engine, type EngineConnection }
 
 // A read-mostly analytics box of this size: a quarter of the RAM would be ~6 GB; 1 GB holds the
 // rollups and the hot part of the events table. Parallel workers as the 2 cores allow.
-const SETTINGS = ['shared_buffers=1GB', 'work_mem=64MB', 'maintenance_work_mem=512MB', 'effective_cache_size=8GB', 'max_parallel_workers_per_gather=2', 'jit=off'];
+const SETTINGS = [
+  'shared_buffers=1GB',
+  'work_mem=64MB',
+  'maintenance_work_mem=512MB',
+  'effective_cache_size=8GB',
+  'max_parallel_workers_per_gather=2',
+  'jit=off',
+];
 
 const SCHEMA = `
 CREATE TABLE events (
@@ -81,8 +88,12 @@ async function loadOnce(cluster: LocalPostgres, lakeDir: string, dir: string): P
     log(`postgres: events copied in ${(elapsed() / 1000).toFixed(0)} s; building indexes and rollups`);
     for (const sql of BUILD) await conn.query(sql);
     await conn.query('CREATE TABLE bench_loaded (loaded_at timestamptz DEFAULT now())');
-    const counts = await conn.query(`SELECT (SELECT count(*) FROM events), (SELECT count(*) FROM daily_costs), (SELECT count(*) FROM daily_team_costs)`);
-    log(`postgres: loaded in ${(elapsed() / 1000).toFixed(0)} s: ${counts.rows[0]!.join(' events, ')} (daily_costs, daily_team_costs rows)`);
+    const counts = await conn.query(
+      `SELECT (SELECT count(*) FROM events), (SELECT count(*) FROM daily_costs), (SELECT count(*) FROM daily_team_costs)`,
+    );
+    log(
+      `postgres: loaded in ${(elapsed() / 1000).toFixed(0)} s: ${counts.rows[0]!.join(' events, ')} (daily_costs, daily_team_costs rows)`,
+    );
     return Math.round(elapsed() / 1000);
   } finally {
     await conn.close();

@@ -201,7 +201,10 @@ function topFiveAndOther(byTeamWeek: Answer, marginal: Answer): Answer {
     const team = k.split('|')[0]!;
     totals.set(team, (totals.get(team) ?? new Big(0)).plus(toBig(f.cost)));
   }
-  const top = [...totals].sort((a, b) => b[1].cmp(a[1]) || (a[0] < b[0] ? -1 : 1)).slice(0, 5).map(([t]) => t);
+  const top = [...totals]
+    .sort((a, b) => b[1].cmp(a[1]) || (a[0] < b[0] ? -1 : 1))
+    .slice(0, 5)
+    .map(([t]) => t);
   if (top.some((t) => !named.has(t)) || named.size !== top.length) {
     throw new Error(`the engine's five costliest teams (${top.join(', ')}) are not Marginal's series (${[...named].join(', ')})`);
   }

@@ -9,7 +9,14 @@ export interface CompareResult {
   benchmark: string;
   date: string;
   machine: { cpus: number; cpu: string; node: string; load_average_at_start: number[]; load_average_at_end: number[] };
-  data: { organization_events: number; other_organizations: number; other_organization_events: number; days: number; first_day: string; lake_write_seconds: number };
+  data: {
+    organization_events: number;
+    other_organizations: number;
+    other_organization_events: number;
+    days: number;
+    first_day: string;
+    lake_write_seconds: number;
+  };
   engines: Array<{ label: string; setup: string }>;
   questions: Array<{ name: string; request: string; figures_checked: number; sql_postgres: string }>;
   /** engine label → question name → timing. */

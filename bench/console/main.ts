@@ -59,7 +59,11 @@ interface Meta {
 const dataDir = values['data-dir'] ? path.resolve(values['data-dir']) : fs.mkdtempSync(path.join(os.tmpdir(), 'marginal-bench-console-'));
 
 log('building the console');
-execFileSync('npx', ['vite', 'build', '--config', 'console/vite.config.ts', '--logLevel', 'warn'], { cwd: fromRoot(), stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
+execFileSync('npx', ['vite', 'build', '--config', 'console/vite.config.ts', '--logLevel', 'warn'], {
+  cwd: fromRoot(),
+  stdio: 'inherit',
+  env: { ...process.env, NODE_ENV: 'production' },
+});
 const jsFiles = fs.readdirSync(path.join(CONSOLE_DIR, 'assets')).filter((f) => f.endsWith('.js'));
 const jsRaw = jsFiles.reduce((n, f) => n + fs.statSync(path.join(CONSOLE_DIR, 'assets', f)).size, 0);
 const jsGzip = jsFiles.reduce((n, f) => n + zlib.gzipSync(fs.readFileSync(path.join(CONSOLE_DIR, 'assets', f)), { level: 6 }).length, 0);
@@ -75,10 +79,20 @@ const meta: Meta = await bench.dataOnce('bench-console-meta.json', async () => {
   const org = await createOrganization(db, { name: 'bench-large' });
   const key = await issueApiKey(db, bench.host.ctx.masterKey, org.id, { scopes: SCOPES.filter((s) => s !== 'usage:write') });
   await createDimension(db, org.id, { key: 'team', name: 'Team', valueType: 'string' });
-  await upsertEndUsers(db, org.id, Array.from({ length: END_USERS }, (_, i) => `user-${i}`));
+  await upsertEndUsers(
+    db,
+    org.id,
+    Array.from({ length: END_USERS }, (_, i) => `user-${i}`),
+  );
   log(`writing ${EVENTS} events over ${DAYS} days into ${bench.config.lakeDir}`);
   const t = performance.now();
-  await writeSyntheticLake({ lakeDir: bench.config.lakeDir, orgs: [{ organizationId: org.id, events: EVENTS, endUsers: END_USERS }], days: DAYS, firstDay: FIRST_DAY, onProgress: log });
+  await writeSyntheticLake({
+    lakeDir: bench.config.lakeDir,
+    orgs: [{ organizationId: org.id, events: EVENTS, endUsers: END_USERS }],
+    days: DAYS,
+    firstDay: FIRST_DAY,
+    onProgress: log,
+  });
   const writtenMs = Math.round(performance.now() - t);
   log(`lake written in ${(writtenMs / 1000).toFixed(0)} s`);
   return { organizationId: org.id, apiKey: key.apiKey, events: EVENTS, days: DAYS, writtenMs };
@@ -162,8 +176,20 @@ try {
 const result = {
   benchmark: 'bench/console/main.ts',
   date: new Date().toISOString(),
-  machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version, chromium: 'Debian chromium (headless)', load_average_at_end: os.loadavg().map((l) => Math.round(l * 100) / 100) },
-  data: { organization_events: meta.events, days: meta.days, end_users: END_USERS, lake_write_seconds: round(meta.writtenMs / 1000), overview_range: `${firstDay} .. ${lastDay} (30 days, daily)` },
+  machine: {
+    cpus: os.cpus().length,
+    cpu: os.cpus()[0]?.model,
+    node: process.version,
+    chromium: 'Debian chromium (headless)',
+    load_average_at_end: os.loadavg().map((l) => Math.round(l * 100) / 100),
+  },
+  data: {
+    organization_events: meta.events,
+    days: meta.days,
+    end_users: END_USERS,
+    lake_write_seconds: round(meta.writtenMs / 1000),
+    overview_range: `${firstDay} .. ${lastDay} (30 days, daily)`,
+  },
   targets: TARGETS,
   overview_fully_rendered: {
     warm_median_ms: round(median(warm)),

@@ -46,7 +46,14 @@ async function get(p: string, query: Record<string, string>): Promise<string> {
   return body;
 }
 
-const rc = (lake: LakeQuery): ReadContext => ({ organizationId: meta.organizationId, ownerUserId: null, lake, db, rateBook: new RateBook(db), now: () => NOW });
+const rc = (lake: LakeQuery): ReadContext => ({
+  organizationId: meta.organizationId,
+  ownerUserId: null,
+  lake,
+  db,
+  rateBook: new RateBook(db),
+  now: () => NOW,
+});
 
 // Cold: the first call of each case on a fresh lake reader (the api process's state after a start).
 log('first call on a fresh LakeQuery (builds the days it needs from the rollup files), then the second:');
@@ -68,12 +75,18 @@ const raw = await LakeQuery.open(config.lakeDir, { useRollups: false });
 const oracle = new Map<string, string>();
 for (const c of CASES) {
   oracle.set(c.name, JSON.stringify(await c.service(rc(raw))));
-  if (JSON.stringify(await c.service(rc(fresh))) !== oracle.get(c.name)) throw new Error(`${c.name}: the rollup answer differs from raw events`);
+  if (JSON.stringify(await c.service(rc(fresh))) !== oracle.get(c.name))
+    throw new Error(`${c.name}: the rollup answer differs from raw events`);
 }
 raw.close();
 fresh.close();
 
-log(`api at ${host.url}; ${ITERATIONS} iterations after 3 warm-ups; load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+log(
+  `api at ${host.url}; ${ITERATIONS} iterations after 3 warm-ups; load ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+);
 const http = [];
 for (const c of CASES) {
   for (let i = 0; i < 3; i++) await get(c.path, c.query);
@@ -87,7 +100,13 @@ for (const c of CASES) {
   // The warm answer (kept sub-day slices, projections) is the raw-events answer too.
   if (JSON.stringify(JSON.parse(body)) !== oracle.get(c.name)) throw new Error(`${c.name}: the warm HTTP answer differs from raw events`);
   times.sort((a, b) => a - b);
-  const r = { name: `GET ${c.path} ${c.name}`, p50_ms: +percentile(times, 0.5).toFixed(2), p95_ms: +percentile(times, 0.95).toFixed(2), min_ms: +times[0]!.toFixed(2), iterations: ITERATIONS };
+  const r = {
+    name: `GET ${c.path} ${c.name}`,
+    p50_ms: +percentile(times, 0.5).toFixed(2),
+    p95_ms: +percentile(times, 0.95).toFixed(2),
+    min_ms: +times[0]!.toFixed(2),
+    iterations: ITERATIONS,
+  };
   log(`${r.name.padEnd(100)} p50 ${String(r.p50_ms).padStart(6)} ms  p95 ${String(r.p95_ms).padStart(6)} ms`);
   http.push(r);
 }
@@ -106,8 +125,19 @@ log(`held: ${JSON.stringify(memory)}`);
 const result = {
   benchmark: 'bench/dimensions/main.ts',
   date: new Date().toISOString(),
-  machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version, load_average_at_end: os.loadavg().map((l) => +l.toFixed(2)) },
-  data: { organization_events: meta.events, days: meta.days, end_users: END_USERS, dimensions: ['team (string)', 'region (string)', 'latency_ms (number)'], lake_write_seconds: +(meta.writtenMs / 1000).toFixed(1) },
+  machine: {
+    cpus: os.cpus().length,
+    cpu: os.cpus()[0]?.model,
+    node: process.version,
+    load_average_at_end: os.loadavg().map((l) => +l.toFixed(2)),
+  },
+  data: {
+    organization_events: meta.events,
+    days: meta.days,
+    end_users: END_USERS,
+    dimensions: ['team (string)', 'region (string)', 'latency_ms (number)'],
+    lake_write_seconds: +(meta.writtenMs / 1000).toFixed(1),
+  },
   target_p50_ms: TARGET_P50_MS,
   http_endpoints_warm: http,
   cold_first_call: cold,

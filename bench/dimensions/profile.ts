@@ -16,7 +16,14 @@ const NOW = benchNow(options.days);
 const bench = await startSyntheticLakeHost({ label: 'bench-dimensions-profile', dataDir: options.dataDir, api: { now: () => NOW } });
 const meta = await benchLake(bench, options.events, options.days);
 const lake = bench.host.ctx.services.lakeQuery as LakeQuery;
-const rc = { organizationId: meta.organizationId, ownerUserId: null, lake, db: bench.host.ctx.db, rateBook: new RateBook(bench.host.ctx.db), now: () => NOW };
+const rc = {
+  organizationId: meta.organizationId,
+  ownerUserId: null,
+  lake,
+  db: bench.host.ctx.db,
+  rateBook: new RateBook(bench.host.ctx.db),
+  now: () => NOW,
+};
 
 // Instrument: expand, query, convert per rows() call.
 const phases = { expand: 0, query: 0, calls: 0 };
@@ -58,10 +65,14 @@ for (const c of dimensionCases(options.days)) {
   const http: number[] = [];
   for (let i = 0; i < N; i++) {
     const t = performance.now();
-    const res = await fetch(`${bench.host.url}/v1${c.path}?${new URLSearchParams(c.query)}`, { headers: { authorization: `Bearer ${meta.apiKey}` } });
+    const res = await fetch(`${bench.host.url}/v1${c.path}?${new URLSearchParams(c.query)}`, {
+      headers: { authorization: `Bearer ${meta.apiKey}` },
+    });
     await res.text();
     http.push(performance.now() - t);
   }
-  log(`${c.name.padEnd(60)} http ${median(http).toFixed(2).padStart(6)}  service ${median(svc).toFixed(2).padStart(6)}  expand ${median(exp).toFixed(2).padStart(6)}  query+convert ${median(q).toFixed(2).padStart(6)}`);
+  log(
+    `${c.name.padEnd(60)} http ${median(http).toFixed(2).padStart(6)}  service ${median(svc).toFixed(2).padStart(6)}  expand ${median(exp).toFixed(2).padStart(6)}  query+convert ${median(q).toFixed(2).padStart(6)}`,
+  );
 }
 await bench.stop();

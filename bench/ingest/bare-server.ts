@@ -33,7 +33,11 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, raw: Buffer
   try {
     verifySignature(
       key.signingSecret,
-      { signature: req.headers['x-signature'] as string | undefined, timestamp: req.headers['x-timestamp'] as string | undefined, rawBody: raw },
+      {
+        signature: req.headers['x-signature'] as string | undefined,
+        timestamp: req.headers['x-timestamp'] as string | undefined,
+        rawBody: raw,
+      },
       Math.floor(Date.now() / 1000),
     );
   } catch (err) {

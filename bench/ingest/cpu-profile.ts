@@ -40,7 +40,10 @@ export interface ProfileSummary {
 
 /** Ordered: the first rule whose pattern matches a frame's URL names its layer. */
 const LAYERS: Array<[layer: string, url: RegExp]> = [
-  ['express (router, middlewares, body reading)', /node_modules\/(express|body-parser|raw-body|router|on-finished|type-is|content-type|iconv-lite|qs|finalhandler|parseurl|depd|media-typer|accepts|negotiator|mime-types|statuses|http-errors|bytes|unpipe|ee-first|setprototypeof|encodeurl|escape-html|merge-descriptors|utils-merge|path-to-regexp|cookie|vary|proxy-addr|forwarded|fresh|range-parser|etag|send|safe-buffer|compression)\//],
+  [
+    'express (router, middlewares, body reading)',
+    /node_modules\/(express|body-parser|raw-body|router|on-finished|type-is|content-type|iconv-lite|qs|finalhandler|parseurl|depd|media-typer|accepts|negotiator|mime-types|statuses|http-errors|bytes|unpipe|ee-first|setprototypeof|encodeurl|escape-html|merge-descriptors|utils-merge|path-to-regexp|cookie|vary|proxy-addr|forwarded|fresh|range-parser|etag|send|safe-buffer|compression)\//,
+  ],
   ['tsoa (generated route, model check)', /node_modules\/@tsoa\/|\/generated\/routes/],
   ['event validation', /\/ingest\/validate-event|\/core\/text|\/ingest\/ingest-request/],
   ['HMAC signature', /\/ingest\/signature/],
@@ -48,12 +51,21 @@ const LAYERS: Array<[layer: string, url: RegExp]> = [
   ['authentication (key cache)', /\/core\/http\/authentication|\/core\/auth\//],
   ['Avro encoding', /node_modules\/(avsc|@kafkajs\/confluent-schema-registry)\/|\/core\/registry\//],
   ['Kafka producer (kafkajs)', /node_modules\/kafkajs\/|\/ingest\/event-publisher/],
-  ['ledger (group commit, PGlite thread messaging)', /\/ingest\/group-commit|\/ingest\/ingest-ledger|\/core\/control\/|\/alerts\/credits\//],
+  [
+    'ledger (group commit, PGlite thread messaging)',
+    /\/ingest\/group-commit|\/ingest\/ingest-ledger|\/core\/control\/|\/alerts\/credits\//,
+  ],
   ['metrics (prom-client)', /node_modules\/(prom-client|tdigest|bintrees)\/|\/core\/metrics|\/ingest\/ingest-metrics/],
   ['logging (pino)', /node_modules\/(pino|sonic-boom|thread-stream)/],
-  ['ingest service (record, flags, ids, settings)', /\/ingest\/(ingest|flags|org-settings|fast-path)\.ts|\/pricing\/|\/core\/ids|node_modules\/uuid\//],
+  [
+    'ingest service (record, flags, ids, settings)',
+    /\/ingest\/(ingest|flags|org-settings|fast-path)\.ts|\/pricing\/|\/core\/ids|node_modules\/uuid\//,
+  ],
   ['HTTP shell (request ids, guards, error envelope)', /\/core\/http\/|\/core\/app-context|\/core\/errors/],
-  ['node:http, sockets, streams', /^node:(_http|http|net|stream|internal\/(streams|http|net|stream_base|js_stream)|buffer|events|internal\/(event_target|url|errors|validators))/],
+  [
+    'node:http, sockets, streams',
+    /^node:(_http|http|net|stream|internal\/(streams|http|net|stream_base|js_stream)|buffer|events|internal\/(event_target|url|errors|validators))/,
+  ],
   ['timers, promises, async hooks', /^node:(internal\/(timers|process\/task_queues|async_hooks|process\/promises)|timers)/],
   ['crypto (other than HMAC)', /^node:(crypto|internal\/crypto)/],
 ];
@@ -138,7 +150,12 @@ function threadName(profile: CpuProfile): string {
  * Summarizes every *.cpuprofile in `dir` over the window; `extra` adds rows measured outside V8
  * (the Kafka JVM, the load generator), in CPU milliseconds.
  */
-export function summarizeProfiles(dir: string, window: { fromUs: number; toUs: number }, events: number, extra: Record<string, number>): ProfileSummary {
+export function summarizeProfiles(
+  dir: string,
+  window: { fromUs: number; toUs: number },
+  events: number,
+  extra: Record<string, number>,
+): ProfileSummary {
   const per = (ms: number) => Math.round(((ms * 1000) / Math.max(1, events)) * 10) / 10;
   const main: LayerRow[] = [];
   const threads: LayerRow[] = [];
@@ -150,7 +167,8 @@ export function summarizeProfiles(dir: string, window: { fromUs: number; toUs: n
     const busyMs = [...used.values()].reduce((a, b) => a + b, 0) / 1000;
     if (name === 'main') {
       mainBusy = busyMs / (busyMs + idle / 1000);
-      for (const [layer, us] of used) main.push({ layer: `main thread: ${layer}`, cpuMs: Math.round(us / 1000), usPerEvent: per(us / 1000) });
+      for (const [layer, us] of used)
+        main.push({ layer: `main thread: ${layer}`, cpuMs: Math.round(us / 1000), usPerEvent: per(us / 1000) });
     } else if (busyMs > 0) {
       const existing = threads.find((r) => r.layer === name);
       if (existing) {

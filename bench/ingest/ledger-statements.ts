@@ -14,7 +14,14 @@ import { PGlite } from '@electric-sql/pglite';
 import type { Queryable } from '../../core/control/db.js';
 import { pgliteOptions } from '../../core/control/pglite-options.js';
 import { loadMigrations } from '../../core/control/migrate.js';
-import { beginIngestGroup, IngestGroupIds, markGroupsPublished, reserveAndSpend, reserveEvents, writeIngestGroup } from '../../ingest/ingest-ledger.store.js';
+import {
+  beginIngestGroup,
+  IngestGroupIds,
+  markGroupsPublished,
+  reserveAndSpend,
+  reserveEvents,
+  writeIngestGroup,
+} from '../../ingest/ingest-ledger.store.js';
 import { spendCredits } from '../../core/control/credits.js';
 import { fireCreditAlerts } from '../../alerts/credits/credit-alerts.js';
 
@@ -113,7 +120,8 @@ async function compareWays(): Promise<{ separate: Row[]; folded: Row[] }> {
   }
   // The last folded group's mark would ride with the next group: done on its own, not counted.
   await markGroupsPublished(timed, state.previous);
-  const rows = (m: Map<string, number>): Row[] => [...m].map(([label, us]) => ({ label, usPerGroup: us / GROUPS, usPerEvent: us / GROUPS / GROUP }));
+  const rows = (m: Map<string, number>): Row[] =>
+    [...m].map(([label, us]) => ({ label, usPerGroup: us / GROUPS, usPerEvent: us / GROUPS / GROUP }));
   return { separate: rows(totals.separate), folded: rows(totals.folded) };
 }
 
@@ -137,10 +145,11 @@ print('separate (nextval per group, mark in its own transaction)', ways.separate
 print('folded (ids from a block, credit spend inside the ledger insert, mark inside the next group row insert)', ways.folded);
 
 spent.clear();
-for (let i = 0; i < 2000; i++) await as('empty transaction (BEGIN; COMMIT)', async () => {
-  await timed.exec('BEGIN');
-  await timed.exec('COMMIT');
-});
+for (let i = 0; i < 2000; i++)
+  await as('empty transaction (BEGIN; COMMIT)', async () => {
+    await timed.exec('BEGIN');
+    await timed.exec('COMMIT');
+  });
 for (let i = 0; i < 2000; i++) await as('SELECT 1', () => timed.query('SELECT 1'));
 const fixed = [...spent].map(([label, us]) => ({ label, usEach: us / 2000 }));
 

@@ -74,7 +74,12 @@ function profileSection(p: any, cpus: number): string[] {
 
 /** `analysis`: the hand-written account of the latest work (bench/ingest/analysis.md), put first. */
 export function ingestMarkdown(runs: Record<string, any>, analysis = ''): string {
-  const out = ['# Ingest benchmark', '', 'Written by `npm run bench:ingest` (see bench/ingest/run.ts for options); the same data is in `ingest.json`.', ''];
+  const out = [
+    '# Ingest benchmark',
+    '',
+    'Written by `npm run bench:ingest` (see bench/ingest/run.ts for options); the same data is in `ingest.json`.',
+    '',
+  ];
   if (analysis.trim()) out.push(analysis.trim(), '');
   for (const [label, r] of Object.entries(runs)) {
     const s = r.single;
@@ -102,7 +107,13 @@ export function ingestMarkdown(runs: Record<string, any>, analysis = ''): string
       ...comparison(r),
       `Peak RSS over the whole run (VmHWM): server process ${r.peakRssMiB.server} MiB, Kafka broker JVM ${r.peakRssMiB.kafkaBroker} MiB. After the runs: ${r.consistency.creditsSpent} credits spent, ${r.consistency.ledgerPublished} ledger rows published, ${r.consistency.ledgerReserved} left reserved.${
         r.lakeCatchUp
-          ? ` The processor (same process${Object.keys(r.processorSettings ?? {}).length ? `, ${Object.entries(r.processorSettings).map(([k, v]) => `${k}=${v}`).join(', ')}` : ''}) had every accepted event in the lake ${r.lakeCatchUp.seconds === null ? `**not within 120 s** (${r.lakeCatchUp.pendingAtEnd} pending)` : `${r.lakeCatchUp.seconds} s after the last response`}.`
+          ? ` The processor (same process${
+              Object.keys(r.processorSettings ?? {}).length
+                ? `, ${Object.entries(r.processorSettings)
+                    .map(([k, v]) => `${k}=${v}`)
+                    .join(', ')}`
+                : ''
+            }) had every accepted event in the lake ${r.lakeCatchUp.seconds === null ? `**not within 120 s** (${r.lakeCatchUp.pendingAtEnd} pending)` : `${r.lakeCatchUp.seconds} s after the last response`}.`
           : ''
       }`,
       '',

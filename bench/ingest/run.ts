@@ -75,7 +75,10 @@ const cleanups: Array<() => Promise<void>> = [];
 const log = (msg: string) => console.log(`[bench] ${msg}`);
 
 function loadAverage(): string {
-  return os.loadavg().map((x) => x.toFixed(2)).join(' ');
+  return os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 }
 
 /** Peak resident memory (VmHWM) of a process, in MiB; null when /proc is not there. */
@@ -165,7 +168,13 @@ function startBareServer(apiKey: string, signingSecret: string): Promise<{ url: 
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [...process.execArgv.filter((a) => a.startsWith('--max-')), '--import', 'tsx', fromRoot('bench', 'ingest', 'bare-server.ts'), JSON.stringify({ apiKey, signingSecret })],
+      [
+        ...process.execArgv.filter((a) => a.startsWith('--max-')),
+        '--import',
+        'tsx',
+        fromRoot('bench', 'ingest', 'bare-server.ts'),
+        JSON.stringify({ apiKey, signingSecret }),
+      ],
       { cwd: projectRoot, stdio: ['ignore', 'pipe', 'inherit'] },
     );
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
@@ -195,13 +204,29 @@ async function runBare(base: Omit<LoadConfig, 'mode' | 'clients' | 'seconds' | '
     const out: { single: unknown; batch: unknown } = { single: { skipped: true }, batch: { skipped: true } };
     if (values.only !== 'batch') {
       log(`bare node:http ceiling, single events: ${CLIENTS} clients, 3 s warm-up + ${SECONDS} s`);
-      out.single = await cpuOf({ ...base, url: bare.url, mode: 'single', clients: CLIENTS, seconds: SECONDS, warmupSeconds: 3, runId: 'bare-s' });
+      out.single = await cpuOf({
+        ...base,
+        url: bare.url,
+        mode: 'single',
+        clients: CLIENTS,
+        seconds: SECONDS,
+        warmupSeconds: 3,
+        runId: 'bare-s',
+      });
       log(`bare single: ${JSON.stringify(out.single)}`);
     }
     if (values.only !== 'single') {
       log(`bare node:http ceiling, batches: ${BATCH_CLIENTS} clients × ${BATCH_SIZE} events`);
       out.batch = {
-        ...(await cpuOf({ ...base, url: bare.url, mode: 'batch', clients: BATCH_CLIENTS, seconds: BATCH_SECONDS, warmupSeconds: 3, runId: 'bare-b' })),
+        ...(await cpuOf({
+          ...base,
+          url: bare.url,
+          mode: 'batch',
+          clients: BATCH_CLIENTS,
+          seconds: BATCH_SECONDS,
+          warmupSeconds: 3,
+          runId: 'bare-b',
+        })),
         batchSize: BATCH_SIZE,
       };
       log(`bare batch: ${JSON.stringify(out.batch)}`);
@@ -279,8 +304,8 @@ async function main(): Promise<void> {
   if (values.only !== 'batch') {
     log(`single events: ${CLIENTS} clients, 3 s warm-up + ${SECONDS} s`);
     const before = await groupStats(host.url);
-    const run = await withRssSampling(() =>
-      runLoadProcess({ ...base, mode: 'single', clients: CLIENTS, seconds: SECONDS, warmupSeconds: 3, runId: 's' }),
+    const run = await withRssSampling(
+      () => runLoadProcess({ ...base, mode: 'single', clients: CLIENTS, seconds: SECONDS, warmupSeconds: 3, runId: 's' }),
       broker.pid,
     );
     single = { ...run, groups: groupShape(before, await groupStats(host.url)) };
@@ -291,8 +316,8 @@ async function main(): Promise<void> {
   if (values.only !== 'single') {
     log(`batches: ${BATCH_CLIENTS} clients × ${BATCH_SIZE} events, 3 s warm-up + ${BATCH_SECONDS} s`);
     const before = await groupStats(host.url);
-    const run = await withRssSampling(() =>
-      runLoadProcess({ ...base, mode: 'batch', clients: BATCH_CLIENTS, seconds: BATCH_SECONDS, warmupSeconds: 3, runId: 'b' }),
+    const run = await withRssSampling(
+      () => runLoadProcess({ ...base, mode: 'batch', clients: BATCH_CLIENTS, seconds: BATCH_SECONDS, warmupSeconds: 3, runId: 'b' }),
       broker.pid,
     );
     batch = { ...run, groups: groupShape(before, await groupStats(host.url)) };
@@ -367,17 +392,35 @@ async function main(): Promise<void> {
       services: SERVICE_NAMES,
       controlPlane: values['database-url'] ? 'PostgreSQL (DATABASE_URL, pg pool)' : 'PGlite (embedded, on disk)',
       rateLimitIngestPerMinute: Number(RATE_LIMIT),
-      rateLimitNote: 'RATE_LIMIT_INGEST_PER_MINUTE raised for the bench so it measures throughput, not the per-key limit (default 100/min).',
+      rateLimitNote:
+        'RATE_LIMIT_INGEST_PER_MINUTE raised for the bench so it measures throughput, not the per-key limit (default 100/min).',
       loadGenerator: 'separate Node process, node:http keep-alive agent, one request in flight per client, HMAC-signed',
     },
     single:
       'skipped' in single
         ? single
-        : { ...single.result, serverPeakRssMiB: single.peakRssMiB, serverCpuSecondsWholeRun: single.serverCpuSeconds, serverEventLoopUtilization: single.eventLoopUtilization, brokerCpuSecondsMeasured: single.brokerCpuSeconds, groupCommit: single.groups, target: TARGETS.single },
+        : {
+            ...single.result,
+            serverPeakRssMiB: single.peakRssMiB,
+            serverCpuSecondsWholeRun: single.serverCpuSeconds,
+            serverEventLoopUtilization: single.eventLoopUtilization,
+            brokerCpuSecondsMeasured: single.brokerCpuSeconds,
+            groupCommit: single.groups,
+            target: TARGETS.single,
+          },
     batch:
       'skipped' in batch
         ? batch
-        : { ...batch.result, batchSize: BATCH_SIZE, serverPeakRssMiB: batch.peakRssMiB, serverCpuSecondsWholeRun: batch.serverCpuSeconds, serverEventLoopUtilization: batch.eventLoopUtilization, brokerCpuSecondsMeasured: batch.brokerCpuSeconds, groupCommit: batch.groups, target: TARGETS.batch },
+        : {
+            ...batch.result,
+            batchSize: BATCH_SIZE,
+            serverPeakRssMiB: batch.peakRssMiB,
+            serverCpuSecondsWholeRun: batch.serverCpuSeconds,
+            serverEventLoopUtilization: batch.eventLoopUtilization,
+            brokerCpuSecondsMeasured: batch.brokerCpuSeconds,
+            groupCommit: batch.groups,
+            target: TARGETS.batch,
+          },
     bare,
     peakRssMiB: { server: serverPeakRss, kafkaBroker: brokerPeakRss },
     consistency: check,
@@ -402,7 +445,10 @@ function writeResults(update: (earlier: unknown) => unknown): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, `${JSON.stringify(all, null, 2)}\n`);
   const analysis = fromRoot('bench', 'ingest', 'analysis.md');
-  fs.writeFileSync(fromRoot('bench', 'results', 'ingest.md'), ingestMarkdown(all.runs, fs.existsSync(analysis) ? fs.readFileSync(analysis, 'utf8') : ''));
+  fs.writeFileSync(
+    fromRoot('bench', 'results', 'ingest.md'),
+    ingestMarkdown(all.runs, fs.existsSync(analysis) ? fs.readFileSync(analysis, 'utf8') : ''),
+  );
   log(`wrote run "${label}" to bench/results/ingest.json and ingest.md`);
 }
 
@@ -446,7 +492,8 @@ async function profileRun(): Promise<void> {
     ...summary,
   };
   console.log(JSON.stringify(profile, null, 2));
-  if (!values['no-write']) writeResults((earlier) => ({ ...(earlier as object), [mode === 'batch' ? 'profileBatch' : 'profile']: profile }));
+  if (!values['no-write'])
+    writeResults((earlier) => ({ ...(earlier as object), [mode === 'batch' ? 'profileBatch' : 'profile']: profile }));
 }
 
 try {

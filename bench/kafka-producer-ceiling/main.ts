@@ -66,7 +66,10 @@ const report = [
   `# Local Kafka broker: start-to-ready time and producer ceiling`,
   `command: npx tsx bench/kafka-producer-ceiling/main.ts --records ${records} --record-size ${recordSize} --partitions ${partitions} --runs ${runs}`,
   `date: ${new Date().toISOString()}`,
-  `machine: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, load average at end ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (shared with other work)`,
+  `machine: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, load average at end ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')} (shared with other work)`,
   `kafka: ${kafkaVersion()} single-node KRaft (scripts/kafka/broker.ts), JVM flags: ${brokerJvmFlags().join(' ')}`,
   `java: ${java}`,
   `ready = an idempotent producer's acks=all send succeeds and a group coordinator answers`,

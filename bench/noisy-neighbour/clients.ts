@@ -46,7 +46,10 @@ async function run(cfg: ClientsConfig): Promise<ClientsResult> {
   let nextAt = performance.now();
   const loops = Array.from({ length: cfg.role === 'attacker' ? 1 : cfg.clients }, async (_, c) => {
     for (let i = 0; performance.now() < until; i++) {
-      const requests = cfg.role === 'attacker' ? namedBadInputs(cfg, `${cfg.runId}-${i}`).map(([, r]) => r) : [validEvent(cfg, `v-${cfg.runId}-${c}-${i}`)];
+      const requests =
+        cfg.role === 'attacker'
+          ? namedBadInputs(cfg, `${cfg.runId}-${i}`).map(([, r]) => r)
+          : [validEvent(cfg, `v-${cfg.runId}-${c}-${i}`)];
       for (const r of requests) {
         if (gapMs > 0) {
           nextAt += gapMs;

@@ -30,7 +30,12 @@ function serviceCpuSeconds(pid: number): number {
  * What one request of each kind costs the service, sent one at a time with nothing else running:
  * CPU milliseconds per request (all threads of the service process) and the answer.
  */
-async function costPerRequest(url: string, pid: number, kinds: Array<[string, (i: number) => Req]>, n = 400): Promise<Array<{ kind: string; cpuMs: number; answers: string }>> {
+async function costPerRequest(
+  url: string,
+  pid: number,
+  kinds: Array<[string, (i: number) => Req]>,
+  n = 400,
+): Promise<Array<{ kind: string; cpuMs: number; answers: string }>> {
   const base = new URL(url);
   const out = [];
   for (const [kind, make] of kinds) {
@@ -41,7 +46,11 @@ async function costPerRequest(url: string, pid: number, kinds: Array<[string, (i
       const a = await send(base, make(i));
       answers[a] = (answers[a] ?? 0) + 1;
     }
-    out.push({ kind, cpuMs: Math.round(((serviceCpuSeconds(pid) - before) * 1000 * 100) / n) / 100, answers: Object.keys(answers).join(', ') });
+    out.push({
+      kind,
+      cpuMs: Math.round(((serviceCpuSeconds(pid) - before) * 1000 * 100) / n) / 100,
+      answers: Object.keys(answers).join(', '),
+    });
   }
   agent.destroy();
   return out;
@@ -55,15 +64,27 @@ function runClients(cfg: ClientsConfig): Promise<ClientsResult> {
     });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`${cfg.role} load exited with ${code}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`${cfg.role} load exited with ${code}`)),
+    );
   });
 }
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-const non2xx = (r: ClientsResult) => sum(Object.entries(r.byStatus).filter(([s]) => !s.startsWith('2')).map(([, n]) => n));
+const non2xx = (r: ClientsResult) =>
+  sum(
+    Object.entries(r.byStatus)
+      .filter(([s]) => !s.startsWith('2'))
+      .map(([, n]) => n),
+  );
 // A bad batch answers 200 with the event's error in its slot ("200:VALIDATION_ERROR"): a refusal too.
 const refused = (label: string) => label.startsWith('4') || /^200:[A-Z_]+$/.test(label);
-const nonClientError = (r: ClientsResult) => sum(Object.entries(r.byStatus).filter(([s]) => !refused(s)).map(([, n]) => n));
+const nonClientError = (r: ClientsResult) =>
+  sum(
+    Object.entries(r.byStatus)
+      .filter(([s]) => !refused(s))
+      .map(([, n]) => n),
+  );
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -77,7 +98,9 @@ async function main(): Promise<void> {
   });
   const seconds = Number(values.seconds);
   const clients = Number(values.clients);
-  const svc = await startLocalService({ env: { RATE_LIMIT_INGEST_PER_MINUTE: '1000000000', RATE_LIMIT_READ_PER_15_MINUTES: '1000000000' } });
+  const svc = await startLocalService({
+    env: { RATE_LIMIT_INGEST_PER_MINUTE: '1000000000', RATE_LIMIT_READ_PER_15_MINUTES: '1000000000' },
+  });
   try {
     const victim = await createServiceTenant(svc, 'victim', 100_000_000);
     const attacker = await createServiceTenant(svc, 'attacker', 100_000_000);
@@ -101,7 +124,10 @@ async function main(): Promise<void> {
       console.error(`round ${round} alone: ${JSON.stringify(alone.at(-1))}`);
     };
     const runNoisy = async (round: number) => {
-      const [v, a] = await Promise.all([runClients(cfg('victim', victim, `noisy-${round}`)), runClients(cfg('attacker', attacker, `bad-${round}-${crypto.randomUUID()}`))]);
+      const [v, a] = await Promise.all([
+        runClients(cfg('victim', victim, `noisy-${round}`)),
+        runClients(cfg('attacker', attacker, `bad-${round}-${crypto.randomUUID()}`)),
+      ]);
       withAttacker.push(v);
       attacks.push(a);
       console.error(`round ${round} with attacker: ${JSON.stringify(v)}; attacker: ${JSON.stringify(a)}`);
@@ -119,17 +145,36 @@ async function main(): Promise<void> {
     }
     const kinds: Array<[string, (i: number) => Req]> = [
       ['valid single event (for comparison)', (i) => validEvent(victim, `cost-${i}`)],
-      ...namedBadInputs(attacker, 'cost').map(([name], j): [string, (i: number) => Req] => [name, (i) => namedBadInputs(attacker, `cost-${i}`)[j]![1]]),
+      ...namedBadInputs(attacker, 'cost').map(([name], j): [string, (i: number) => Req] => [
+        name,
+        (i) => namedBadInputs(attacker, `cost-${i}`)[j]![1],
+      ]),
     ];
     const costs = await costPerRequest(svc.url, svc.pid, kinds);
     const aloneRate = sum(alone.map((r) => r.perSecond)) / alone.length;
     const noisyRate = sum(withAttacker.map((r) => r.perSecond)) / withAttacker.length;
     const roundRatios = alone.map((a, i) => withAttacker[i]!.perSecond / a.perSecond).sort((x, y) => x - y);
-    const medianRatio = roundRatios.length % 2 ? roundRatios[(roundRatios.length - 1) / 2]! : (roundRatios[roundRatios.length / 2 - 1]! + roundRatios[roundRatios.length / 2]!) / 2;
+    const medianRatio =
+      roundRatios.length % 2
+        ? roundRatios[(roundRatios.length - 1) / 2]!
+        : (roundRatios[roundRatios.length / 2 - 1]! + roundRatios[roundRatios.length / 2]!) / 2;
     const result = {
       date: new Date().toISOString(),
-      machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model ?? 'unknown', loadAverage: os.loadavg().map((x) => x.toFixed(2)).join(' ') },
-      settings: { seconds, rounds: Number(values.rounds), victimClients: clients, attackerClients: 1, attackerRatePerSecond: Number(values['attacker-rate']) },
+      machine: {
+        cpus: os.cpus().length,
+        model: os.cpus()[0]?.model ?? 'unknown',
+        loadAverage: os
+          .loadavg()
+          .map((x) => x.toFixed(2))
+          .join(' '),
+      },
+      settings: {
+        seconds,
+        rounds: Number(values.rounds),
+        victimClients: clients,
+        attackerClients: 1,
+        attackerRatePerSecond: Number(values['attacker-rate']),
+      },
       victimAlonePerSecond: Math.round(aloneRate),
       victimWithAttackerPerSecond: Math.round(noisyRate),
       keptPercent: Math.round((noisyRate / aloneRate) * 1000) / 10,
@@ -159,7 +204,25 @@ async function main(): Promise<void> {
   }
 }
 
-function markdown(r: { date: string; machine: { cpus: number; model: string; loadAverage: string }; settings: Record<string, number>; victimAlonePerSecond: number; victimWithAttackerPerSecond: number; keptPercent: number; keptPercentMedianOfRounds: number; keptPercentPerRound: number[]; victimNon2xx: number; attackerRequests: number; attackerPerSecond: number; attackerNon4xx: number; attackerByStatus: Record<string, number>; costPerRequest: Array<{ kind: string; cpuMs: number; answers: string }> }, pass: boolean): string {
+function markdown(
+  r: {
+    date: string;
+    machine: { cpus: number; model: string; loadAverage: string };
+    settings: Record<string, number>;
+    victimAlonePerSecond: number;
+    victimWithAttackerPerSecond: number;
+    keptPercent: number;
+    keptPercentMedianOfRounds: number;
+    keptPercentPerRound: number[];
+    victimNon2xx: number;
+    attackerRequests: number;
+    attackerPerSecond: number;
+    attackerNon4xx: number;
+    attackerByStatus: Record<string, number>;
+    costPerRequest: Array<{ kind: string; cpuMs: number; answers: string }>;
+  },
+  pass: boolean,
+): string {
   return [
     '# Noisy neighbour (`npx tsx bench/noisy-neighbour/main.ts`)',
     '',
@@ -177,7 +240,9 @@ function markdown(r: { date: string; machine: { cpus: number; model: string; loa
     `| throughput kept (means) | **${r.keptPercent}%** (target ≥ 90%) |`,
     `| throughput kept per round (alternating order), median | ${r.keptPercentPerRound.join('%, ')}%; median ${r.keptPercentMedianOfRounds}% |`,
     `| victim non-2xx answers | **${r.victimNon2xx}** (target 0) |`,
-    `| attacker requests | ${r.attackerRequests} (${r.attackerPerSecond}/s), by status: ${Object.entries(r.attackerByStatus).map(([s, n]) => `${s}: ${n}`).join(', ')} |`,
+    `| attacker requests | ${r.attackerRequests} (${r.attackerPerSecond}/s), by status: ${Object.entries(r.attackerByStatus)
+      .map(([s, n]) => `${s}: ${n}`)
+      .join(', ')} |`,
     `| attacker answers that were not a refusal (4xx, or a batch's 200 with the event's error) | **${r.attackerNon4xx}** (target 0) |`,
     '',
     `Result: ${pass ? 'PASS' : 'FAIL'} (the throughput target on the means, 0 non-2xx, 0 attacker answers that were not a refusal).`,

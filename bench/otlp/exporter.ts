@@ -33,22 +33,36 @@ function makeBatch(tracer: ReturnType<BasicTracerProvider['getTracer']>, memory:
   memory.reset();
   const now = Date.now() - 10_000;
   for (let i = 0; i < spans / SPANS_PER_TRACE; i++) {
-    const agent = tracer.startSpan('invoke_agent bench', { startTime: now, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'bench' } });
+    const agent = tracer.startSpan('invoke_agent bench', {
+      startTime: now,
+      attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'bench' },
+    });
     const inAgent = trace.setSpan(context.active(), agent);
-    const tool = tracer.startSpan('execute_tool search', { startTime: now + 10, attributes: { 'gen_ai.operation.name': 'execute_tool' } }, inAgent);
-    for (const [start, parent] of [[now + 20, trace.setSpan(context.active(), tool)], [now + 60, inAgent]] as const) {
+    const tool = tracer.startSpan(
+      'execute_tool search',
+      { startTime: now + 10, attributes: { 'gen_ai.operation.name': 'execute_tool' } },
+      inAgent,
+    );
+    for (const [start, parent] of [
+      [now + 20, trace.setSpan(context.active(), tool)],
+      [now + 60, inAgent],
+    ] as const) {
       tracer
-        .startSpan('chat gpt-4o', {
-          startTime: start,
-          attributes: {
-            'gen_ai.operation.name': 'chat',
-            'gen_ai.provider.name': 'openai',
-            'gen_ai.request.model': 'gpt-4o',
-            'gen_ai.usage.input_tokens': 1200,
-            'gen_ai.usage.cache_read.input_tokens': 200,
-            'gen_ai.usage.output_tokens': 300,
+        .startSpan(
+          'chat gpt-4o',
+          {
+            startTime: start,
+            attributes: {
+              'gen_ai.operation.name': 'chat',
+              'gen_ai.provider.name': 'openai',
+              'gen_ai.request.model': 'gpt-4o',
+              'gen_ai.usage.input_tokens': 1200,
+              'gen_ai.usage.cache_read.input_tokens': 200,
+              'gen_ai.usage.output_tokens': 300,
+            },
           },
-        }, parent)
+          parent,
+        )
         .end(start + 30);
     }
     tool.end(now + 55);
@@ -59,9 +73,16 @@ function makeBatch(tracer: ReturnType<BasicTracerProvider['getTracer']>, memory:
 
 async function main(cfg: ExporterConfig): Promise<ExporterResult> {
   const memory = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ resource: resourceFromAttributes({ 'service.name': 'otlp-bench' }), spanProcessors: [new SimpleSpanProcessor(memory)] });
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': 'otlp-bench' }),
+    spanProcessors: [new SimpleSpanProcessor(memory)],
+  });
   const tracer = provider.getTracer('marginal-otlp-bench');
-  const exporter = new OTLPTraceExporter({ url: `${cfg.url}/otlp/v1/traces`, headers: { Authorization: `Bearer ${cfg.apiKey}` }, concurrencyLimit: cfg.inFlight * 2 });
+  const exporter = new OTLPTraceExporter({
+    url: `${cfg.url}/otlp/v1/traces`,
+    headers: { Authorization: `Bearer ${cfg.apiKey}` },
+    concurrencyLimit: cfg.inFlight * 2,
+  });
   const result: ExporterResult = { seconds: 0, spansAccepted: 0, exportsOk: 0, exportsFailed: 0, firstError: null, cpuSeconds: 0 };
   const cpuBefore = process.cpuUsage();
   const started = performance.now();

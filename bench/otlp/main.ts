@@ -53,7 +53,9 @@ function runExporter(cfg: ExporterConfig): Promise<ExporterResult> {
     });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`exporter exited with ${code}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`exporter exited with ${code}`)),
+    );
   });
 }
 
@@ -85,9 +87,25 @@ async function freshness(svc: LocalService, t: ServiceTenant): Promise<number> {
   const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(memory)] }).getTracer('freshness');
   const now = Date.now() - 1000;
   const agent = tracer.startSpan('invoke_agent', { startTime: now, attributes: { 'gen_ai.operation.name': 'invoke_agent' } });
-  const tool = tracer.startSpan('execute_tool', { startTime: now + 10, attributes: { 'gen_ai.operation.name': 'execute_tool' } }, trace.setSpan(context.active(), agent));
+  const tool = tracer.startSpan(
+    'execute_tool',
+    { startTime: now + 10, attributes: { 'gen_ai.operation.name': 'execute_tool' } },
+    trace.setSpan(context.active(), agent),
+  );
   tracer
-    .startSpan('chat', { startTime: now + 20, attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': 100, 'gen_ai.usage.output_tokens': 10 } }, trace.setSpan(context.active(), tool))
+    .startSpan(
+      'chat',
+      {
+        startTime: now + 20,
+        attributes: {
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.request.model': 'gpt-4o',
+          'gen_ai.usage.input_tokens': 100,
+          'gen_ai.usage.output_tokens': 10,
+        },
+      },
+      trace.setSpan(context.active(), tool),
+    )
     .end(now + 50);
   tool.end(now + 60);
   agent.end(now + 70);

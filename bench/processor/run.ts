@@ -69,7 +69,11 @@ const SECONDS = Number(values.seconds);
 const MODELS = ['gpt-4o', 'gpt-4o-mini', 'claude-sonnet-4', 'gpt-4.1-mini', 'gemini-2.5-flash'];
 const log = (msg: string) => console.log(`[bench] ${msg}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const loadAverage = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
+const loadAverage = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
@@ -95,7 +99,9 @@ async function main() {
   cleanups.push(registry.stop);
   const kafka = createKafka(brokers, 'bench-processor', { logLevel: 'error' });
   await ensureTopics(kafka, { partitions: PARTITIONS });
-  log(`broker ${brokers.join(',')}, registry ${registry.url}, usage-events partitions ${(await partitionCounts(kafka, [USAGE_EVENTS_TOPIC]))[USAGE_EVENTS_TOPIC]}`);
+  log(
+    `broker ${brokers.join(',')}, registry ${registry.url}, usage-events partitions ${(await partitionCounts(kafka, [USAGE_EVENTS_TOPIC]))[USAGE_EVENTS_TOPIC]}`,
+  );
 
   // Control plane: organizations (standard cards price every model used) and one key for phase 2.
   fs.mkdirSync(dataDir, { recursive: true });
@@ -105,7 +111,14 @@ async function main() {
   // producers use), so the drain measures the processor, not one overloaded partition.
   const orgs: string[] = [];
   const partitioner = Partitioners.DefaultPartitioner();
-  const partitionMetadata = Array.from({ length: PARTITIONS }, (_, partitionId) => ({ partitionId, leader: 0, replicas: [0], isr: [0], offlineReplicas: [], partitionErrorCode: 0 }));
+  const partitionMetadata = Array.from({ length: PARTITIONS }, (_, partitionId) => ({
+    partitionId,
+    leader: 0,
+    replicas: [0],
+    isr: [0],
+    offlineReplicas: [],
+    partitionErrorCode: 0,
+  }));
   const perPartition = new Map<number, number>();
   const wanted = Math.ceil(ORGS / PARTITIONS);
   for (let i = 0; orgs.length < ORGS; i++) {
@@ -138,7 +151,9 @@ async function main() {
   const prefillSeconds = (performance.now() - prefillStart) / 1000;
   const ends = await topicEnds(kafka);
   const totalRecords = [...ends.values()].reduce((a, b) => a + b, 0);
-  log(`pre-filled ${EVENTS} events in ${prefillSeconds.toFixed(1)} s; topic holds ${totalRecords} records (${[...ends.values()].join(' / ')} per partition)`);
+  log(
+    `pre-filled ${EVENTS} events in ${prefillSeconds.toFixed(1)} s; topic holds ${totalRecords} records (${[...ends.values()].join(' / ')} per partition)`,
+  );
 
   const logger = createLogger('warn', 'bench-processor');
   const lake = await LakeWriter.open(lakeDir);
@@ -148,7 +163,16 @@ async function main() {
   const mainThreadBefore = procCpuSeconds(process.pid, `/proc/self/task/${process.pid}/stat`)!;
   const brokerCpuBefore = procCpuSeconds(brokerPid);
   const drainStart = performance.now();
-  const processor = await Processor.start({ kafka, codec, rateBook: new RateBook(db), db, lake, dlq, logger, flushMaxRows: Number(values['flush-rows']) });
+  const processor = await Processor.start({
+    kafka,
+    codec,
+    rateBook: new RateBook(db),
+    db,
+    lake,
+    dlq,
+    logger,
+    flushMaxRows: Number(values['flush-rows']),
+  });
   const reader = await LakeReader.open(lakeDir, { refreshIntervalMs: 0 });
   let firstRowsAt: number | null = null;
   let assignedAt: number | null = null;
@@ -189,7 +213,9 @@ async function main() {
   // Per event, what the processor costs: the other threads run DuckDB's queries (node-api runs
   // them on libuv's pool) and V8's parallel GC.
   const perEvent = (seconds: number) => ((seconds / totalRecords) * 1e6).toFixed(1);
-  log(`CPU per event: ${perEvent(nodeCpu)} µs (JS thread ${perEvent(mainThreadCpu)} µs, other threads ${perEvent(nodeCpu - mainThreadCpu)} µs)`);
+  log(
+    `CPU per event: ${perEvent(nodeCpu)} µs (JS thread ${perEvent(mainThreadCpu)} µs, other threads ${perEvent(nodeCpu - mainThreadCpu)} µs)`,
+  );
   const phases = await metricSums();
   log(
     `flushes ${phases.flushes} (${phases.flushSeconds.toFixed(1)} s in all, mean ${((phases.flushSeconds / Math.max(1, phases.flushes)) * 1000).toFixed(0)} ms), ` +
@@ -243,13 +269,23 @@ async function main() {
   const outFile = path.join(tmp, 'paced-load.json');
   const runLoad = (rate: number, seconds: number, prefix: string) =>
     new Promise<PacedLoadResult>((resolve, reject) => {
-      const pacing: PacedLoadConfig = { url: serverUrl, apiKey: key.apiKey, signingSecret: key.signingSecret, rate, seconds, prefix, out: outFile };
+      const pacing: PacedLoadConfig = {
+        url: serverUrl,
+        apiKey: key.apiKey,
+        signingSecret: key.signingSecret,
+        rate,
+        seconds,
+        prefix,
+        out: outFile,
+      };
       const child = spawn(process.execPath, ['--import', 'tsx', fromRoot('bench', 'processor', 'paced-load.ts'), JSON.stringify(pacing)], {
         cwd: fromRoot(),
         stdio: 'inherit',
       });
       child.once('exit', (code) =>
-        code === 0 ? resolve(JSON.parse(fs.readFileSync(outFile, 'utf8')) as PacedLoadResult) : reject(new Error(`load generator exited with ${code}`)),
+        code === 0
+          ? resolve(JSON.parse(fs.readFileSync(outFile, 'utf8')) as PacedLoadResult)
+          : reject(new Error(`load generator exited with ${code}`)),
       );
     });
   // Warm-up, not measured: the processor has joined the group and loaded its partitions, and the
@@ -263,7 +299,9 @@ async function main() {
   const metricsBefore = await scrapeFlushMetrics(serverUrl);
   const load = await runLoad(RATE, SECONDS, 'fresh-');
   const acked = new Map(load.acks);
-  log(`sent ${load.sent} events in ${load.seconds.toFixed(1)} s (${Math.round(load.sent / load.seconds)}/s); statuses ${JSON.stringify(load.statuses)}`);
+  log(
+    `sent ${load.sent} events in ${load.seconds.toFixed(1)} s (${Math.round(load.sent / load.seconds)}/s); statuses ${JSON.stringify(load.statuses)}`,
+  );
   const deadline = performance.now() + 60_000;
   while ([...acked.keys()].some((k) => !visible.has(k)) && performance.now() < deadline) await sleep(200);
   await poller.stop();
@@ -281,7 +319,9 @@ async function main() {
   );
   const serverCpu = procCpuSeconds(server.pid!)! - serverCpuBefore;
   const serverMain = procCpuSeconds(server.pid!, `/proc/${server.pid}/task/${server.pid}/stat`)! - serverMainBefore;
-  log(`server CPU during the load: ${serverCpu.toFixed(1)} s (JS thread ${serverMain.toFixed(1)} s) over ${load.seconds.toFixed(0)} s; load average ${loadAverage()}`);
+  log(
+    `server CPU during the load: ${serverCpu.toFixed(1)} s (JS thread ${serverMain.toFixed(1)} s) over ${load.seconds.toFixed(0)} s; load average ${loadAverage()}`,
+  );
   const latencies: number[] = [];
   // p95 per 5 s of sending, to tell steady latency from spikes (compaction, GC, other load).
   const firstAck = Math.min(...acked.values());
@@ -295,7 +335,14 @@ async function main() {
   }
   const p95ByWindow = [...windows.entries()]
     .sort(([a], [b]) => a - b)
-    .map(([, v]) => Math.round(percentile(v.sort((a, b) => a - b), 95)));
+    .map(([, v]) =>
+      Math.round(
+        percentile(
+          v.sort((a, b) => a - b),
+          95,
+        ),
+      ),
+    );
   log(`p95 per 5 s window: ${p95ByWindow.join(' ')} ms`);
   latencies.sort((a, b) => a - b);
   const fresh = {
@@ -304,14 +351,16 @@ async function main() {
     p99: Math.round(percentile(latencies, 99)),
     max: Math.round(latencies[latencies.length - 1]!),
   };
-  log(`freshness 202 → visible in the lake over ${latencies.length} events: p50 ${fresh.p50} ms, p95 ${fresh.p95} ms, p99 ${fresh.p99} ms, max ${fresh.max} ms (${acked.size - latencies.length} never seen)`);
+  log(
+    `freshness 202 → visible in the lake over ${latencies.length} events: p50 ${fresh.p50} ms, p95 ${fresh.p95} ms, p99 ${fresh.p99} ms, max ${fresh.max} ms (${acked.size - latencies.length} never seen)`,
+  );
 
   const results = {
     benchmark: 'processor',
     date: new Date().toISOString(),
     machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, node: process.version, loadAverageAtEnd: os.loadavg() },
     notes:
-      'One 2-core VM runs the Kafka broker (JVM), the dev schema registry and the Node process; other engineers\' builds shared the machine. ' +
+      "One 2-core VM runs the Kafka broker (JVM), the dev schema registry and the Node process; other engineers' builds shared the machine. " +
       `Throughput: processor alone (flushMaxRows ${values['flush-rows']}, flushMaxDelayMs 250, compaction every 15 s) draining a pre-filled topic. ` +
       'Freshness: the all-in-one start (scripts/start.ts: ingest + processor + api in one process, PGlite) in its own process; a separate load process sends single signed POSTs paced at the rate; this process polls LakeReader every 50 ms and reads the newly listed files; latency = first seen - 202 received (wall clock).',
     throughput: {
@@ -402,7 +451,9 @@ async function startProfiler(): Promise<{ stop(): Promise<unknown> }> {
 }
 
 /** The same sums read from a running server's /metrics (Prometheus text). */
-async function scrapeFlushMetrics(url: string): Promise<{ flushes: number; flushSeconds: number; compactions: number; compactionSeconds: number }> {
+async function scrapeFlushMetrics(
+  url: string,
+): Promise<{ flushes: number; flushSeconds: number; compactions: number; compactionSeconds: number }> {
   const text = await (await fetch(`${url}/metrics`)).text();
   const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
   return {
@@ -457,7 +508,9 @@ async function countLakeRows(reader: LakeReader, orgs: string[]): Promise<number
     let n = 0;
     for (const org of orgs) {
       const rel = await reader.relation('events', org);
-      n += (await conn.runAndReadAll(`SELECT CAST(count(*) AS DOUBLE) FROM ${rel} WHERE organization_id = ${sqlStringLiteral(org)}`)).getRows()[0]![0] as number;
+      n += (
+        await conn.runAndReadAll(`SELECT CAST(count(*) AS DOUBLE) FROM ${rel} WHERE organization_id = ${sqlStringLiteral(org)}`)
+      ).getRows()[0]![0] as number;
     }
     return n;
   } finally {

@@ -55,7 +55,14 @@ const env = {
 };
 let starts = 0;
 const start = (): ServiceProcess =>
-  spawnService({ name: 'all-in-one', entry: 'scripts/start', env, logFile: path.join(tmp, `service-${++starts}.log`), built: BUILT, root: ROOT });
+  spawnService({
+    name: 'all-in-one',
+    entry: 'scripts/start',
+    env,
+    logFile: path.join(tmp, `service-${++starts}.log`),
+    built: BUILT,
+    root: ROOT,
+  });
 
 async function json(method: string, p: string, token: string, body?: unknown): Promise<any> {
   const res = await fetch(`${url}${p}`, {
@@ -75,7 +82,13 @@ const key = await json('POST', `/v1/admin/organizations/${org}/api-keys`, adminT
 await json('POST', `/v1/admin/organizations/${org}/credits`, adminToken, { amount: 100_000_000 });
 
 let sequence = 0;
-const event = () => ({ idempotency_key: `r-${++sequence}`, model: 'gpt-4o-mini', input_tokens: 1000, output_tokens: 100, user_id: `u-${sequence % 50}` });
+const event = () => ({
+  idempotency_key: `r-${++sequence}`,
+  model: 'gpt-4o-mini',
+  input_tokens: 1000,
+  output_tokens: 100,
+  user_id: `u-${sequence % 50}`,
+});
 
 /** POSTs `events`; the number answered 202 (0 on any failure, a crash included). */
 async function post(pathName: string, body: unknown, timeoutMs: number): Promise<{ status: number; accepted: number }> {
@@ -108,7 +121,14 @@ async function load(until: () => boolean): Promise<number> {
 
 function brokerPid(): number | null {
   try {
-    return Number(fs.readFileSync(path.join(dataDir, 'kafka', 'broker.pid'), 'utf8').trim().split(/\s+/)[0]) || null;
+    return (
+      Number(
+        fs
+          .readFileSync(path.join(dataDir, 'kafka', 'broker.pid'), 'utf8')
+          .trim()
+          .split(/\s+/)[0],
+      ) || null
+    );
   } catch {
     return null;
   }
@@ -116,7 +136,10 @@ function brokerPid(): number | null {
 
 async function pending(): Promise<number | null> {
   try {
-    const res = await fetch(`${url}/v1/cost-data/summary`, { headers: { authorization: `Bearer ${key.api_key}` }, signal: AbortSignal.timeout(2_000) });
+    const res = await fetch(`${url}/v1/cost-data/summary`, {
+      headers: { authorization: `Bearer ${key.api_key}` },
+      signal: AbortSignal.timeout(2_000),
+    });
     if (res.status !== 200) return null;
     return ((await res.json()) as { status_counts: { pending: number } }).status_counts.pending;
   } catch {
@@ -126,7 +149,10 @@ async function pending(): Promise<number | null> {
 
 /** Seconds from `since` (epoch ms) to the first log line with this message, or null. */
 function loggedAt(logFile: string, msg: string, since: number): number | null {
-  const line = fs.readFileSync(logFile, 'utf8').split('\n').find((l) => l.includes(`"msg":"${msg}"`));
+  const line = fs
+    .readFileSync(logFile, 'utf8')
+    .split('\n')
+    .find((l) => l.includes(`"msg":"${msg}"`));
   const m = line ? /"time":(\d+)/.exec(line) : null;
   return m ? Number(((Number(m[1]) - since) / 1000).toFixed(2)) : null;
 }
@@ -233,7 +259,7 @@ if (!values['no-write'] && !ROOT) {
     'times from the restart. `node`: only the Node process is killed (its watchdog stops the JVM);',
     '`all`: the Kafka JVM is SIGKILLed too (the broker recovers its logs). Targets: accepting ≤ 10 s, caught up ≤ 15 s.',
     '',
-    'Broker ready and service ready are from the service\'s own log (its process start, after Node loaded).',
+    "Broker ready and service ready are from the service's own log (its process start, after Node loaded).",
     '',
     '| mode | events accepted before the kill | broker ready (s) | service ready (s) | listening (s) | accepting (s) | processor assigned (s) | caught up (s) |',
     '|---|---|---|---|---|---|---|---|',
@@ -242,7 +268,10 @@ if (!values['no-write'] && !ROOT) {
         `| ${r.mode} | ${r.accepted_before_kill} | ${r.broker_ready_s} | ${r.service_ready_s} | ${r.listening_s} | ${r.accepting_s} | ${r.processor_assigned_s} | ${r.caught_up_s} |`,
     ),
     '',
-    ...summary.map((s) => `- \`${s.mode}\`: accepting median ${s.accepting_s.median} s (max ${s.accepting_s.max}), caught up median ${s.caught_up_s.median} s (max ${s.caught_up_s.max}).`),
+    ...summary.map(
+      (s) =>
+        `- \`${s.mode}\`: accepting median ${s.accepting_s.median} s (max ${s.accepting_s.max}), caught up median ${s.caught_up_s.median} s (max ${s.caught_up_s.max}).`,
+    ),
     '',
   ];
   fs.writeFileSync(fromRoot('bench', 'results', 'recovery.md'), lines.join('\n'));

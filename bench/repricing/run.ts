@@ -28,7 +28,14 @@ const DAYS = Number(values.days);
 const ORG = '5b0c7f0e-2d1a-4c3b-9e8f-7a6b5c4d3e21';
 const FIRST_DAY = new Date('2026-09-01T00:00:00Z');
 
-const card = (slug: string, input: string, output: string, cacheRead: string | null, reasoning: string | null, from = '2020-01-01'): TokenRateCard => ({
+const card = (
+  slug: string,
+  input: string,
+  output: string,
+  cacheRead: string | null,
+  reasoning: string | null,
+  from = '2020-01-01',
+): TokenRateCard => ({
   model_slug: slug,
   input_cost_per_million: input,
   output_cost_per_million: output,
@@ -54,7 +61,13 @@ async function main(): Promise<void> {
   try {
     log(`writing ${EVENTS} events over ${DAYS} days into ${PARTITIONS} partitions…`);
     const t0 = performance.now();
-    await writeSyntheticLake({ lakeDir, orgs: [{ organizationId: ORG, events: EVENTS, endUsers: 2000 }], days: DAYS, firstDay: FIRST_DAY, onProgress: log });
+    await writeSyntheticLake({
+      lakeDir,
+      orgs: [{ organizationId: ORG, events: EVENTS, endUsers: 2000 }],
+      days: DAYS,
+      firstDay: FIRST_DAY,
+      onProgress: log,
+    });
     const writeSeconds = (performance.now() - t0) / 1000;
 
     const rates = { tokenCards: buildTokenRateIndex(CARDS), unitRates: buildUnitRateIndex([]) };
@@ -75,7 +88,11 @@ async function main(): Promise<void> {
           repriceHistoryTransform(rates, range, new Date(), tally),
         );
         groups += result.groups;
-        perPartition.push({ partition: p, seconds: Number(((performance.now() - tp) / 1000).toFixed(2)), examined: tally.examined - before });
+        perPartition.push({
+          partition: p,
+          seconds: Number(((performance.now() - tp) / 1000).toFixed(2)),
+          examined: tally.examined - before,
+        });
         log(`partition ${p}: ${tally.examined - before} events in ${((performance.now() - tp) / 1000).toFixed(1)} s`);
       }
     } finally {
@@ -87,7 +104,12 @@ async function main(): Promise<void> {
     const results = {
       benchmark: 'repricing',
       date: new Date().toISOString(),
-      machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, node: process.version, loadAverageAtEnd: os.loadavg().map((l) => Number(l.toFixed(2))) },
+      machine: {
+        cpus: os.cpus().length,
+        cpuModel: os.cpus()[0]?.model,
+        node: process.version,
+        loadAverageAtEnd: os.loadavg().map((l) => Number(l.toFixed(2))),
+      },
       notes:
         'History re-pricing of one organization over its whole range, every partition one after another (as one processor owning them would), through LakeWriter.rewriteRows + repriceHistoryTransform (the production path without Kafka and the control plane). Rows are read from Parquet, priced in JS, and every (organization, date) group with a change is rewritten with its rollups in one manifest swap per partition.',
       lake: { events: EVENTS, days: DAYS, partitions: PARTITIONS, writeSeconds: Number(writeSeconds.toFixed(1)) },
@@ -104,7 +126,9 @@ async function main(): Promise<void> {
         perPartition,
       },
     };
-    log(`re-priced ${tally.examined} events (${tally.changed} changed, ${groups} groups) in ${seconds.toFixed(1)} s: ${results.repricing.eventsPerSecond} events/s, ${results.repricing.cpuMicrosecondsPerEvent} µs CPU per event`);
+    log(
+      `re-priced ${tally.examined} events (${tally.changed} changed, ${groups} groups) in ${seconds.toFixed(1)} s: ${results.repricing.eventsPerSecond} events/s, ${results.repricing.cpuMicrosecondsPerEvent} µs CPU per event`,
+    );
     fs.mkdirSync(fromRoot('bench', 'results'), { recursive: true });
     fs.writeFileSync(fromRoot('bench', 'results', 'repricing.json'), `${JSON.stringify(results, null, 2)}\n`);
     fs.writeFileSync(

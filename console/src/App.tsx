@@ -80,7 +80,9 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
           <Route path="/events" component={EventsPage} />
           <Route path="/rates" component={RatesPage} />
           <Route>
-            <div className="note">No such page. <Link href={withRange('/', range)}>Back to the overview</Link>.</div>
+            <div className="note">
+              No such page. <Link href={withRange('/', range)}>Back to the overview</Link>.
+            </div>
           </Route>
         </Switch>
       </main>

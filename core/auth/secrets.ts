@@ -58,8 +58,7 @@ export function parseMasterKey(value: string): Buffer {
     if (bytes.length === MASTER_KEY_BYTES && canonical === given) return bytes;
   }
   throw new ConfigError(
-    `MARGINAL_MASTER_KEY must be 32 bytes written as 64 hex characters or as base64 ` +
-      `(got ${s.length} characters that are neither)`,
+    `MARGINAL_MASTER_KEY must be 32 bytes written as 64 hex characters or as base64 (got ${s.length} characters that are neither)`,
   );
 }
 
@@ -115,4 +114,3 @@ export function unsealSecret(masterKey: Buffer, sealed: string, associatedData?:
   const [, iv, tag, ciphertext] = parts.map((p) => Buffer.from(p, 'base64url'));
   return decryptSecret(masterKey, { iv: iv!, tag: tag!, ciphertext: ciphertext! }, associatedData);
 }
-

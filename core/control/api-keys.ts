@@ -148,10 +148,9 @@ export async function findActiveApiKey(db: Queryable, masterKey: Buffer, apiKey:
 
 export async function listApiKeys(db: Queryable, organizationId: string): Promise<ApiKeyRecord[]> {
   if (!isUuid(organizationId)) return [];
-  const rows = await db.query<ApiKeyRow>(
-    `SELECT ${COLUMNS} FROM api_keys WHERE organization_id = $1 ORDER BY created_at, id`,
-    [organizationId],
-  );
+  const rows = await db.query<ApiKeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE organization_id = $1 ORDER BY created_at, id`, [
+    organizationId,
+  ]);
   return rows.map(toRecord);
 }
 

@@ -48,9 +48,7 @@ export async function grantCredits(
 /** Current balance, or null for an unknown organization. */
 export async function getCreditBalance(db: Queryable, organizationId: string): Promise<number | null> {
   if (!isUuid(organizationId)) return null;
-  const [row] = await db.query<{ balance: string }>('SELECT balance FROM credit_balances WHERE organization_id = $1', [
-    organizationId,
-  ]);
+  const [row] = await db.query<{ balance: string }>('SELECT balance FROM credit_balances WHERE organization_id = $1', [organizationId]);
   return row ? Number(row.balance) : null;
 }
 
@@ -70,11 +68,7 @@ export function spendAllOrNothing(organization: string, n: string, opts: { from?
  * Spends n credits only if the balance covers all of them (all or nothing). Returns whether it
  * did and the balance afterwards. Row-locks the balance until the caller's transaction ends.
  */
-export async function spendCredits(
-  tx: Queryable,
-  organizationId: string,
-  n: number,
-): Promise<{ ok: boolean; balance: number }> {
+export async function spendCredits(tx: Queryable, organizationId: string, n: number): Promise<{ ok: boolean; balance: number }> {
   const [row] = await tx.query<{ balance: string }>(spendAllOrNothing('$1', '$2'), [organizationId, n]);
   if (row) return { ok: true, balance: Number(row.balance) };
   return { ok: false, balance: (await getCreditBalance(tx, organizationId)) ?? 0 };
@@ -90,10 +84,9 @@ export async function spendAvailableCredits(
   max: number,
 ): Promise<{ spent: number; balance: number }> {
   // Lock first, then spend what the locked (newest) balance allows; the lock holds to commit.
-  const [cur] = await tx.query<{ balance: string }>(
-    'SELECT balance FROM credit_balances WHERE organization_id = $1 FOR UPDATE',
-    [organizationId],
-  );
+  const [cur] = await tx.query<{ balance: string }>('SELECT balance FROM credit_balances WHERE organization_id = $1 FOR UPDATE', [
+    organizationId,
+  ]);
   if (!cur) return { spent: 0, balance: 0 };
   const spent = Math.min(Number(cur.balance), max);
   if (spent === 0) return { spent: 0, balance: Number(cur.balance) };

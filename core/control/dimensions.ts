@@ -54,11 +54,7 @@ function toDimension(r: DimensionRow): DimensionDefinition {
 }
 
 /** Unknown organization → NotFoundError; a key already defined → ConflictError. */
-export async function createDimension(
-  db: Queryable,
-  organizationId: string,
-  input: DimensionInput,
-): Promise<DimensionDefinition> {
+export async function createDimension(db: Queryable, organizationId: string, input: DimensionInput): Promise<DimensionDefinition> {
   if (!isUuid(organizationId)) throw new NotFoundError('organization', organizationId);
   try {
     const [row] = await db.query<DimensionRow>(
@@ -78,19 +74,18 @@ export async function createDimension(
 /** Definitions ordered by key. */
 export async function listDimensions(db: Queryable, organizationId: string): Promise<DimensionDefinition[]> {
   if (!isUuid(organizationId)) return [];
-  const rows = await db.query<DimensionRow>(
-    `SELECT ${COLUMNS} FROM dimension_definitions WHERE organization_id = $1 ORDER BY key`,
-    [organizationId],
-  );
+  const rows = await db.query<DimensionRow>(`SELECT ${COLUMNS} FROM dimension_definitions WHERE organization_id = $1 ORDER BY key`, [
+    organizationId,
+  ]);
   return rows.map(toDimension);
 }
 
 export async function getDimension(db: Queryable, organizationId: string, key: string): Promise<DimensionDefinition | null> {
   if (!isUuid(organizationId)) return null;
-  const [row] = await db.query<DimensionRow>(
-    `SELECT ${COLUMNS} FROM dimension_definitions WHERE organization_id = $1 AND key = $2`,
-    [organizationId, key],
-  );
+  const [row] = await db.query<DimensionRow>(`SELECT ${COLUMNS} FROM dimension_definitions WHERE organization_id = $1 AND key = $2`, [
+    organizationId,
+    key,
+  ]);
   return row ? toDimension(row) : null;
 }
 

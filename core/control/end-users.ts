@@ -70,19 +70,18 @@ export async function createEndUsers(db: Queryable, organizationId: string, exte
 /** Deletes end users (by external id) that no accepted event named after all (ingest's 503 path). */
 export async function deleteEndUsers(db: Queryable, organizationId: string, externalIds: string[]): Promise<void> {
   if (externalIds.length === 0) return;
-  await db.query(`DELETE FROM end_users WHERE organization_id = $1 AND external_id = ANY($2::text[])`, [organizationId, [...externalIds].sort()]);
+  await db.query(`DELETE FROM end_users WHERE organization_id = $1 AND external_id = ANY($2::text[])`, [
+    organizationId,
+    [...externalIds].sort(),
+  ]);
 }
 
-export async function getEndUserByExternalId(
-  db: Queryable,
-  organizationId: string,
-  externalId: string,
-): Promise<EndUser | null> {
+export async function getEndUserByExternalId(db: Queryable, organizationId: string, externalId: string): Promise<EndUser | null> {
   if (!isUuid(organizationId)) return null;
-  const [row] = await db.query<EndUserRow>(
-    `SELECT ${COLUMNS} FROM end_users WHERE organization_id = $1 AND external_id = $2`,
-    [organizationId, externalId],
-  );
+  const [row] = await db.query<EndUserRow>(`SELECT ${COLUMNS} FROM end_users WHERE organization_id = $1 AND external_id = $2`, [
+    organizationId,
+    externalId,
+  ]);
   return row ? toEndUser(row) : null;
 }
 
@@ -98,9 +97,8 @@ export async function getEndUser(db: Queryable, organizationId: string, endUserI
 /** All end users of an organization (for joining names in analytics), ordered by external id. */
 export async function listEndUsers(db: Queryable, organizationId: string): Promise<EndUser[]> {
   if (!isUuid(organizationId)) return [];
-  const rows = await db.query<EndUserRow>(
-    `SELECT ${COLUMNS} FROM end_users WHERE organization_id = $1 ORDER BY external_id`,
-    [organizationId],
-  );
+  const rows = await db.query<EndUserRow>(`SELECT ${COLUMNS} FROM end_users WHERE organization_id = $1 ORDER BY external_id`, [
+    organizationId,
+  ]);
   return rows.map(toEndUser);
 }

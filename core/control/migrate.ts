@@ -60,10 +60,7 @@ async function lockAndEnsureTable(tx: Queryable): Promise<Map<number, string>> {
 
 function checkUnchanged(m: Migration, appliedChecksum: string): void {
   if (appliedChecksum !== m.checksum) {
-    throw new Error(
-      `migration ${m.id}.sql was edited after it was applied; ` +
-        'add a new migration instead of changing an applied one',
-    );
+    throw new Error(`migration ${m.id}.sql was edited after it was applied; add a new migration instead of changing an applied one`);
   }
 }
 
@@ -86,11 +83,7 @@ export async function migrate(db: ControlDb, migrations: Migration[] = loadMigra
         return false;
       }
       await tx.exec(m.sql);
-      await tx.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [
-        m.version,
-        m.name,
-        m.checksum,
-      ]);
+      await tx.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [m.version, m.name, m.checksum]);
       return true;
     });
     if (ran) done.push(m.id);

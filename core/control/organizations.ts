@@ -29,9 +29,7 @@ function toOrganization(r: OrganizationRow): Organization {
 
 export async function createOrganization(db: ControlDb, input: { name: string; plan?: string }): Promise<Organization> {
   return db.transaction(async (tx) => {
-    const [row] = await tx.query<OrganizationRow>(`INSERT INTO organizations (name) VALUES ($1) RETURNING ${COLUMNS}`, [
-      input.name,
-    ]);
+    const [row] = await tx.query<OrganizationRow>(`INSERT INTO organizations (name) VALUES ($1) RETURNING ${COLUMNS}`, [input.name]);
     const org = toOrganization(row!);
     await tx.query('INSERT INTO credit_balances (organization_id, balance) VALUES ($1, 0)', [org.id]);
     await tx.query(`INSERT INTO subscriptions (organization_id, status, plan) VALUES ($1, 'active', $2)`, [

@@ -10,7 +10,16 @@ export function sqlState(err: unknown): string | undefined {
 }
 
 /** Socket faults of a connection that could not be made or was lost. */
-const CONNECTION_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+const CONNECTION_ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
 /** SQLSTATEs of a server that is going away or not taking connections (class 08 is checked apart). */
 const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
 /** What `pg` and `pg-pool` say when a connection is lost or cannot be had in time. */
@@ -29,7 +38,8 @@ const CONNECTION_MESSAGES = [
 export function isConnectionFailure(err: unknown, depth = 0): boolean {
   if (err === null || typeof err !== 'object' || depth > 4) return false;
   const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && (CONNECTION_ERRNOS.has(code) || UNAVAILABLE_SQLSTATES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return true;
+  if (typeof code === 'string' && (CONNECTION_ERRNOS.has(code) || UNAVAILABLE_SQLSTATES.has(code) || /^08[0-9A-Z]{3}$/.test(code)))
+    return true;
   const message = (err as { message?: unknown }).message;
   if (typeof message === 'string' && CONNECTION_MESSAGES.some((m) => message.includes(m))) return true;
   if (err instanceof AggregateError && err.errors.some((e) => isConnectionFailure(e, depth + 1))) return true;

@@ -107,31 +107,25 @@ export async function setSubscriptionStatus(
 
 export async function getActiveSubscription(db: Queryable, organizationId: string): Promise<Subscription | null> {
   if (!isUuid(organizationId)) return null;
-  const [row] = await db.query<SubscriptionRow>(
-    `SELECT ${COLUMNS} FROM subscriptions WHERE organization_id = $1 AND status = 'active'`,
-    [organizationId],
-  );
+  const [row] = await db.query<SubscriptionRow>(`SELECT ${COLUMNS} FROM subscriptions WHERE organization_id = $1 AND status = 'active'`, [
+    organizationId,
+  ]);
   return row ? toSubscription(row) : null;
 }
 
-export async function getSubscription(
-  db: Queryable,
-  organizationId: string,
-  subscriptionId: string,
-): Promise<Subscription | null> {
+export async function getSubscription(db: Queryable, organizationId: string, subscriptionId: string): Promise<Subscription | null> {
   if (!isUuid(organizationId) || !isUuid(subscriptionId)) return null;
-  const [row] = await db.query<SubscriptionRow>(
-    `SELECT ${COLUMNS} FROM subscriptions WHERE organization_id = $1 AND id = $2`,
-    [organizationId, subscriptionId],
-  );
+  const [row] = await db.query<SubscriptionRow>(`SELECT ${COLUMNS} FROM subscriptions WHERE organization_id = $1 AND id = $2`, [
+    organizationId,
+    subscriptionId,
+  ]);
   return row ? toSubscription(row) : null;
 }
 
 export async function listSubscriptions(db: Queryable, organizationId: string): Promise<Subscription[]> {
   if (!isUuid(organizationId)) return [];
-  const rows = await db.query<SubscriptionRow>(
-    `SELECT ${COLUMNS} FROM subscriptions WHERE organization_id = $1 ORDER BY created_at, id`,
-    [organizationId],
-  );
+  const rows = await db.query<SubscriptionRow>(`SELECT ${COLUMNS} FROM subscriptions WHERE organization_id = $1 ORDER BY created_at, id`, [
+    organizationId,
+  ]);
   return rows.map(toSubscription);
 }

@@ -10,11 +10,7 @@ import type { AuthContext } from '../auth/scopes.js';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
 import type { RateLimitTier } from './rate-limit.js';
 
-export async function expressAuthentication(
-  request: Request,
-  securityName: string,
-  scopes: string[] = [],
-): Promise<unknown> {
+export async function expressAuthentication(request: Request, securityName: string, scopes: string[] = []): Promise<unknown> {
   const ctx = appContext(request);
   const token = bearerToken(request.headers.authorization);
   if (securityName === 'admin') {

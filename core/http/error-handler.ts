@@ -112,7 +112,11 @@ export type ErrorRequest = EnvelopeRequest & Pick<Request, 'path'>;
  * Status, extra headers and JSON body answering any thrown value: the flat body for signature
  * faults, the envelope otherwise (also written by the ingest fast path, ingest/fast-path.ts).
  */
-export function errorResponse(err: unknown, req: ErrorRequest, logger: Logger): { status: number; headers: Record<string, string>; body: unknown } {
+export function errorResponse(
+  err: unknown,
+  req: ErrorRequest,
+  logger: Logger,
+): { status: number; headers: Record<string, string>; body: unknown } {
   if (err instanceof SignatureError) return { status: 401, headers: {}, body: { error: err.message, code: err.code } };
   const appErr = appErrorOf(err, req, logger);
   return { status: appErr.status, headers: appErr.headers, body: errorEnvelope(req, appErr.code, appErr.message, appErr.details) };
@@ -133,7 +137,10 @@ export function appErrorOf(err: unknown, req: Pick<Request, 'path'>, logger: Log
     // Every control-plane read on a request's path (API key lookup, organization settings,
     // rates, ledger, admin and read endpoints) ends here when the database is unreachable.
     logger.warn({ err, requestId: ids?.requestId, correlationId: ids?.correlationId, path: req.path }, 'control plane unavailable');
-    return new ServiceUnavailableError('The control-plane database is unavailable; retry shortly', `Quote correlation id ${ids?.correlationId} to support`);
+    return new ServiceUnavailableError(
+      'The control-plane database is unavailable; retry shortly',
+      `Quote correlation id ${ids?.correlationId} to support`,
+    );
   }
   logger.error({ err, requestId: ids?.requestId, correlationId: ids?.correlationId, path: req.path }, 'unhandled error');
   return new AppError(500, 'INTERNAL_SERVER_ERROR', 'Internal server error', {

@@ -38,16 +38,30 @@ export class RouteTable {
   constructor(openapiPaths: Record<string, OpenApiPathItem>) {
     this.templates = Object.entries(openapiPaths).map(([path, ops]) => {
       const server = ops.servers?.[0]?.url;
-      const segments = path.split('/').slice(1).map((s) => {
-        const m = /^\{(.+)\}$/.exec(s);
-        return m ? { param: m[1]! } : s;
-      });
-      const operations = Object.entries(ops).filter((e): e is [string, OpenApiOperation] => ['get', 'post', 'put', 'patch', 'delete'].includes(e[0]));
+      const segments = path
+        .split('/')
+        .slice(1)
+        .map((s) => {
+          const m = /^\{(.+)\}$/.exec(s);
+          return m ? { param: m[1]! } : s;
+        });
+      const operations = Object.entries(ops).filter((e): e is [string, OpenApiOperation] =>
+        ['get', 'post', 'put', 'patch', 'delete'].includes(e[0]),
+      );
       const query = new Map(
-        operations.map(([k, op]) => [k.toUpperCase(), new Set((op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name ?? ''))]),
+        operations.map(([k, op]) => [
+          k.toUpperCase(),
+          new Set((op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name ?? '')),
+        ]),
       );
       const prefix = server === undefined ? PREFIX : server.replace(/\/$/, '');
-      return { prefix, segments, methods: operations.map(([k]) => k.toUpperCase()), query, literals: segments.filter((s) => typeof s === 'string').length };
+      return {
+        prefix,
+        segments,
+        methods: operations.map(([k]) => k.toUpperCase()),
+        query,
+        literals: segments.filter((s) => typeof s === 'string').length,
+      };
     });
     this.templates.sort((a, b) => b.literals - a.literals);
   }
@@ -120,7 +134,15 @@ export function methodNotAllowed(routes: RouteTable) {
     const template = routes.match(req.path);
     if (!template || template.methods.includes(req.method)) return next();
     const allow = template.methods.join(', ');
-    next(new AppError(405, 'METHOD_NOT_ALLOWED', `${req.method} is not supported on this path; use ${allow}`, { allow: template.methods }, { Allow: allow }));
+    next(
+      new AppError(
+        405,
+        'METHOD_NOT_ALLOWED',
+        `${req.method} is not supported on this path; use ${allow}`,
+        { allow: template.methods },
+        { Allow: allow },
+      ),
+    );
   };
 }
 
@@ -149,9 +171,6 @@ export function authenticateEncodedBody(ctx: AppContext) {
     const token = bearerToken(req.headers.authorization);
     if (!token) return next(new UnauthorizedError('Missing API key: send Authorization: Bearer <API_KEY>'));
     if (constantTimeEqual(token, ctx.adminToken)) return next();
-    ctx.auth.authenticate(token).then(
-      (auth) => next(auth ? undefined : new UnauthorizedError('Invalid API key')),
-      next,
-    );
+    ctx.auth.authenticate(token).then((auth) => next(auth ? undefined : new UnauthorizedError('Invalid API key')), next);
   };
 }

@@ -11,7 +11,7 @@ import {
   type RetryOptions,
 } from 'kafkajs';
 
-export { DLQ_TOPIC, USAGE_EVENTS_TOPIC, ensureTopics, partitionCounts,  } from './topics.js';
+export { DLQ_TOPIC, USAGE_EVENTS_TOPIC, ensureTopics, partitionCounts } from './topics.js';
 
 type KafkaLogLevel = 'error' | 'warn' | 'info' | 'debug';
 

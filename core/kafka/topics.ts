@@ -71,12 +71,7 @@ export async function partitionCounts(kafka: Kafka, topics: string[]): Promise<R
   }
 }
 
-async function waitForPartitions(
-  kafka: Kafka,
-  topics: string[],
-  topic: string,
-  count: number,
-): Promise<Record<string, number>> {
+async function waitForPartitions(kafka: Kafka, topics: string[], topic: string, count: number): Promise<Record<string, number>> {
   const deadline = Date.now() + 30_000;
   for (;;) {
     const counts = await partitionCounts(kafka, topics);

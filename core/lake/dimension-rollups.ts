@@ -93,12 +93,33 @@ export const DIMENSION_COSTS: RollupDefinition = {
 /** Numeric values of number dimensions per (organization, day, key, status). */
 export const DIMENSION_NUMBERS: RollupDefinition = {
   table: 'dimension_numbers',
-  keys: [key('organization_id', 'string', false), key('event_date', 'date', false), key('dimension_key', 'string', false), key('status', 'string', false)],
+  keys: [
+    key('organization_id', 'string', false),
+    key('event_date', 'date', false),
+    key('dimension_key', 'string', false),
+    key('status', 'string', false),
+  ],
   measures: [
-    { column: { name: 'value_count', kind: 'bigint', nullable: false }, fromEvents: 'CAST(count("value") AS BIGINT)', merge: 'CAST(sum("value_count") AS BIGINT)' },
-    { column: { name: 'sum_value', kind: 'decimal', nullable: true }, fromEvents: 'CAST(sum("value") AS DECIMAL(38,12))', merge: 'CAST(sum("sum_value") AS DECIMAL(38,12))' },
-    { column: { name: 'min_value', kind: 'decimal', nullable: true }, fromEvents: 'CAST(min("value") AS DECIMAL(38,12))', merge: 'CAST(min("min_value") AS DECIMAL(38,12))' },
-    { column: { name: 'max_value', kind: 'decimal', nullable: true }, fromEvents: 'CAST(max("value") AS DECIMAL(38,12))', merge: 'CAST(max("max_value") AS DECIMAL(38,12))' },
+    {
+      column: { name: 'value_count', kind: 'bigint', nullable: false },
+      fromEvents: 'CAST(count("value") AS BIGINT)',
+      merge: 'CAST(sum("value_count") AS BIGINT)',
+    },
+    {
+      column: { name: 'sum_value', kind: 'decimal', nullable: true },
+      fromEvents: 'CAST(sum("value") AS DECIMAL(38,12))',
+      merge: 'CAST(sum("sum_value") AS DECIMAL(38,12))',
+    },
+    {
+      column: { name: 'min_value', kind: 'decimal', nullable: true },
+      fromEvents: 'CAST(min("value") AS DECIMAL(38,12))',
+      merge: 'CAST(min("min_value") AS DECIMAL(38,12))',
+    },
+    {
+      column: { name: 'max_value', kind: 'decimal', nullable: true },
+      fromEvents: 'CAST(max("value") AS DECIMAL(38,12))',
+      merge: 'CAST(max("max_value") AS DECIMAL(38,12))',
+    },
   ],
   eventsFilter: '"value" IS NOT NULL',
 };
@@ -128,7 +149,11 @@ export function coversDimension(sets: ReadonlyArray<DimensionSet | undefined>, k
  * (event, dimension) with `dimension_key` and `dim_value` (string) or `value` (number) added.
  * Null when no organization has a dimension of that type.
  */
-export function eventsByDimensionSql(events: string, byOrganization: ReadonlyMap<string, DimensionSet>, type: DimensionType): string | null {
+export function eventsByDimensionSql(
+  events: string,
+  byOrganization: ReadonlyMap<string, DimensionSet>,
+  type: DimensionType,
+): string | null {
   const rows: string[] = [];
   for (const [org, set] of byOrganization) {
     for (const [k, t] of Object.entries(set)) {
@@ -136,7 +161,10 @@ export function eventsByDimensionSql(events: string, byOrganization: ReadonlyMap
     }
   }
   if (rows.length === 0) return null;
-  const value = type === 'string' ? `${dimensionValueSql('e.metadata', 'd.dim_path')} AS dim_value` : `${numericValueSql('e.metadata', 'd.dim_path')} AS value`;
+  const value =
+    type === 'string'
+      ? `${dimensionValueSql('e.metadata', 'd.dim_path')} AS dim_value`
+      : `${numericValueSql('e.metadata', 'd.dim_path')} AS value`;
   return `(SELECT e.*, d.dimension_key, ${value}
              FROM ${events} e JOIN (VALUES ${rows.join(', ')}) AS d(dim_org, dimension_key, dim_path) ON e.organization_id = d.dim_org)`;
 }

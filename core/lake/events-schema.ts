@@ -215,4 +215,3 @@ type MissingFromRow = Exclude<Exclude<EventsColumnName, 'event_date'>, keyof Lak
 type MissingFromColumns = Exclude<keyof LakeEventRow, EventsColumnName>;
 const schemaInSync: [MissingFromRow, MissingFromColumns] extends [never, never] ? true : never = true;
 void schemaInSync;
-

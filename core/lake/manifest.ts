@@ -105,7 +105,8 @@ function decodeFile(raw: unknown, where: string): ManifestFile {
     file.status_counts = counts;
   }
   if (r.dimensions !== undefined) {
-    if (typeof r.dimensions !== 'object' || r.dimensions === null || Array.isArray(r.dimensions)) fail(where, 'dimensions must be an object');
+    if (typeof r.dimensions !== 'object' || r.dimensions === null || Array.isArray(r.dimensions))
+      fail(where, 'dimensions must be an object');
     const set: DimensionSet = {};
     for (const [k, t] of Object.entries(r.dimensions as Record<string, unknown>)) {
       if (t !== 'string' && t !== 'number') fail(where, `dimensions.${k} must be string or number`);

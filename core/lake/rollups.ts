@@ -61,7 +61,11 @@ export const DAILY_COSTS: RollupDefinition = {
     key('status', 'string', false),
   ],
   measures: [
-    { column: { name: 'event_count', kind: 'bigint', nullable: false }, fromEvents: 'CAST(count(*) AS BIGINT)', merge: 'CAST(sum("event_count") AS BIGINT)' },
+    {
+      column: { name: 'event_count', kind: 'bigint', nullable: false },
+      fromEvents: 'CAST(count(*) AS BIGINT)',
+      merge: 'CAST(sum("event_count") AS BIGINT)',
+    },
     tokenSum('input_tokens'),
     tokenSum('output_tokens'),
     tokenSum('cache_creation_input_tokens'),
@@ -99,7 +103,11 @@ export const SESSION_SPANS: RollupDefinition = {
     same('span_kind', 'string', 'min'),
     same('agent_id', 'string', 'min'),
     moneySum('own_cost', 'total_cost', false),
-    { column: { name: 'event_count', kind: 'bigint', nullable: false }, fromEvents: 'CAST(count(*) AS BIGINT)', merge: 'CAST(sum("event_count") AS BIGINT)' },
+    {
+      column: { name: 'event_count', kind: 'bigint', nullable: false },
+      fromEvents: 'CAST(count(*) AS BIGINT)',
+      merge: 'CAST(sum("event_count") AS BIGINT)',
+    },
     same('started_at', 'timestamp', 'min', 'started_at', COMPLETE_TIMING),
     same('ended_at', 'timestamp', 'max', 'event_timestamp', COMPLETE_TIMING),
     same('first_event_at', 'timestamp', 'min', 'event_timestamp'),

@@ -65,7 +65,10 @@ class RegisteredUsageEventCodec implements UsageEventCodec {
 
   async decode(buf: Buffer): Promise<UsageEvent> {
     if (!Buffer.isBuffer(buf) || buf.length < HEADER_BYTES) {
-      throw new UndecodableEventError('too_short', `record value has ${buf?.length ?? 0} bytes; Confluent framing needs at least ${HEADER_BYTES}`);
+      throw new UndecodableEventError(
+        'too_short',
+        `record value has ${buf?.length ?? 0} bytes; Confluent framing needs at least ${HEADER_BYTES}`,
+      );
     }
     if (buf[0] !== MAGIC_BYTE) {
       throw new UndecodableEventError('bad_magic_byte', `record value starts with byte ${buf[0]}, expected magic byte ${MAGIC_BYTE}`);

@@ -86,7 +86,14 @@ export interface ProviderEntries {
   resold: ResoldListing[];
 }
 
-const TIERABLE_KEYS = ['input_mtok', 'output_mtok', 'output_reasoning_mtok', 'cache_read_mtok', 'cache_write_mtok', 'cache_write_1h_mtok'] as const;
+const TIERABLE_KEYS = [
+  'input_mtok',
+  'output_mtok',
+  'output_reasoning_mtok',
+  'cache_read_mtok',
+  'cache_write_mtok',
+  'cache_write_1h_mtok',
+] as const;
 const CARRIED_BY: Record<RateField, string> = {
   input_cost_per_million: 'input_mtok',
   output_cost_per_million: 'output_mtok',
@@ -153,7 +160,9 @@ function matchesName(m: MatchLogic | undefined, name: string): boolean {
 
 function listedNames(m: MatchLogic | undefined): string[] {
   if (!m) return [];
-  return [...(m.equals ? [m.equals] : []), ...(m.starts_with ? [m.starts_with] : []), ...(m.or ?? []).flatMap(listedNames)].map((n) => n.toLowerCase());
+  return [...(m.equals ? [m.equals] : []), ...(m.starts_with ? [m.starts_with] : []), ...(m.or ?? []).flatMap(listedNames)].map((n) =>
+    n.toLowerCase(),
+  );
 }
 
 function startsWithPatterns(m: MatchLogic | undefined): string[] {
@@ -210,10 +219,22 @@ export function catalogEntries(provider: CatalogProvider, pin: CatalogPin, maker
         source_date: pin.released,
         note: `${pin.package}@${pin.version} (${provider.id}/${model.id})`,
       };
-      entries.push({ card, carried: RATE_FIELDS.filter((f) => period.prices[CARRIED_BY[f]] !== undefined), model: `${provider.id}/${model.id}`, names: (name) => matchesName(model.match, name), listed: listedNames(model.match) });
+      entries.push({
+        card,
+        carried: RATE_FIELDS.filter((f) => period.prices[CARRIED_BY[f]] !== undefined),
+        model: `${provider.id}/${model.id}`,
+        names: (name) => matchesName(model.match, name),
+        listed: listedNames(model.match),
+      });
     }
   }
-  entries.sort((a, b) => (a.card.model_slug === b.card.model_slug ? a.card.effective_from.localeCompare(b.card.effective_from) : a.card.model_slug < b.card.model_slug ? -1 : 1));
+  entries.sort((a, b) =>
+    a.card.model_slug === b.card.model_slug
+      ? a.card.effective_from.localeCompare(b.card.effective_from)
+      : a.card.model_slug < b.card.model_slug
+        ? -1
+        : 1,
+  );
   return { entries, resold };
 }
 
@@ -258,8 +279,7 @@ function sameRate(a: string | null | undefined, b: string | null | undefined): b
 const latestCard = (cards: readonly StandardRateCardEntry[]) =>
   [...cards].sort((a, b) => a.effective_from.localeCompare(b.effective_from)).at(-1);
 
-const ratesOf = (r: Partial<Rates>): Rates =>
-  Object.fromEntries(RATE_FIELDS.map((f) => [f, r[f] ?? null])) as Rates;
+const ratesOf = (r: Partial<Rates>): Rates => Object.fromEntries(RATE_FIELDS.map((f) => [f, r[f] ?? null])) as Rates;
 
 /**
  * The card the catalog proposes for a slug we ship (or one that names the same model): the
@@ -277,10 +297,23 @@ function mergeWithShipped(current: StandardRateCardEntry, entry: CatalogEntry) {
     // A silent class: our rate in the same tier, else the tier's derived rate (input for writes, output for reasoning).
     return { ...t, ...Object.fromEntries(silent.map((f) => [f, ourTier?.[f] ?? t[f] ?? null])) };
   });
-  const tiersDiffer = catalogTiers.length > 0 && !(tiers.length === ourTiers.length && tiers.every((t, i) => t.above_prompt_tokens === ourTiers[i]!.above_prompt_tokens && RATE_FIELDS.every((f) => sameRate(t[f], ourTiers[i]![f]))));
+  const tiersDiffer =
+    catalogTiers.length > 0 &&
+    !(
+      tiers.length === ourTiers.length &&
+      tiers.every(
+        (t, i) => t.above_prompt_tokens === ourTiers[i]!.above_prompt_tokens && RATE_FIELDS.every((f) => sameRate(t[f], ourTiers[i]![f])),
+      )
+    );
   const fields = [...carried.filter((f) => !sameRate(current[f], card[f])), ...(tiersDiffer ? ['tiers'] : [])];
-  const kept = [...silent.filter((f) => current[f] != null && !sameRate(current[f], card[f])), ...(catalogTiers.length === 0 && ourTiers.length > 0 ? ['tiers'] : [])];
-  const keptNote = kept.length > 0 ? `; kept from our card of ${current.effective_from} (${current.source}, ${current.source_date}): ${kept.join(', ')}` : '';
+  const kept = [
+    ...silent.filter((f) => current[f] != null && !sameRate(current[f], card[f])),
+    ...(catalogTiers.length === 0 && ourTiers.length > 0 ? ['tiers'] : []),
+  ];
+  const keptNote =
+    kept.length > 0
+      ? `; kept from our card of ${current.effective_from} (${current.source}, ${current.source_date}): ${kept.join(', ')}`
+      : '';
   const { tiers: _catalogTiers, ...rest } = card;
   const keptTiers = catalogTiers.length > 0 ? tiers : ourTiers;
   const proposed: StandardRateCardEntry = {
@@ -298,7 +331,12 @@ function mergeWithShipped(current: StandardRateCardEntry, entry: CatalogEntry) {
  * (claude-sonnet-4 for claude-sonnet-4-0), it is an alias and keeps what our card has that the
  * catalog does not state (tiers, a one-hour rate), as a changed card would.
  */
-function newModel(slug: string, ordered: CatalogEntry[], shippedSlugs: string[], bySlug: Map<string, StandardRateCardEntry[]>): CatalogChange {
+function newModel(
+  slug: string,
+  ordered: CatalogEntry[],
+  shippedSlugs: string[],
+  bySlug: Map<string, StandardRateCardEntry[]>,
+): CatalogChange {
   const latest = ordered.at(-1)!;
   const earlier = ordered.slice(0, -1).map((e) => e.card);
   const shadows = shippedSlugs.filter((s) => slug.startsWith(s) && s !== slug).sort((a, b) => b.length - a.length)[0];
@@ -335,7 +373,13 @@ export function diffCatalog(shipped: readonly StandardRateCardEntry[], catalog: 
     modelsBySlug.set(e.card.model_slug, (modelsBySlug.get(e.card.model_slug) ?? new Set()).add(e.model));
   }
   const shippedSlugs = [...new Set(shipped.map((c) => c.model_slug))];
-  const diff: CatalogDiff = { changes: [], unchanged: 0, kept_by_hand: [], resold_skipped: catalog.flatMap((p) => p.resold), ambiguous_slugs: [] };
+  const diff: CatalogDiff = {
+    changes: [],
+    unchanged: 0,
+    kept_by_hand: [],
+    resold_skipped: catalog.flatMap((p) => p.resold),
+    ambiguous_slugs: [],
+  };
   for (const [slug, periods] of [...periodsBySlug].sort(([a], [b]) => (a < b ? -1 : 1))) {
     if (modelsBySlug.get(slug)!.size > 1) {
       diff.ambiguous_slugs.push(slug);
@@ -349,7 +393,11 @@ export function diffCatalog(shipped: readonly StandardRateCardEntry[], catalog: 
       diff.unchanged++;
       continue;
     }
-    const handReason = hand.get(slug) ?? (current && current.source_date > pin.released ? `our card was checked on ${current.source_date}, after ${pin.package}@${pin.version} (${pin.released})` : undefined);
+    const handReason =
+      hand.get(slug) ??
+      (current && current.source_date > pin.released
+        ? `our card was checked on ${current.source_date}, after ${pin.package}@${pin.version} (${pin.released})`
+        : undefined);
     if (handReason !== undefined) {
       diff.kept_by_hand.push({ model_slug: slug, reason: handReason });
       continue;
@@ -372,7 +420,8 @@ export function diffCatalog(shipped: readonly StandardRateCardEntry[], catalog: 
   return diff;
 }
 
-const longestPrefix = (slugs: readonly string[], name: string) => slugs.filter((s) => name.startsWith(s)).reduce<string | undefined>((a, s) => (a === undefined || s.length > a.length ? s : a), undefined);
+const longestPrefix = (slugs: readonly string[], name: string) =>
+  slugs.filter((s) => name.startsWith(s)).reduce<string | undefined>((a, s) => (a === undefined || s.length > a.length ? s : a), undefined);
 
 /**
  * Names the package lists for one model that a new slug would price as another model (the catalog's
@@ -397,8 +446,19 @@ function cardsForCapturedNames(
       const now = longestPrefix(after, name);
       if (taken.has(name) || name.includes('/') || now === undefined || now === slug || now === longestPrefix(shippedSlugs, name)) continue;
       taken.add(name);
-      const cards = ordered.map((e) => ({ ...e.card, model_slug: name, note: `${e.card.note ?? ''}; the package lists "${name}" as this model, which slug ${now} would otherwise price` }));
-      out.push({ model_slug: name, provider: cards[0]!.provider, kind: 'new_model', shadows: now, proposed: cards.at(-1)!, ...(cards.length > 1 ? { earlier: cards.slice(0, -1) } : {}) });
+      const cards = ordered.map((e) => ({
+        ...e.card,
+        model_slug: name,
+        note: `${e.card.note ?? ''}; the package lists "${name}" as this model, which slug ${now} would otherwise price`,
+      }));
+      out.push({
+        model_slug: name,
+        provider: cards[0]!.provider,
+        kind: 'new_model',
+        shadows: now,
+        proposed: cards.at(-1)!,
+        ...(cards.length > 1 ? { earlier: cards.slice(0, -1) } : {}),
+      });
     }
   }
   return out.sort((a, b) => (a.model_slug < b.model_slug ? -1 : 1));
@@ -409,5 +469,7 @@ function cardsForCapturedNames(
  * catalog's own dates, earlier periods included). Existing cards are never changed or removed.
  */
 export function cardsToAdd(diff: CatalogDiff, from: string): StandardRateCardEntry[] {
-  return diff.changes.flatMap((c) => (c.kind === 'new_model' ? [...(c.earlier ?? []), c.proposed] : [{ ...c.proposed, effective_from: from }]));
+  return diff.changes.flatMap((c) =>
+    c.kind === 'new_model' ? [...(c.earlier ?? []), c.proposed] : [{ ...c.proposed, effective_from: from }],
+  );
 }

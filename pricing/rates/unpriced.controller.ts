@@ -64,7 +64,11 @@ export class UnpricedController extends Controller {
    */
   @Get('unpriced')
   @Response<ErrorEnvelope>(400, 'Bad or missing dates, or start_date not before end_date')
-  public async getUnpriced(@Request() req: ExRequest, @Query() start_date: IsoDateParam, @Query() end_date: IsoDateParam): Promise<UnpricedList> {
+  public async getUnpriced(
+    @Request() req: ExRequest,
+    @Query() start_date: IsoDateParam,
+    @Query() end_date: IsoDateParam,
+  ): Promise<UnpricedList> {
     const rc = readContext(req);
     const range = parseDateRange(start_date, end_date);
     const rows = await rc.lake.rows<UnpricedRow>(

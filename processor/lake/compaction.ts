@@ -86,7 +86,14 @@ export async function compact(state: PartitionState, ctx: LakeContext, options: 
       tableColumns(group.table),
     );
     const { file, rows } = await copyToGroupFile(
-      state.conn, ctx.lakeDir, state.partition, 'compact', group.table, group.organization_id, group.date, mergeSelect(group.table, relation),
+      state.conn,
+      ctx.lakeDir,
+      state.partition,
+      'compact',
+      group.table,
+      group.organization_id,
+      group.date,
+      mergeSelect(group.table, relation),
     );
     const expected = group.files.reduce((n, f) => n + f.rows, 0);
     if (group.table === 'events' && rows !== expected) {
@@ -96,7 +103,11 @@ export async function compact(state: PartitionState, ctx: LakeContext, options: 
     pending.push({ group, file, rows });
   }
   const sizes = await fileSizes(ctx.lakeDir, written);
-  await persist(ctx.lakeDir, written.map((f) => absolutePath(ctx.lakeDir, f.path)), directoriesOf(ctx.lakeDir, written));
+  await persist(
+    ctx.lakeDir,
+    written.map((f) => absolutePath(ctx.lakeDir, f.path)),
+    directoriesOf(ctx.lakeDir, written),
+  );
   const now = ctx.clock();
   const deletedAfter = new Date(now.getTime() + (options.graceMs ?? 10 * 60_000)).toISOString();
   const replaced = new Set(pending.flatMap((p) => p.group.files.map((f) => f.path)));

@@ -52,7 +52,16 @@ export function planDimensionBackfill(files: readonly ManifestFile[], sets: Read
     else groups.set(k, { organizationId: f.organization_id, date: f.date, set, events: [f] });
   }
   return [...groups.values()]
-    .filter((g) => Object.entries(g.set).some(([key, type]) => !coversDimension(g.events.map((f) => f.dimensions), key, type)))
+    .filter((g) =>
+      Object.entries(g.set).some(
+        ([key, type]) =>
+          !coversDimension(
+            g.events.map((f) => f.dimensions),
+            key,
+            type,
+          ),
+      ),
+    )
     .sort((a, b) => compareCodePoints(a.organizationId, b.organizationId) || compareCodePoints(a.date, b.date));
 }
 
@@ -63,7 +72,11 @@ export async function dimensionBackfillPlan(state: PartitionState, ctx: LakeCont
   return planDimensionBackfill(files, await dimensionSetsOf(ctx, orgs));
 }
 
-export async function backfillDimensions(state: PartitionState, ctx: LakeContext, options: DimensionBackfillOptions = {}): Promise<DimensionBackfillResult> {
+export async function backfillDimensions(
+  state: PartitionState,
+  ctx: LakeContext,
+  options: DimensionBackfillOptions = {},
+): Promise<DimensionBackfillResult> {
   const manifest = state.manifest;
   const plan = await dimensionBackfillPlan(state, ctx);
   const todo = plan.slice(0, options.maxGroups ?? 30);
@@ -73,9 +86,21 @@ export async function backfillDimensions(state: PartitionState, ctx: LakeContext
   const replaced = new Set<string>();
   const covered = new Map<string, DimensionSet>(); // events file path → its new set
   for (const g of todo) {
-    const events = parquetRelationSql(g.events.map((f) => absolutePath(ctx.lakeDir, f.path)), EVENTS_COLUMNS);
+    const events = parquetRelationSql(
+      g.events.map((f) => absolutePath(ctx.lakeDir, f.path)),
+      EVENTS_COLUMNS,
+    );
     for (const [table, select] of dimensionRollupSources(events, new Map([[g.organizationId, g.set]]))) {
-      const { file, rows } = await copyToGroupFile(state.conn, ctx.lakeDir, state.partition, 'rewrite', table, g.organizationId, g.date, select);
+      const { file, rows } = await copyToGroupFile(
+        state.conn,
+        ctx.lakeDir,
+        state.partition,
+        'rewrite',
+        table,
+        g.organizationId,
+        g.date,
+        select,
+      );
       if (rows === 0) {
         await fs.rm(absolutePath(ctx.lakeDir, file.path), { force: true });
         continue;
@@ -90,7 +115,11 @@ export async function backfillDimensions(state: PartitionState, ctx: LakeContext
     for (const f of g.events) covered.set(f.path, g.set);
   }
   const sizes = await fileSizes(ctx.lakeDir, written);
-  await persist(ctx.lakeDir, written.map((f) => absolutePath(ctx.lakeDir, f.path)), directoriesOf(ctx.lakeDir, written));
+  await persist(
+    ctx.lakeDir,
+    written.map((f) => absolutePath(ctx.lakeDir, f.path)),
+    directoriesOf(ctx.lakeDir, written),
+  );
   const now = ctx.clock();
   const deletedAfter = new Date(now.getTime() + (options.graceMs ?? 10 * 60_000)).toISOString();
   const garbage: GarbageFile[] = [...replaced].map((path) => ({ path, deleted_after: deletedAfter }));

@@ -79,7 +79,13 @@ export class EventBatch {
    * rows would give.
    */
   groupStats(skipped: readonly number[]): Map<string, EventsGroupStats> {
-    const acc = this.groupList.map(() => ({ rows: 0, minOffset: Infinity, maxOffset: -Infinity, maxReceivedMs: -Infinity, counts: [0, 0, 0] }));
+    const acc = this.groupList.map(() => ({
+      rows: 0,
+      minOffset: Infinity,
+      maxOffset: -Infinity,
+      maxReceivedMs: -Infinity,
+      counts: [0, 0, 0],
+    }));
     let next = 0;
     for (let i = 0; i < this.size; i++) {
       if (skipped[next] === i) {

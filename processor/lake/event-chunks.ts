@@ -6,18 +6,7 @@
 // DECIMAL(38,12)'s 128-bit integer (value × 10^12), rounding past 12 places half away from zero as
 // DuckDB's VARCHAR → DECIMAL cast does; timestamps are the Date's milliseconds × 1000.
 import duckdb from '@duckdb/node-bindings';
-import {
-  BIGINT,
-  BOOLEAN,
-  DATE,
-  DECIMAL,
-  DOUBLE,
-  DuckDBDataChunk,
-  INTEGER,
-  TIMESTAMP,
-  VARCHAR,
-  type DuckDBType,
-} from '@duckdb/node-api';
+import { BIGINT, BOOLEAN, DATE, DECIMAL, DOUBLE, DuckDBDataChunk, INTEGER, TIMESTAMP, VARCHAR, type DuckDBType } from '@duckdb/node-api';
 import { EVENTS_COLUMNS, type LakeEventRow, type LakeValueKind } from '../../core/lake/events-schema.js';
 import { Big } from '../../core/money.js';
 import { DAY_MS } from '../../core/time.js';
@@ -253,7 +242,10 @@ function rowWriterSource(): string {
     const bad = (test: string) => `if (${test}) throw h.invalid(row, c, v);`;
     switch (layout) {
       case VARCHAR_:
-        lines.push(bad(`typeof v !== 'string'`), `if (!h.writeInlineString(c.bytes, c.u32, r, v)) { h.assign(vectors[${ci}], r, v); c.assigned.push(r); }`);
+        lines.push(
+          bad(`typeof v !== 'string'`),
+          `if (!h.writeInlineString(c.bytes, c.u32, r, v)) { h.assign(vectors[${ci}], r, v); c.assigned.push(r); }`,
+        );
         break;
       case BOOLEAN_:
         lines.push(bad(`typeof v !== 'boolean'`), 'c.bytes[r] = v ? 1 : 0;');
@@ -276,7 +268,11 @@ function rowWriterSource(): string {
         );
         break;
       case DATE_:
-        lines.push('const ms = v instanceof Date ? v.getTime() : NaN;', bad('!Number.isFinite(ms)'), `c.i32[r] = Math.floor(ms / ${DAY_MS});`);
+        lines.push(
+          'const ms = v instanceof Date ? v.getTime() : NaN;',
+          bad('!Number.isFinite(ms)'),
+          `c.i32[r] = Math.floor(ms / ${DAY_MS});`,
+        );
         break;
       default:
         lines.push(bad(`typeof v !== 'string' || !h.writeMoney(c.u32, 4 * r, v)`));

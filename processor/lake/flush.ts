@@ -132,7 +132,10 @@ async function writeBatchFiles(
     t = now;
   };
   const stats = batch.groupStats(skipped);
-  const dimensions = await dimensionSetsOf(ctx, [...stats.values()].map((g) => g.organization_id));
+  const dimensions = await dimensionSetsOf(
+    ctx,
+    [...stats.values()].map((g) => g.organization_id),
+  );
   await stageChunks(conn, BATCH, batch.chunks);
   try {
     // A fresh table's rowids are its rows' positions in append order, i.e. in the batch.
@@ -150,7 +153,11 @@ async function writeBatchFiles(
     const split = await eventsStatsOfSplitGroups(conn, ctx.lakeDir, written);
     const sizes = await fileSizes(ctx.lakeDir, written);
     lap('write');
-    await persist(ctx.lakeDir, written.map((f) => absolutePath(ctx.lakeDir, f.path)), directoriesOf(ctx.lakeDir, written));
+    await persist(
+      ctx.lakeDir,
+      written.map((f) => absolutePath(ctx.lakeDir, f.path)),
+      directoriesOf(ctx.lakeDir, written),
+    );
     lap('sync');
     const now = ctx.clock();
     return written.map((f, i) => {
@@ -168,7 +175,11 @@ async function writeBatchFiles(
  * files, read those back so each manifest entry describes its own file exactly (rollup entries
  * carry the group's event statistics, as their rows are computed from all of them).
  */
-async function eventsStatsOfSplitGroups(conn: DuckDBConnection, lakeDir: string, written: readonly CopiedFile[]): Promise<Map<string, EventsGroupStats>> {
+async function eventsStatsOfSplitGroups(
+  conn: DuckDBConnection,
+  lakeDir: string,
+  written: readonly CopiedFile[],
+): Promise<Map<string, EventsGroupStats>> {
   const events = written.filter((f) => f.table === 'events');
   const count = new Map<string, number>();
   for (const f of events) count.set(groupKey(f.organization_id, f.date), (count.get(groupKey(f.organization_id, f.date)) ?? 0) + 1);

@@ -44,7 +44,11 @@ export async function collectGarbage(state: PartitionState, ctx: LakeContext, op
   for (const g of expired) await unlinkIfPresent(absolutePath(ctx.lakeDir, g.path));
   if (expired.length > 0) {
     const gone = new Set(expired.map((g) => g.path));
-    await state.commit(ctx, { next_offset: manifest.next_offset, files: manifest.files, garbage: manifest.garbage.filter((g) => !gone.has(g.path)) });
+    await state.commit(ctx, {
+      next_offset: manifest.next_offset,
+      files: manifest.files,
+      garbage: manifest.garbage.filter((g) => !gone.has(g.path)),
+    });
   }
   const strays = options.strays ? await sweepStrays(state, ctx, now - (options.strayAgeMs ?? 3600_000)) : 0;
   return { deleted: expired.length, strays };

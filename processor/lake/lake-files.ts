@@ -161,7 +161,10 @@ export function manifestEntry(
   file: WrittenFile,
   rows: number,
   bytes: number,
-  events: Pick<EventsGroupStats, 'min_offset' | 'max_offset' | 'max_received_at'> & { status_counts?: Record<EventStatus, number>; dimensions?: DimensionSet },
+  events: Pick<EventsGroupStats, 'min_offset' | 'max_offset' | 'max_received_at'> & {
+    status_counts?: Record<EventStatus, number>;
+    dimensions?: DimensionSet;
+  },
   createdAt: Date,
 ): ManifestFile {
   const entry: ManifestFile = {
@@ -177,6 +180,7 @@ export function manifestEntry(
     created_at: createdAt.toISOString(),
   };
   if (file.table === 'events' && events.status_counts) entry.status_counts = { ...events.status_counts };
-  if (file.table === 'events' && events.dimensions && Object.keys(events.dimensions).length > 0) entry.dimensions = { ...events.dimensions };
+  if (file.table === 'events' && events.dimensions && Object.keys(events.dimensions).length > 0)
+    entry.dimensions = { ...events.dimensions };
   return entry;
 }

@@ -19,7 +19,12 @@ import type { ManifestFile } from '../../core/lake/manifest.js';
 import type { DimensionSource } from '../../core/lake/dimension-rollups.js';
 import type { EventBatch } from './event-batch.js';
 import { compact, type CompactionOptions, type CompactionResult } from './compaction.js';
-import { backfillDimensions, dimensionBackfillPlan, type DimensionBackfillOptions, type DimensionBackfillResult } from './dimension-backfill.js';
+import {
+  backfillDimensions,
+  dimensionBackfillPlan,
+  type DimensionBackfillOptions,
+  type DimensionBackfillResult,
+} from './dimension-backfill.js';
 import type { DedupWindowOptions } from './dedup-window.js';
 import { flushBatch, type FlushResult } from './flush.js';
 import { collectGarbage, type GarbageOptions, type GarbageResult } from './garbage.js';
@@ -28,7 +33,17 @@ import { rewrite, type RewriteOptions, type RewriteResult, type RewriteSelector,
 
 export { LakeFencedError } from './partition-state.js';
 export { EventBatch } from './event-batch.js';
-export type { FlushResult, CompactionOptions, CompactionResult, GarbageOptions, GarbageResult, RewriteSelector, RowTransform, RewriteOptions, RewriteResult };
+export type {
+  FlushResult,
+  CompactionOptions,
+  CompactionResult,
+  GarbageOptions,
+  GarbageResult,
+  RewriteSelector,
+  RowTransform,
+  RewriteOptions,
+  RewriteResult,
+};
 
 export interface LakeWriterOptions {
   /**
@@ -63,7 +78,12 @@ export class LakeWriter {
   static async open(lakeDir: string, options: LakeWriterOptions = {}): Promise<LakeWriter> {
     await fs.mkdir(lakeDir, { recursive: true });
     const instance = options.duckdb ?? (await DuckDBInstance.create(':memory:', { threads: '2' }));
-    return new LakeWriter({ lakeDir, clock: options.clock ?? (() => new Date()), dimensions: options.dimensions }, instance, !options.duckdb, options.dedup ?? {});
+    return new LakeWriter(
+      { lakeDir, clock: options.clock ?? (() => new Date()), dimensions: options.dimensions },
+      instance,
+      !options.duckdb,
+      options.dedup ?? {},
+    );
   }
 
   get lakeDir(): string {
@@ -111,7 +131,12 @@ export class LakeWriter {
   }
 
   /** Rewrite selected rows of an organization in this partition (re-pricing). */
-  async rewriteRows(partition: number, selector: RewriteSelector, transform: RowTransform, options: RewriteOptions = {}): Promise<RewriteResult> {
+  async rewriteRows(
+    partition: number,
+    selector: RewriteSelector,
+    transform: RowTransform,
+    options: RewriteOptions = {},
+  ): Promise<RewriteResult> {
     const s = await this.state(partition);
     return s.exclusive(() => rewrite(s, this.ctx, selector, transform, options));
   }

@@ -91,7 +91,10 @@ export async function rewrite(
   for (const [date, files] of [...byDate].sort(([a], [b]) => compareCodePoints(a, b))) {
     // status_counts lets a pending-only rewrite skip groups without reading them.
     if (statuses && files.every((f) => f.status_counts && statuses.every((s) => f.status_counts![s] === 0))) continue;
-    const relation = parquetRelationSql(files.map((f) => absolutePath(ctx.lakeDir, f.path)), EVENTS_COLUMNS);
+    const relation = parquetRelationSql(
+      files.map((f) => absolutePath(ctx.lakeDir, f.path)),
+      EVENTS_COLUMNS,
+    );
     const where = statuses ? `WHERE status IN (${statuses.map(sqlStringLiteral).join(', ')})` : '';
     const reader = await state.conn.runAndReadAll(`SELECT ${wireSelectList()} FROM ${relation} ${where} ORDER BY kafka_offset`);
     const candidates = reader.getRowObjects().map((o) => rowFromWire(o as Record<string, unknown>));
@@ -115,7 +118,8 @@ export async function rewrite(
       );
       const [stats] = (await eventsGroupStats(state.conn, GROUP)).values();
       const expected = files.reduce((n, f) => n + f.rows, 0);
-      if (!stats || stats.rows !== expected) throw new Error(`rewrite of ${org}/${date}: ${stats?.rows ?? 0} rows, manifest lists ${expected}`);
+      if (!stats || stats.rows !== expected)
+        throw new Error(`rewrite of ${org}/${date}: ${stats?.rows ?? 0} rows, manifest lists ${expected}`);
       const outputs: [WrittenFile['table'], string][] = [
         ['events', `SELECT * FROM ${GROUP} ORDER BY kafka_offset`],
         ['daily_costs', rollupFromEventsSql(DAILY_COSTS, GROUP)],
@@ -141,14 +145,21 @@ export async function rewrite(
   }
   if (result.groups === 0) return result;
   const sizes = await fileSizes(ctx.lakeDir, written);
-  await persist(ctx.lakeDir, written.map((f) => absolutePath(ctx.lakeDir, f.path)), directoriesOf(ctx.lakeDir, written));
+  await persist(
+    ctx.lakeDir,
+    written.map((f) => absolutePath(ctx.lakeDir, f.path)),
+    directoriesOf(ctx.lakeDir, written),
+  );
   const now = ctx.clock();
   const deletedAfter = new Date(now.getTime() + (options.graceMs ?? 10 * 60_000)).toISOString();
   const garbage: GarbageFile[] = [...replaced].map((path) => ({ path, deleted_after: deletedAfter }));
   await options.beforeCommit?.(written.map((f) => f.path));
   await state.commit(ctx, {
     next_offset: manifest.next_offset,
-    files: [...manifest.files.filter((f) => !replaced.has(f.path)), ...added.map((a, i) => manifestEntry(a.file, a.rows, sizes[i]!, a.events, now))],
+    files: [
+      ...manifest.files.filter((f) => !replaced.has(f.path)),
+      ...added.map((a, i) => manifestEntry(a.file, a.rows, sizes[i]!, a.events, now)),
+    ],
     garbage: [...manifest.garbage, ...garbage],
   });
   result.filesReplaced = replaced.size;

@@ -78,7 +78,11 @@ function convert(flag: FlagSpec, raw: string | true): unknown {
     if (!/^\d+$/.test(raw)) throw new UsageError(`--${flag.name} must be a whole number, got "${raw}"`);
     return Number(raw);
   }
-  if (flag.type === 'list') return raw.split(',').map((s) => s.trim()).filter(Boolean);
+  if (flag.type === 'list')
+    return raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   if (flag.type === 'json') {
     try {
       // Numbers in the JSON stay as written only when quoted: pass rates as strings ("3.75").
@@ -92,8 +96,12 @@ function convert(flag: FlagSpec, raw: string | true): unknown {
     return Number(raw);
   }
   if (flag.type === 'integer-list') {
-    const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
-    if (!items.every((s) => /^\d+$/.test(s))) throw new UsageError(`--${flag.name} must be whole numbers separated by commas, got "${raw}"`);
+    const items = raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    if (!items.every((s) => /^\d+$/.test(s)))
+      throw new UsageError(`--${flag.name} must be whole numbers separated by commas, got "${raw}"`);
     return items.map(Number);
   }
   return raw;

@@ -16,14 +16,18 @@ import { utcDate } from '../../core/time.js';
 const PIN_PATH = fromRoot('pricing', 'catalog', 'catalog-pin.json');
 
 function installedVersion(): string {
-  const pkg = JSON.parse(fs.readFileSync(fromRoot('node_modules', '@pydantic', 'genai-prices', 'package.json'), 'utf8')) as { version: string };
+  const pkg = JSON.parse(fs.readFileSync(fromRoot('node_modules', '@pydantic', 'genai-prices', 'package.json'), 'utf8')) as {
+    version: string;
+  };
   return pkg.version;
 }
 
 function loadCatalog(pin: CatalogPin) {
   const version = installedVersion();
   if (version !== pin.version) {
-    throw new UsageError(`installed ${pin.package} is ${version} but pricing/catalog/catalog-pin.json pins ${pin.version}: update the pin (version and released date) first`);
+    throw new UsageError(
+      `installed ${pin.package} is ${version} but pricing/catalog/catalog-pin.json pins ${pin.version}: update the pin (version and released date) first`,
+    );
   }
   // The package's own model-to-provider match says who makes a model (Claude → anthropic).
   const makerOf = (modelId: string) => findProvider({ modelId })?.id;

@@ -80,13 +80,23 @@ async function seed(svc: LocalService, t: ServiceTenant): Promise<void> {
   const ts = String(Math.floor(Date.now() / 1000));
   const res = await fetch(`${svc.url}/v1/usage-events/batch`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json', 'x-timestamp': ts, 'x-signature': signPayload(t.signingSecret, ts, body) },
+    headers: {
+      authorization: `Bearer ${t.apiKey}`,
+      'content-type': 'application/json',
+      'x-timestamp': ts,
+      'x-signature': signPayload(t.signingSecret, ts, body),
+    },
     body,
   });
   if (res.status !== 200) throw new Error(`seeding events: ${res.status} ${await res.text()}`);
 }
 
-function runSchemathesis(st: string, svc: LocalService, t: ServiceTenant, opts: { seconds: number; workers: string; seed?: string; reportDir: string }): Promise<{ code: number; output: string }> {
+function runSchemathesis(
+  st: string,
+  svc: LocalService,
+  t: ServiceTenant,
+  opts: { seconds: number; workers: string; seed?: string; reportDir: string },
+): Promise<{ code: number; output: string }> {
   const args = [
     '--config-file',
     CONFIG,
@@ -149,20 +159,29 @@ async function main(): Promise<void> {
   });
   const st = ensureSchemathesis();
   const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'marginal-fuzz-report-'));
-  const svc = await startLocalService({ env: { RATE_LIMIT_INGEST_PER_MINUTE: '1000000000', RATE_LIMIT_READ_PER_15_MINUTES: '1000000000' } });
+  const svc = await startLocalService({
+    env: { RATE_LIMIT_INGEST_PER_MINUTE: '1000000000', RATE_LIMIT_READ_PER_15_MINUTES: '1000000000' },
+  });
   let failed = true;
   try {
     const tenant = await createServiceTenant(svc, 'fuzz', 100_000_000);
     await seed(svc, tenant);
     const before = await answersByStatus(svc.url);
     const started = Date.now();
-    const run = await runSchemathesis(st, svc, tenant, { seconds: Number(values.seconds), workers: values.workers!, seed: values.seed, reportDir });
+    const run = await runSchemathesis(st, svc, tenant, {
+      seconds: Number(values.seconds),
+      workers: values.workers!,
+      seed: values.seed,
+      reportDir,
+    });
     const seconds = (Date.now() - started) / 1000;
     const after = await answersByStatus(svc.url);
     const byStatus: Record<string, number> = {};
     for (const [s, n] of Object.entries(after)) if (n - (before[s] ?? 0) > 0) byStatus[s] = n - (before[s] ?? 0);
     const requests = Object.values(byStatus).reduce((a, b) => a + b, 0);
-    const serverErrors = Object.entries(byStatus).filter(([s]) => s.startsWith('5')).reduce((a, [, n]) => a + n, 0);
+    const serverErrors = Object.entries(byStatus)
+      .filter(([s]) => s.startsWith('5'))
+      .reduce((a, [, n]) => a + n, 0);
     const summary = {
       schemathesis: SCHEMATHESIS,
       seconds: Math.round(seconds),
@@ -172,14 +191,20 @@ async function main(): Promise<void> {
       checkFailures: checkFailures(run.output),
       toolErrors: toolErrors(run.output),
       byStatus,
-      summaryLines: run.output.split('\n').filter((l) => /passed|failed|errors?|Test cases|Operations|Seed/i.test(l)).slice(-12),
+      summaryLines: run.output
+        .split('\n')
+        .filter((l) => /passed|failed|errors?|Test cases|Operations|Seed/i.test(l))
+        .slice(-12),
     };
     console.log(JSON.stringify(summary, null, 2));
     if (values.write) fs.writeFileSync(fromRoot('bench', 'results', 'fuzz.md'), report(summary));
     if (values.junit) copyJunitReport(reportDir, values.junit);
     failed = serverErrors > 0 || summary.checkFailures > 0 || (run.code !== 0 && summary.toolErrors === 0);
     if (serverErrors > 0) printServiceErrors(svc.logFile);
-    if (summary.toolErrors > 0) console.error(`fuzz: schemathesis hit ${summary.toolErrors} runtime error(s) of its own (see ERRORS above); not counted as API failures`);
+    if (summary.toolErrors > 0)
+      console.error(
+        `fuzz: schemathesis hit ${summary.toolErrors} runtime error(s) of its own (see ERRORS above); not counted as API failures`,
+      );
   } finally {
     await svc.stop();
     fs.rmSync(reportDir, { recursive: true, force: true });
@@ -220,18 +245,30 @@ function toolErrors(output: string): number {
   return [...output.matchAll(/🚫\s+(\d+) errors?/g)].reduce((n, m) => n + Number(m[1]), 0);
 }
 
-function report(s: { schemathesis: string; seconds: number; requests: number; serverErrors: number; schemathesisExit: number; checkFailures: number; toolErrors: number; byStatus: Record<string, number>; summaryLines: string[] }): string {
+function report(s: {
+  schemathesis: string;
+  seconds: number;
+  requests: number;
+  serverErrors: number;
+  schemathesisExit: number;
+  checkFailures: number;
+  toolErrors: number;
+  byStatus: Record<string, number>;
+  summaryLines: string[];
+}): string {
   return [
     '# Fuzzing (`npm run fuzz`)',
     '',
     `Schemathesis (${s.schemathesis}) over \`openapi/openapi.json\`, every tenant-facing operation, against the all-in-one`,
     'service started as a child process (real broker, registry, PGlite, DuckDB), ingest bodies signed by the hook.',
-    'Checks: all of schemathesis\'s defaults (`scripts/fuzz/schemathesis.toml` says the one exception).',
+    "Checks: all of schemathesis's defaults (`scripts/fuzz/schemathesis.toml` says the one exception).",
     '',
     `- Run: ${new Date().toISOString()}, ${s.seconds} s, ${os.cpus().length} cores.`,
     `- Requests answered (service's own /metrics): **${s.requests}**; server errors (5xx): **${s.serverErrors}**.`,
     `- Failed checks (schema violations, undocumented statuses, …): **${s.checkFailures}**; schemathesis exit code ${s.schemathesisExit}; its own runtime errors: ${s.toolErrors}.`,
-    `- Answers by status: ${Object.entries(s.byStatus).map(([k, v]) => `${k}: ${v}`).join(', ')}.`,
+    `- Answers by status: ${Object.entries(s.byStatus)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join(', ')}.`,
     '',
     "Schemathesis's summary:",
     '',

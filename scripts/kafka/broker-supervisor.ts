@@ -35,7 +35,11 @@ const brokerRestarts = new promClient.Counter({
   registers: [registry],
 });
 
-export async function superviseBroker(opts: StartBrokerOptions, logger: Logger, supervision: SupervisionOptions = {}): Promise<SupervisedBroker> {
+export async function superviseBroker(
+  opts: StartBrokerOptions,
+  logger: Logger,
+  supervision: SupervisionOptions = {},
+): Promise<SupervisedBroker> {
   const backoff = { firstMs: supervision.firstDelayMs ?? 1_000, maxMs: supervision.maxDelayMs ?? 30_000 };
   const healthyAfterMs = supervision.healthyAfterMs ?? 60_000;
   let current: RunningBroker | null = await startBroker(opts);
@@ -55,7 +59,10 @@ export async function superviseBroker(opts: StartBrokerOptions, logger: Logger, 
       brokerUp.set(0);
       if (stopping) return;
       if (Date.now() - startedAt >= healthyAfterMs) attempt = 0;
-      logger.error({ pid: broker.pid, exitCode: code, signal, restartInMs: nextDelayMs(), logFile: broker.logFile }, 'the Kafka broker died; starting it again');
+      logger.error(
+        { pid: broker.pid, exitCode: code, signal, restartInMs: nextDelayMs(), logFile: broker.logFile },
+        'the Kafka broker died; starting it again',
+      );
       schedule();
     });
   };
@@ -66,22 +73,24 @@ export async function superviseBroker(opts: StartBrokerOptions, logger: Logger, 
     timer = setTimeout(() => {
       timer = null;
       if (stopping) return;
-      starting = startBroker(opts).then(
-        (broker) => {
-          if (stopping) return broker.stop();
-          current = broker;
-          restarts++;
-          brokerRestarts.inc();
-          brokerUp.set(1);
-          logger.info({ pid: broker.pid, restarts }, 'the Kafka broker is back');
-          watch(broker);
-        },
-        (err) => {
-          if (stopping) return;
-          logger.error({ err, restartInMs: nextDelayMs() }, 'the Kafka broker did not start again; retrying');
-          schedule();
-        },
-      ).finally(() => (starting = null));
+      starting = startBroker(opts)
+        .then(
+          (broker) => {
+            if (stopping) return broker.stop();
+            current = broker;
+            restarts++;
+            brokerRestarts.inc();
+            brokerUp.set(1);
+            logger.info({ pid: broker.pid, restarts }, 'the Kafka broker is back');
+            watch(broker);
+          },
+          (err) => {
+            if (stopping) return;
+            logger.error({ err, restartInMs: nextDelayMs() }, 'the Kafka broker did not start again; retrying');
+            schedule();
+          },
+        )
+        .finally(() => (starting = null));
     }, wait);
   };
 

@@ -105,11 +105,9 @@ async function fetchKafkaJars(): Promise<string> {
   fs.mkdirSync(base, { recursive: true });
   const staging = fs.mkdtempSync(path.join(base, 'libs.fetch-'));
   try {
-    await run('mvn', ['-q', '-B', '-f', POM, 'dependency:copy-dependencies', `-DoutputDirectory=${staging}`], 600_000).catch(
-      (e: Error) => {
-        throw new Error(`fetching the Kafka jars with Maven failed (needs mvn and Maven Central once): ${e.message}`);
-      },
-    );
+    await run('mvn', ['-q', '-B', '-f', POM, 'dependency:copy-dependencies', `-DoutputDirectory=${staging}`], 600_000).catch((e: Error) => {
+      throw new Error(`fetching the Kafka jars with Maven failed (needs mvn and Maven Central once): ${e.message}`);
+    });
     if (!fs.readdirSync(staging).some((f) => f.startsWith('kafka_2.13-'))) {
       throw new Error(`Maven finished but ${staging} holds no kafka_2.13 jar`);
     }
@@ -409,8 +407,7 @@ async function waitUntilReady(brokers: string[], jvm: ChildProcess, logFile: str
   while (Date.now() < deadline) {
     if (jvm.exitCode !== null || jvm.signalCode !== null) {
       throw new Error(
-        `Kafka broker exited during start (code ${jvm.exitCode}, signal ${jvm.signalCode}); ` +
-          `from ${logFile}, ${logExcerpt(logFile)}`,
+        `Kafka broker exited during start (code ${jvm.exitCode}, signal ${jvm.signalCode}); ` + `from ${logFile}, ${logExcerpt(logFile)}`,
       );
     }
     const admin = kafka.admin({ retry: { retries: 0 } });

@@ -161,7 +161,18 @@ export async function startLocalPostgres(opts: LocalPostgresOptions): Promise<Lo
   };
   const fresh = !fs.existsSync(path.join(dataDir, 'PG_VERSION'));
   if (fresh) {
-    await exec([path.join(bin, 'initdb'), '-D', dataDir, '-U', SUPERUSER, '--auth=trust', '-E', 'UTF8', '--no-locale', ...(opts.throwaway ? ['--no-sync'] : [])]);
+    await exec([
+      path.join(bin, 'initdb'),
+      '-D',
+      dataDir,
+      '-U',
+      SUPERUSER,
+      '--auth=trust',
+      '-E',
+      'UTF8',
+      '--no-locale',
+      ...(opts.throwaway ? ['--no-sync'] : []),
+    ]);
   }
 
   const settings = [
@@ -177,7 +188,19 @@ export async function startLocalPostgres(opts: LocalPostgresOptions): Promise<Lo
   for (let attempt = 0; ; attempt++) {
     port = await freePort();
     try {
-      await exec([path.join(bin, 'pg_ctl'), '-D', dataDir, '-l', logFile, '-w', '-t', '60', '-o', `-p ${port} ${settings.join(' ')}`, 'start']);
+      await exec([
+        path.join(bin, 'pg_ctl'),
+        '-D',
+        dataDir,
+        '-l',
+        logFile,
+        '-w',
+        '-t',
+        '60',
+        '-o',
+        `-p ${port} ${settings.join(' ')}`,
+        'start',
+      ]);
       break;
     } catch (e) {
       // The port may have been taken between probing and binding; try another.

@@ -192,9 +192,7 @@ export class SchemaRegistryModel {
   /** GET /schemas/ids/{id}/versions */
   versionsOfSchema(id: number): { subject: string; version: number }[] {
     this.schemaText(id);
-    return this.state.subjects.flatMap((s) =>
-      s.versions.filter((v) => v.id === id).map((v) => ({ subject: s.name, version: v.version })),
-    );
+    return this.state.subjects.flatMap((s) => s.versions.filter((v) => v.id === id).map((v) => ({ subject: s.name, version: v.version })));
   }
 
   /** GET /subjects */

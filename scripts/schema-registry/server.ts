@@ -50,11 +50,7 @@ const ROUTES: [method: string, pattern: string, route: Route][] = [
   ['POST', 'subjects/*/versions', (m, [s], body) => m.register(s!, body as RegisterRequest)],
   ['GET', 'subjects/*/versions/*', (m, [s, v]) => m.version(s!, v!)],
   ['GET', 'subjects/*/versions/*/schema', (m, [s, v]) => rawSchema(m.version(s!, v!).schema)],
-  [
-    'POST',
-    'compatibility/subjects/*/versions/*',
-    (m, [s, v], body) => m.testCompatibility(s!, v!, body as RegisterRequest),
-  ],
+  ['POST', 'compatibility/subjects/*/versions/*', (m, [s, v], body) => m.testCompatibility(s!, v!, body as RegisterRequest)],
   ['GET', 'config', (m) => m.globalConfig()],
   ['PUT', 'config', (m, _p, body) => m.setGlobalConfig(body)],
   ['GET', 'config/*', (m, [s], _b, q) => m.subjectConfig(s!, q.get('defaultToGlobal') === 'true')],

@@ -11,7 +11,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromRoot } from '../../core/paths.js';
 import { launchChromium, chromiumAvailable, type LaunchedBrowser } from '../support/chromium.js';
 import { admin } from '../support/http.js';
-import { apiGet, createTenant, ingest, issueKey, llmEvent, startPipeline, waitForLake, type EventBody, type Pipeline, type Tenant } from '../support/pipeline.js';
+import {
+  apiGet,
+  createTenant,
+  ingest,
+  issueKey,
+  llmEvent,
+  startPipeline,
+  waitForLake,
+  type EventBody,
+  type Pipeline,
+  type Tenant,
+} from '../support/pipeline.js';
 
 const SHOTS = fromRoot('test-results', 'console');
 const DAY = 86_400_000;
@@ -26,17 +37,51 @@ const PRICED = new Big(1000).times('2.5').plus(new Big(200).times(10)).div(1_000
 function events(): EventBody[] {
   const e: EventBody[] = [];
   for (let i = 0; i < 4; i++) {
-    e.push(llmEvent(`alice-${i}`, { user_id: 'alice', model: 'gpt-4o', input_tokens: 1000, output_tokens: 200, timestamp: at(1 + (i % 2), 9 + i), agent_id: 'planner', workflow_id: 'support', metadata: { team: 'search', latency_ms: 100 + i } }));
+    e.push(
+      llmEvent(`alice-${i}`, {
+        user_id: 'alice',
+        model: 'gpt-4o',
+        input_tokens: 1000,
+        output_tokens: 200,
+        timestamp: at(1 + (i % 2), 9 + i),
+        agent_id: 'planner',
+        workflow_id: 'support',
+        metadata: { team: 'search', latency_ms: 100 + i },
+      }),
+    );
   }
   for (let i = 0; i < 3; i++) {
-    e.push(llmEvent(`bob-${i}`, { user_id: 'bob', model: 'claude-x', provider: 'anthropic', cost_override: '1.25', timestamp: at(2, 10 + i), agent_id: 'coder', workflow_id: 'build', metadata: { team: 'ads', latency_ms: 250 } }));
+    e.push(
+      llmEvent(`bob-${i}`, {
+        user_id: 'bob',
+        model: 'claude-x',
+        provider: 'anthropic',
+        cost_override: '1.25',
+        timestamp: at(2, 10 + i),
+        agent_id: 'coder',
+        workflow_id: 'build',
+        metadata: { team: 'ads', latency_ms: 250 },
+      }),
+    );
   }
-  for (let i = 0; i < 2; i++) e.push(llmEvent(`carol-${i}`, { user_id: 'carol', model: 'gpt-4o-mini', provider: 'openai', cost_override: '0.1', timestamp: at(3, 8 + i) }));
+  for (let i = 0; i < 2; i++)
+    e.push(
+      llmEvent(`carol-${i}`, { user_id: 'carol', model: 'gpt-4o-mini', provider: 'openai', cost_override: '0.1', timestamp: at(3, 8 + i) }),
+    );
   e.push(llmEvent('nobody-0', { model: 'gpt-4o-mini', provider: 'openai', cost_override: '0.5', timestamp: at(1, 12) }));
   for (let i = 0; i < 2; i++) e.push(llmEvent(`mystery-${i}`, { user_id: 'carol', model: 'mystery-model-9', timestamp: at(1, 13 + i) }));
   // A session: root agent span with two children, an orphan (parent never sent) and one untraced event.
   const t0 = Date.parse(at(1, 15));
-  const span = (key: string, spanId: string, parent: string | null, kind: string, name: string, startMs: number, endMs: number, cost: string) =>
+  const span = (
+    key: string,
+    spanId: string,
+    parent: string | null,
+    kind: string,
+    name: string,
+    startMs: number,
+    endMs: number,
+    cost: string,
+  ) =>
     llmEvent(key, {
       user_id: 'alice',
       cost_override: cost,
@@ -95,7 +140,11 @@ const run = chromiumAvailable() || process.env.CI ? describe : describe.skip;
 run('console (headless Chromium)', () => {
   beforeAll(async () => {
     // The console is build output (dist/console); build it from this checkout so the test sees the source.
-    execFileSync('npx', ['vite', 'build', '--config', 'console/vite.config.ts', '--logLevel', 'warn'], { cwd: fromRoot(), stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
+    execFileSync('npx', ['vite', 'build', '--config', 'console/vite.config.ts', '--logLevel', 'warn'], {
+      cwd: fromRoot(),
+      stdio: 'inherit',
+      env: { ...process.env, NODE_ENV: 'production' },
+    });
     p = await startPipeline();
     t = await createTenant(p, {
       rateCards: [{ model_slug: 'gpt-4o', input_cost_per_million: '2.5', output_cost_per_million: '10' }],
@@ -107,7 +156,9 @@ run('console (headless Chromium)', () => {
     const evs = events();
     await ingest(p, t, evs);
     const imported = await admin(p.host, 'POST', `/organizations/${t.organizationId}/revenue-records`, {
-      records: [{ id: 'inv-alice', user_id: 'alice', customer_name: 'Alice Ltd', amount: '100', period_start: isoDay(10), period_end: isoDay(-20) }],
+      records: [
+        { id: 'inv-alice', user_id: 'alice', customer_name: 'Alice Ltd', amount: '100', period_start: isoDay(10), period_end: isoDay(-20) },
+      ],
     });
     expect(imported.status).toBe(200);
     await waitForLake(p, t.organizationId, evs.length);
@@ -175,7 +226,9 @@ run('console (headless Chromium)', () => {
     expect(amount(await kpi('margin')).eq(margin.margin_amount)).toBe(true);
     expect(await kpi('margin-percent')).toBe(`${new Big(margin.margin_percent).toFixed(2)}%`);
     expect(await kpi('events')).toBe(String(EXPECTED_EVENTS));
-    expect(await kpi('tokens')).toBe((cost.body.end_users as any[]).reduce((n, u) => n + u.input_tokens + u.output_tokens, 0).toLocaleString('en-US'));
+    expect(await kpi('tokens')).toBe(
+      (cost.body.end_users as any[]).reduce((n, u) => n + u.input_tokens + u.output_tokens, 0).toLocaleString('en-US'),
+    );
     expect(amount(await kpi('cost-per-event')).eq(EXPECTED_COST.div(EXPECTED_EVENTS).round(6, Big.roundHalfUp))).toBe(true);
     // Nothing in the previous 7 days: no comparison.
     expect(await page.locator('[data-kpi="cost"] [data-change]').textContent()).toBe('previous period: none or 0');
@@ -240,7 +293,10 @@ run('console (headless Chromium)', () => {
     await expect.poll(() => page.locator('[data-table="customers"] tbody tr').count()).toBe(1);
     await page.fill('[data-table="customers"] input.filter', '');
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-table="customers"] .table-toolbar button')]);
-    const csv = fs.readFileSync((await download.path())!, 'utf8').trim().split('\r\n');
+    const csv = fs
+      .readFileSync((await download.path())!, 'utf8')
+      .trim()
+      .split('\r\n');
     expect(csv[0]).toBe('Customer,Cost,Revenue,Margin,Margin %,Profitability,Events');
     const alice = (margin.end_users as any[]).find((u) => u.end_user_name === 'Alice Ltd');
     const aliceLine = csv.find((l) => l.startsWith('Alice Ltd,'))!.split(',');
@@ -311,21 +367,43 @@ run('console (headless Chromium)', () => {
     const table = (await apiGet(p, t.readKey, '/rates')).body.items as any[];
     const sonnet = table.find((i) => i.model_slug === 'claude-sonnet-4-5');
     const batch = sonnet.service_tiers.find((s: any) => s.service_tier === 'batch');
-    expect([sonnet.cache_creation_1h_cost_per_million, sonnet.tiers[0].input_cost_per_million, batch.cache_creation_cost_per_million]).toEqual(['6', '6', '1.875']);
+    expect([
+      sonnet.cache_creation_1h_cost_per_million,
+      sonnet.tiers[0].input_cost_per_million,
+      batch.cache_creation_cost_per_million,
+    ]).toEqual(['6', '6', '1.875']);
     const shown = async (tableName: string, row: string, col: string) => (await cell(tableName, row, col).textContent())?.trim();
     expect(await shown('rates', 'claude-sonnet-4-5', 'cache_creation_1h')).toBe('$6.00');
     expect(await shown('rates', 'claude-sonnet-4-5', 'tiers')).toBe('above 200,000 · batch');
     expect(await shown('rates', 'gpt-4o', 'cache_creation_1h')).toBe('not priced');
     const long = 'claude-sonnet-4-5|standard|200000';
     expect(await shown('rate-tiers', long, 'above')).toBe('200,000');
-    expect([await shown('rate-tiers', long, 'input'), await shown('rate-tiers', long, 'output'), await shown('rate-tiers', long, 'cache_creation'), await shown('rate-tiers', long, 'cache_creation_1h'), await shown('rate-tiers', long, 'cache_read'), await shown('rate-tiers', long, 'reasoning')]).toEqual(['$6.00', '$22.50', '$7.50', '$12.00', '$0.60', '$22.50']);
+    expect([
+      await shown('rate-tiers', long, 'input'),
+      await shown('rate-tiers', long, 'output'),
+      await shown('rate-tiers', long, 'cache_creation'),
+      await shown('rate-tiers', long, 'cache_creation_1h'),
+      await shown('rate-tiers', long, 'cache_read'),
+      await shown('rate-tiers', long, 'reasoning'),
+    ]).toEqual(['$6.00', '$22.50', '$7.50', '$12.00', '$0.60', '$22.50']);
     const batchBase = 'claude-sonnet-4-5|batch|base';
     expect(await shown('rate-tiers', batchBase, 'above')).toBe('any size');
     // $1.875: every digit the API sent (a float-formatted cell would show $1.88)
-    expect([await shown('rate-tiers', batchBase, 'input'), await shown('rate-tiers', batchBase, 'cache_creation'), await shown('rate-tiers', batchBase, 'cache_creation_1h'), await shown('rate-tiers', batchBase, 'cache_read')]).toEqual(['$1.50', '$1.875', '$3.00', '$0.15']);
-    expect([await shown('rate-tiers', 'claude-sonnet-4-5|batch|200000', 'input'), await shown('rate-tiers', 'claude-sonnet-4-5|batch|200000', 'output')]).toEqual(['$3.00', '$11.25']);
+    expect([
+      await shown('rate-tiers', batchBase, 'input'),
+      await shown('rate-tiers', batchBase, 'cache_creation'),
+      await shown('rate-tiers', batchBase, 'cache_creation_1h'),
+      await shown('rate-tiers', batchBase, 'cache_read'),
+    ]).toEqual(['$1.50', '$1.875', '$3.00', '$0.15']);
+    expect([
+      await shown('rate-tiers', 'claude-sonnet-4-5|batch|200000', 'input'),
+      await shown('rate-tiers', 'claude-sonnet-4-5|batch|200000', 'output'),
+    ]).toEqual(['$3.00', '$11.25']);
     // Every tier row the API implies is on screen, and no other.
-    const expectedRows = table.reduce((n, i) => n + (i.tiers?.length ?? 0) + (i.service_tiers ?? []).reduce((m: number, s: any) => m + 1 + (s.tiers?.length ?? 0), 0), 0);
+    const expectedRows = table.reduce(
+      (n, i) => n + (i.tiers?.length ?? 0) + (i.service_tiers ?? []).reduce((m: number, s: any) => m + 1 + (s.tiers?.length ?? 0), 0),
+      0,
+    );
     expect(await page.locator('[data-table="rate-tiers"] tbody tr').count()).toBe(expectedRows);
     await shot('rates');
   });

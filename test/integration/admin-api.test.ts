@@ -281,7 +281,13 @@ describeEachHost('admin API', ({ host }) => {
       const list = await admin(h, 'GET', org('/rate-cards'));
       expect(list.status).toBe(200);
       expect(list.body.total).toBe(3);
-      expect(list.body.rate_cards.map((c: { model_slug: string; effective_from: string; rate_card_id: string }) => [c.model_slug, c.effective_from, c.rate_card_id])).toEqual([
+      expect(
+        list.body.rate_cards.map((c: { model_slug: string; effective_from: string; rate_card_id: string }) => [
+          c.model_slug,
+          c.effective_from,
+          c.rate_card_id,
+        ]),
+      ).toEqual([
         ['claude-3-5-haiku', '2025-03-01T10:00:00.000Z', expect.any(String)],
         ['gpt-4o', EPOCH, expect.any(String)],
         ['gpt-4o', '2025-06-01T00:00:00.000Z', fix.body.rate_card_id],
@@ -290,7 +296,9 @@ describeEachHost('admin API', ({ host }) => {
       expect(history.status).toBe(200);
       expect(history.body.total).toBe(4);
       const june = history.body.rate_cards.filter((c: { effective_from: string }) => c.effective_from === '2025-06-01T00:00:00.000Z');
-      expect(june.map((c: Record<string, unknown>) => [c.rate_card_id, c.input_cost_per_million, c.superseded_by_rate_card_id, c.superseded_by])).toEqual([
+      expect(
+        june.map((c: Record<string, unknown>) => [c.rate_card_id, c.input_cost_per_million, c.superseded_by_rate_card_id, c.superseded_by]),
+      ).toEqual([
         [later.body.rate_card_id, '2', fix.body.rate_card_id, { kind: 'admin_token', user_id: null }],
         [fix.body.rate_card_id, '1', null, null],
       ]);
@@ -419,16 +427,76 @@ describeEachHost('admin API', ({ host }) => {
       ['amount beyond 2^53', 'POST', '/credits', { amount: 2 ** 60 }, 'amount'],
       ['amount not a number', 'POST', '/credits', { amount: 'lots' }, 'amount'],
       ['model_slug missing', 'POST', '/rate-cards', { input_cost_per_million: '1', output_cost_per_million: '1' }, 'model_slug'],
-      ['input rate negative', 'POST', '/rate-cards', { model_slug: 'm', input_cost_per_million: '-1', output_cost_per_million: '1' }, 'input_cost_per_million'],
-      ['input rate not decimal', 'POST', '/rate-cards', { model_slug: 'm', input_cost_per_million: '1e3', output_cost_per_million: '1' }, 'input_cost_per_million'],
-      ['input rate a boolean', 'POST', '/rate-cards', { model_slug: 'm', input_cost_per_million: true, output_cost_per_million: '1' }, 'input_cost_per_million'],
-      ['output rate float noise', 'POST', '/rate-cards', { model_slug: 'm', input_cost_per_million: '1', output_cost_per_million: 0.1 + 0.2 }, 'output_cost_per_million'],
-      ['output rate too large', 'POST', '/rate-cards', { model_slug: 'm', input_cost_per_million: '1', output_cost_per_million: '1000000000000000' }, 'output_cost_per_million'],
-      ['cache read rate negative', 'POST', '/rate-cards', { model_slug: 'm', input_cost_per_million: '1', output_cost_per_million: '1', cache_read_cost_per_million: -0.5 }, 'cache_read_cost_per_million'],
-      ['effective_from not ISO', 'POST', '/rate-cards', { model_slug: 'm', input_cost_per_million: '1', output_cost_per_million: '1', effective_from: 'yesterday' }, 'effective_from'],
-      ['effective_from impossible date', 'POST', '/rate-cards', { model_slug: 'm', input_cost_per_million: '1', output_cost_per_million: '1', effective_from: '2025-02-30' }, 'effective_from'],
-      ['unknown rate-card field', 'POST', '/rate-cards', { model_slug: 'm', input_cost_per_million: '1', output_cost_per_million: '1', cached_cost: '1' }, 'cached_cost'],
-      ['both model and provider', 'POST', '/unit-rates', { model: 'a', provider: 'b', metric: 'm', unit: 'u', cost_per_unit: '1' }, 'model'],
+      [
+        'input rate negative',
+        'POST',
+        '/rate-cards',
+        { model_slug: 'm', input_cost_per_million: '-1', output_cost_per_million: '1' },
+        'input_cost_per_million',
+      ],
+      [
+        'input rate not decimal',
+        'POST',
+        '/rate-cards',
+        { model_slug: 'm', input_cost_per_million: '1e3', output_cost_per_million: '1' },
+        'input_cost_per_million',
+      ],
+      [
+        'input rate a boolean',
+        'POST',
+        '/rate-cards',
+        { model_slug: 'm', input_cost_per_million: true, output_cost_per_million: '1' },
+        'input_cost_per_million',
+      ],
+      [
+        'output rate float noise',
+        'POST',
+        '/rate-cards',
+        { model_slug: 'm', input_cost_per_million: '1', output_cost_per_million: 0.1 + 0.2 },
+        'output_cost_per_million',
+      ],
+      [
+        'output rate too large',
+        'POST',
+        '/rate-cards',
+        { model_slug: 'm', input_cost_per_million: '1', output_cost_per_million: '1000000000000000' },
+        'output_cost_per_million',
+      ],
+      [
+        'cache read rate negative',
+        'POST',
+        '/rate-cards',
+        { model_slug: 'm', input_cost_per_million: '1', output_cost_per_million: '1', cache_read_cost_per_million: -0.5 },
+        'cache_read_cost_per_million',
+      ],
+      [
+        'effective_from not ISO',
+        'POST',
+        '/rate-cards',
+        { model_slug: 'm', input_cost_per_million: '1', output_cost_per_million: '1', effective_from: 'yesterday' },
+        'effective_from',
+      ],
+      [
+        'effective_from impossible date',
+        'POST',
+        '/rate-cards',
+        { model_slug: 'm', input_cost_per_million: '1', output_cost_per_million: '1', effective_from: '2025-02-30' },
+        'effective_from',
+      ],
+      [
+        'unknown rate-card field',
+        'POST',
+        '/rate-cards',
+        { model_slug: 'm', input_cost_per_million: '1', output_cost_per_million: '1', cached_cost: '1' },
+        'cached_cost',
+      ],
+      [
+        'both model and provider',
+        'POST',
+        '/unit-rates',
+        { model: 'a', provider: 'b', metric: 'm', unit: 'u', cost_per_unit: '1' },
+        'model',
+      ],
       ['neither model nor provider', 'POST', '/unit-rates', { metric: 'm', unit: 'u', cost_per_unit: '1' }, 'model'],
       ['metric missing', 'POST', '/unit-rates', { model: 'a', unit: 'u', cost_per_unit: '1' }, 'metric'],
       ['cost_per_unit negative', 'POST', '/unit-rates', { model: 'a', metric: 'm', unit: 'u', cost_per_unit: '-0.01' }, 'cost_per_unit'],
@@ -437,7 +505,13 @@ describeEachHost('admin API', ({ host }) => {
       ['dimension key too long', 'POST', '/dimensions', { key: 'k'.repeat(65), name: 'Team', value_type: 'string' }, 'key'],
       ['dimension name blank', 'POST', '/dimensions', { key: 'team2', name: ' ', value_type: 'string' }, 'name'],
       ['dimension value_type unknown', 'POST', '/dimensions', { key: 'team2', name: 'Team', value_type: 'text' }, 'value_type'],
-      ['is_required not boolean', 'POST', '/dimensions', { key: 'team2', name: 'Team', value_type: 'string', is_required: 'yes' }, 'is_required'],
+      [
+        'is_required not boolean',
+        'POST',
+        '/dimensions',
+        { key: 'team2', name: 'Team', value_type: 'string', is_required: 'yes' },
+        'is_required',
+      ],
       ['subscription status unknown', 'POST', '/subscriptions', { status: 'paused' }, 'status'],
       ['subscription plan blank', 'POST', '/subscriptions', { plan: '' }, 'plan'],
     ];

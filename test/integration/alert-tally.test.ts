@@ -69,7 +69,14 @@ for (const kind of CONTROL_DB_KINDS) {
       const unknown = '00000000-0000-4000-8000-0000000000aa';
       const tally = new AlertTally(fresh.db, createLogger('silent'));
       const pending = (offset: number, org: string) =>
-        lakeEvent({ kafka_offset: offset, kafka_partition: 2, organization_id: org, model: 'unpriced-model', status: 'pending_rate_card', total_cost: '0' });
+        lakeEvent({
+          kafka_offset: offset,
+          kafka_partition: 2,
+          organization_id: org,
+          model: 'unpriced-model',
+          status: 'pending_rate_card',
+          total_cost: '0',
+        });
       tally.note(2, pending(0, unknown));
       tally.note(2, pending(1, ORG_A));
       await tally.recordFlush(2, 2);
@@ -85,7 +92,13 @@ for (const kind of CONTROL_DB_KINDS) {
       const at = (offset: number, user: string, cost: string) =>
         lakeEvent({ kafka_offset: offset, kafka_partition: P, user_id: user, total_cost: cost, agent_id: 'refusal-agent' });
       const standIn = (offset: number) =>
-        standInLakeRow('refused', ORG_A, 'the lake refused the record (test)', { partition: P, offset, pricedAt: new Date() }, new Date('2025-03-10T12:00:00Z'));
+        standInLakeRow(
+          'refused',
+          ORG_A,
+          'the lake refused the record (test)',
+          { partition: P, offset, pricedAt: new Date() },
+          new Date('2025-03-10T12:00:00Z'),
+        );
       const orgBefore = new Big(await spend('organization', ''));
       // Counted before the lake write: 1.5 (dora) + 4.25 (dora; the lake will refuse it) + 0.75 (erin) = 6.5.
       const batch = [at(0, 'dora', '1.5'), at(1, 'dora', '4.25'), at(2, 'erin', '0.75')];
@@ -140,7 +153,9 @@ for (const kind of CONTROL_DB_KINDS) {
       expect(await spend('agent', 'revision-agent')).toBe('3');
       const reprice = async (t: AlertTally, costs: Record<number, string>, rows: LakeEventRow[], files: string[]) => {
         const follower = await t.beginRevision(P, ORG_A, 2);
-        const transform = follower.follow((row) => (costs[row.kafka_offset] === undefined ? null : { ...row, total_cost: costs[row.kafka_offset]! }));
+        const transform = follower.follow((row) =>
+          costs[row.kafka_offset] === undefined ? null : { ...row, total_cost: costs[row.kafka_offset]! },
+        );
         for (const row of rows) await transform(row);
         await follower.prepare(files);
         return follower;
@@ -179,7 +194,9 @@ for (const kind of CONTROL_DB_KINDS) {
       const writer = await LakeWriter.open(lakeDir);
       try {
         const tally = new AlertTally(fresh.db, createLogger('silent'));
-        const rows = [0, 1].map((o) => lakeEvent({ kafka_offset: o, kafka_partition: P, user_id: 'hana', total_cost: '1.5', agent_id: 'lake-agent' }));
+        const rows = [0, 1].map((o) =>
+          lakeEvent({ kafka_offset: o, kafka_partition: P, user_id: 'hana', total_cost: '1.5', agent_id: 'lake-agent' }),
+        );
         for (const r of rows) tally.note(P, r);
         await tally.recordFlush(P, 2); // counted, then written
         await writer.flush(P, rows, 2);
@@ -200,11 +217,16 @@ for (const kind of CONTROL_DB_KINDS) {
         // Swapped, then the process dies before the apply: 1.5 → 0.75 twice is −1.5, added when the
         // next owner loads the manifest, which lists the rewrite's files.
         const follower = await tally.beginRevision(P, ORG_A, 2);
-        await writer.rewriteRows(P, { organizationId: ORG_A }, follower.follow(halve), { beforeCommit: (files) => follower.prepare(files) });
+        await writer.rewriteRows(P, { organizationId: ORG_A }, follower.follow(halve), {
+          beforeCommit: (files) => follower.prepare(files),
+        });
         expect(await spend('agent', 'lake-agent')).toBe('3');
         const view = await writer.readManifest(P);
         expect(view.version).toBe(version + 1);
-        await new AlertTally(fresh.db, createLogger('silent')).reconcile(P, view.files.map((f) => f.path));
+        await new AlertTally(fresh.db, createLogger('silent')).reconcile(
+          P,
+          view.files.map((f) => f.path),
+        );
         expect(await spend('agent', 'lake-agent')).toBe('1.5');
         expect(await spend('end_user', 'hana')).toBe('1.5');
       } finally {

@@ -62,13 +62,24 @@ describe('webhook delivery across a SIGKILL', () => {
     const org = (await adminCall('POST', '/organizations', { name: 'crash' })).body.organization_id;
     await adminCall('POST', `/organizations/${org}/credits`, { amount: 1 });
     const key = (await adminCall('POST', `/organizations/${org}/api-keys`, { scopes: ['usage:write'] })).body;
-    const ep = (await adminCall('POST', `/organizations/${org}/webhook-endpoints`, { url: receiver.url, enabled_events: ['credits.exhausted'] })).body;
+    const ep = (
+      await adminCall('POST', `/organizations/${org}/webhook-endpoints`, { url: receiver.url, enabled_events: ['credits.exhausted'] })
+    ).body;
     expect(ep.secret).toMatch(/^whsec_/);
 
     receiver.mode = { hang: true };
-    const accepted = await signedPost(url, { apiKey: key.api_key, signingSecret: key.signing_secret }, '/v1/usage-events', llmEvent('last-credit'));
+    const accepted = await signedPost(
+      url,
+      { apiKey: key.api_key, signingSecret: key.signing_secret },
+      '/v1/usage-events',
+      llmEvent('last-credit'),
+    );
     expect(accepted.status).toBe(202);
-    const first = await eventually(() => receiver.received.find((r) => JSON.parse(r.body).type === 'credits.exhausted'), 20_000, 'first delivery');
+    const first = await eventually(
+      () => receiver.received.find((r) => JSON.parse(r.body).type === 'credits.exhausted'),
+      20_000,
+      'first delivery',
+    );
     const eventId = String(first.headers['marginal-event-id']);
 
     service!.kill('SIGKILL');
@@ -79,10 +90,14 @@ describe('webhook delivery across a SIGKILL', () => {
     await eventually(() => receiver.received.filter((r) => r.headers['marginal-event-id'] === eventId).length >= 2, 30_000, 'redelivery');
     const again = receiver.received.filter((r) => r.headers['marginal-event-id'] === eventId).at(-1)!;
     expect(JSON.parse(again.body)).toMatchObject({ id: eventId, type: 'credits.exhausted', organization_id: org, data: { balance: 0 } });
-    const events = await eventually(async () => {
-      const list = (await http(url, 'GET', `/v1/admin/organizations/${org}/webhook-events`, { token })).body.events;
-      return list[0]?.deliveries[0]?.status === 'delivered' ? list : undefined;
-    }, 10_000, 'recorded as delivered');
+    const events = await eventually(
+      async () => {
+        const list = (await http(url, 'GET', `/v1/admin/organizations/${org}/webhook-events`, { token })).body.events;
+        return list[0]?.deliveries[0]?.status === 'delivered' ? list : undefined;
+      },
+      10_000,
+      'recorded as delivered',
+    );
     expect(events).toHaveLength(1);
   }, 180_000);
 });

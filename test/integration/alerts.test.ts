@@ -32,16 +32,27 @@ describe('budgets and alerts, end to end', () => {
 
   async function tenant(spec: Parameters<typeof createTenant>[1] = {}): Promise<Tenant> {
     const t = await createTenant(p, { rateCards: [CARD], ...spec });
-    const ep = await admin(p.host, 'POST', `/organizations/${t.organizationId}/webhook-endpoints`, { url: receiver.url, enabled_events: ['*'] });
+    const ep = await admin(p.host, 'POST', `/organizations/${t.organizationId}/webhook-endpoints`, {
+      url: receiver.url,
+      enabled_events: ['*'],
+    });
     expect(ep.status).toBe(201);
     return t;
   }
   const outbox = async (t: Tenant) =>
-    ((await admin(p.host, 'GET', `/organizations/${t.organizationId}/webhook-events?limit=1000`)).body.events as Array<{ id: string; type: string; data: any }>).reverse();
+    (
+      (await admin(p.host, 'GET', `/organizations/${t.organizationId}/webhook-events?limit=1000`)).body.events as Array<{
+        id: string;
+        type: string;
+        data: any;
+      }>
+    ).reverse();
   const lakeCount = new Map<string, number>();
   /** Sends n events of $2 for the user and waits until the lake holds them (evaluation runs before the lake write). */
   async function spend(t: Tenant, n: number, fields: Record<string, unknown> = {}): Promise<void> {
-    const events = Array.from({ length: n }, () => llmEvent(`e-${++seq}`, { model: 'acme-model', input_tokens: INPUT, output_tokens: OUTPUT, ...fields }));
+    const events = Array.from({ length: n }, () =>
+      llmEvent(`e-${++seq}`, { model: 'acme-model', input_tokens: INPUT, output_tokens: OUTPUT, ...fields }),
+    );
     await ingest(p, t, events);
     const total = (lakeCount.get(t.organizationId) ?? 0) + n;
     lakeCount.set(t.organizationId, total);
@@ -71,7 +82,14 @@ describe('budgets and alerts, end to end', () => {
       ['budget.threshold_crossed', 50],
       ['budget.threshold_crossed', 80],
     ]);
-    expect(budgetEvents[1]!.data).toMatchObject({ budget_id: budgetId, user_id: 'alice', amount: '5', spent: EVENT_COST.times(2).toFixed(), percent: 80, period: 'monthly' });
+    expect(budgetEvents[1]!.data).toMatchObject({
+      budget_id: budgetId,
+      user_id: 'alice',
+      amount: '5',
+      spent: EVENT_COST.times(2).toFixed(),
+      percent: 80,
+      period: 'monthly',
+    });
 
     await spend(t, 1, { user_id: 'alice' }); // $6 = 120%: 100 crossed and exceeded
     await spend(t, 1, { user_id: 'alice' }); // $8: nothing new
@@ -97,7 +115,11 @@ describe('budgets and alerts, end to end', () => {
     });
     expect((await apiGet(p, t.readKey, '/budgets')).body.total).toBe(1);
     const aliceCheck = await apiGet(p, t.readKey, '/budgets/check', { user_id: 'alice' });
-    expect(aliceCheck.body).toMatchObject({ user_id: 'alice', allowed: false, budgets: [{ budget_id: budgetId, spent: '8', remaining: '0', exhausted: true }] });
+    expect(aliceCheck.body).toMatchObject({
+      user_id: 'alice',
+      allowed: false,
+      budgets: [{ budget_id: budgetId, spent: '8', remaining: '0', exhausted: true }],
+    });
     const bobCheck = await apiGet(p, t.readKey, '/budgets/check', { user_id: 'bob' });
     expect(bobCheck.body).toEqual({ user_id: 'bob', allowed: true, budgets: [] });
     expect((await apiGet(p, t.readKey, '/budgets/check')).status).toBe(400);
@@ -109,8 +131,20 @@ describe('budgets and alerts, end to end', () => {
 
   it('an each-end-user budget fires per end user; an organization budget sums everyone', async () => {
     const t = await tenant();
-    await admin(p.host, 'POST', `/organizations/${t.organizationId}/budgets`, { scope: 'each_end_user', period: 'daily', amount: '3', thresholds: [100] });
-    const org = (await admin(p.host, 'POST', `/organizations/${t.organizationId}/budgets`, { scope: 'organization', period: 'weekly', amount: '10', thresholds: [50] })).body;
+    await admin(p.host, 'POST', `/organizations/${t.organizationId}/budgets`, {
+      scope: 'each_end_user',
+      period: 'daily',
+      amount: '3',
+      thresholds: [100],
+    });
+    const org = (
+      await admin(p.host, 'POST', `/organizations/${t.organizationId}/budgets`, {
+        scope: 'organization',
+        period: 'weekly',
+        amount: '10',
+        thresholds: [50],
+      })
+    ).body;
     await spend(t, 1, { user_id: 'bob' }); // bob $2
     await spend(t, 1, { user_id: 'carol' }); // carol $2; organization $4
     expect((await outbox(t)).filter((e) => e.type.startsWith('budget.'))).toEqual([]);
@@ -153,7 +187,11 @@ describe('budgets and alerts, end to end', () => {
 
   it('rate_card.missing fires once per model per day with a count and a sample event id', async () => {
     const t = await tenant();
-    const first = await ingest(p, t, [1, 2, 3].map((i) => llmEvent(`m-${++seq}-${i}`, { model: 'mystery-model' })));
+    const first = await ingest(
+      p,
+      t,
+      [1, 2, 3].map((i) => llmEvent(`m-${++seq}-${i}`, { model: 'mystery-model' })),
+    );
     await waitForLake(p, t.organizationId, 3, 60_000);
     await ingest(p, t, [llmEvent(`m-${++seq}`, { model: 'mystery-model' })]);
     await waitForLake(p, t.organizationId, 4, 60_000);
@@ -173,21 +211,38 @@ describe('budgets and alerts, end to end', () => {
 
   it('end-user margin alerts follow the trailing 30-day margin: margin_below, unprofitable, profitable on recovery', async () => {
     const t = await tenant();
-    expect((await admin(p.host, 'PUT', `/organizations/${t.organizationId}/alert-settings`, { margin_below_percent: 50 })).body).toMatchObject({ margin_below_percent: 50 });
+    expect(
+      (await admin(p.host, 'PUT', `/organizations/${t.organizationId}/alert-settings`, { margin_below_percent: 50 })).body,
+    ).toMatchObject({ margin_below_percent: 50 });
     const day = 86_400_000;
     const today = Math.floor(Date.now() / day) * day;
     // A billing period wholly inside the trailing window recognizes its whole amount.
     const importRevenue = (id: string, amount: string) =>
       admin(p.host, 'POST', `/organizations/${t.organizationId}/revenue-records`, {
-        records: [{ id, user_id: 'dave', amount, period_start: new Date(today - 5 * day).toISOString(), period_end: new Date(today - 4 * day).toISOString() }],
+        records: [
+          {
+            id,
+            user_id: 'dave',
+            amount,
+            period_start: new Date(today - 5 * day).toISOString(),
+            period_end: new Date(today - 4 * day).toISOString(),
+          },
+        ],
       });
     expect((await importRevenue('r1', '3')).status).toBeLessThan(300); // revenue 3, cost 0: nothing
-    const margins = async () => (await outbox(t)).filter((e) => e.type.startsWith('end_user.')).map((e) => [e.type, e.data.user_id, e.data.margin_percent]);
+    const margins = async () =>
+      (await outbox(t)).filter((e) => e.type.startsWith('end_user.')).map((e) => [e.type, e.data.user_id, e.data.margin_percent]);
     expect(await margins()).toEqual([]);
     await spend(t, 1, { user_id: 'dave' }); // cost 2: margin 1 = 33.33% < 50
     expect(await margins()).toEqual([['end_user.margin_below', 'dave', 33.33]]);
     const below = (await outbox(t)).find((e) => e.type === 'end_user.margin_below')!;
-    expect(below.data).toMatchObject({ revenue: '3', cost: EVENT_COST.toFixed(), margin_amount: '1', profitability_category: 'profitable', threshold_percent: 50 });
+    expect(below.data).toMatchObject({
+      revenue: '3',
+      cost: EVENT_COST.toFixed(),
+      margin_amount: '1',
+      profitability_category: 'profitable',
+      threshold_percent: 50,
+    });
     await spend(t, 1, { user_id: 'dave' }); // cost 4: margin -1 = -33.33%: unprofitable
     await spend(t, 1, { user_id: 'erin' }); // cost with no revenue: unprofitable
     expect(await margins()).toEqual([
@@ -222,7 +277,14 @@ describe('budgets and alerts, end to end', () => {
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(String(res.body.error.details.field)).toContain(field);
     }
-    const created = (await admin(p.host, 'POST', `/organizations/${t.organizationId}/budgets`, { scope: 'agent', agent_id: 'a1', period: 'daily', amount: '1.5' })).body;
+    const created = (
+      await admin(p.host, 'POST', `/organizations/${t.organizationId}/budgets`, {
+        scope: 'agent',
+        agent_id: 'a1',
+        period: 'daily',
+        amount: '1.5',
+      })
+    ).body;
     const patched = await admin(p.host, 'PATCH', `/organizations/${t.organizationId}/budgets/${created.id}`, { scope: 'organization' });
     expect(patched.body).toMatchObject({ scope: 'organization', agent_id: null, amount: '1.5' });
     const usageOnly = (await admin(p.host, 'POST', `/organizations/${t.organizationId}/api-keys`, { scopes: ['usage:read'] })).body.api_key;

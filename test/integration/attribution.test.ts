@@ -4,7 +4,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Big } from '../../core/money.js';
 import { http } from '../support/http.js';
-import { apiGet, createTenant, ingest, issueKey, startPipeline, waitForLake, type EventBody, type Pipeline, type Tenant } from '../support/pipeline.js';
+import {
+  apiGet,
+  createTenant,
+  ingest,
+  issueKey,
+  startPipeline,
+  waitForLake,
+  type EventBody,
+  type Pipeline,
+  type Tenant,
+} from '../support/pipeline.js';
 
 const W = { start_date: '2025-03-01', end_date: '2025-03-08' };
 
@@ -109,7 +119,10 @@ describe('GET /attribution-data/by-agent', () => {
 
 describe('GET /attribution-data/agents and /workflows', () => {
   it('distinct values of the range, sorted, any status', async () => {
-    expect((await apiGet(p, t.readKey, '/attribution-data/agents', W)).body).toEqual({ values: ['a1', 'a2', 'a3', 'a4'], truncated: false });
+    expect((await apiGet(p, t.readKey, '/attribution-data/agents', W)).body).toEqual({
+      values: ['a1', 'a2', 'a3', 'a4'],
+      truncated: false,
+    });
     expect((await apiGet(p, t.readKey, '/attribution-data/workflows', W)).body).toEqual({ values: ['w1', 'w2'], truncated: false });
   });
 
@@ -139,12 +152,27 @@ describe('GET /attribution-data/by-dimension', () => {
   });
 
   it('filters by another key (Unassigned matches events without it)', async () => {
-    const red = await apiGet(p, t.readKey, '/attribution-data/by-dimension', { ...W, dimension: 'team', filter_key: 'agent_id', filter_value: 'a1' });
+    const red = await apiGet(p, t.readKey, '/attribution-data/by-dimension', {
+      ...W,
+      dimension: 'team',
+      filter_key: 'agent_id',
+      filter_value: 'a1',
+    });
     expect(red.body).toMatchObject({ items: [item('red', '0.75', 2, 100)], total_cost: '0.75', total_groups: 1 });
-    const w1 = await apiGet(p, t.readKey, '/attribution-data/by-dimension', { ...W, dimension: 'agent_id', filter_key: 'workflow_id', filter_value: 'w1' });
+    const w1 = await apiGet(p, t.readKey, '/attribution-data/by-dimension', {
+      ...W,
+      dimension: 'agent_id',
+      filter_key: 'workflow_id',
+      filter_value: 'w1',
+    });
     // 0.75 / 0.8125 = 92.307…%, 0.0625 / 0.8125 = 7.692…%
     expect(w1.body.items).toEqual([item('a1', '0.75', 2, 92.31), item('Unassigned', '0.0625', 1, 7.69)]);
-    const none = await apiGet(p, t.readKey, '/attribution-data/by-dimension', { ...W, dimension: 'team', filter_key: 'team', filter_value: 'Unassigned' });
+    const none = await apiGet(p, t.readKey, '/attribution-data/by-dimension', {
+      ...W,
+      dimension: 'team',
+      filter_key: 'team',
+      filter_value: 'Unassigned',
+    });
     expect(none.body.items).toEqual([item('Unassigned', '0.0625', 1, 100)]);
   });
 
@@ -157,14 +185,22 @@ describe('GET /attribution-data/by-dimension', () => {
       '',
     ].join('\r\n');
     const qs = new URLSearchParams({ ...W, dimension: 'team' }).toString();
-    const byParam = await fetch(`${p.url}/v1/attribution-data/by-dimension?${qs}&format=csv`, { headers: { authorization: `Bearer ${t.readKey}` } });
+    const byParam = await fetch(`${p.url}/v1/attribution-data/by-dimension?${qs}&format=csv`, {
+      headers: { authorization: `Bearer ${t.readKey}` },
+    });
     expect(byParam.status).toBe(200);
     expect(byParam.headers.get('content-type')).toMatch(/^text\/csv/);
     expect(byParam.headers.get('x-total-cost')).toBe('1.9375');
     expect(await byParam.text()).toBe(expected);
-    const byAccept = await http(p.url, 'GET', `/v1/attribution-data/by-dimension?${qs}`, { token: t.readKey, headers: { accept: 'text/csv' } });
+    const byAccept = await http(p.url, 'GET', `/v1/attribution-data/by-dimension?${qs}`, {
+      token: t.readKey,
+      headers: { accept: 'text/csv' },
+    });
     expect(byAccept.body).toBe(expected);
-    const json = await http(p.url, 'GET', `/v1/attribution-data/by-dimension?${qs}`, { token: t.readKey, headers: { accept: 'application/json, text/csv;q=0.5' } });
+    const json = await http(p.url, 'GET', `/v1/attribution-data/by-dimension?${qs}`, {
+      token: t.readKey,
+      headers: { accept: 'application/json, text/csv;q=0.5' },
+    });
     expect(json.body.total_cost).toBe('1.9375');
   });
 
@@ -187,7 +223,12 @@ describe('GET /attribution-data/dimension-values', () => {
       values: ['blue', 'green', 'red'],
       truncated: false,
     });
-    expect((await apiGet(p, t.readKey, '/attribution-data/dimension-values', { ...W, dimension: 'agent_id' })).body.values).toEqual(['a1', 'a2', 'a3', 'a4']);
+    expect((await apiGet(p, t.readKey, '/attribution-data/dimension-values', { ...W, dimension: 'agent_id' })).body.values).toEqual([
+      'a1',
+      'a2',
+      'a3',
+      'a4',
+    ]);
     expect((await apiGet(p, t.readKey, '/attribution-data/dimension-values', { ...W, dimension: 'nobody-has-it' })).body).toEqual({
       dimension: 'nobody-has-it',
       values: [],

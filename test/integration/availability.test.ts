@@ -127,7 +127,9 @@ describe('the local broker stalled, then killed', () => {
 
   beforeAll(async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'marginal-avail-kafka-'));
-    broker = await superviseBroker({ port: await findFreePort(), dataDir: path.join(tmp, 'kafka') }, createLogger('silent'), { firstDelayMs: 200 });
+    broker = await superviseBroker({ port: await findFreePort(), dataDir: path.join(tmp, 'kafka') }, createLogger('silent'), {
+      firstDelayMs: 200,
+    });
     host = await startTestHost({
       components: [createIngest({ sweeper: { intervalMs: 500, strandedAfterMs: 2_000 } }), apiComponent()],
       infra: { kafkaBrokers: broker.brokers, schemaRegistryUrl: registryUrl },
@@ -160,7 +162,9 @@ describe('the local broker stalled, then killed', () => {
       expectUnavailable(retry.value);
       expect(retry.ms).toBeLessThan(5_000);
       // A batch answers 200 with each event's 503 in its slot and says when to retry.
-      const batch = await timed(() => signedPost(host.url, tenant.writer, '/v1/usage-events/batch', { events: [llmEvent('k-3'), llmEvent('k-4')] }));
+      const batch = await timed(() =>
+        signedPost(host.url, tenant.writer, '/v1/usage-events/batch', { events: [llmEvent('k-3'), llmEvent('k-4')] }),
+      );
       expect(batch.value.status).toBe(200);
       expect(batch.value.body.results.map((r: any) => r.error?.code)).toEqual(['SERVICE_UNAVAILABLE', 'SERVICE_UNAVAILABLE']);
       expect(Number(batch.value.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -339,13 +343,23 @@ describe('secrets at start', () => {
     let apiKey = '';
     const output = await startOnce('from-env', { MARGINAL_ADMIN_TOKEN: token }, async (url) => {
       const org = await http(url, 'POST', '/v1/admin/organizations', { token, json: { name: 'x' } });
-      const key = await http(url, 'POST', `/v1/admin/organizations/${org.body.organization_id}/api-keys`, { token, json: { scopes: ['usage:write'] } });
+      const key = await http(url, 'POST', `/v1/admin/organizations/${org.body.organization_id}/api-keys`, {
+        token,
+        json: { scopes: ['usage:write'] },
+      });
       apiKey = key.body.api_key;
       // A signed request with a bad signature, and an unknown key: both logged paths.
-      await http(url, 'POST', '/v1/usage-events', { token: apiKey, json: llmEvent('s-1'), headers: { 'x-timestamp': '1', 'x-signature': 'v1=00' } });
+      await http(url, 'POST', '/v1/usage-events', {
+        token: apiKey,
+        json: llmEvent('s-1'),
+        headers: { 'x-timestamp': '1', 'x-signature': 'v1=00' },
+      });
       await http(url, 'GET', '/v1/ping', { token: `${apiKey}x` });
     });
-    const stored = JSON.parse(fs.readFileSync(path.join(tmp, 'from-env', 'instance-secrets.json'), 'utf8')) as { adminToken: string; masterKey: string };
+    const stored = JSON.parse(fs.readFileSync(path.join(tmp, 'from-env', 'instance-secrets.json'), 'utf8')) as {
+      adminToken: string;
+      masterKey: string;
+    };
     expect(stored.adminToken).toBe(token);
     expect(output).toContain('Marginal is ready');
     expect(apiKey).toMatch(/^mk_live_/);

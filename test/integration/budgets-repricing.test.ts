@@ -38,9 +38,15 @@ describe('budget spend follows re-pricing', () => {
     expect(costAt(CHEAPER.input, CHEAPER.output).toFixed()).toBe('0.7');
     const t = await createTenant(p, { name: 'budget-repricing' });
     const org = t.organizationId;
-    expect((await admin(p.host, 'POST', `/organizations/${org}/webhook-endpoints`, { url: receiver.url, enabled_events: ['*'] })).status).toBe(201);
-    const orgBudget = (await admin(p.host, 'POST', `/organizations/${org}/budgets`, { scope: 'organization', period: 'monthly', amount: '5' })).body;
-    const ginaBudget = (await admin(p.host, 'POST', `/organizations/${org}/budgets`, { scope: 'end_user', user_id: 'gina', period: 'monthly', amount: '10' })).body;
+    expect(
+      (await admin(p.host, 'POST', `/organizations/${org}/webhook-endpoints`, { url: receiver.url, enabled_events: ['*'] })).status,
+    ).toBe(201);
+    const orgBudget = (
+      await admin(p.host, 'POST', `/organizations/${org}/budgets`, { scope: 'organization', period: 'monthly', amount: '5' })
+    ).body;
+    const ginaBudget = (
+      await admin(p.host, 'POST', `/organizations/${org}/budgets`, { scope: 'end_user', user_id: 'gina', period: 'monthly', amount: '10' })
+    ).body;
     const budget = async (id: string) => (await apiGet(p, t.readKey, `/budgets/${id}`)).body;
     const budgetEvents = async () =>
       ((await admin(p.host, 'GET', `/organizations/${org}/webhook-events?limit=1000`)).body.events as Array<{ type: string; data: any }>)
@@ -58,14 +64,36 @@ describe('budget spend follows re-pricing', () => {
     // The card arrives: the re-pricer prices both, $4 in all = 80% of $5 (50 and 80 crossed, not 100); 40% of gina's $10.
     const spent = costAt(FIRST.input, FIRST.output).times(2);
     expect(spent.toFixed()).toBe('4');
-    expect((await admin(p.host, 'POST', `/organizations/${org}/rate-cards`, { model_slug: MODEL, input_cost_per_million: FIRST.input, output_cost_per_million: FIRST.output })).status).toBe(201);
-    await eventually(async () => (await budget(orgBudget.id)).spent === spent.toFixed(), 30_000, 'spend after the pending events were priced');
-    expect(await budget(orgBudget.id)).toMatchObject({ spent: '4', remaining: '1', percent: 80, thresholds_crossed: [50, 80], exhausted: false });
+    expect(
+      (
+        await admin(p.host, 'POST', `/organizations/${org}/rate-cards`, {
+          model_slug: MODEL,
+          input_cost_per_million: FIRST.input,
+          output_cost_per_million: FIRST.output,
+        })
+      ).status,
+    ).toBe(201);
+    await eventually(
+      async () => (await budget(orgBudget.id)).spent === spent.toFixed(),
+      30_000,
+      'spend after the pending events were priced',
+    );
+    expect(await budget(orgBudget.id)).toMatchObject({
+      spent: '4',
+      remaining: '1',
+      percent: 80,
+      thresholds_crossed: [50, 80],
+      exhausted: false,
+    });
     expect(await budget(ginaBudget.id)).toMatchObject({ spent: '4', remaining: '6', percent: 40, thresholds_crossed: [] });
-    const crossed = await eventually(async () => {
-      const list = await budgetEvents();
-      return list.length >= 2 ? list : false;
-    }, 15_000, 'threshold events');
+    const crossed = await eventually(
+      async () => {
+        const list = await budgetEvents();
+        return list.length >= 2 ? list : false;
+      },
+      15_000,
+      'threshold events',
+    );
     expect(crossed.map((e) => [e.type, e.data.budget_id, e.data.threshold ?? null, e.data.spent])).toEqual([
       ['budget.threshold_crossed', orgBudget.id, 50, '4'],
       ['budget.threshold_crossed', orgBudget.id, 80, '4'],
@@ -80,7 +108,10 @@ describe('budget spend follows re-pricing', () => {
       effective_from: '2020-01-01',
     });
     expect(cheaper.status).toBe(201);
-    const range = { start_date: new Date(sentAt.getTime() - 3_600_000).toISOString(), end_date: new Date(Date.now() + 3_600_000).toISOString() };
+    const range = {
+      start_date: new Date(sentAt.getTime() - 3_600_000).toISOString(),
+      end_date: new Date(Date.now() + 3_600_000).toISOString(),
+    };
     const job = await admin(p.host, 'POST', `/organizations/${org}/repricings`, range);
     expect(job.status).toBe(202);
     await eventually(

@@ -4,7 +4,18 @@
 // through signed ingest; expected figures are worked out here from the events sent.
 import Big from 'big.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiGet, createTenant, ingest, issueKey, llmEvent, startPipeline, waitForLake, type EventBody, type Pipeline, type Tenant } from '../support/pipeline.js';
+import {
+  apiGet,
+  createTenant,
+  ingest,
+  issueKey,
+  llmEvent,
+  startPipeline,
+  waitForLake,
+  type EventBody,
+  type Pipeline,
+  type Tenant,
+} from '../support/pipeline.js';
 
 const W = { start_date: '2025-03-01', end_date: '2025-03-04' };
 const ts = (day: number, hour: number) => `2025-03-0${day}T${String(hour).padStart(2, '0')}:00:00.000Z`;
@@ -25,7 +36,13 @@ beforeAll(async () => {
   p = await startPipeline();
   t = await createTenant(p, { rateCards: [{ model_slug: 'own-model', input_cost_per_million: '1', output_cost_per_million: '2' }] });
   const events: EventBody[] = PRICED.map(([model, provider, cost, day], i) =>
-    llmEvent(`e-${i}`, { model, ...(provider ? { provider } : {}), cost_override: cost, timestamp: ts(day, 10 + i), user_id: i % 2 ? 'bob' : 'alice' }),
+    llmEvent(`e-${i}`, {
+      model,
+      ...(provider ? { provider } : {}),
+      cost_override: cost,
+      timestamp: ts(day, 10 + i),
+      user_id: i % 2 ? 'bob' : 'alice',
+    }),
   );
   events.push(llmEvent('u-1', { model: 'unpriced-x', provider: 'nobody', timestamp: ts(2, 9) }));
   events.push(llmEvent('u-2', { model: 'unpriced-x', provider: 'nobody', timestamp: ts(3, 9) }));
@@ -33,7 +50,13 @@ beforeAll(async () => {
   events.push(llmEvent('outside', { model: 'unpriced-y', timestamp: '2025-03-05T00:00:00.000Z' }));
   // Sessions on 10 March (outside W): alice alone in sa-1, alice and bob in shared, bob alone in sb-1.
   const inSession = (key: string, user: string, session: string, cost: string, hour: number) =>
-    llmEvent(key, { user_id: user, session_id: session, cost_override: cost, model: 'm-s', timestamp: `2025-03-10T${String(hour).padStart(2, '0')}:00:00.000Z` });
+    llmEvent(key, {
+      user_id: user,
+      session_id: session,
+      cost_override: cost,
+      model: 'm-s',
+      timestamp: `2025-03-10T${String(hour).padStart(2, '0')}:00:00.000Z`,
+    });
   events.push(inSession('sa-1', 'alice', 'sa-1', '0.5', 8), inSession('sa-2', 'alice', 'sa-1', '0.25', 9));
   events.push(inSession('sh-1', 'alice', 'shared', '1', 10), inSession('sh-2', 'bob', 'shared', '2', 12));
   events.push(inSession('sb-1', 'bob', 'sb-1', '4', 11));
@@ -56,7 +79,14 @@ describe('GET /cost-data/trend', () => {
     // Totals: m-b 3, m-a 1.75, m-d 0.5, m-c 0.125.
     expect(res.body.series).toEqual([
       { key: 'm-b', label: 'm-b', data_points: [{ date: day(1), cost: '3', event_count: 1 }] },
-      { key: 'm-a', label: 'm-a', data_points: [{ date: day(1), cost: '1.5', event_count: 1 }, { date: day(2), cost: '0.25', event_count: 1 }] },
+      {
+        key: 'm-a',
+        label: 'm-a',
+        data_points: [
+          { date: day(1), cost: '1.5', event_count: 1 },
+          { date: day(2), cost: '0.25', event_count: 1 },
+        ],
+      },
       { key: 'm-d', label: 'm-d', data_points: [{ date: day(3), cost: '0.5', event_count: 1 }] },
       { key: 'm-c', label: 'm-c', data_points: [{ date: day(3), cost: '0.125', event_count: 1 }] },
     ]);
@@ -67,7 +97,14 @@ describe('GET /cost-data/trend', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     // p-2: 3 + 0.5 = 3.5; p-1: 1.75; Unassigned (m-c): 0.125 → Other = p-1 + Unassigned.
     expect(res.body.series).toEqual([
-      { key: 'p-2', label: 'p-2', data_points: [{ date: day(1), cost: '3', event_count: 1 }, { date: day(3), cost: '0.5', event_count: 1 }] },
+      {
+        key: 'p-2',
+        label: 'p-2',
+        data_points: [
+          { date: day(1), cost: '3', event_count: 1 },
+          { date: day(3), cost: '0.5', event_count: 1 },
+        ],
+      },
       {
         key: 'other',
         label: 'Other',

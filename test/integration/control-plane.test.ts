@@ -7,13 +7,7 @@ import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SecretDecryptionError } from '../../core/auth/secrets.js';
 import { findActiveApiKey, issueApiKey, listApiKeys, revokeApiKey } from '../../core/control/api-keys.js';
-import {
-  getCreditBalance,
-  grantCredits,
-  listCreditGrants,
-  spendAvailableCredits,
-  spendCredits,
-} from '../../core/control/credits.js';
+import { getCreditBalance, grantCredits, listCreditGrants, spendAvailableCredits, spendCredits } from '../../core/control/credits.js';
 import { openControlDb, type ControlDb } from '../../core/control/db.js';
 import { createDimension, getDimension, listDimensions } from '../../core/control/dimensions.js';
 import { getEndUserByExternalId, listEndUsers, upsertEndUsers } from '../../core/control/end-users.js';
@@ -29,21 +23,10 @@ import {
 import { getLedgerDetails, getLedgerEntries } from '../support/ledger-reads.js';
 import { loadMigrations, migrate } from '../../core/control/migrate.js';
 import { createOrganization, getOrganization } from '../../core/control/organizations.js';
-import {
-  createSubscription,
-  getActiveSubscription,
-  listSubscriptions,
-  setSubscriptionStatus,
-} from '../../core/control/subscriptions.js';
+import { createSubscription, getActiveSubscription, listSubscriptions, setSubscriptionStatus } from '../../core/control/subscriptions.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../core/errors.js';
 import { endUserIdFor, eventIdFor } from '../../core/ids.js';
-import {
-  CONTROL_DB_KINDS,
-  TEST_MASTER_KEY,
-  describeEachControlDb,
-  openFreshControlDb,
-  testPostgresUrl,
-} from '../support/control-db.js';
+import { CONTROL_DB_KINDS, TEST_MASTER_KEY, describeEachControlDb, openFreshControlDb, testPostgresUrl } from '../support/control-db.js';
 
 const MIGRATION_NAMES = [
   '001_organizations_keys_credits',
@@ -145,7 +128,10 @@ for (const kind of CONTROL_DB_KINDS) {
     it('006 keeps the ledger rows of 002: published ones stay published, reserved ones are swept from their own group', async () => {
       const fresh = await openFreshControlDb(kind, { migrate: false });
       try {
-        await migrate(fresh.db, loadMigrations().filter((m) => m.version <= 5));
+        await migrate(
+          fresh.db,
+          loadMigrations().filter((m) => m.version <= 5),
+        );
         const org = crypto.randomUUID();
         // Rows as 002's ledger wrote them: payload and state per row; published rows had the payload cleared.
         await fresh.db.query(
@@ -174,7 +160,10 @@ for (const kind of CONTROL_DB_KINDS) {
         // Each reserved row is its own stranded group, as old as the row.
         const stranded = await listStrandedGroups(fresh.db, new Date(Date.now() - 60_000), 100);
         expect(stranded).toHaveLength(2);
-        const records = await listGroupRecords(fresh.db, stranded.map((g) => g.id));
+        const records = await listGroupRecords(
+          fresh.db,
+          stranded.map((g) => g.id),
+        );
         expect(records.map((r) => [r.idempotencyKey, r.payload, r.flagReason, r.eventId])).toEqual([
           ['old-res-1', Buffer.from([0x00, 0xff, 0x01]), 'timestamp_too_old', eventIdFor(org, 'old-res-1')],
           ['old-res-2', Buffer.from('two'), null, eventIdFor(org, 'old-res-2')],
@@ -192,7 +181,14 @@ for (const kind of CONTROL_DB_KINDS) {
           ['old-pub', false, 'published', null],
           ['old-res-2', false, 'reserved', Buffer.from('two')],
         ]);
-        expect(keysOf(await listGroupRecords(fresh.db, stranded.map((g) => g.id)))).toEqual(['old-res-1']);
+        expect(
+          keysOf(
+            await listGroupRecords(
+              fresh.db,
+              stranded.map((g) => g.id),
+            ),
+          ),
+        ).toEqual(['old-res-1']);
 
         // The sweep's mark publishes the legacy group.
         expect(await markGroupsPublished(fresh.db, [stranded[0]!.id, retried.groupId])).toBe(2);
@@ -286,7 +282,7 @@ describeEachControlDb('control plane', ({ kind, db }) => {
       expect(await findActiveApiKey(db(), TEST_MASTER_KEY, issued.apiKey)).toBeNull();
     });
 
-    it("bind each ciphertext to its own row: a secret copied onto another key does not decrypt", async () => {
+    it('bind each ciphertext to its own row: a secret copied onto another key does not decrypt', async () => {
       const org = await createOrganization(db(), { name: 'Swap' });
       const a = await issueApiKey(db(), TEST_MASTER_KEY, org.id, { scopes: ['usage:write'] });
       const b = await issueApiKey(db(), TEST_MASTER_KEY, org.id, { scopes: ['usage:write'] });
@@ -305,9 +301,7 @@ describeEachControlDb('control plane', ({ kind, db }) => {
       expect(k.ownerUserId).toMatch(/^[0-9a-f-]{36}$/);
       expect(await sqlError(issueApiKey(db(), TEST_MASTER_KEY, org.id, { scopes: ['admin' as never] }))).toBe('23514');
       expect(await sqlError(issueApiKey(db(), TEST_MASTER_KEY, org.id, { scopes: [] }))).toBe('23514');
-      await expect(issueApiKey(db(), TEST_MASTER_KEY, crypto.randomUUID(), { scopes: ['usage:read'] })).rejects.toThrow(
-        NotFoundError,
-      );
+      await expect(issueApiKey(db(), TEST_MASTER_KEY, crypto.randomUUID(), { scopes: ['usage:read'] })).rejects.toThrow(NotFoundError);
     });
   });
 
@@ -331,17 +325,13 @@ describeEachControlDb('control plane', ({ kind, db }) => {
 
     it('a balance can never go below zero, not even by direct SQL', async () => {
       const org = await createOrganization(db(), { name: 'Floor' });
-      expect(await sqlError(db().query('UPDATE credit_balances SET balance = -1 WHERE organization_id = $1', [org.id]))).toBe(
-        '23514',
-      );
+      expect(await sqlError(db().query('UPDATE credit_balances SET balance = -1 WHERE organization_id = $1', [org.id]))).toBe('23514');
     });
 
     it('20 concurrent spends of 1 against a balance of 5: exactly 5 succeed', async () => {
       const org = await createOrganization(db(), { name: 'Race' });
       await grantCredits(db(), org.id, 5);
-      const results = await Promise.all(
-        Array.from({ length: 20 }, () => db().transaction((tx) => spendCredits(tx, org.id, 1))),
-      );
+      const results = await Promise.all(Array.from({ length: 20 }, () => db().transaction((tx) => spendCredits(tx, org.id, 1))));
       expect(results.filter((r) => r.ok)).toHaveLength(5);
       expect(await getCreditBalance(db(), org.id)).toBe(0);
     });
@@ -349,9 +339,7 @@ describeEachControlDb('control plane', ({ kind, db }) => {
     it('concurrent partial spends never hand out more than the balance', async () => {
       const org = await createOrganization(db(), { name: 'Partial' });
       await grantCredits(db(), org.id, 10);
-      const results = await Promise.all(
-        Array.from({ length: 6 }, () => db().transaction((tx) => spendAvailableCredits(tx, org.id, 3))),
-      );
+      const results = await Promise.all(Array.from({ length: 6 }, () => db().transaction((tx) => spendAvailableCredits(tx, org.id, 3))));
       // 6 × 3 = 18 asked, 10 available: spends are 3, 3, 3, 1, 0, 0 in some order.
       expect(results.map((r) => r.spent).sort()).toEqual([0, 0, 1, 3, 3, 3]);
       expect(await getCreditBalance(db(), org.id)).toBe(0);
@@ -376,7 +364,12 @@ describeEachControlDb('control plane', ({ kind, db }) => {
 
     it('concurrent upserts of overlapping batches create each user once', async () => {
       const org = await createOrganization(db(), { name: 'UsersRace' });
-      const batches = [['u1', 'u2', 'u3'], ['u3', 'u2', 'u4'], ['u4', 'u1', 'u5'], ['u5', 'u6']];
+      const batches = [
+        ['u1', 'u2', 'u3'],
+        ['u3', 'u2', 'u4'],
+        ['u4', 'u1', 'u5'],
+        ['u5', 'u6'],
+      ];
       const created = await Promise.all(batches.map((b) => db().transaction((tx) => upsertEndUsers(tx, org.id, b))));
       expect(created.reduce((a, b) => a + b, 0)).toBe(6);
       expect((await listEndUsers(db(), org.id)).map((u) => u.externalId)).toEqual(['u1', 'u2', 'u3', 'u4', 'u5', 'u6']);
@@ -419,21 +412,57 @@ describeEachControlDb('control plane', ({ kind, db }) => {
 
   describe('CHECK constraints refuse bad data', () => {
     it.each([
-      ['negative rate', `INSERT INTO rate_cards (organization_id, model_slug, input_cost_per_million, output_cost_per_million, effective_from) VALUES ($1, 'm', -1, 1, now())`],
-      ['NaN rate', `INSERT INTO rate_cards (organization_id, model_slug, input_cost_per_million, output_cost_per_million, effective_from) VALUES ($1, 'm', 'NaN', 1, now())`],
-      ['uppercase slug', `INSERT INTO rate_cards (organization_id, model_slug, input_cost_per_million, output_cost_per_million, effective_from) VALUES ($1, 'GPT', 1, 1, now())`],
+      [
+        'negative rate',
+        `INSERT INTO rate_cards (organization_id, model_slug, input_cost_per_million, output_cost_per_million, effective_from) VALUES ($1, 'm', -1, 1, now())`,
+      ],
+      [
+        'NaN rate',
+        `INSERT INTO rate_cards (organization_id, model_slug, input_cost_per_million, output_cost_per_million, effective_from) VALUES ($1, 'm', 'NaN', 1, now())`,
+      ],
+      [
+        'uppercase slug',
+        `INSERT INTO rate_cards (organization_id, model_slug, input_cost_per_million, output_cost_per_million, effective_from) VALUES ($1, 'GPT', 1, 1, now())`,
+      ],
       ['unknown subscription status', `INSERT INTO subscriptions (organization_id, status, plan) VALUES ($1, 'paused', 'p')`],
-      ['empty revenue period', `INSERT INTO revenue_records (organization_id, source, id, amount, period_start, period_end) VALUES ($1, 'import', 'r', 1, '2025-01-01', '2025-01-01')`],
-      ['lowercase currency', `INSERT INTO revenue_records (organization_id, source, id, amount, currency, period_start, period_end) VALUES ($1, 'import', 'r', 1, 'usd', '2025-01-01', '2025-02-01')`],
-      ['unknown revenue source', `INSERT INTO revenue_records (organization_id, source, id, amount, period_start, period_end) VALUES ($1, 'paypal', 'r', 1, '2025-01-01', '2025-02-01')`],
+      [
+        'empty revenue period',
+        `INSERT INTO revenue_records (organization_id, source, id, amount, period_start, period_end) VALUES ($1, 'import', 'r', 1, '2025-01-01', '2025-01-01')`,
+      ],
+      [
+        'lowercase currency',
+        `INSERT INTO revenue_records (organization_id, source, id, amount, currency, period_start, period_end) VALUES ($1, 'import', 'r', 1, 'usd', '2025-01-01', '2025-02-01')`,
+      ],
+      [
+        'unknown revenue source',
+        `INSERT INTO revenue_records (organization_id, source, id, amount, period_start, period_end) VALUES ($1, 'paypal', 'r', 1, '2025-01-01', '2025-02-01')`,
+      ],
       ['unknown connection kind', `INSERT INTO revenue_connections (organization_id, kind, status) VALUES ($1, 'paypal', 'active')`],
-      ['non-object connection config', `INSERT INTO revenue_connections (organization_id, kind, status, config) VALUES ($1, 'stripe', 'active', '[1]')`],
+      [
+        'non-object connection config',
+        `INSERT INTO revenue_connections (organization_id, kind, status, config) VALUES ($1, 'stripe', 'active', '[1]')`,
+      ],
       ['dimension type', `INSERT INTO dimension_definitions (organization_id, name, key, value_type) VALUES ($1, 'n', 'k', 'boolean')`],
-      ['dimension key with a space', `INSERT INTO dimension_definitions (organization_id, name, key, value_type) VALUES ($1, 'n', 'a key', 'string')`],
-      ['ledger row in a group without a payload place', `INSERT INTO ingest_ledger (organization_id, idempotency_key, event_id, group_id) VALUES ($1, 'k', gen_random_uuid(), 1)`],
-      ['negative payload offset', `INSERT INTO ingest_ledger (organization_id, idempotency_key, event_id, group_id, payload_offset, payload_length) VALUES ($1, 'k', gen_random_uuid(), 1, -1, 1)`],
-      ['payload place without a group', `INSERT INTO ingest_ledger (organization_id, idempotency_key, event_id, payload_offset, payload_length) VALUES ($1, 'k', gen_random_uuid(), 0, 1)`],
-      ['empty idempotency key', `INSERT INTO ingest_ledger (organization_id, idempotency_key, event_id) VALUES ($1, '', gen_random_uuid())`],
+      [
+        'dimension key with a space',
+        `INSERT INTO dimension_definitions (organization_id, name, key, value_type) VALUES ($1, 'n', 'a key', 'string')`,
+      ],
+      [
+        'ledger row in a group without a payload place',
+        `INSERT INTO ingest_ledger (organization_id, idempotency_key, event_id, group_id) VALUES ($1, 'k', gen_random_uuid(), 1)`,
+      ],
+      [
+        'negative payload offset',
+        `INSERT INTO ingest_ledger (organization_id, idempotency_key, event_id, group_id, payload_offset, payload_length) VALUES ($1, 'k', gen_random_uuid(), 1, -1, 1)`,
+      ],
+      [
+        'payload place without a group',
+        `INSERT INTO ingest_ledger (organization_id, idempotency_key, event_id, payload_offset, payload_length) VALUES ($1, 'k', gen_random_uuid(), 0, 1)`,
+      ],
+      [
+        'empty idempotency key',
+        `INSERT INTO ingest_ledger (organization_id, idempotency_key, event_id) VALUES ($1, '', gen_random_uuid())`,
+      ],
       ['unpublished ingest group without payloads', `INSERT INTO ingest_groups (members) VALUES ($1::text)`],
       ['unpublished ingest group without members', `INSERT INTO ingest_groups (payloads) VALUES (convert_to($1::text, 'UTF8'))`],
       ['zero credit grant', `INSERT INTO credit_grants (organization_id, amount, balance_after) VALUES ($1, 0, 0)`],
@@ -445,9 +474,9 @@ describeEachControlDb('control plane', ({ kind, db }) => {
 
     it('a second active subscription violates the partial unique index', async () => {
       const org = await createOrganization(db(), { name: 'TwoActive' });
-      expect(await sqlError(db().query(`INSERT INTO subscriptions (organization_id, status, plan) VALUES ($1, 'active', 'x')`, [org.id]))).toBe(
-        '23505',
-      );
+      expect(
+        await sqlError(db().query(`INSERT INTO subscriptions (organization_id, status, plan) VALUES ($1, 'active', 'x')`, [org.id])),
+      ).toBe('23505');
     });
   });
 

@@ -65,7 +65,9 @@ describe('GET /v1/cost-data/summary', () => {
 
   it('last-7-days: a rolling window with sub-day bounds against the 7 days before', async () => {
     const res = await get(A.readKey, '/cost-data/summary', { time_window: 'last-7-days' });
-    expect(res.body).toEqual(expectedSummary(['2026-10-13T12:00:00Z', '2026-10-20T12:00:00Z'], ['2026-10-06T12:00:00Z', '2026-10-13T12:00:00Z']));
+    expect(res.body).toEqual(
+      expectedSummary(['2026-10-13T12:00:00Z', '2026-10-20T12:00:00Z'], ['2026-10-06T12:00:00Z', '2026-10-13T12:00:00Z']),
+    );
   });
 
   it('ytd: change_percent is null when the previous period cost nothing', async () => {
@@ -107,7 +109,11 @@ describe('status_counts.pending: accepted but not yet in the lake', () => {
     const q = await startPipeline({ processor: false, now: () => NOW });
     try {
       const t = await createTenant(q);
-      await ingest(q, t, [llmEvent('p-1', { timestamp: iso(10, 2) }), llmEvent('p-2', { timestamp: iso(10, 3) }), llmEvent('p-3', { timestamp: iso(10, 4) })]);
+      await ingest(q, t, [
+        llmEvent('p-1', { timestamp: iso(10, 2) }),
+        llmEvent('p-2', { timestamp: iso(10, 3) }),
+        llmEvent('p-3', { timestamp: iso(10, 4) }),
+      ]);
       const res = await apiGet(q, t.readKey, '/cost-data/summary');
       expect(res.body.status_counts).toEqual({ completed: 0, pending: 3, pending_rate_card: 0, failed: 0 });
       expect(res.body.current_period_cost).toBe('0');

@@ -7,16 +7,7 @@ import { dimensionCostTrend } from '../../api/dimension-data/dimension-data.serv
 import { LakeQuery } from '../../api/lake/lake-query.js';
 import type { ReadContext } from '../../core/http/read-context.js';
 import { RateBook } from '../../pricing/rate-book.js';
-import {
-  A,
-  ALL_A,
-  completed,
-  dayOf,
-  NOW,
-  p,
-  points,
-  useReadDataset,
-} from '../support/read-dataset.js';
+import { A, ALL_A, completed, dayOf, NOW, p, points, useReadDataset } from '../support/read-dataset.js';
 
 useReadDataset();
 

@@ -13,7 +13,13 @@ let t: Tenant;
 // USD per million: input 2, output 10. An event of i input and o output tokens costs (2i + 10o) / 10^6.
 const CARD = { model_slug: 'bf-model', input_cost_per_million: '2', output_cost_per_million: '10' };
 const event = (key: string, day: string, team: string | null, input: number, output: number) =>
-  llmEvent(key, { model: 'bf-model', input_tokens: input, output_tokens: output, timestamp: `${day}T10:00:00Z`, metadata: team === null ? {} : { team } });
+  llmEvent(key, {
+    model: 'bf-model',
+    input_tokens: input,
+    output_tokens: output,
+    timestamp: `${day}T10:00:00Z`,
+    metadata: team === null ? {} : { team },
+  });
 
 const waitFor = async (what: string, check: () => Promise<boolean>, timeoutMs = 60_000) => {
   const deadline = Date.now() + timeoutMs;
@@ -43,13 +49,24 @@ describe('dimension backfill', () => {
     const rollupPath = `/organizations/${t.organizationId}/dimensions/team/rollup`;
     expect((await admin(p.host, 'GET', rollupPath)).status).toBe(404);
 
-    expect((await admin(p.host, 'POST', `/organizations/${t.organizationId}/dimensions`, { key: 'team', name: 'Team', value_type: 'string' })).status).toBe(201);
+    expect(
+      (await admin(p.host, 'POST', `/organizations/${t.organizationId}/dimensions`, { key: 'team', name: 'Team', value_type: 'string' }))
+        .status,
+    ).toBe(201);
     let last: any;
     await waitFor('the backfill to complete', async () => {
       last = (await admin(p.host, 'GET', rollupPath)).body;
       return last.complete === true;
     });
-    expect(last).toEqual({ key: 'team', value_type: 'string', rolled_up: true, days_with_events: 2, days_covered: 2, progress_percent: 100, complete: true });
+    expect(last).toEqual({
+      key: 'team',
+      value_type: 'string',
+      rolled_up: true,
+      days_with_events: 2,
+      days_covered: 2,
+      progress_percent: 100,
+      complete: true,
+    });
 
     // A later event's flush rolls it up at once: the new day is covered without a backfill.
     await ingest(p, t, [event('bf-5', '2026-10-03', 'b', 0, 100)]); // 0.001
@@ -57,7 +74,11 @@ describe('dimension backfill', () => {
     const after = (await admin(p.host, 'GET', rollupPath)).body;
     expect(after).toMatchObject({ days_with_events: 3, days_covered: 3, complete: true });
 
-    const res = await apiGet(p, t.readKey, '/dimension-data/cost-breakdown', { dimension_key: 'team', start_date: '2026-10-01', end_date: '2026-10-04' });
+    const res = await apiGet(p, t.readKey, '/dimension-data/cost-breakdown', {
+      dimension_key: 'team',
+      start_date: '2026-10-01',
+      end_date: '2026-10-04',
+    });
     expect(res.status).toBe(200);
     expect(res.body.total_cost).toBe('0.0058');
     expect(res.body.items.map((i: any) => [i.dimension_value, i.total_cost, i.event_count])).toEqual([

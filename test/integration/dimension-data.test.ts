@@ -59,8 +59,22 @@ describe('GET /v1/dimension-data/…', () => {
     const res = await get(A.readKey, '/dimension-data/cost-trend', { ...OCT, dimension_key: 'team' });
     expect(res.body).toEqual({
       series: [
-        ...top.map((v) => ({ key: v, label: v, data_points: points(oct().filter((e) => team(e) === v), dayOf) })),
-        { key: 'other', label: 'Other', data_points: points(oct().filter((e) => !top.includes(team(e))), dayOf) },
+        ...top.map((v) => ({
+          key: v,
+          label: v,
+          data_points: points(
+            oct().filter((e) => team(e) === v),
+            dayOf,
+          ),
+        })),
+        {
+          key: 'other',
+          label: 'Other',
+          data_points: points(
+            oct().filter((e) => !top.includes(team(e))),
+            dayOf,
+          ),
+        },
       ],
       granularity: 'daily',
     });
@@ -69,11 +83,25 @@ describe('GET /v1/dimension-data/…', () => {
   it('cost-trend with dimension_key and dimension_value: one series of that value', async () => {
     const res = await get(A.readKey, '/dimension-data/cost-trend', { ...OCT, dimension_key: 'team', dimension_value: 'red' });
     expect(res.body).toEqual({
-      series: [{ key: 'red', label: 'red', data_points: points(oct().filter((e) => metaString(e, 'team') === 'red'), dayOf) }],
+      series: [
+        {
+          key: 'red',
+          label: 'red',
+          data_points: points(
+            oct().filter((e) => metaString(e, 'team') === 'red'),
+            dayOf,
+          ),
+        },
+      ],
       granularity: 'daily',
     });
     const unassigned = await get(A.readKey, '/dimension-data/cost-trend', { ...OCT, dimension_key: 'team', dimension_value: 'Unassigned' });
-    expect(unassigned.body.series[0].data_points).toEqual(points(oct().filter((e) => metaString(e, 'team') === undefined), dayOf));
+    expect(unassigned.body.series[0].data_points).toEqual(
+      points(
+        oct().filter((e) => metaString(e, 'team') === undefined),
+        dayOf,
+      ),
+    );
   });
 
   it('cost-trend errors: unknown dimension 404, value without key 400', async () => {
@@ -109,7 +137,12 @@ describe('GET /v1/dimension-data/…', () => {
     const values = numeric(OCT.start_date, OCT.end_date);
     const weeks = ['2026-09-28', '2026-10-05', '2026-10-12', '2026-10-19'].map((d) => new Date(d).toISOString());
     for (const aggregation of ['sum', 'min', 'max'] as const) {
-      const res = await get(A.readKey, '/dimension-data/numeric-trend', { ...OCT, dimension_key: 'latency_ms', aggregation, interval: 'weekly' });
+      const res = await get(A.readKey, '/dimension-data/numeric-trend', {
+        ...OCT,
+        dimension_key: 'latency_ms',
+        aggregation,
+        interval: 'weekly',
+      });
       expect(res.body.granularity).toBe('weekly');
       expect(res.body.data_points).toEqual(
         weeks.map((date) => {
@@ -130,8 +163,14 @@ describe('GET /v1/dimension-data/…', () => {
     const base = { ...OCT, aggregation: 'sum' };
     expectValidation(await get(A.readKey, '/dimension-data/numeric-trend', { ...base, dimension_key: 'team' }), 'dimension_key');
     expectNotFound(await get(A.readKey, '/dimension-data/numeric-trend', { ...base, dimension_key: 'nope' }));
-    expectValidation(await get(A.readKey, '/dimension-data/numeric-trend', { ...OCT, dimension_key: 'latency_ms', aggregation: 'median' }), 'aggregation');
-    expectValidation(await get(A.readKey, '/dimension-data/numeric-trend', { ...base, dimension_key: 'latency_ms', interval: 'hourly' }), 'interval');
+    expectValidation(
+      await get(A.readKey, '/dimension-data/numeric-trend', { ...OCT, dimension_key: 'latency_ms', aggregation: 'median' }),
+      'aggregation',
+    );
+    expectValidation(
+      await get(A.readKey, '/dimension-data/numeric-trend', { ...base, dimension_key: 'latency_ms', interval: 'hourly' }),
+      'interval',
+    );
   });
 
   it('numeric-summary: sum, avg, min, max and count over the range', async () => {

@@ -7,7 +7,12 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { costByDimension, dimensionValues } from '../../api/attribution/attribution.service.js';
-import { dimensionCostBreakdown, dimensionCostTrend, dimensionNumericSummary, dimensionNumericTrend } from '../../api/dimension-data/dimension-data.service.js';
+import {
+  dimensionCostBreakdown,
+  dimensionCostTrend,
+  dimensionNumericSummary,
+  dimensionNumericTrend,
+} from '../../api/dimension-data/dimension-data.service.js';
 import { endUserByDimension } from '../../api/end-user-costs/end-user-costs.service.js';
 import { coveredDates, dimensionRollupProgress } from '../../api/lake/dimension-rollup-read.js';
 import { LakeQuery } from '../../api/lake/lake-query.js';
@@ -31,13 +36,7 @@ let lakeDir: string;
 const offsets = [0, 0];
 
 /** A completed event of `org` on `day` (2025-03-DD) with metadata, cost (input = total), user and agent. */
-function ev(
-  partition: number,
-  day: number,
-  meta: Record<string, unknown>,
-  cost: string,
-  fields: Partial<LakeEventRow> = {},
-): LakeEventRow {
+function ev(partition: number, day: number, meta: Record<string, unknown>, cost: string, fields: Partial<LakeEventRow> = {}): LakeEventRow {
   const offset = offsets[partition]!++;
   return lakeEvent({
     organization_id: org,
@@ -79,10 +78,14 @@ describe('dimension rollups', () => {
     writer = await LakeWriter.open(lakeDir, { dimensions: new DimensionBook(control.db, null, 0) });
 
     // Before any dimension exists: day 10 on partition 0, day 11 on partition 1.
-    await writer.flush(0, [
-      ev(0, 10, { team: 'search', latency_ms: 100 }, '1.5', { agent_id: 'a1' }),
-      ev(0, 10, { team: 'sales', latency_ms: 200.25 }, '2.25', { agent_id: 'a2', user_id: 'user-2' }),
-    ], 2);
+    await writer.flush(
+      0,
+      [
+        ev(0, 10, { team: 'search', latency_ms: 100 }, '1.5', { agent_id: 'a1' }),
+        ev(0, 10, { team: 'sales', latency_ms: 200.25 }, '2.25', { agent_id: 'a2', user_id: 'user-2' }),
+      ],
+      2,
+    );
     await writer.flush(1, [ev(1, 11, { team: 'search', latency_ms: 1 }, '10', { agent_id: 'a1' })], 1);
 
     await createDimension(control.db, org, { key: 'team', name: 'Team', valueType: 'string' });
@@ -90,32 +93,59 @@ describe('dimension rollups', () => {
     await createDimension(control.db, org, { key: 'agent_id', name: 'Agent', valueType: 'string' });
 
     // Day 11 on partition 0 (the day stays uncovered: partition 1's file of it predates the dimensions).
-    await writer.flush(0, [
-      ev(0, 11, { team: 'search', latency_ms: 50 }, '0.000000000001', { agent_id: 'a1' }),
-      ev(0, 11, { latency_ms: 'fast' }, '3', { agent_id: 'a1', user_id: 'user-2' }),
-      ev(0, 11, { team: 'sales', latency_ms: 10 }, '0', { status: 'pending_rate_card', input_cost: null, output_cost: null, agent_id: 'a2' }),
-    ], 5);
+    await writer.flush(
+      0,
+      [
+        ev(0, 11, { team: 'search', latency_ms: 50 }, '0.000000000001', { agent_id: 'a1' }),
+        ev(0, 11, { latency_ms: 'fast' }, '3', { agent_id: 'a1', user_id: 'user-2' }),
+        ev(0, 11, { team: 'sales', latency_ms: 10 }, '0', {
+          status: 'pending_rate_card',
+          input_cost: null,
+          output_cost: null,
+          agent_id: 'a2',
+        }),
+      ],
+      5,
+    );
     // Day 12, covered in both partitions; partition 0 in two flushes (compacted below).
     await writer.flush(0, [ev(0, 12, { team: 'search', latency_ms: 7 }, '4', { agent_id: 'a2', user_id: 'user-3', feature: 'chat' })], 6);
-    await writer.flush(0, [
-      ev(0, 12, { team: 5, latency_ms: 0.5 }, '0.5', { agent_id: 'a1' }),
-      ev(0, 12, { team: 'sales', latency_ms: 10 }, '0', { status: 'pending_rate_card', input_cost: null, output_cost: null, agent_id: 'a2', user_id: 'user-2' }),
-    ], 8);
-    await writer.flush(1, [
-      ev(1, 12, { team: 'ops', latency_ms: 999 }, '0', { status: 'failed', input_cost: null, output_cost: null }),
-      ev(1, 12, { team: 'search' }, '0.25', { agent_id: 'a1' }),
-    ], 3);
+    await writer.flush(
+      0,
+      [
+        ev(0, 12, { team: 5, latency_ms: 0.5 }, '0.5', { agent_id: 'a1' }),
+        ev(0, 12, { team: 'sales', latency_ms: 10 }, '0', {
+          status: 'pending_rate_card',
+          input_cost: null,
+          output_cost: null,
+          agent_id: 'a2',
+          user_id: 'user-2',
+        }),
+      ],
+      8,
+    );
+    await writer.flush(
+      1,
+      [
+        ev(1, 12, { team: 'ops', latency_ms: 999 }, '0', { status: 'failed', input_cost: null, output_cost: null }),
+        ev(1, 12, { team: 'search' }, '0.25', { agent_id: 'a1' }),
+      ],
+      3,
+    );
     // Compaction merges day 12's two files of each table on partition 0.
     const compacted = await writer.compactPartition(0, { minFiles: 2 });
     expect(compacted.groups).toBeGreaterThanOrEqual(3);
     // Re-pricing: day 12's pending event becomes completed at 1 (events and rollups rewritten).
-    const rewrite = await writer.rewriteRows(0, { organizationId: org, statuses: ['pending_rate_card'], fromDate: '2025-03-12', toDate: '2025-03-12' }, (row) => ({
-      ...row,
-      status: 'completed',
-      input_cost: '1',
-      output_cost: '0',
-      total_cost: '1',
-    }));
+    const rewrite = await writer.rewriteRows(
+      0,
+      { organizationId: org, statuses: ['pending_rate_card'], fromDate: '2025-03-12', toDate: '2025-03-12' },
+      (row) => ({
+        ...row,
+        status: 'completed',
+        input_cost: '1',
+        output_cost: '0',
+        total_cost: '1',
+      }),
+    );
     expect(rewrite.rowsChanged).toBe(1);
 
     rollups = await LakeQuery.open(lakeDir, { refreshIntervalMs: 0 });
@@ -153,10 +183,14 @@ describe('dimension rollups', () => {
   it('cost-breakdown: hand-worked figures, equal to raw events', async () => {
     const answer = await dimensionCostBreakdown(rc(rollups), { ...FULL, dimension_key: 'team' });
     expect(answer.total_cost).toBe('22.500000000001');
-    expect(answer.items.map(({ dimension_value, total_cost, event_count }) => ({ dimension_value, total_cost, event_count }))).toEqual(BREAKDOWN);
+    expect(answer.items.map(({ dimension_value, total_cost, event_count }) => ({ dimension_value, total_cost, event_count }))).toEqual(
+      BREAKDOWN,
+    );
     expect(answer).toEqual(await dimensionCostBreakdown(rc(raw), { ...FULL, dimension_key: 'team' }));
     for (const range of [PARTIAL, { start_date: '2025-03-12', end_date: '2025-03-13' }]) {
-      expect(await dimensionCostBreakdown(rc(rollups), { ...range, dimension_key: 'team' })).toEqual(await dimensionCostBreakdown(rc(raw), { ...range, dimension_key: 'team' }));
+      expect(await dimensionCostBreakdown(rc(rollups), { ...range, dimension_key: 'team' })).toEqual(
+        await dimensionCostBreakdown(rc(raw), { ...range, dimension_key: 'team' }),
+      );
     }
   });
 
@@ -245,7 +279,9 @@ describe('dimension rollups', () => {
   it('asked again (sub-day slices kept by the edge cache, end users and filter values read from their projections): the same answers', async () => {
     // The third round reads kept slices and projections only; each must still equal raw events.
     for (let round = 0; round < 3; round++) {
-      expect(await dimensionCostBreakdown(rc(rollups), { ...PARTIAL, dimension_key: 'team' })).toEqual(await dimensionCostBreakdown(rc(raw), { ...PARTIAL, dimension_key: 'team' }));
+      expect(await dimensionCostBreakdown(rc(rollups), { ...PARTIAL, dimension_key: 'team' })).toEqual(
+        await dimensionCostBreakdown(rc(raw), { ...PARTIAL, dimension_key: 'team' }),
+      );
       // The filtered ones read the filter value's projection; Unassigned selects the rows without a feature.
       for (const q of [
         { ...PARTIAL, dimension: 'team', filter_key: 'agent_id', filter_value: 'a1' },
@@ -289,7 +325,9 @@ describe('dimension rollups', () => {
     try {
       const answer = await dimensionCostBreakdown(rc(fresh), { ...FULL, dimension_key: 'team' });
       expect(answer.total_cost).toBe('22.500000000001');
-      expect(answer.items.map(({ dimension_value, total_cost, event_count }) => ({ dimension_value, total_cost, event_count }))).toEqual(BREAKDOWN);
+      expect(answer.items.map(({ dimension_value, total_cost, event_count }) => ({ dimension_value, total_cost, event_count }))).toEqual(
+        BREAKDOWN,
+      );
       const summary = await dimensionNumericSummary(rc(fresh), { ...FULL, dimension_key: 'latency_ms' });
       expect(summary).toMatchObject({ event_count: 8, sum: '378.75' });
     } finally {
@@ -301,7 +339,13 @@ describe('dimension rollups', () => {
   it('backfill: rolls up the days written before the dimensions, with progress from the manifests, answers unchanged', async () => {
     const team = { organizationId: org, key: 'team', valueType: 'string' as const };
     expect(await dimensionRollupProgress(rollups.reader, team)).toEqual({
-      key: 'team', value_type: 'string', rolled_up: true, days_with_events: 3, days_covered: 1, progress_percent: 33.33, complete: false,
+      key: 'team',
+      value_type: 'string',
+      rolled_up: true,
+      days_with_events: 3,
+      days_covered: 1,
+      progress_percent: 33.33,
+      complete: false,
     });
     const before = await dimensionCostBreakdown(rc(raw), { ...FULL, dimension_key: 'team' });
     // Partition 0 lacks day 10 only (its day-11 file came after the definitions); partition 1 day 11.
@@ -315,21 +359,41 @@ describe('dimension rollups', () => {
     const partition = await (writer as unknown as { state(p: number): Promise<PartitionState> }).state(1);
     let release!: () => void;
     const held = partition.exclusive(() => new Promise<void>((resolve) => (release = resolve)));
-    const pass = await Promise.race([writer.backfillDimensions(1), new Promise((resolve) => setTimeout(() => resolve('queued behind the held operation'), 5_000))]);
+    const pass = await Promise.race([
+      writer.backfillDimensions(1),
+      new Promise((resolve) => setTimeout(() => resolve('queued behind the held operation'), 5_000)),
+    ]);
     release();
     await held;
     expect(pass).toEqual({ groups: 0, remaining: 0 });
-    expect(await dimensionRollupProgress(rollups.reader, { organizationId: org, key: 'agent_id', valueType: 'string' })).toMatchObject({ rolled_up: false, complete: false });
+    expect(await dimensionRollupProgress(rollups.reader, { organizationId: org, key: 'agent_id', valueType: 'string' })).toMatchObject({
+      rolled_up: false,
+      complete: false,
+    });
     const days = { start: new Date('2025-03-10'), end: new Date('2025-03-13') };
-    expect([...(await coveredDates(rollups.reader, org, days, 'latency_ms', 'number')).covered].sort()).toEqual(['2025-03-10', '2025-03-11', '2025-03-12']);
+    expect([...(await coveredDates(rollups.reader, org, days, 'latency_ms', 'number')).covered].sort()).toEqual([
+      '2025-03-10',
+      '2025-03-11',
+      '2025-03-12',
+    ]);
     // The same answers, now all from the rollup (a fresh reader: nothing cached from before).
     const fresh = await LakeQuery.open(lakeDir, { refreshIntervalMs: 0 });
     try {
       const after = await dimensionCostBreakdown(rc(fresh), { ...FULL, dimension_key: 'team' });
       expect(after).toEqual(before);
-      expect(after.items.map(({ dimension_value, total_cost, event_count }) => ({ dimension_value, total_cost, event_count }))).toEqual(BREAKDOWN);
-      expect(await dimensionNumericSummary(rc(fresh), { ...FULL, dimension_key: 'latency_ms' })).toMatchObject({ event_count: 8, sum: '378.75', min: '0.5', max: '200.25' });
-      for (const q of [{ ...FULL, dimension: 'team', filter_key: 'agent_id', filter_value: 'a1' }, { ...PARTIAL, dimension: 'team' }]) {
+      expect(after.items.map(({ dimension_value, total_cost, event_count }) => ({ dimension_value, total_cost, event_count }))).toEqual(
+        BREAKDOWN,
+      );
+      expect(await dimensionNumericSummary(rc(fresh), { ...FULL, dimension_key: 'latency_ms' })).toMatchObject({
+        event_count: 8,
+        sum: '378.75',
+        min: '0.5',
+        max: '200.25',
+      });
+      for (const q of [
+        { ...FULL, dimension: 'team', filter_key: 'agent_id', filter_value: 'a1' },
+        { ...PARTIAL, dimension: 'team' },
+      ]) {
         expect(await costByDimension(rc(fresh), q)).toEqual(await costByDimension(rc(raw), q));
       }
       expect(await endUserByDimension(rc(fresh), 'user-2', 'team', FULL.start_date, FULL.end_date)).toEqual(
@@ -341,10 +405,11 @@ describe('dimension rollups', () => {
   });
   it('metadata that is not JSON (a producer bypassing ingest) lands Unassigned instead of failing the flush', async () => {
     const day = { start_date: '2025-03-15', end_date: '2025-03-16' };
-    await writer.flush(1, [
-      ev(1, 15, { team: 'search', latency_ms: 4 }, '1.25'),
-      { ...ev(1, 15, {}, '0.75'), metadata: '{"team": not json' },
-    ], offsets[1]!);
+    await writer.flush(
+      1,
+      [ev(1, 15, { team: 'search', latency_ms: 4 }, '1.25'), { ...ev(1, 15, {}, '0.75'), metadata: '{"team": not json' }],
+      offsets[1]!,
+    );
     const fresh = await LakeQuery.open(lakeDir, { refreshIntervalMs: 0 });
     try {
       const answer = await dimensionCostBreakdown(rc(fresh), { ...day, dimension_key: 'team' });

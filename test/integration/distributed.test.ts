@@ -29,7 +29,13 @@ interface SentEvent {
 }
 
 function eventAt(i: number): SentEvent {
-  return { idempotency_key: `dist-${i}`, model: 'dist-model-v1', input_tokens: 100 + (i % 50), output_tokens: 10 + (i % 7), user_id: `u-${i % 10}` };
+  return {
+    idempotency_key: `dist-${i}`,
+    model: 'dist-model-v1',
+    input_tokens: 100 + (i % 50),
+    output_tokens: 10 + (i % 7),
+    user_id: `u-${i % 10}`,
+  };
 }
 
 /** USD per event from the card: tokens × rate / 1e6 (exact). */
@@ -75,7 +81,12 @@ describe.skipIf(!testPostgresUrl())('distributed mode: 2 ingest, 2 processors, 1
     expect((await http(api, 'POST', `${base}/credits`, { token, json: { amount: 100_000 } })).status).toBe(201);
     const card = await http(api, 'POST', `${base}/rate-cards`, {
       token,
-      json: { model_slug: 'dist-model', input_cost_per_million: RATE.input, output_cost_per_million: RATE.output, effective_from: '2020-01-01T00:00:00Z' },
+      json: {
+        model_slug: 'dist-model',
+        input_cost_per_million: RATE.input,
+        output_cost_per_million: RATE.output,
+        effective_from: '2020-01-01T00:00:00Z',
+      },
     });
     expect(card.status).toBeLessThan(300);
   });
@@ -139,14 +150,18 @@ describe.skipIf(!testPostgresUrl())('distributed mode: 2 ingest, 2 processors, 1
     const day = new Date();
     const start = new Date(day.getTime() - 86_400_000).toISOString().slice(0, 10);
     const end = new Date(day.getTime() + 2 * 86_400_000).toISOString().slice(0, 10);
-    const byUser = await http(cluster.service('api').url, 'GET', `/v1/cost-data/by-end-user?start_date=${start}&end_date=${end}`, { token: readKey });
+    const byUser = await http(cluster.service('api').url, 'GET', `/v1/cost-data/by-end-user?start_date=${start}&end_date=${end}`, {
+      token: readKey,
+    });
     expect(byUser.status).toBe(200);
     const expected = batches.flat().reduce((sum, e) => sum.plus(costOf(e)), new Big(0));
     expect(new Big(byUser.body.total_cost).eq(expected), `${byUser.body.total_cost} vs ${expected.toString()}`).toBe(true);
     const events = (byUser.body.end_users as Array<{ event_count: number }>).reduce((n, u) => n + u.event_count, 0);
     expect(events).toBe(EVENTS);
 
-    const credits = await http(cluster.service('api').url, 'GET', `/v1/admin/organizations/${organizationId}/credits`, { token: cluster.adminToken });
+    const credits = await http(cluster.service('api').url, 'GET', `/v1/admin/organizations/${organizationId}/credits`, {
+      token: cluster.adminToken,
+    });
     expect(Number(credits.body.balance)).toBe(100_000 - EVENTS);
   });
 });

@@ -88,6 +88,9 @@ describe('GET /v1/end-user-costs/{externalId}/…', () => {
       expectNotFound(await get(A.readKey, `/end-user-costs/nobody/${path}`, OCT));
     }
     expectNotFound(await get(A.readKey, '/end-user-costs/nobody/by-dimension', { ...OCT, dimension: 'team' }));
-    expectValidation(await get(A.readKey, '/end-user-costs/alice/summary', { start_date: 'yesterday', end_date: '2026-10-02' }), 'start_date');
+    expectValidation(
+      await get(A.readKey, '/end-user-costs/alice/summary', { start_date: 'yesterday', end_date: '2026-10-02' }),
+      'start_date',
+    );
   });
 });

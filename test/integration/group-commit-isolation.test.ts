@@ -90,7 +90,10 @@ describeEachControlDb('a failed publish (503, credit refunded) leaves no end use
   // Kafka unavailable, so the committer releases the reservations and answers 503.
   // Its own client, silent: the refused sends are expected, their error logs would only be noise.
   const quietKafka = new Kafka({ clientId: 'group-commit-isolation-broken', brokers, logLevel: logLevel.NOTHING });
-  const brokenProducer = createIdempotentProducer(quietKafka, { allowAutoTopicCreation: false, retry: { retries: 1, initialRetryTime: 100 } });
+  const brokenProducer = createIdempotentProducer(quietKafka, {
+    allowAutoTopicCreation: false,
+    retry: { retries: 1, initialRetryTime: 100 },
+  });
   beforeAll(async () => {
     await brokenProducer.connect();
   });
@@ -104,8 +107,15 @@ describeEachControlDb('a failed publish (503, credit refunded) leaves no end use
     expect((await working.submit([pending(carol.organizationId, 'ok-1', 'real-user')]))[0]!.ok).toBe(true);
     await working.close();
 
-    const failing = new GroupCommitter(db(), new KafkaEventPublisher(brokenProducer, `missing-${crypto.randomUUID()}`), createLogger('silent'));
-    const outcomes = await failing.submit([pending(carol.organizationId, 'lost-1', 'ghost-user'), pending(carol.organizationId, 'lost-2', 'real-user')]);
+    const failing = new GroupCommitter(
+      db(),
+      new KafkaEventPublisher(brokenProducer, `missing-${crypto.randomUUID()}`),
+      createLogger('silent'),
+    );
+    const outcomes = await failing.submit([
+      pending(carol.organizationId, 'lost-1', 'ghost-user'),
+      pending(carol.organizationId, 'lost-2', 'real-user'),
+    ]);
     await failing.close();
     expect(outcomes.map((o) => (o.ok ? 202 : o.error.status))).toEqual([503, 503]);
     expect(await getCreditBalance(db(), carol.organizationId)).toBe(9);

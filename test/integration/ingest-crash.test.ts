@@ -151,7 +151,12 @@ describe('a publish slower than the stranded age', () => {
     expect(await groupCounts(host.db)).toEqual({ published: '1', unpublished: '0' });
     await sleep(600); // three more sweeper passes
     await reader.catchUp();
-    expect(reader.recordsOf(t.organizationId).map((r) => r.event.idempotency_key).sort()).toEqual(['slow-1', 'slow-2']);
+    expect(
+      reader
+        .recordsOf(t.organizationId)
+        .map((r) => r.event.idempotency_key)
+        .sort(),
+    ).toEqual(['slow-1', 'slow-2']);
     expect(await getCreditBalance(host.db, t.organizationId)).toBe(3);
   });
 });

@@ -115,13 +115,22 @@ async function both(
 }
 
 const llm = (key: string, over: Record<string, unknown> = {}) =>
-  JSON.stringify({ idempotency_key: key, model: 'gpt-4o-mini', input_tokens: 1200, output_tokens: 300, metadata: { team: 'search' }, ...over });
+  JSON.stringify({
+    idempotency_key: key,
+    model: 'gpt-4o-mini',
+    input_tokens: 1200,
+    output_tokens: 300,
+    metadata: { team: 'search' },
+    ...over,
+  });
 
 /** A case whose body holds the side's own idempotency key. */
-const keyed = (name: string, over: Record<string, unknown> = {}, req: Omit<Sent, 'body'> = {}) => (side: string) => {
-  const key = `${name}-${side}`;
-  return { req: { ...req, body: llm(key, over) }, key };
-};
+const keyed =
+  (name: string, over: Record<string, unknown> = {}, req: Omit<Sent, 'body'> = {}) =>
+  (side: string) => {
+    const key = `${name}-${side}`;
+    return { req: { ...req, body: llm(key, over) }, key };
+  };
 /** A case sent the same to both sides. */
 const fixed = (req: Sent) => () => ({ req, key: null });
 

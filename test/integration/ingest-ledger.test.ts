@@ -5,7 +5,21 @@ import crypto from 'node:crypto';
 import { expect, it } from 'vitest';
 import { getCreditBalance, grantCredits, spendCredits } from '../../core/control/credits.js';
 import type { Queryable } from '../../core/control/db.js';
-import { beginIngestGroup, discardReservations, IngestGroupIds, reserveAndSpend, listGroupRecords, listStrandedGroups, markGroupsPublished, releaseReservations, reserveEvents, writeIngestGroup, type IngestGroup, type Reservation, type ReservationInput } from '../../ingest/ingest-ledger.store.js';
+import {
+  beginIngestGroup,
+  discardReservations,
+  IngestGroupIds,
+  reserveAndSpend,
+  listGroupRecords,
+  listStrandedGroups,
+  markGroupsPublished,
+  releaseReservations,
+  reserveEvents,
+  writeIngestGroup,
+  type IngestGroup,
+  type Reservation,
+  type ReservationInput,
+} from '../../ingest/ingest-ledger.store.js';
 import { getLedgerDetails, getLedgerEntries } from '../support/ledger-reads.js';
 import { createOrganization } from '../../core/control/organizations.js';
 import { eventIdFor } from '../../core/ids.js';
@@ -44,7 +58,10 @@ describeEachControlDb('ingest ledger', ({ kind, db }) => {
     const org = await createOrganization(db(), { name: 'Ledger' });
     // Keys with characters that array literals and JSON must escape.
     const keys = ['k1', 'a,b', 'q"uote', 'back\\slash', '{brace}', 'NULL', ' sp ', 'new\nline'];
-    const first = await reserveGroup(org.id, keys.map((k) => reservation(org.id, k)));
+    const first = await reserveGroup(
+      org.id,
+      keys.map((k) => reservation(org.id, k)),
+    );
     expect(first.reserved.map((r) => [r.idempotencyKey, r.isNew, r.state])).toEqual(keys.map((k) => [k, true, 'reserved']));
     expect(first.reserved[1]!.eventId).toBe(eventIdFor(org.id, 'a,b'));
     expect(first.reserved[2]!.payload).toEqual(Buffer.from('q"uote'));
@@ -58,9 +75,30 @@ describeEachControlDb('ingest ledger', ({ kind, db }) => {
       reservation(org.id, 'k2'),
     ]);
     expect(again.reserved).toEqual([
-      { idempotencyKey: 'k1', eventId: eventIdFor(org.id, 'k1'), isNew: false, state: 'reserved', flagReason: null, payload: Buffer.from('k1') },
-      { idempotencyKey: 'k2', eventId: eventIdFor(org.id, 'k2'), isNew: true, state: 'reserved', flagReason: null, payload: Buffer.from('k2') },
-      { idempotencyKey: 'k2', eventId: eventIdFor(org.id, 'k2'), isNew: false, state: 'reserved', flagReason: null, payload: Buffer.from('k2') },
+      {
+        idempotencyKey: 'k1',
+        eventId: eventIdFor(org.id, 'k1'),
+        isNew: false,
+        state: 'reserved',
+        flagReason: null,
+        payload: Buffer.from('k1'),
+      },
+      {
+        idempotencyKey: 'k2',
+        eventId: eventIdFor(org.id, 'k2'),
+        isNew: true,
+        state: 'reserved',
+        flagReason: null,
+        payload: Buffer.from('k2'),
+      },
+      {
+        idempotencyKey: 'k2',
+        eventId: eventIdFor(org.id, 'k2'),
+        isNew: false,
+        state: 'reserved',
+        flagReason: null,
+        payload: Buffer.from('k2'),
+      },
     ]);
     const [count] = await db().query<{ n: string }>('SELECT count(*) AS n FROM ingest_ledger WHERE organization_id = $1', [org.id]);
     expect(count!.n).toBe(String(keys.length + 1));
@@ -88,11 +126,19 @@ describeEachControlDb('ingest ledger', ({ kind, db }) => {
     const a = await createOrganization(db(), { name: 'A' });
     const b = await createOrganization(db(), { name: 'B' });
     const { groupId } = await reserveGroup(a.id, [reservation(a.id, 'same')], async (tx, group) => {
-      const rb = await reserveEvents(tx, group, b.id, [reservation(b.id, 'same', Buffer.from('bee')), reservation(b.id, 'empty', Buffer.alloc(0))]);
+      const rb = await reserveEvents(tx, group, b.id, [
+        reservation(b.id, 'same', Buffer.from('bee')),
+        reservation(b.id, 'empty', Buffer.alloc(0)),
+      ]);
       expect(rb[0]).toMatchObject({ isNew: true, eventId: eventIdFor(b.id, 'same') });
     });
     const details = await getLedgerDetails(db(), b.id, ['same', 'empty']);
-    expect(details.get('same')).toEqual({ eventId: eventIdFor(b.id, 'same'), state: 'reserved', flagReason: null, payload: Buffer.from('bee') });
+    expect(details.get('same')).toEqual({
+      eventId: eventIdFor(b.id, 'same'),
+      state: 'reserved',
+      flagReason: null,
+      payload: Buffer.from('bee'),
+    });
     expect(details.get('empty')!.payload).toEqual(Buffer.alloc(0));
     expect((await getLedgerDetails(db(), a.id, ['same'])).get('same')!.payload).toEqual(Buffer.from('same'));
 
@@ -127,7 +173,10 @@ describeEachControlDb('ingest ledger', ({ kind, db }) => {
     const [count] = await db().query<{ n: string }>('SELECT count(*) AS n FROM ingest_ledger WHERE organization_id = $1', [org.id]);
     expect(count!.n).toBe('1');
     // Moved from group to group, the row is a record of exactly one of them.
-    const records = await listGroupRecords(db(), outcomes.map((o) => o.groupId));
+    const records = await listGroupRecords(
+      db(),
+      outcomes.map((o) => o.groupId),
+    );
     expect(records.map((r) => [r.idempotencyKey, r.payload])).toEqual([['dup', winner]]);
   });
 
@@ -137,10 +186,19 @@ describeEachControlDb('ingest ledger', ({ kind, db }) => {
     for (const id of orgIds) await grantCredits(db(), id, 1000);
     const keys = Array.from({ length: 600 }, (_, i) => `lk-${String(i).padStart(3, '0')}`);
     // A dead process's group holds every other key of both organizations.
-    const stranded = await reserveGroup(orgIds[0]!, keys.filter((_, i) => i % 2 === 0).map((k) => reservation(orgIds[0]!, k)), async (tx, group) => {
-      await reserveEvents(tx, group, orgIds[1]!, keys.filter((_, i) => i % 2 === 0).map((k) => reservation(orgIds[1]!, k)));
-      for (const id of orgIds) await spendCredits(tx, id, 300);
-    });
+    const stranded = await reserveGroup(
+      orgIds[0]!,
+      keys.filter((_, i) => i % 2 === 0).map((k) => reservation(orgIds[0]!, k)),
+      async (tx, group) => {
+        await reserveEvents(
+          tx,
+          group,
+          orgIds[1]!,
+          keys.filter((_, i) => i % 2 === 0).map((k) => reservation(orgIds[1]!, k)),
+        );
+        for (const id of orgIds) await spendCredits(tx, id, 300);
+      },
+    );
     // Six transactions over all keys, organizations in order (as the group committer runs them);
     // on PostgreSQL they run at once on separate connections.
     // Half of them take the keys in ascending order, half in descending: without one lock order
@@ -170,7 +228,9 @@ describeEachControlDb('ingest ledger', ({ kind, db }) => {
     for (const id of orgIds) expect(await getCreditBalance(db(), id)).toBe(1000 - 600);
     // Every key of both organizations is a record of exactly one group.
     const records = await listGroupRecords(db(), [stranded.groupId, ...results.map((r) => r.groupId)]);
-    expect(records.map((r) => `${r.organizationId}/${r.idempotencyKey}`).sort()).toEqual(orgIds.flatMap((id) => keys.map((k) => `${id}/${k}`)).sort());
+    expect(records.map((r) => `${r.organizationId}/${r.idempotencyKey}`).sort()).toEqual(
+      orgIds.flatMap((id) => keys.map((k) => `${id}/${k}`)).sort(),
+    );
     for (const r of records) expect(r.payload).toEqual(Buffer.from(r.idempotencyKey));
   });
 
@@ -226,9 +286,13 @@ describeEachControlDb('ingest ledger', ({ kind, db }) => {
 
   it('rows that could not be paid are deleted; their bytes stay in the blob unreferenced', async () => {
     const org = await createOrganization(db(), { name: 'Partial402' });
-    const partly = await reserveGroup(org.id, ['d1', 'd2', 'd3'].map((k) => reservation(org.id, k)), async (tx, group) => {
-      expect(await discardReservations(tx, group, org.id, ['d3', 'd2', 'd2'])).toBe(2);
-    });
+    const partly = await reserveGroup(
+      org.id,
+      ['d1', 'd2', 'd3'].map((k) => reservation(org.id, k)),
+      async (tx, group) => {
+        expect(await discardReservations(tx, group, org.id, ['d3', 'd2', 'd2'])).toBe(2);
+      },
+    );
     expect([...(await getLedgerEntries(db(), org.id, ['d1', 'd2', 'd3'])).keys()]).toEqual(['d1']);
     expect((await listGroupRecords(db(), [partly.groupId])).map((r) => [r.idempotencyKey, r.payload.toString()])).toEqual([['d1', 'd1']]);
     const row = await groupRow(partly.groupId);
@@ -261,7 +325,9 @@ describeEachControlDb('ingest ledger', ({ kind, db }) => {
     const stranded = (await listStrandedGroups(db(), cutoff, 100)).filter((g) => mine.has(g.id));
     expect(stranded.map((g) => g.id)).toEqual([g1.groupId, g2.groupId]);
     expect(stranded[0]!.createdAt).toBeInstanceOf(Date);
-    expect((await listStrandedGroups(db(), cutoff, 100, [g1.groupId])).filter((g) => mine.has(g.id)).map((g) => g.id)).toEqual([g2.groupId]);
+    expect((await listStrandedGroups(db(), cutoff, 100, [g1.groupId])).filter((g) => mine.has(g.id)).map((g) => g.id)).toEqual([
+      g2.groupId,
+    ]);
     expect((await listStrandedGroups(db(), new Date(Date.now() - 10 * 60_000), 100)).filter((g) => mine.has(g.id))).toEqual([]);
     expect(await listStrandedGroups(db(), cutoff, 1)).toHaveLength(1);
 
@@ -269,7 +335,12 @@ describeEachControlDb('ingest ledger', ({ kind, db }) => {
     expect(keysOf(records)).toEqual(['s1', 's2', 's3']);
     expect(Buffer.isBuffer(records[0]!.payload)).toBe(true);
     expect(records[0]!.payload.equals(bytes)).toBe(true);
-    expect(records[0]).toMatchObject({ groupId: g1.groupId, organizationId: org.id, eventId: eventIdFor(org.id, 's1'), flagReason: 'timestamp_too_old' });
+    expect(records[0]).toMatchObject({
+      groupId: g1.groupId,
+      organizationId: org.id,
+      eventId: eventIdFor(org.id, 's1'),
+      flagReason: 'timestamp_too_old',
+    });
     expect(records[0]!.createdAt).toEqual(stranded[0]!.createdAt);
     expect(records[2]!.payload).toEqual(Buffer.from('s3'));
   });
@@ -278,7 +349,11 @@ describeEachControlDb('ingest ledger', ({ kind, db }) => {
     const org = await createOrganization(db(), { name: 'Release' });
     await grantCredits(db(), org.id, 10);
     const spend = (n: number) => async (tx: Queryable) => void (await spendCredits(tx, org.id, n));
-    const g1 = await reserveGroup(org.id, ['x1', 'x2'].map((k) => reservation(org.id, k)), spend(2));
+    const g1 = await reserveGroup(
+      org.id,
+      ['x1', 'x2'].map((k) => reservation(org.id, k)),
+      spend(2),
+    );
     const g2 = await reserveGroup(org.id, [reservation(org.id, 'x3')], spend(1));
     await markGroupsPublished(db(), [g2.groupId]);
     const keys = (...ks: string[]) => ks.map((k) => ({ organizationId: org.id, idempotencyKey: k }));
@@ -292,7 +367,11 @@ describeEachControlDb('ingest ledger', ({ kind, db }) => {
     expect(await getCreditBalance(db(), org.id)).toBe(9);
 
     // keepGroup: the rows go, the group stays unpublished for the sweeper's other rows.
-    const g3 = await reserveGroup(org.id, ['y1', 'y2'].map((k) => reservation(org.id, k)), spend(2));
+    const g3 = await reserveGroup(
+      org.id,
+      ['y1', 'y2'].map((k) => reservation(org.id, k)),
+      spend(2),
+    );
     expect(await db().transaction((tx) => releaseReservations(tx, g3.groupId, keys('y1'), { keepGroup: true }))).toBe(1);
     expect(await getCreditBalance(db(), org.id)).toBe(8);
     expect(await groupRow(g3.groupId)).toMatchObject({ published: false });
@@ -364,7 +443,13 @@ describeEachControlDb('ingest ledger', ({ kind, db }) => {
     const attempt = (keys: string[]) =>
       db().transaction(async (tx) => {
         const group = await beginIngestGroup(tx);
-        const out = await reserveAndSpend(tx, group, org.id, keys.map((k) => reservation(org.id, k)), true);
+        const out = await reserveAndSpend(
+          tx,
+          group,
+          org.id,
+          keys.map((k) => reservation(org.id, k)),
+          true,
+        );
         await writeIngestGroup(tx, group);
         return out;
       });
@@ -387,7 +472,9 @@ describeEachControlDb('ingest ledger', ({ kind, db }) => {
     expect(await getCreditBalance(db(), org.id)).toBe(2);
 
     // Without `spend`, as reserveEvents: never spends.
-    const none = await db().transaction(async (tx) => reserveAndSpend(tx, await beginIngestGroup(tx), org.id, [reservation(org.id, 'u1')], false));
+    const none = await db().transaction(async (tx) =>
+      reserveAndSpend(tx, await beginIngestGroup(tx), org.id, [reservation(org.id, 'u1')], false),
+    );
     expect(none.spend).toBeNull();
     expect(await getCreditBalance(db(), org.id)).toBe(2);
   });

@@ -99,10 +99,13 @@ describe('POST /v1/usage-events: accepted events', () => {
     expect(res.headers.get('x-correlation-id')).toBeTruthy();
 
     expect(await balance(t)).toBe(9);
-    expect(await ledger(t)).toEqual([{ idempotency_key: 'evt-1', state: 'published', event_id: expectedEventId(t.organizationId, 'evt-1') }]);
-    const users = await host.db.query<{ id: string; external_id: string }>('SELECT id, external_id FROM end_users WHERE organization_id = $1', [
-      t.organizationId,
+    expect(await ledger(t)).toEqual([
+      { idempotency_key: 'evt-1', state: 'published', event_id: expectedEventId(t.organizationId, 'evt-1') },
     ]);
+    const users = await host.db.query<{ id: string; external_id: string }>(
+      'SELECT id, external_id FROM end_users WHERE organization_id = $1',
+      [t.organizationId],
+    );
     expect(users).toEqual([{ id: expectedEndUserId(t.organizationId, 'alice'), external_id: 'alice' }]);
 
     const records = await topicRecords(t);
@@ -152,11 +155,25 @@ describe('POST /v1/usage-events: accepted events', () => {
 
   it('without a timestamp the event time is the time received; a metric event keeps its unit', async () => {
     const t = await createTestTenant(host.db, { credits: 5 });
-    const res = await post(t, { idempotency_key: 'img-1', metric: 'image_generation', unit: 'image', quantity: 3, provider: 'openai', cost_override: 0.12 });
+    const res = await post(t, {
+      idempotency_key: 'img-1',
+      metric: 'image_generation',
+      unit: 'image',
+      quantity: 3,
+      provider: 'openai',
+      cost_override: 0.12,
+    });
     expect(res.status).toBe(202);
     expect(res.body.status).toBe('accepted');
     const [r] = await topicRecords(t);
-    expect(r!.event).toMatchObject({ metric: 'image_generation', unit: 'image', quantity: 3, provider: 'openai', cost_override: '0.12', timestamp_provided: false });
+    expect(r!.event).toMatchObject({
+      metric: 'image_generation',
+      unit: 'image',
+      quantity: 3,
+      provider: 'openai',
+      cost_override: '0.12',
+      timestamp_provided: false,
+    });
     expect(r!.event.timestamp.getTime()).toBe(r!.event.received_at.getTime());
   });
 
@@ -208,10 +225,31 @@ describe('flags', () => {
       ['old', { timestamp: old }, 'timestamp is more than 24 hours old'],
       ['ahead', { timestamp: ahead }, 'timestamp is more than 1 minute in the future'],
       ['slightly-ahead', { timestamp: new Date(now + 20_000).toISOString() }, null],
-      ['unpriced', { model: 'house-model-7b', timestamp: new Date(now).toISOString() }, `no rate card for model "house-model-7b" at ${new Date(now).toISOString()}`],
+      [
+        'unpriced',
+        { model: 'house-model-7b', timestamp: new Date(now).toISOString() },
+        `no rate card for model "house-model-7b" at ${new Date(now).toISOString()}`,
+      ],
       ['unpriced-override', { model: 'house-model-7b', cost_override: '0.5' }, null],
-      ['old-unpriced', { model: 'house-model-7b', timestamp: old }, `timestamp is more than 24 hours old; no rate card for model "house-model-7b" at ${old}`],
-      ['no-unit-rate', { model: undefined, input_tokens: undefined, output_tokens: undefined, metric: 'transcription', unit: 'minute', quantity: 2, provider: 'acme', timestamp: new Date(now).toISOString() }, `no unit rate for metric "transcription" in unit "minute" for provider "acme" at ${new Date(now).toISOString()}`],
+      [
+        'old-unpriced',
+        { model: 'house-model-7b', timestamp: old },
+        `timestamp is more than 24 hours old; no rate card for model "house-model-7b" at ${old}`,
+      ],
+      [
+        'no-unit-rate',
+        {
+          model: undefined,
+          input_tokens: undefined,
+          output_tokens: undefined,
+          metric: 'transcription',
+          unit: 'minute',
+          quantity: 2,
+          provider: 'acme',
+          timestamp: new Date(now).toISOString(),
+        },
+        `no unit rate for metric "transcription" in unit "minute" for provider "acme" at ${new Date(now).toISOString()}`,
+      ],
     ];
     for (const [key, over, reason] of cases) {
       const res = await post(t, llm(key, over));
@@ -260,7 +298,11 @@ describe('validation: 400 VALIDATION_ERROR naming the field, nothing queued or c
     ['LLM without tokens', { idempotency_key: 'v7', model: 'gpt-4o' }, 'input_tokens'],
     ['bad timestamp', llm('v8', { timestamp: '15/01/2026' }), 'timestamp'],
     ['unknown field', llm('v9', { costs: 1 }), 'costs'],
-    ['too many metadata keys', llm('v10', { metadata: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, i])) }), 'metadata'],
+    [
+      'too many metadata keys',
+      llm('v10', { metadata: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, i])) }),
+      'metadata',
+    ],
     ['oversized metadata', llm('v11', { metadata: { blob: 'x'.repeat(17_000) } }), 'metadata'],
     ['missing idempotency_key', { model: 'gpt-4o', input_tokens: 1, output_tokens: 1 }, 'idempotency_key'],
     ['bad span_kind', llm('v12', { span_kind: 'chain' }), 'span_kind'],
@@ -286,7 +328,11 @@ describe('validation: 400 VALIDATION_ERROR naming the field, nothing queued or c
     const t = await createTestTenant(host.db, { credits: 5 });
     const res = await post(t, '{"idempotency_key":"inf","metric":"m","unit":"u","provider":"p","quantity":1e999}');
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', message: 'quantity: must be a finite number', details: { field: 'quantity' } });
+    expect(res.body.error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      message: 'quantity: must be a finite number',
+      details: { field: 'quantity' },
+    });
   });
 
   it('invalid JSON is a 400 on body', async () => {
@@ -333,7 +379,7 @@ describe('authentication and signing', () => {
 
   it('a key without usage:write: 403 even when signed', async () => {
     const readOnly = await createTestTenant(host.db, { credits: 5, scopes: ['usage:read', 'costs:read'] });
-    const res = await post(readOnly, llm("a3"));
+    const res = await post(readOnly, llm('a3'));
     expect(res.status).toBe(403);
     expect(res.body).toMatchObject({ success: false, error: { code: 'FORBIDDEN' } });
     expect(await balance(readOnly)).toBe(5);
@@ -424,7 +470,10 @@ describe('credits and subscriptions: 402, never 429', () => {
     expect(results.filter((r) => r.status === 402)).toHaveLength(13);
     expect(results.every((r) => r.status === 202 || r.body.error.code === 'INSUFFICIENT_CREDITS')).toBe(true);
     expect(await balance(t)).toBe(0);
-    const accepted = results.filter((r) => r.status === 202).map((r) => r.body.event_id).sort();
+    const accepted = results
+      .filter((r) => r.status === 202)
+      .map((r) => r.body.event_id)
+      .sort();
     expect((await topicRecords(t)).map((r) => r.event.event_id).sort()).toEqual(accepted);
     expect((await ledger(t)).filter((l) => l.state === 'published')).toHaveLength(7);
   });
@@ -513,20 +562,34 @@ describe('POST /v1/usage-events/batch', () => {
             details: { field: 'input_tokens' },
           },
         },
-        { event_id: id('b-seen'), status: 'accepted', message: 'Event already accepted with this idempotency_key; it was not queued or charged again' },
+        {
+          event_id: id('b-seen'),
+          status: 'accepted',
+          message: 'Event already accepted with this idempotency_key; it was not queued or charged again',
+        },
         {
           event_id: id('b-3'),
           status: 'accepted_flagged',
           message: 'Event queued for cost calculation and flagged for attention',
           flag_reason: 'timestamp is more than 24 hours old',
         },
-        { event_id: id('b-1'), status: 'accepted', message: 'Event already accepted with this idempotency_key; it was not queued or charged again' },
-        { error: { code: 'VALIDATION_ERROR', message: 'extra: unknown field extra', details: { field: 'extra', unknownFields: ['extra'] } } },
+        {
+          event_id: id('b-1'),
+          status: 'accepted',
+          message: 'Event already accepted with this idempotency_key; it was not queued or charged again',
+        },
+        {
+          error: { code: 'VALIDATION_ERROR', message: 'extra: unknown field extra', details: { field: 'extra', unknownFields: ['extra'] } },
+        },
         {
           error: {
             code: 'INSUFFICIENT_CREDITS',
             message: 'Event credit balance is zero; the event was not queued',
-            details: { actionHint: 'BUY_CREDITS', retryable: false, userMessage: 'Buy event credits, then retry with the same idempotency_key.' },
+            details: {
+              actionHint: 'BUY_CREDITS',
+              retryable: false,
+              userMessage: 'Buy event credits, then retry with the same idempotency_key.',
+            },
           },
         },
       ],
@@ -553,7 +616,9 @@ describe('POST /v1/usage-events/batch', () => {
     const records = await topicRecords(t);
     expect(records).toHaveLength(1000);
     expect(new Set(records.map((r) => r.event.idempotency_key)).size).toBe(1000);
-    const [users] = await host.db.query<{ n: string }>('SELECT count(*) AS n FROM end_users WHERE organization_id = $1', [t.organizationId]);
+    const [users] = await host.db.query<{ n: string }>('SELECT count(*) AS n FROM end_users WHERE organization_id = $1', [
+      t.organizationId,
+    ]);
     expect(users!.n).toBe('10');
     // One reservation transaction: one group, marked published once, its blob and members dropped.
     const groups = await host.db.query<{ rows: string; published: boolean; payloads: Buffer | null; members: string | null }>(

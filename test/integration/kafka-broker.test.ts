@@ -6,13 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import {
-  DLQ_TOPIC,
-  USAGE_EVENTS_TOPIC,
-  createIdempotentProducer,
-  createKafka,
-  ensureTopics,
-} from '../../core/kafka/client.js';
+import { DLQ_TOPIC, USAGE_EVENTS_TOPIC, createIdempotentProducer, createKafka, ensureTopics } from '../../core/kafka/client.js';
 import { findFreePort, isPortFree, startBroker, type RunningBroker } from '../../scripts/kafka/broker.js';
 
 interface Received {

@@ -19,8 +19,14 @@ beforeAll(async () => {
   lakeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'marginal-warm-'));
   const writer = await LakeWriter.open(lakeDir);
   // One event per day for 30 days before NOW (days 1..30 ago) for ORG_A, a few for ORG_B.
-  const rows = Array.from({ length: 30 }, (_, i) => lakeEvent({ kafka_offset: i, event_timestamp: new Date(NOW.getTime() - (i + 1) * DAY), total_cost: String(i + 1) }));
-  rows.push(...[0, 1].map((i) => lakeEvent({ kafka_offset: 30 + i, organization_id: ORG_B, event_timestamp: new Date(NOW.getTime() - (i + 1) * DAY) })));
+  const rows = Array.from({ length: 30 }, (_, i) =>
+    lakeEvent({ kafka_offset: i, event_timestamp: new Date(NOW.getTime() - (i + 1) * DAY), total_cost: String(i + 1) }),
+  );
+  rows.push(
+    ...[0, 1].map((i) =>
+      lakeEvent({ kafka_offset: 30 + i, organization_id: ORG_B, event_timestamp: new Date(NOW.getTime() - (i + 1) * DAY) }),
+    ),
+  );
   await writer.flush(0, rows, rows.length);
   await writer.close();
 });
@@ -40,7 +46,8 @@ describe('warmRecentCosts', () => {
       // Days 1..10 ago of ORG_A and days 1..2 of ORG_B: one daily_costs row each.
       expect(warm.cache!.rows).toBe(12);
       const range = { start: new Date(NOW.getTime() - 40 * DAY), end: NOW };
-      const sql = 'SELECT CAST(sum(c.total_cost) AS DECIMAL(38,12)) AS cost, CAST(sum(c.event_count) AS BIGINT) AS n FROM {{costs}} c WHERE c.organization_id = $org';
+      const sql =
+        'SELECT CAST(sum(c.total_cost) AS DECIMAL(38,12)) AS cost, CAST(sum(c.event_count) AS BIGINT) AS n FROM {{costs}} c WHERE c.organization_id = $org';
       const a = await warm.row({ organizationId: ORG_A, range }, sql);
       const b = await cold.row({ organizationId: ORG_A, range }, sql);
       expect(a).toEqual(b);
@@ -64,7 +71,8 @@ describe('warmRecentCosts', () => {
       if (persisted) {
         const earlier = await LakeQuery.open(lakeDir, { refreshIntervalMs: 0 });
         const range = { start: new Date(NOW.getTime() - 40 * DAY), end: NOW };
-        for (const organizationId of [ORG_A, ORG_B]) await earlier.row({ organizationId, range }, 'SELECT count(*) AS n FROM {{costs}} c WHERE c.organization_id = $org');
+        for (const organizationId of [ORG_A, ORG_B])
+          await earlier.row({ organizationId, range }, 'SELECT count(*) AS n FROM {{costs}} c WHERE c.organization_id = $org');
         await earlier.closeWhenIdle();
       }
       const warm = await LakeQuery.open(lakeDir, { refreshIntervalMs: 0, cacheMaxRows: 8, derivedDir: persisted ? undefined : false });

@@ -93,7 +93,10 @@ function variedRows(from: number, count: number): LakeEventRow[] {
       input_cost: inputCost.toFixed(12),
       output_cost: '0.000000000002',
       cache_creation_cost: cacheCost?.toFixed(12) ?? null,
-      total_cost: inputCost.plus('0.000000000002').plus(cacheCost ?? 0).toFixed(12),
+      total_cost: inputCost
+        .plus('0.000000000002')
+        .plus(cacheCost ?? 0)
+        .toFixed(12),
       agent_id: offset % 3 === 0 ? 'planner' : null,
       session_id: offset % 4 < 2 ? `sess-${offset % 3}` : null,
       span_id: offset % 4 === 0 ? `span-${offset % 5}` : null,
@@ -116,10 +119,16 @@ describe('flush and read', () => {
       const ids = (await query(`SELECT event_id FROM ${events} WHERE organization_id = '${org}'`)).map((r) => r.event_id);
       expect(ids.sort()).toEqual(mine.map((r) => r.event_id).sort());
 
-      const expected = sumBy(mine, (r) => r.end_user_id, (r) => r.total_cost);
+      const expected = sumBy(
+        mine,
+        (r) => r.end_user_id,
+        (r) => r.total_cost,
+      );
       const fromEvents = await query(`SELECT end_user_id, sum(total_cost) AS total FROM ${events} GROUP BY end_user_id`);
       const daily = await relation('daily_costs', org);
-      const fromRollup = await query(`SELECT end_user_id, sum(total_cost) AS total, sum(event_count) AS n FROM ${daily} GROUP BY end_user_id`);
+      const fromRollup = await query(
+        `SELECT end_user_id, sum(total_cost) AS total, sum(event_count) AS n FROM ${daily} GROUP BY end_user_id`,
+      );
       expect(fromEvents).toHaveLength(expected.size);
       expect(fromRollup).toHaveLength(expected.size);
       for (const r of [...fromEvents, ...fromRollup]) expectMoney(r.total, expected.get(r.end_user_id as string | null)!);
@@ -215,7 +224,9 @@ describe('flush and read', () => {
       flag_reason: "it's flagged",
     });
     await writer.flush(0, [row], 1);
-    const [got] = await query(`SELECT *, epoch_ms(event_timestamp) AS ts_ms, epoch_ms(started_at) AS st_ms FROM ${await relation('events', ORG_A)}`);
+    const [got] = await query(
+      `SELECT *, epoch_ms(event_timestamp) AS ts_ms, epoch_ms(started_at) AS st_ms FROM ${await relation('events', ORG_A)}`,
+    );
     expect(got).toMatchObject({
       event_id: row.event_id,
       event_date: '2025-03-10',
@@ -265,8 +276,24 @@ describe('flush and read', () => {
     const writer = await openWriter();
     const t = (s: number) => new Date(Date.UTC(2025, 2, 10, 9, 0, s));
     const rows = [
-      lakeEvent({ kafka_offset: 0, session_id: 'S', span_id: 'root', span_kind: 'agent', started_at: t(0), event_timestamp: t(5), total_cost: '0.1' }),
-      lakeEvent({ kafka_offset: 1, session_id: 'S', span_id: 'tool', parent_span_id: 'root', started_at: t(1), event_timestamp: t(2), total_cost: '0.02' }),
+      lakeEvent({
+        kafka_offset: 0,
+        session_id: 'S',
+        span_id: 'root',
+        span_kind: 'agent',
+        started_at: t(0),
+        event_timestamp: t(5),
+        total_cost: '0.1',
+      }),
+      lakeEvent({
+        kafka_offset: 1,
+        session_id: 'S',
+        span_id: 'tool',
+        parent_span_id: 'root',
+        started_at: t(1),
+        event_timestamp: t(2),
+        total_cost: '0.02',
+      }),
       lakeEvent({ kafka_offset: 2, session_id: 'S', span_id: 'root', event_timestamp: t(9), total_cost: '0.3' }),
       lakeEvent({ kafka_offset: 3, session_id: 'S', span_id: null, event_timestamp: t(3), total_cost: '0.004' }),
       lakeEvent({ kafka_offset: 4, session_id: null, span_id: 'x', event_timestamp: t(3), total_cost: '5' }),
@@ -301,7 +328,11 @@ describe('exactly once', () => {
 
     const total = async () => {
       const [a, b] = await Promise.all([relation('events', ORG_A), relation('events', ORG_B)]);
-      return (await query(`SELECT count(*) AS n, count(DISTINCT event_id) AS ids, count(DISTINCT kafka_offset) AS offsets, max(kafka_offset) AS last FROM (SELECT * FROM ${a} UNION ALL SELECT * FROM ${b})`))[0];
+      return (
+        await query(
+          `SELECT count(*) AS n, count(DISTINCT event_id) AS ids, count(DISTINCT kafka_offset) AS offsets, max(kafka_offset) AS last FROM (SELECT * FROM ${a} UNION ALL SELECT * FROM ${b})`,
+        )
+      )[0];
     };
     expect(await total()).toEqual({ n: '100', ids: '100', offsets: '100', last: '99' });
 
@@ -329,7 +360,10 @@ describe('exactly once', () => {
     const child = path.join(projectRoot, 'test/support/lake-flush-child.ts');
     const killedAt: number[] = [];
     for (let round = 0; round < 3; round++) {
-      const proc = spawn(process.execPath, ['--import', 'tsx', child, lakeDir, '300'], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+      const proc = spawn(process.execPath, ['--import', 'tsx', child, lakeDir, '300'], {
+        cwd: projectRoot,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let flushed = 0;
       let stderr = '';
       proc.stderr.on('data', (d) => (stderr += String(d)));
@@ -348,10 +382,18 @@ describe('exactly once', () => {
     expect(nextOffset).toBe(killedAt[2]);
     expect(nextOffset % 300).toBe(0);
     const target = nextOffset + 600;
-    await writer.flush(0, Array.from({ length: 600 }, (_, i) => numberedEvent(nextOffset + i)), target);
+    await writer.flush(
+      0,
+      Array.from({ length: 600 }, (_, i) => numberedEvent(nextOffset + i)),
+      target,
+    );
 
-    const events = (await Promise.all([relation('events', ORG_A), relation('events', ORG_B)])).map((r) => `SELECT * FROM ${r}`).join(' UNION ALL ');
-    const [got] = await query(`SELECT count(*) AS n, count(DISTINCT kafka_offset) AS offsets, min(kafka_offset) AS first, max(kafka_offset) AS last, sum(total_cost) AS total FROM (${events})`);
+    const events = (await Promise.all([relation('events', ORG_A), relation('events', ORG_B)]))
+      .map((r) => `SELECT * FROM ${r}`)
+      .join(' UNION ALL ');
+    const [got] = await query(
+      `SELECT count(*) AS n, count(DISTINCT kafka_offset) AS offsets, min(kafka_offset) AS first, max(kafka_offset) AS last, sum(total_cost) AS total FROM (${events})`,
+    );
     const expected = Array.from({ length: target }, (_, i) => numberedEvent(i)).reduce((s, r) => s.plus(r.total_cost), new Big(0));
     expect(got).toMatchObject({ n: String(target), offsets: String(target), first: '0', last: String(target - 1) });
     expectMoney(got!.total, expected);
@@ -368,17 +410,26 @@ describe('duplicates', () => {
     const first = variedRows(0, 10);
     const again = (r: LakeEventRow, offset: number): LakeEventRow => ({ ...r, kafka_offset: offset });
     expect(await writer.flush(0, [...first, again(first[3]!, 10)], 11)).toMatchObject({ written: 10, duplicates: 1 });
-    expect(await writer.flush(0, [again(first[0]!, 11), ...variedRows(12, 3), again(first[9]!, 15)], 16)).toMatchObject({ written: 3, duplicates: 2 });
+    expect(await writer.flush(0, [again(first[0]!, 11), ...variedRows(12, 3), again(first[9]!, 15)], 16)).toMatchObject({
+      written: 3,
+      duplicates: 2,
+    });
 
     await writer.close();
     writers.splice(writers.indexOf(writer), 1);
     const restarted = await openWriter(week);
     expect((await restarted.readManifest(0)).nextOffset).toBe(16);
-    expect(await restarted.flush(0, [again(first[5]!, 16), again(variedRows(13, 1)[0]!, 17)], 18)).toMatchObject({ written: 0, duplicates: 2, nextOffset: 18 });
+    expect(await restarted.flush(0, [again(first[5]!, 16), again(variedRows(13, 1)[0]!, 17)], 18)).toMatchObject({
+      written: 0,
+      duplicates: 2,
+      nextOffset: 18,
+    });
     expect((await readManifest(lakeDir, 0)).next_offset).toBe(18);
 
     const [a, b] = await Promise.all([relation('events', ORG_A), relation('events', ORG_B)]);
-    const [got] = await query(`SELECT count(*) AS n, count(DISTINCT event_id) AS ids FROM (SELECT * FROM ${a} UNION ALL SELECT * FROM ${b})`);
+    const [got] = await query(
+      `SELECT count(*) AS n, count(DISTINCT event_id) AS ids FROM (SELECT * FROM ${a} UNION ALL SELECT * FROM ${b})`,
+    );
     expect(got).toEqual({ n: '13', ids: '13' });
   });
 
@@ -388,7 +439,12 @@ describe('duplicates', () => {
     await writer.flush(0, first, 3);
     // 5,000 rows at offsets 3..5002; those at batch positions 0, 2047, 2048 and 4999 repeat an id.
     const rows = variedRows(3, 5000);
-    const repeats = new Map([[0, first[0]!], [2047, first[1]!], [2048, rows[5]!], [4999, first[2]!]]);
+    const repeats = new Map([
+      [0, first[0]!],
+      [2047, first[1]!],
+      [2048, rows[5]!],
+      [4999, first[2]!],
+    ]);
     const batch = rows.map((r, i) => (repeats.has(i) ? { ...repeats.get(i)!, kafka_offset: r.kafka_offset } : r));
     expect(await writer.flush(0, batch, 5003)).toMatchObject({ written: 4996, duplicates: 4 });
     const [a, b] = await Promise.all([relation('events', ORG_A), relation('events', ORG_B)]);
@@ -428,7 +484,13 @@ describe('compaction', () => {
     const writer = await openWriter({ clock: () => now, dedup: { retentionMs: 7 * 86_400_000 } });
     const rows: LakeEventRow[] = [];
     for (let b = 0; b < 6; b++) {
-      const batch = variedRows(b * 12, 12).map((r) => ({ ...r, organization_id: ORG_A, end_user_id: r.end_user_id, session_id: 's1', span_id: `sp${r.kafka_offset % 4}` }));
+      const batch = variedRows(b * 12, 12).map((r) => ({
+        ...r,
+        organization_id: ORG_A,
+        end_user_id: r.end_user_id,
+        session_id: 's1',
+        span_id: `sp${r.kafka_offset % 4}`,
+      }));
       rows.push(...batch);
       await writer.flush(0, batch, (b + 1) * 12);
     }
@@ -438,8 +500,12 @@ describe('compaction', () => {
 
     const snapshot = async () => ({
       events: await query(`SELECT event_id, total_cost, status FROM ${await relation('events', ORG_A)} ORDER BY event_id`),
-      daily: await query(`SELECT event_date::VARCHAR AS d, end_user_id, sum(total_cost) AS c, sum(event_count) AS n, sum(cache_creation_input_tokens) AS cache FROM ${await relation('daily_costs', ORG_A)} GROUP BY ALL ORDER BY ALL`),
-      spans: await query(`SELECT span_id, sum(own_cost) AS c, sum(event_count) AS n FROM ${await relation('session_spans', ORG_A)} GROUP BY ALL ORDER BY ALL`),
+      daily: await query(
+        `SELECT event_date::VARCHAR AS d, end_user_id, sum(total_cost) AS c, sum(event_count) AS n, sum(cache_creation_input_tokens) AS cache FROM ${await relation('daily_costs', ORG_A)} GROUP BY ALL ORDER BY ALL`,
+      ),
+      spans: await query(
+        `SELECT span_id, sum(own_cost) AS c, sum(event_count) AS n FROM ${await relation('session_spans', ORG_A)} GROUP BY ALL ORDER BY ALL`,
+      ),
     });
     const expectedBefore = await snapshot();
     expect(expectedBefore.events).toHaveLength(72);
@@ -476,9 +542,29 @@ describe('re-pricing', () => {
     const writer = await openWriter();
     const day = (d: number, o: number) => new Date(Date.UTC(2025, 2, d, 10, 0, o));
     const pending = (o: number, d: number, user: string) =>
-      lakeEvent({ kafka_offset: o, event_timestamp: day(d, o), user_id: user, model: 'new-model', status: 'pending_rate_card', input_cost: null, output_cost: null, total_cost: '0', rate_card_slug: null, input_tokens: 1000 + o, output_tokens: 10 });
-    const done = (o: number, d: number, user: string) => lakeEvent({ kafka_offset: o, event_timestamp: day(d, o), user_id: user, total_cost: '0.5' });
-    const rows = [pending(0, 10, 'u1'), done(1, 10, 'u1'), pending(2, 10, 'u2'), done(3, 11, 'u1'), pending(4, 12, 'u2'), lakeEvent({ kafka_offset: 5, organization_id: ORG_B, status: 'pending_rate_card', total_cost: '0' })];
+      lakeEvent({
+        kafka_offset: o,
+        event_timestamp: day(d, o),
+        user_id: user,
+        model: 'new-model',
+        status: 'pending_rate_card',
+        input_cost: null,
+        output_cost: null,
+        total_cost: '0',
+        rate_card_slug: null,
+        input_tokens: 1000 + o,
+        output_tokens: 10,
+      });
+    const done = (o: number, d: number, user: string) =>
+      lakeEvent({ kafka_offset: o, event_timestamp: day(d, o), user_id: user, total_cost: '0.5' });
+    const rows = [
+      pending(0, 10, 'u1'),
+      done(1, 10, 'u1'),
+      pending(2, 10, 'u2'),
+      done(3, 11, 'u1'),
+      pending(4, 12, 'u2'),
+      lakeEvent({ kafka_offset: 5, organization_id: ORG_B, status: 'pending_rate_card', total_cost: '0' }),
+    ];
     await writer.flush(0, rows.slice(0, 3), 3);
     await writer.flush(0, rows.slice(3), 6);
     const untouched = (await readManifest(lakeDir, 0)).files.filter((f) => f.date === '2025-03-11' || f.organization_id === ORG_B);
@@ -487,7 +573,15 @@ describe('re-pricing', () => {
     const price = (r: LakeEventRow): LakeEventRow => {
       const input = new Big(r.input_tokens!).times(1).div(1e6);
       const output = new Big(r.output_tokens!).times(2).div(1e6);
-      return { ...r, status: 'completed', rate_card_slug: 'new-model', input_cost: input.toFixed(12), output_cost: output.toFixed(12), total_cost: input.plus(output).toFixed(12), priced_at: new Date('2025-03-13T00:00:00Z') };
+      return {
+        ...r,
+        status: 'completed',
+        rate_card_slug: 'new-model',
+        input_cost: input.toFixed(12),
+        output_cost: output.toFixed(12),
+        total_cost: input.plus(output).toFixed(12),
+        priced_at: new Date('2025-03-13T00:00:00Z'),
+      };
     };
     const seen: number[] = [];
     const result = await writer.rewriteRows(0, { organizationId: ORG_A, statuses: ['pending_rate_card'] }, (r) => {
@@ -500,11 +594,16 @@ describe('re-pricing', () => {
     const manifest = await readManifest(lakeDir, 0);
     for (const f of untouched) expect(manifest.files).toContainEqual(f); // groups without pending rows are not rewritten
     expect(manifest.files.filter((f) => f.table === 'events' && f.organization_id === ORG_A).map((f) => f.status_counts)).toEqual(
-      expect.arrayContaining([{ completed: 3, pending_rate_card: 0, failed: 0 }, { completed: 1, pending_rate_card: 0, failed: 0 }]),
+      expect.arrayContaining([
+        { completed: 3, pending_rate_card: 0, failed: 0 },
+        { completed: 1, pending_rate_card: 0, failed: 0 },
+      ]),
     );
 
     const expected = rows.filter((r) => r.organization_id === ORG_A).map((r) => (r.status === 'pending_rate_card' ? price(r) : r));
-    const events = await query(`SELECT kafka_offset, status, total_cost, input_cost, rate_card_slug FROM ${await relation('events', ORG_A)} ORDER BY kafka_offset`);
+    const events = await query(
+      `SELECT kafka_offset, status, total_cost, input_cost, rate_card_slug FROM ${await relation('events', ORG_A)} ORDER BY kafka_offset`,
+    );
     expect(events).toHaveLength(5);
     for (const [i, e] of events.entries()) {
       expect(e.status).toBe('completed');
@@ -512,21 +611,32 @@ describe('re-pricing', () => {
     }
     expect(events[0]).toMatchObject({ input_cost: '0.001000000000', rate_card_slug: 'new-model' });
 
-    const daily = await query(`SELECT end_user_id, status, sum(total_cost) AS c, sum(event_count) AS n FROM ${await relation('daily_costs', ORG_A)} GROUP BY ALL`);
-    const byUser = sumBy(expected, (r) => r.end_user_id, (r) => r.total_cost);
+    const daily = await query(
+      `SELECT end_user_id, status, sum(total_cost) AS c, sum(event_count) AS n FROM ${await relation('daily_costs', ORG_A)} GROUP BY ALL`,
+    );
+    const byUser = sumBy(
+      expected,
+      (r) => r.end_user_id,
+      (r) => r.total_cost,
+    );
     expect(daily.map((d) => d.status)).toEqual(['completed', 'completed']);
     for (const d of daily) expectMoney(d.c, byUser.get(d.end_user_id as string)!);
     expect(daily.reduce((n, d) => n + Number(d.n), 0)).toBe(5);
 
     // The other organization's pending event was not touched; a second run finds nothing to do.
     expect((await query(`SELECT status FROM ${await relation('events', ORG_B)}`))[0]!.status).toBe('pending_rate_card');
-    expect(await writer.rewriteRows(0, { organizationId: ORG_A, statuses: ['pending_rate_card'] }, price)).toMatchObject({ groups: 0, rowsExamined: 0 });
+    expect(await writer.rewriteRows(0, { organizationId: ORG_A, statuses: ['pending_rate_card'] }, price)).toMatchObject({
+      groups: 0,
+      rowsExamined: 0,
+    });
   });
 
   it('refuses a transform that changes an event identity', async () => {
     const writer = await openWriter();
     await writer.flush(0, [lakeEvent({ kafka_offset: 0 })], 1);
-    await expect(writer.rewriteRows(0, { organizationId: ORG_A }, (r) => ({ ...r, event_timestamp: new Date(0) }))).rejects.toThrow(/identity/);
+    await expect(writer.rewriteRows(0, { organizationId: ORG_A }, (r) => ({ ...r, event_timestamp: new Date(0) }))).rejects.toThrow(
+      /identity/,
+    );
     expect((await readManifest(lakeDir, 0)).version).toBe(1);
   });
 });

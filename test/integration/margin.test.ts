@@ -6,7 +6,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endUserIdFor } from '../../core/ids.js';
 import { Big } from '../../core/money.js';
 import { admin, http, startTestHost } from '../support/http.js';
-import { apiGet, createTenant, ingest, issueKey, startPipeline, waitForLake, type EventBody, type Pipeline, type Tenant } from '../support/pipeline.js';
+import {
+  apiGet,
+  createTenant,
+  ingest,
+  issueKey,
+  startPipeline,
+  waitForLake,
+  type EventBody,
+  type Pipeline,
+  type Tenant,
+} from '../support/pipeline.js';
 
 const DAY = 86_400_000;
 const days = (from: string, to: string) => (Date.parse(to) - Date.parse(from)) / DAY;
@@ -18,7 +28,10 @@ function recognized(amount: string, from: string, to: string, wFrom: string, wTo
   return new Big(amount).times((end - start) / DAY).div(days(from, to));
 }
 const money = (b: Big) => {
-  const s = b.round(12, Big.roundHalfUp).toFixed(12).replace(/\.?0+$/, '');
+  const s = b
+    .round(12, Big.roundHalfUp)
+    .toFixed(12)
+    .replace(/\.?0+$/, '');
   return s === '' || s === '-0' ? '0' : s;
 };
 const pct = (rev: Big, cost: Big) => Number(rev.minus(cost).times(100).div(rev).round(2, Big.roundHalfUp).toFixed(2));
@@ -70,7 +83,14 @@ beforeAll(async () => {
     costEvent('alice', '2025-02-01T00:00:00Z', '1000'),
     costEvent('alice', '2024-12-31T23:59:59.999Z', '1000'),
     // Not completed (no rate card for this model, no override): not cost.
-    { idempotency_key: `m-${seq++}`, model: 'mystery-model-x', input_tokens: 5, output_tokens: 5, user_id: 'alice', timestamp: '2025-01-07T00:00:00Z' },
+    {
+      idempotency_key: `m-${seq++}`,
+      model: 'mystery-model-x',
+      input_tokens: 5,
+      output_tokens: 5,
+      user_id: 'alice',
+      timestamp: '2025-01-07T00:00:00Z',
+    },
   ];
   await ingest(p, t, events);
   await ingest(p, bare, [costEvent('zed', '2025-01-03T00:00:00Z', '5')]);
@@ -93,17 +113,52 @@ describe('GET /margin-data/by-end-user', () => {
     // carol 100 over 31 days, 12 in January → 1200/31; no cost. dave: cost 12.5 only.
     const carolRevenue = new Big(1200).div(31);
     expect(res.body.end_users).toEqual([
-      { end_user_id: id('dave'), end_user_name: 'dave', revenue: '0', cost: '12.5', margin_amount: '-12.5', margin_percent: null, profitability_category: 'unprofitable' },
-      { end_user_id: id('bob'), end_user_name: 'bob', revenue: '300', cost: '290', margin_amount: '10', margin_percent: pct(new Big(300), new Big(290)), profitability_category: 'break-even' },
-      { end_user_id: id('carol'), end_user_name: 'Carol LLC', revenue: money(carolRevenue), cost: '0', margin_amount: money(carolRevenue), margin_percent: 100, profitability_category: 'profitable' },
-      { end_user_id: id('alice'), end_user_name: 'Alice Ltd', revenue: '279', cost: '100', margin_amount: '179', margin_percent: 64.16, profitability_category: 'profitable' },
+      {
+        end_user_id: id('dave'),
+        end_user_name: 'dave',
+        revenue: '0',
+        cost: '12.5',
+        margin_amount: '-12.5',
+        margin_percent: null,
+        profitability_category: 'unprofitable',
+      },
+      {
+        end_user_id: id('bob'),
+        end_user_name: 'bob',
+        revenue: '300',
+        cost: '290',
+        margin_amount: '10',
+        margin_percent: pct(new Big(300), new Big(290)),
+        profitability_category: 'break-even',
+      },
+      {
+        end_user_id: id('carol'),
+        end_user_name: 'Carol LLC',
+        revenue: money(carolRevenue),
+        cost: '0',
+        margin_amount: money(carolRevenue),
+        margin_percent: 100,
+        profitability_category: 'profitable',
+      },
+      {
+        end_user_id: id('alice'),
+        end_user_name: 'Alice Ltd',
+        revenue: '279',
+        cost: '100',
+        margin_amount: '179',
+        margin_percent: 64.16,
+        profitability_category: 'profitable',
+      },
     ]);
     expect(res.body.end_users[1].margin_percent).toBe(3.33);
   });
 
   it('org_total holds all revenue and cost; warnings name what no row holds', async () => {
     const res = await apiGet(p, t.readKey, '/margin-data/by-end-user', W);
-    const revenue = REVENUE.reduce((s, r) => s.plus(recognized(r.amount, r.period_start, r.period_end, W.start_date, W.end_date)), new Big(0));
+    const revenue = REVENUE.reduce(
+      (s, r) => s.plus(recognized(r.amount, r.period_start, r.period_end, W.start_date, W.end_date)),
+      new Big(0),
+    );
     const shown = new Big(money(revenue));
     // 279 + 300 + 1200/31 + 62×16/31 + 40×18/30 = 673.709677419354838…
     expect(money(revenue)).toBe('673.709677419355');
@@ -129,21 +184,44 @@ describe('GET /margin-data/by-end-user', () => {
     const res = await apiGet(p, bare.readKey, '/margin-data/by-end-user', W);
     expect(res.status).toBe(200);
     expect(res.body.end_users).toEqual([
-      { end_user_id: endUserIdFor(bare.organizationId, 'zed'), end_user_name: 'zed', revenue: '0', cost: '5', margin_amount: '-5', margin_percent: null, profitability_category: 'unprofitable' },
+      {
+        end_user_id: endUserIdFor(bare.organizationId, 'zed'),
+        end_user_name: 'zed',
+        revenue: '0',
+        cost: '5',
+        margin_amount: '-5',
+        margin_percent: null,
+        profitability_category: 'unprofitable',
+      },
     ]);
-    expect(res.body.org_total).toMatchObject({ total_revenue: '0', total_cost: '5', margin_percent: null, revenue_record_count: 0, unattributed_revenue: '0' });
+    expect(res.body.org_total).toMatchObject({
+      total_revenue: '0',
+      total_cost: '5',
+      margin_percent: null,
+      revenue_record_count: 0,
+      unattributed_revenue: '0',
+    });
     expect(res.body.warnings).toEqual([{ type: 'revenue_not_connected', count: 0, message: expect.any(String) }]);
   });
 
   it('a range with no activity is break-even with no rows', async () => {
     const res = await apiGet(p, t.readKey, '/margin-data/by-end-user', { start_date: '2023-01-01', end_date: '2023-02-01' });
     expect(res.body.end_users).toEqual([]);
-    expect(res.body.org_total).toMatchObject({ total_revenue: '0', total_cost: '0', margin_amount: '0', margin_percent: null, profitability_category: 'break-even' });
+    expect(res.body.org_total).toMatchObject({
+      total_revenue: '0',
+      total_cost: '0',
+      margin_amount: '0',
+      margin_percent: null,
+      profitability_category: 'break-even',
+    });
     expect(res.body.warnings).toEqual([]);
   });
 
   it('422 beyond 12 months, 400 on bad dates, 403 without revenue:read', async () => {
-    const tooLong = await apiGet(p, t.readKey, '/margin-data/by-end-user', { start_date: '2024-01-01', end_date: '2025-01-01T00:00:00.001Z' });
+    const tooLong = await apiGet(p, t.readKey, '/margin-data/by-end-user', {
+      start_date: '2024-01-01',
+      end_date: '2025-01-01T00:00:00.001Z',
+    });
     expect(tooLong.status).toBe(422);
     expect(tooLong.body.error.code).toBe('DATE_RANGE_TOO_LARGE');
     expect((await apiGet(p, t.readKey, '/margin-data/by-end-user', { start_date: '2024-01-01', end_date: '2025-01-01' })).status).toBe(200);
@@ -159,7 +237,10 @@ describe('GET /margin-data/by-end-user', () => {
 
 describe('GET /margin-data/summary', () => {
   it('is the org_total of by-end-user', async () => {
-    const [summary, full] = await Promise.all([apiGet(p, t.readKey, '/margin-data/summary', W), apiGet(p, t.readKey, '/margin-data/by-end-user', W)]);
+    const [summary, full] = await Promise.all([
+      apiGet(p, t.readKey, '/margin-data/summary', W),
+      apiGet(p, t.readKey, '/margin-data/by-end-user', W),
+    ]);
     expect(summary.status).toBe(200);
     expect(summary.body).toEqual(full.body.org_total);
   });
@@ -220,7 +301,9 @@ describe('GET /margin-data/trend', () => {
       { date: '2025-01-27T00:00:00.000Z', revenue: '45', cost: '0', margin_amount: '45', margin_percent: 100 },
     ]);
     const dave = await apiGet(p, t.readKey, '/margin-data/trend', { ...W, end_user_id: id('dave') });
-    expect(dave.body.data_points).toEqual([{ date: '2025-01-13T00:00:00.000Z', revenue: '0', cost: '12.5', margin_amount: '-12.5', margin_percent: null }]);
+    expect(dave.body.data_points).toEqual([
+      { date: '2025-01-13T00:00:00.000Z', revenue: '0', cost: '12.5', margin_amount: '-12.5', margin_percent: null },
+    ]);
     const nobody = await apiGet(p, t.readKey, '/margin-data/trend', { ...W, end_user_id: '00000000-0000-5000-8000-000000000000' });
     expect(nobody.body.data_points).toEqual([]);
     const bad = await apiGet(p, t.readKey, '/margin-data/trend', { ...W, end_user_id: 'alice' });
@@ -234,7 +317,11 @@ describe('GET /margin-data/trend', () => {
     expect(res.status).toBe(200);
     expect(res.body.granularity).toBe('monthly');
     const month = (date: string, from: string, to: string, cost: string) =>
-      expectedPoint(date, REVENUE.reduce((s, r) => s.plus(recognized(r.amount, r.period_start, r.period_end, from, to)), new Big(0)), cost);
+      expectedPoint(
+        date,
+        REVENUE.reduce((s, r) => s.plus(recognized(r.amount, r.period_start, r.period_end, from, to)), new Big(0)),
+        cost,
+      );
     expect(res.body.data_points).toEqual([
       month('2024-12-01T00:00:00.000Z', '2024-12-01', '2025-01-01', '1000'),
       month('2025-01-01T00:00:00.000Z', '2025-01-01', '2025-02-01', '410'),

@@ -25,11 +25,18 @@ describe('OpenAPI document', () => {
     // The CLI bundles its core, so @redocly/openapi-core does not resolve from here: run the CLI.
     const redocly = path.join(projectRoot, 'node_modules', '.bin', 'redocly');
     const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' };
-    const stdout = await run(redocly, ['lint', 'openapi/openapi.json', '--format=json', '--max-problems=1000'], { cwd: projectRoot, env, timeout: 120_000 }).then(
+    const stdout = await run(redocly, ['lint', 'openapi/openapi.json', '--format=json', '--max-problems=1000'], {
+      cwd: projectRoot,
+      env,
+      timeout: 120_000,
+    }).then(
       (r) => r.stdout,
       (err: { stdout?: string }) => err.stdout ?? '', // exits 1 when it finds an error; the report is still on stdout
     );
-    const report = JSON.parse(stdout) as { totals: { errors: number; warnings: number }; problems: Array<{ ruleId: string; message: string; location: Array<{ pointer?: string }> }> };
+    const report = JSON.parse(stdout) as {
+      totals: { errors: number; warnings: number };
+      problems: Array<{ ruleId: string; message: string; location: Array<{ pointer?: string }> }>;
+    };
     const problems = report.problems.map((p) => `${p.ruleId} ${p.location[0]?.pointer ?? ''}: ${p.message}`);
     expect(problems).toEqual([]);
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
@@ -37,11 +44,12 @@ describe('OpenAPI document', () => {
 
   it('gives every operation a summary and a description (what Swagger UI and generated clients show)', () => {
     const spec = JSON.parse(fs.readFileSync(fromRoot('openapi', 'openapi.json'), 'utf8'));
-    const missing = Object.entries(spec.paths as Record<string, Record<string, { summary?: string; description?: string }>>).flatMap(([p, ops]) =>
-      Object.entries(ops)
-        .filter(([method]) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
-        .filter(([, op]) => !op.summary?.trim() || !op.description?.trim())
-        .map(([method]) => `${method.toUpperCase()} ${p}`),
+    const missing = Object.entries(spec.paths as Record<string, Record<string, { summary?: string; description?: string }>>).flatMap(
+      ([p, ops]) =>
+        Object.entries(ops)
+          .filter(([method]) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
+          .filter(([, op]) => !op.summary?.trim() || !op.description?.trim())
+          .map(([method]) => `${method.toUpperCase()} ${p}`),
     );
     expect(missing).toEqual([]);
   });

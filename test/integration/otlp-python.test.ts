@@ -20,8 +20,12 @@ const required = process.env.MARGINAL_OTLP_PYTHON_REQUIRED === '1';
 
 function pythonReady(): string | null {
   if (!fs.existsSync(PYTHON)) return `${PYTHON} is missing (bash .ci/run creates it)`;
-  const probe = spawnSync(PYTHON, ['-c', 'import opentelemetry.instrumentation.openai, opentelemetry.exporter.otlp.proto.http, openai'], { encoding: 'utf8' });
-  return probe.status === 0 ? null : `.venv lacks otlp/python/requirements.txt (.venv/bin/pip install -r otlp/python/requirements.txt): ${probe.stderr.trim().split('\n').pop()}`;
+  const probe = spawnSync(PYTHON, ['-c', 'import opentelemetry.instrumentation.openai, opentelemetry.exporter.otlp.proto.http, openai'], {
+    encoding: 'utf8',
+  });
+  return probe.status === 0
+    ? null
+    : `.venv lacks otlp/python/requirements.txt (.venv/bin/pip install -r otlp/python/requirements.txt): ${probe.stderr.trim().split('\n').pop()}`;
 }
 
 const missing = pythonReady();
@@ -41,7 +45,12 @@ interface ScriptSpan {
 }
 interface ScriptOutput {
   export_results: string[];
-  usage: { prompt_tokens: number; completion_tokens: number; prompt_tokens_details: { cached_tokens: number }; completion_tokens_details: { reasoning_tokens: number } };
+  usage: {
+    prompt_tokens: number;
+    completion_tokens: number;
+    prompt_tokens_details: { cached_tokens: number };
+    completion_tokens_details: { reasoning_tokens: number };
+  };
   spans: ScriptSpan[];
 }
 

@@ -13,21 +13,58 @@ const TRACE = '0af7651916cd43dd8448eb211c80319c';
 const at = (s: number) => new Date(Date.UTC(2026, 10, 24, 10, 0, s));
 
 function span(spanId: string, fields: Partial<StructuralSpan> = {}): StructuralSpan {
-  return { traceId: TRACE, spanId, parentSpanId: null, sessionId: 'conv-1', name: `span ${spanId}`, kind: 'agent', agentId: 'planner', startedAt: at(0), endedAt: at(5), ...fields };
+  return {
+    traceId: TRACE,
+    spanId,
+    parentSpanId: null,
+    sessionId: 'conv-1',
+    name: `span ${spanId}`,
+    kind: 'agent',
+    agentId: 'planner',
+    startedAt: at(0),
+    endedAt: at(5),
+    ...fields,
+  };
 }
 
 describeEachControlDb('OTLP control-plane stores', ({ db }) => {
   it('structural spans: a re-sent export stores nothing new; read by session, organization first', async () => {
     const t = await createTestTenant(db());
     const other = await createTestTenant(db());
-    const first = [span('00000000000000a1'), span('00000000000000a2', { parentSpanId: '00000000000000a1', kind: 'tool', agentId: null, name: '', startedAt: at(1), endedAt: at(3) })];
+    const first = [
+      span('00000000000000a1'),
+      span('00000000000000a2', {
+        parentSpanId: '00000000000000a1',
+        kind: 'tool',
+        agentId: null,
+        name: '',
+        startedAt: at(1),
+        endedAt: at(3),
+      }),
+    ];
     await storeStructuralSpans(db(), t.organizationId, first);
     // The same spans again (a retried export), plus one of another session and one of another organization.
     await storeStructuralSpans(db(), t.organizationId, [...first, span('00000000000000b1', { sessionId: 'conv-2' })]);
     await storeStructuralSpans(db(), other.organizationId, [span('00000000000000c1')]);
     expect(await structuralSpansOfSession(db(), t.organizationId, 'conv-1')).toEqual([
-      { span_id: '00000000000000a1', parent_span_id: null, span_name: 'span 00000000000000a1', span_kind: 'agent', agent_id: 'planner', started_at: at(0), ended_at: at(5) },
-      { span_id: '00000000000000a2', parent_span_id: '00000000000000a1', span_name: null, span_kind: 'tool', agent_id: null, started_at: at(1), ended_at: at(3) },
+      {
+        span_id: '00000000000000a1',
+        parent_span_id: null,
+        span_name: 'span 00000000000000a1',
+        span_kind: 'agent',
+        agent_id: 'planner',
+        started_at: at(0),
+        ended_at: at(5),
+      },
+      {
+        span_id: '00000000000000a2',
+        parent_span_id: '00000000000000a1',
+        span_name: null,
+        span_kind: 'tool',
+        agent_id: null,
+        started_at: at(1),
+        ended_at: at(3),
+      },
     ]);
     expect(await structuralSpansOfSession(db(), t.organizationId, 'conv-3')).toEqual([]);
     expect((await structuralSpansOfSession(db(), other.organizationId, 'conv-1')).map((s) => s.span_id)).toEqual(['00000000000000c1']);
@@ -45,7 +82,8 @@ describeEachControlDb('OTLP control-plane stores', ({ db }) => {
       span('00000000000000b1', { sessionId: 'conv-2', startedAt: at(40), endedAt: at(41) }),
     ]);
     await storeStructuralSpans(db(), other.organizationId, [span('00000000000000c1')]);
-    const bySession = (rows: Awaited<ReturnType<typeof structuralSessionSummaries>>) => rows.sort((a, b) => a.session_id.localeCompare(b.session_id));
+    const bySession = (rows: Awaited<ReturnType<typeof structuralSessionSummaries>>) =>
+      rows.sort((a, b) => a.session_id.localeCompare(b.session_id));
     expect(bySession(await structuralSessionSummaries(db(), t.organizationId))).toEqual([
       { session_id: 'conv-1', span_count: 2, first_ms: at(10).getTime() + 987, last_ms: at(30).getTime() },
       { session_id: 'conv-2', span_count: 1, first_ms: at(40).getTime(), last_ms: at(41).getTime() },
@@ -67,14 +105,26 @@ describeEachControlDb('OTLP control-plane stores', ({ db }) => {
       ['0000000000000001', '0000000000000002', '0000000000000003'],
       daysAgo(31),
     ]);
-    await db().query(`UPDATE otlp_structural_spans SET received_at = $3 WHERE organization_id = $1 AND span_id = $2`, [t.organizationId, '0000000000000004', daysAgo(30)]);
+    await db().query(`UPDATE otlp_structural_spans SET received_at = $3 WHERE organization_id = $1 AND span_id = $2`, [
+      t.organizationId,
+      '0000000000000004',
+      daysAgo(30),
+    ]);
     const logger = createLogger('silent');
     const keepAll = new StructuralSpanRetention(db(), logger, { retentionDays: 0, intervalMs: 60_000, chunk: 2, firstPassAfterMs: 60_000 });
     expect(await keepAll.sweepOnce(now)).toBe(0);
-    const retention = new StructuralSpanRetention(db(), logger, { retentionDays: 30, intervalMs: 60_000, chunk: 2, firstPassAfterMs: 60_000 });
+    const retention = new StructuralSpanRetention(db(), logger, {
+      retentionDays: 30,
+      intervalMs: 60_000,
+      chunk: 2,
+      firstPassAfterMs: 60_000,
+    });
     // Chunks of 2: 2 + 1 deleted, then a short chunk ends the pass.
     expect(await retention.sweepOnce(now)).toBe(3);
-    expect((await structuralSpansOfSession(db(), t.organizationId, 'conv-retained')).map((s) => s.span_id)).toEqual(['0000000000000004', '0000000000000005']);
+    expect((await structuralSpansOfSession(db(), t.organizationId, 'conv-retained')).map((s) => s.span_id)).toEqual([
+      '0000000000000004',
+      '0000000000000005',
+    ]);
     expect(await retention.sweepOnce(now)).toBe(0);
   });
 

@@ -7,13 +7,30 @@ import { context, trace, type Span } from '@opentelemetry/api';
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-base';
 import { gzipSync } from 'node:zlib';
 import protobuf from 'protobufjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Big } from '../../core/money.js';
 import { admin, http } from '../support/http.js';
-import { apiGet, createTenant, ingest, issueKey, lakeEventCount, llmEvent, startPipeline, waitForLake, type Pipeline, type Tenant } from '../support/pipeline.js';
+import {
+  apiGet,
+  createTenant,
+  ingest,
+  issueKey,
+  lakeEventCount,
+  llmEvent,
+  startPipeline,
+  waitForLake,
+  type Pipeline,
+  type Tenant,
+} from '../support/pipeline.js';
 
 // gpt-4o card of this tenant, USD per million tokens.
 const RATES = { input: '2.5', output: '10', cacheRead: '1.25', reasoning: '10' };
@@ -58,7 +75,9 @@ afterAll(async () => {
 });
 
 /** Spans made by the SDK, kept in memory so the very same spans can be exported twice. */
-function recordSpans(build: (start: (name: string, startMs: number, attrs: Record<string, string | number>, parent?: Span) => Span) => void): ReadableSpan[] {
+function recordSpans(
+  build: (start: (name: string, startMs: number, attrs: Record<string, string | number>, parent?: Span) => Span) => void,
+): ReadableSpan[] {
   const memory = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': 'otlp-test', 'user.id': 'carol' }),
@@ -114,33 +133,63 @@ describe('OTLP from the OpenTelemetry JS SDK', () => {
   beforeAll(() => {
     spans = recordSpans((start) => {
       const session = { 'gen_ai.conversation.id': 'conv-js' };
-      const agent = start('invoke_agent planner', 0, { ...session, 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'planner' });
-      const tool = start('execute_tool search', 1000, { ...session, 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'search' }, agent);
-      const chat1 = start('chat gpt-4o', 1500, {
+      const agent = start('invoke_agent planner', 0, {
         ...session,
-        'gen_ai.operation.name': 'chat',
-        'gen_ai.provider.name': 'openai',
-        'gen_ai.request.model': 'gpt-4o',
-        'gen_ai.usage.input_tokens': 1000,
-        'gen_ai.usage.cache_read.input_tokens': 200,
-        'gen_ai.usage.output_tokens': 300,
-      }, tool);
+        'gen_ai.operation.name': 'invoke_agent',
+        'gen_ai.agent.name': 'planner',
+      });
+      const tool = start(
+        'execute_tool search',
+        1000,
+        { ...session, 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'search' },
+        agent,
+      );
+      const chat1 = start(
+        'chat gpt-4o',
+        1500,
+        {
+          ...session,
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.provider.name': 'openai',
+          'gen_ai.request.model': 'gpt-4o',
+          'gen_ai.usage.input_tokens': 1000,
+          'gen_ai.usage.cache_read.input_tokens': 200,
+          'gen_ai.usage.output_tokens': 300,
+        },
+        tool,
+      );
       chat1.end(at(2500));
       tool.end(at(3000));
-      const chat2 = start('chat gpt-4o', 3000, {
-        ...session,
-        'gen_ai.operation.name': 'chat',
-        'gen_ai.request.model': 'gpt-4o',
-        'gen_ai.response.model': 'gpt-4o-2024-08-06',
-        'gen_ai.usage.input_tokens': 500,
-        'gen_ai.usage.output_tokens': 80,
-        'gen_ai.usage.reasoning.output_tokens': 30,
-      }, agent);
+      const chat2 = start(
+        'chat gpt-4o',
+        3000,
+        {
+          ...session,
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.request.model': 'gpt-4o',
+          'gen_ai.response.model': 'gpt-4o-2024-08-06',
+          'gen_ai.usage.input_tokens': 500,
+          'gen_ai.usage.output_tokens': 80,
+          'gen_ai.usage.reasoning.output_tokens': 30,
+        },
+        agent,
+      );
       chat2.end(at(4500));
       agent.end(at(5000));
       // A parent that never reaches Marginal (another service's span): its child is an orphan.
       const lost = start('lost parent', 5500, session);
-      const child = start('chat gpt-4o', 6000, { ...session, 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': 100, 'gen_ai.usage.output_tokens': 10 }, lost);
+      const child = start(
+        'chat gpt-4o',
+        6000,
+        {
+          ...session,
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.request.model': 'gpt-4o',
+          'gen_ai.usage.input_tokens': 100,
+          'gen_ai.usage.output_tokens': 10,
+        },
+        lost,
+      );
       child.end(at(7000));
     });
     expect(spans).toHaveLength(5); // the lost parent never ended, so it was never exported
@@ -152,7 +201,10 @@ describe('OTLP from the OpenTelemetry JS SDK', () => {
     await waitForLake(p, t.organizationId, 3);
     expect(before - (await creditBalance())).toBe(3);
 
-    const events = await apiGet(p, t.readKey, '/usage/events', { start_date: at(-60_000).toISOString(), end_date: at(60_000).toISOString() });
+    const events = await apiGet(p, t.readKey, '/usage/events', {
+      start_date: at(-60_000).toISOString(),
+      end_date: at(60_000).toISOString(),
+    });
     expect(events.status).toBe(200);
     expect(events.body.total).toBe(3);
     // quantity = input + output tokens of the disjoint classes stored.
@@ -187,13 +239,43 @@ describe('OTLP from the OpenTelemetry JS SDK', () => {
             started_at: at(1000).toISOString(),
             duration_ms: 2000,
             children: [
-              { name: 'chat gpt-4o', kind: 'llm', own_cost: c1.toFixed(), subtree_cost: c1.toFixed(), event_count: 1, orphaned: false, started_at: at(1500).toISOString(), duration_ms: 1000, children: [] },
+              {
+                name: 'chat gpt-4o',
+                kind: 'llm',
+                own_cost: c1.toFixed(),
+                subtree_cost: c1.toFixed(),
+                event_count: 1,
+                orphaned: false,
+                started_at: at(1500).toISOString(),
+                duration_ms: 1000,
+                children: [],
+              },
             ],
           },
-          { name: 'chat gpt-4o', kind: 'llm', own_cost: c2.toFixed(), subtree_cost: c2.toFixed(), event_count: 1, orphaned: false, started_at: at(3000).toISOString(), duration_ms: 1500, children: [] },
+          {
+            name: 'chat gpt-4o',
+            kind: 'llm',
+            own_cost: c2.toFixed(),
+            subtree_cost: c2.toFixed(),
+            event_count: 1,
+            orphaned: false,
+            started_at: at(3000).toISOString(),
+            duration_ms: 1500,
+            children: [],
+          },
         ],
       },
-      { name: 'chat gpt-4o', kind: 'llm', own_cost: c3.toFixed(), subtree_cost: c3.toFixed(), event_count: 1, orphaned: true, started_at: at(6000).toISOString(), duration_ms: 1000, children: [] },
+      {
+        name: 'chat gpt-4o',
+        kind: 'llm',
+        own_cost: c3.toFixed(),
+        subtree_cost: c3.toFixed(),
+        event_count: 1,
+        orphaned: true,
+        started_at: at(6000).toISOString(),
+        duration_ms: 1000,
+        children: [],
+      },
     ]);
   });
 
@@ -202,22 +284,38 @@ describe('OTLP from the OpenTelemetry JS SDK', () => {
     const treeBefore = await tree('conv-js');
     await exportWith(new JsonExporter(exporterOptions()), spans);
     expect(await creditBalance()).toBe(before);
-    const events = await apiGet(p, t.readKey, '/usage/events', { start_date: at(-60_000).toISOString(), end_date: at(60_000).toISOString() });
+    const events = await apiGet(p, t.readKey, '/usage/events', {
+      start_date: at(-60_000).toISOString(),
+      end_date: at(60_000).toISOString(),
+    });
     expect(events.body.total).toBe(3);
     expect(await tree('conv-js')).toEqual(treeBefore);
   });
 
   it('a new trace through the JSON exporter: session = trace id without a conversation id, end user from the resource', async () => {
     const fresh = recordSpans((start) => {
-      start('chat gpt-4o', 10_000, { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': 40, 'gen_ai.usage.output_tokens': 4 }).end(at(10_250));
+      start('chat gpt-4o', 10_000, {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.request.model': 'gpt-4o',
+        'gen_ai.usage.input_tokens': 40,
+        'gen_ai.usage.output_tokens': 4,
+      }).end(at(10_250));
     });
     await exportWith(new JsonExporter(exporterOptions()), fresh);
     await waitForLake(p, t.organizationId, 4);
     const traceId = fresh[0]!.spanContext().traceId;
     const got = await tree(traceId);
     expect(got.roots).toHaveLength(1);
-    expect(got.roots[0]).toMatchObject({ span_id: fresh[0]!.spanContext().spanId, own_cost: cost({ input: 40, output: 4 }).toFixed(), duration_ms: 250 });
-    const byUser = await apiGet(p, t.readKey, '/end-user-costs/carol/by-dimension', { dimension: 'feature', start_date: at(-60_000).toISOString(), end_date: at(60_000).toISOString() });
+    expect(got.roots[0]).toMatchObject({
+      span_id: fresh[0]!.spanContext().spanId,
+      own_cost: cost({ input: 40, output: 4 }).toFixed(),
+      duration_ms: 250,
+    });
+    const byUser = await apiGet(p, t.readKey, '/end-user-costs/carol/by-dimension', {
+      dimension: 'feature',
+      start_date: at(-60_000).toISOString(),
+      end_date: at(60_000).toISOString(),
+    });
     expect(byUser.status).toBe(200);
     expect(byUser.body.items[0].event_count).toBe(4); // every span above carried the resource's user.id
   });
@@ -225,7 +323,11 @@ describe('OTLP from the OpenTelemetry JS SDK', () => {
 
 describe('OTLP sessions in the sessions list', () => {
   const list = async (from: number, to: number) => {
-    const res = await apiGet(p, t.readKey, '/attribution-data/sessions', { start_date: at(from).toISOString(), end_date: at(to).toISOString(), limit: 1000 });
+    const res = await apiGet(p, t.readKey, '/attribution-data/sessions', {
+      start_date: at(from).toISOString(),
+      end_date: at(to).toISOString(),
+      limit: 1000,
+    });
     expect(res.status).toBe(200);
     return res.body as { sessions: any[]; total: number };
   };
@@ -240,7 +342,15 @@ describe('OTLP sessions in the sessions list', () => {
     await exportWith(new ProtoExporter(exporterOptions()), spans);
     // Stored before the 200: listed at once, with the tree's span count.
     expect((await tree('conv-structural')).span_count).toBe(2);
-    const entry = { session_id: 'conv-structural', total_cost: '0', event_count: 0, span_count: 2, untraced_event_count: 0, first_event_at: at(40_000).toISOString(), last_event_at: at(45_000).toISOString() };
+    const entry = {
+      session_id: 'conv-structural',
+      total_cost: '0',
+      event_count: 0,
+      span_count: 2,
+      untraced_event_count: 0,
+      first_event_at: at(40_000).toISOString(),
+      last_event_at: at(45_000).toISOString(),
+    };
     expect((await list(40_000, 45_001)).sessions).toContainEqual(entry);
     // Active from its first span's start to its last span's end: a window inside that lists it, one after does not.
     expect((await list(43_000, 44_000)).sessions).toEqual([entry]);
@@ -248,13 +358,16 @@ describe('OTLP sessions in the sessions list', () => {
     expect((await list(39_000, 40_000)).sessions.map((s) => s.session_id)).not.toContain('conv-structural');
   });
 
-  it('a session with both counts every span of its tree and keeps its events\' cost; the window sees the agent span\'s start', async () => {
+  it("a session with both counts every span of its tree and keeps its events' cost; the window sees the agent span's start", async () => {
     const got = await tree('conv-js');
     const row = (await list(-60_000, 60_000)).sessions.find((s) => s.session_id === 'conv-js');
     // 3 priced spans (lake) + 2 structural (agent, tool); cost from the events only.
     expect(row).toEqual({
       session_id: 'conv-js',
-      total_cost: cost({ input: 800, cacheRead: 200, output: 300 }).plus(cost({ input: 500, output: 50, reasoning: 30 })).plus(cost({ input: 100, output: 10 })).toFixed(),
+      total_cost: cost({ input: 800, cacheRead: 200, output: 300 })
+        .plus(cost({ input: 500, output: 50, reasoning: 30 }))
+        .plus(cost({ input: 100, output: 10 }))
+        .toFixed(),
       event_count: 3,
       span_count: got.span_count,
       untraced_event_count: 0,
@@ -269,17 +382,28 @@ describe('OTLP sessions in the sessions list', () => {
   it('a span both structural (OTLP, no usage) and priced (an event with its span id) is counted once, in the list as in the tree', async () => {
     let shared = '';
     const spans = recordSpans((start) => {
-      const agent = start('invoke_agent planner', 50_000, { 'gen_ai.conversation.id': 'conv-shared', 'gen_ai.operation.name': 'invoke_agent' });
+      const agent = start('invoke_agent planner', 50_000, {
+        'gen_ai.conversation.id': 'conv-shared',
+        'gen_ai.operation.name': 'invoke_agent',
+      });
       shared = agent.spanContext().spanId;
       agent.end(at(52_000));
     });
     await exportWith(new ProtoExporter(exporterOptions()), spans);
     const before = await lakeEventCount(p, t.organizationId);
-    await ingest(p, t, [llmEvent('shared-span-1', { session_id: 'conv-shared', span_id: shared, cost_override: '0.5', timestamp: at(51_000).toISOString() })]);
+    await ingest(p, t, [
+      llmEvent('shared-span-1', { session_id: 'conv-shared', span_id: shared, cost_override: '0.5', timestamp: at(51_000).toISOString() }),
+    ]);
     await waitForLake(p, t.organizationId, before + 1);
     expect((await tree('conv-shared')).span_count).toBe(1);
     const row = (await list(49_000, 53_000)).sessions.find((s) => s.session_id === 'conv-shared');
-    expect(row).toMatchObject({ span_count: 1, event_count: 1, total_cost: '0.5', first_event_at: at(50_000).toISOString(), last_event_at: at(52_000).toISOString() });
+    expect(row).toMatchObject({
+      span_count: 1,
+      event_count: 1,
+      total_cost: '0.5',
+      first_event_at: at(50_000).toISOString(),
+      last_event_at: at(52_000).toISOString(),
+    });
   });
 });
 
@@ -300,7 +424,10 @@ describe('OTLP attribute mappings (admin)', () => {
     });
     provider
       .getTracer('t')
-      .startSpan('chat', { startTime: at(30_000), attributes: { 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': 1, 'gen_ai.conversation.id': 'conv-env' } })
+      .startSpan('chat', {
+        startTime: at(30_000),
+        attributes: { 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': 1, 'gen_ai.conversation.id': 'conv-env' },
+      })
       .end(at(30_100));
     // The admin change binds the next export of this process (the all-in-one's ingest is here).
     await exportWith(new JsonExporter(exporterOptions()), memory.getFinishedSpans());
@@ -328,13 +455,21 @@ describe('OTLP answers', () => {
   });
   const body = (spans: unknown[]) => ({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 't' }, spans }] }] });
   const post = (payload: Buffer | string, contentType: string, key = otlpKey) =>
-    fetch(`${p.url}/otlp/v1/traces`, { method: 'POST', headers: { 'content-type': contentType, authorization: `Bearer ${key}` }, body: payload });
+    fetch(`${p.url}/otlp/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': contentType, authorization: `Bearer ${key}` },
+      body: payload,
+    });
 
   it('partial_success names the rejected span and why; the good span is accepted', async () => {
     const res = await post(
       JSON.stringify(
         body([
-          jsonSpan('1111111111111111', [['gen_ai.request.model', 'gpt-4o'], ['gen_ai.usage.input_tokens', 10], ['gen_ai.usage.output_tokens', 1]]),
+          jsonSpan('1111111111111111', [
+            ['gen_ai.request.model', 'gpt-4o'],
+            ['gen_ai.usage.input_tokens', 10],
+            ['gen_ai.usage.output_tokens', 1],
+          ]),
           jsonSpan('2222222222222222', [['gen_ai.usage.input_tokens', 10]]),
         ]),
       ),
@@ -342,7 +477,10 @@ describe('OTLP answers', () => {
     );
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({
-      partialSuccess: { rejectedSpans: '1', errorMessage: '1 of 2 spans rejected: span 2222222222222222: usage without a model (gen_ai.response.model or gen_ai.request.model)' },
+      partialSuccess: {
+        rejectedSpans: '1',
+        errorMessage: '1 of 2 spans rejected: span 2222222222222222: usage without a model (gen_ai.response.model or gen_ai.request.model)',
+      },
     });
     const metrics = await (await fetch(`${p.url}/metrics`)).text();
     expect(metrics).toMatch(/marginal_otlp_spans_rejected_total\{reason="mapping"\} [1-9]/);
@@ -356,8 +494,14 @@ describe('OTLP answers', () => {
     const res = await post(
       JSON.stringify(
         body([
-          jsonSpan('4444444444444441', [['gen_ai.request.model', 'gpt-4o'], ['gen_ai.usage.input_tokens', 10]]),
-          jsonSpan('4444444444444442', [['gen_ai.request.model', 'gpt-4o'], ['gen_ai.usage.input_tokens', 10]]),
+          jsonSpan('4444444444444441', [
+            ['gen_ai.request.model', 'gpt-4o'],
+            ['gen_ai.usage.input_tokens', 10],
+          ]),
+          jsonSpan('4444444444444442', [
+            ['gen_ai.request.model', 'gpt-4o'],
+            ['gen_ai.usage.input_tokens', 10],
+          ]),
           jsonSpan('4444444444444443', [['gen_ai.operation.name', 'execute_tool']]),
         ]),
       ),
@@ -380,7 +524,9 @@ describe('OTLP answers', () => {
     expect(status.code).toBe(3); // INVALID_ARGUMENT
     expect(status.message).toMatch(/not an ExportTraceServiceRequest in binary protobuf/);
     // Counted under the route's own path.
-    expect(await (await fetch(`${p.url}/metrics`)).text()).toMatch(/marginal_http_requests_total\{method="POST",route="\/otlp\/v1\/traces",status="400"\} [1-9]/);
+    expect(await (await fetch(`${p.url}/metrics`)).text()).toMatch(
+      /marginal_http_requests_total\{method="POST",route="\/otlp\/v1\/traces",status="400"\} [1-9]/,
+    );
   });
 
   it('bad JSON: 400 with Status fields and the error envelope; bad hex id names the field', async () => {
@@ -390,7 +536,9 @@ describe('OTLP answers', () => {
     expect(b).toMatchObject({ code: 3, success: false, error: { code: 'VALIDATION_ERROR', details: { field: 'body' } } });
     const badId = await post(JSON.stringify(body([{ ...jsonSpan('zz', []) }])), 'application/json');
     expect(badId.status).toBe(400);
-    expect(((await badId.json()) as any).message).toBe('resourceSpans[0].scopeSpans[0].spans[0].spanId: must be a hex string (OTLP/JSON encodes ids as hex)');
+    expect(((await badId.json()) as any).message).toBe(
+      'resourceSpans[0].scopeSpans[0].spans[0].spanId: must be a hex string (OTLP/JSON encodes ids as hex)',
+    );
   });
 
   it('401 without a key, 403 without usage:write, 415 for another media type', async () => {

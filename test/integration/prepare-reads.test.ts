@@ -27,7 +27,7 @@ function recorded(db: ControlDb): { db: ControlDb; statements: string[] } {
     statements,
     db: {
       kind: db.kind,
-      query: <T,>(sql: string, params?: unknown[]) => {
+      query: <T>(sql: string, params?: unknown[]) => {
         statements.push(sql);
         return db.query<T>(sql, params);
       },
@@ -53,7 +53,9 @@ describeEachControlDb('reads prepared at start', ({ db }) => {
     lakeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'marginal-prepare-'));
     const writer = await LakeWriter.open(lakeDir);
     // busy: three events on three days (three daily_costs rows); quiet: one.
-    const rows = [0, 1, 2].map((i) => lakeEvent({ kafka_offset: i, organization_id: busy, event_timestamp: new Date(jan.getTime() + i * 86_400_000) }));
+    const rows = [0, 1, 2].map((i) =>
+      lakeEvent({ kafka_offset: i, organization_id: busy, event_timestamp: new Date(jan.getTime() + i * 86_400_000) }),
+    );
     rows.push(lakeEvent({ kafka_offset: 3, organization_id: quiet, event_timestamp: jan }));
     await writer.flush(0, rows, rows.length);
     await writer.close();

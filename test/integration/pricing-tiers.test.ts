@@ -36,7 +36,13 @@ const CARD = {
     },
   ],
 };
-const BATCH = { model_slug: 'acme-llm', service_tier: 'batch', input_cost_per_million: '1', output_cost_per_million: '4', effective_from: '2020-01-01' };
+const BATCH = {
+  model_slug: 'acme-llm',
+  service_tier: 'batch',
+  input_cost_per_million: '1',
+  output_cost_per_million: '4',
+  effective_from: '2020-01-01',
+};
 
 const EVENTS = [
   // 150,000 prompt tokens > 100,000: 150,000 × 4 / 1e6 = 0.6; 1,000 × 16 / 1e6 = 0.016 → 0.616
@@ -47,7 +53,14 @@ const EVENTS = [
   llmEvent('flex', { model: 'acme-llm', service_tier: 'flex', input_tokens: 10_000, output_tokens: 1_000, timestamp: AT }),
   // 3,000 written, 1,000 for an hour: 2,000 × 2.5 / 1e6 = 0.005 + 1,000 × 4 / 1e6 = 0.004 → 0.009;
   // input 1,000 × 2 / 1e6 = 0.002; output 100 × 8 / 1e6 = 0.0008 → total 0.0118
-  llmEvent('cache', { model: 'acme-llm', input_tokens: 1_000, output_tokens: 100, cache_creation_input_tokens: 3_000, cache_creation_1h_input_tokens: 1_000, timestamp: AT }),
+  llmEvent('cache', {
+    model: 'acme-llm',
+    input_tokens: 1_000,
+    output_tokens: 100,
+    cache_creation_input_tokens: 3_000,
+    cache_creation_1h_input_tokens: 1_000,
+    timestamp: AT,
+  }),
   // no card: waits
   llmEvent('unknown', { model: 'mystery-model-2', input_tokens: 10, output_tokens: 10, timestamp: AT }),
 ];
@@ -87,7 +100,12 @@ describe('GET /v1/usage/events/{eventId}', () => {
       service_tier: null,
       input_tokens: 150_000,
       cost: { total_cost: '0.616', input_cost: '0.6', output_cost: '0.016', cache_creation_cost: null, cost_override: null },
-      rate_card: { model_slug: 'acme-llm', service_tier: 'standard', effective_from: '2020-01-01T00:00:00.000Z', context_tier_above_prompt_tokens: 100_000 },
+      rate_card: {
+        model_slug: 'acme-llm',
+        service_tier: 'standard',
+        effective_from: '2020-01-01T00:00:00.000Z',
+        context_tier_above_prompt_tokens: 100_000,
+      },
     });
     const cards = await admin(p.host, 'GET', `/organizations/${t.organizationId}/rate-cards`);
     const standardCard = cards.body.rate_cards.find((c: any) => c.service_tier === 'standard');
@@ -97,7 +115,11 @@ describe('GET /v1/usage/events/{eventId}', () => {
 
   it('batch at the batch card; flex at the standard card with the note', async () => {
     const batch = (await apiGet(p, t.readKey, `/usage/events/${idOf('batch')}`)).body;
-    expect(batch).toMatchObject({ service_tier: 'batch', cost: { total_cost: '0.014' }, rate_card: { service_tier: 'batch', context_tier_above_prompt_tokens: null } });
+    expect(batch).toMatchObject({
+      service_tier: 'batch',
+      cost: { total_cost: '0.014' },
+      rate_card: { service_tier: 'batch', context_tier_above_prompt_tokens: null },
+    });
     const flex = (await apiGet(p, t.readKey, `/usage/events/${idOf('flex')}`)).body;
     expect(flex).toMatchObject({
       service_tier: 'flex',
@@ -113,16 +135,26 @@ describe('GET /v1/usage/events/{eventId}', () => {
     expect(res).toMatchObject({
       cache_creation_input_tokens: 3_000,
       cache_creation_1h_input_tokens: 1_000,
-      cost: { total_cost: '0.0118', input_cost: '0.002', output_cost: '0.0008', cache_creation_cost: '0.009', cache_creation_1h_cost: '0.004' },
+      cost: {
+        total_cost: '0.0118',
+        input_cost: '0.002',
+        output_cost: '0.0008',
+        cache_creation_cost: '0.009',
+        cache_creation_1h_cost: '0.004',
+      },
     });
   });
 
-  it('an unpriced event has no card; unknown ids and other organizations\' ids are 404', async () => {
+  it("an unpriced event has no card; unknown ids and other organizations' ids are 404", async () => {
     const res = (await apiGet(p, t.readKey, `/usage/events/${idOf('unknown')}`)).body;
     expect(res).toMatchObject({ status: 'pending_rate_card', rate_card: null, cost: { total_cost: '0', input_cost: null } });
     expect(res.status_reason).toMatch(/no rate card for model "mystery-model-2"/);
     const other = await createTenant(p, { name: 'other' });
-    for (const [key, id] of [[other.readKey, idOf('long')], [t.readKey, eventIdFor(t.organizationId, 'never-sent')], [t.readKey, 'not-a-uuid']] as const) {
+    for (const [key, id] of [
+      [other.readKey, idOf('long')],
+      [t.readKey, eventIdFor(t.organizationId, 'never-sent')],
+      [t.readKey, 'not-a-uuid'],
+    ] as const) {
       const r = await apiGet(p, key, `/usage/events/${id}`);
       expect(r.status).toBe(404);
       expect(r.body).toMatchObject({ success: false, error: { code: 'NOT_FOUND' } });
@@ -190,7 +222,11 @@ describe('the other endpoints agree', () => {
     const twice = await admin(p.host, 'POST', base, { ...CARD, effective_from: '2021-01-01', tiers: [CARD.tiers[0], CARD.tiers[0]] });
     expect(twice.status).toBe(400);
     expect(twice.body.error.details.field).toBe('tiers');
-    const badRate = await admin(p.host, 'POST', base, { ...CARD, effective_from: '2021-01-01', tiers: [{ ...CARD.tiers[0], input_cost_per_million: '-1' }] });
+    const badRate = await admin(p.host, 'POST', base, {
+      ...CARD,
+      effective_from: '2021-01-01',
+      tiers: [{ ...CARD.tiers[0], input_cost_per_million: '-1' }],
+    });
     expect(badRate.status).toBe(400);
     expect(badRate.body.error.details.field).toMatch(/tiers/);
   });
@@ -214,7 +250,15 @@ describe('re-pricing through the admin API (in-process processor, PGlite)', () =
       await new Promise((r) => setTimeout(r, 200));
       job = (await admin(p.host, 'GET', path)).body;
     }
-    expect(job).toMatchObject({ status: 'completed', events_repriced: 5, events_changed: 0, cost_before: TOTAL, cost_after: TOTAL, cost_change: '0', progress_percent: 100 });
+    expect(job).toMatchObject({
+      status: 'completed',
+      events_repriced: 5,
+      events_changed: 0,
+      cost_before: TOTAL,
+      cost_after: TOTAL,
+      cost_change: '0',
+      progress_percent: 100,
+    });
     expect((await apiGet(p, t.readKey, '/cost-data/by-end-user', RANGE)).body.total_cost).toBe(TOTAL);
   });
 });

@@ -2,13 +2,7 @@
 // (test/support/read-dataset.ts), every figure worked out there, never by calling the api code;
 // then the rate-card store (pricing/rate-cards.store.ts) on PGlite and PostgreSQL.
 import { describe, expect, it } from 'vitest';
-import {
-  A,
-  B,
-  expectValidation,
-  get,
-  useReadDataset,
-} from '../support/read-dataset.js';
+import { A, B, expectValidation, get, useReadDataset } from '../support/read-dataset.js';
 import crypto from 'node:crypto';
 import { createOrganization, getOrganization } from '../../core/control/organizations.js';
 import {
@@ -40,7 +34,10 @@ describe('GET /v1/rates', () => {
       output_cost_per_million: '15',
       reasoning_cost_per_million: '12',
     });
-    expect(res.body.items.find((i: any) => i.model_slug === 'acme-small')).toMatchObject({ cache_read_cost_per_million: null, reasoning_cost_per_million: null });
+    expect(res.body.items.find((i: any) => i.model_slug === 'acme-small')).toMatchObject({
+      cache_read_cost_per_million: null,
+      reasoning_cost_per_million: null,
+    });
     expect(slugs.length).toBeGreaterThan(2); // the standard cards are there too
     const b = await get(B.readKey, '/rates');
     expect(b.body.items.find((i: any) => i.model_slug === 'acme-large').input_cost_per_million).toBe('1');
@@ -150,7 +147,9 @@ describeEachControlDb('pricing store: rate cards and unit rates', ({ db }) => {
       ['standard', '2025-08-01T00:00:00.000Z', later.id],
     ]);
     const history = await listRateCards(db(), org.id, { includeSuperseded: true });
-    const standardMarch = history.filter((x) => x.serviceTier === 'standard' && x.effectiveFrom.getTime() === input.effectiveFrom.getTime());
+    const standardMarch = history.filter(
+      (x) => x.serviceTier === 'standard' && x.effectiveFrom.getTime() === input.effectiveFrom.getTime(),
+    );
     expect(standardMarch.map((x) => [x.id, x.inputCostPerMillion, x.supersededBy, x.supersededByActor, x.createdBy])).toEqual([
       [a.card.id, '1', b.card.id, { kind: 'admin_token' }, { kind: 'admin_token' }],
       [b.card.id, '1.5', c.card.id, { kind: 'user', userId }, { kind: 'admin_token' }],

@@ -16,7 +16,14 @@ import { createDimension } from '../../core/control/dimensions.js';
 import { eventIdFor } from '../../core/ids.js';
 import { Big } from '../../core/money.js';
 import { startIngest } from '../../ingest/component.js';
-import { TEST_MASTER_KEY, createTestTenant, openFreshControlDb, testPostgresUrl, type FreshControlDb, type TestTenant } from '../support/control-db.js';
+import {
+  TEST_MASTER_KEY,
+  createTestTenant,
+  openFreshControlDb,
+  testPostgresUrl,
+  type FreshControlDb,
+  type TestTenant,
+} from '../support/control-db.js';
 import { startTestHost, type TestHost } from '../support/http.js';
 import { signedPost } from '../support/ingest-harness.js';
 import { spawnProcessor, type ProcessorChild } from '../support/processor-child.js';

@@ -98,8 +98,8 @@ describe('processor: a record the lake refuses', () => {
     });
 
     // Each event costs 1000 × 2/1e6 + 100 × 8/1e6 = 0.0028.
-    await waitUntil('the neighbour\'s four events', async () => (await lakeTotals(lakeDir, neighbour)).rows >= 4, 90_000);
-    await waitUntil('the victim\'s valid event and stand-in', async () => (await lakeTotals(lakeDir, victim)).rows >= 2, 30_000);
+    await waitUntil("the neighbour's four events", async () => (await lakeTotals(lakeDir, neighbour)).rows >= 4, 90_000);
+    await waitUntil("the victim's valid event and stand-in", async () => (await lakeTotals(lakeDir, victim)).rows >= 2, 30_000);
     await new Promise((r) => setTimeout(r, 500));
 
     const n = await lakeTotals(lakeDir, neighbour);

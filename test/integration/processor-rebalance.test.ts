@@ -48,7 +48,13 @@ describe('processor rebalance', () => {
   let topic: string;
 
   const startOne = async () => {
-    const r = await startInProcessProcessor({ brokers, registryUrl, db, lakeDir, options: { topic, groupId, flushMaxRows: 500, flushMaxDelayMs: 150 } });
+    const r = await startInProcessProcessor({
+      brokers,
+      registryUrl,
+      db,
+      lakeDir,
+      options: { topic, groupId, flushMaxRows: 500, flushMaxDelayMs: 150 },
+    });
     running.push(r);
     return r;
   };

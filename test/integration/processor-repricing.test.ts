@@ -71,7 +71,12 @@ describe('processor re-pricing', () => {
   it('turns pending_rate_card events into completed ones with the new card, counting each once', async () => {
     const day = (i: number) => new Date(Date.UTC(2025, 5, 1 + (i % 3), 8, 0, i % 60)); // three UTC dates
     const pending = Array.from({ length: 120 }, (_, i) =>
-      usageEvent(org, `zeta-${i}`, { model: i % 2 ? 'zeta-model-large' : 'zeta-model-small', input_tokens: 1000 + i, output_tokens: 100 + i, timestamp: day(i) }),
+      usageEvent(org, `zeta-${i}`, {
+        model: i % 2 ? 'zeta-model-large' : 'zeta-model-small',
+        input_tokens: 1000 + i,
+        output_tokens: 100 + i,
+        timestamp: day(i),
+      }),
     );
     const known = Array.from({ length: 40 }, (_, i) =>
       usageEvent(org, `known-${i}`, { model: 'known-model', input_tokens: 2000 + i, output_tokens: 300 + i, timestamp: day(i) }),

@@ -122,9 +122,19 @@ describe('the all-in-one processor on a worker thread', () => {
     await waitForLake(pipeline, tenant.organizationId, 3);
     const rows = await pricedRows(pipeline.lakeDir, tenant.organizationId);
     // t-1: 1000 × 3 / 1e6 = 0.003 input, 200 × 15 / 1e6 = 0.003 output, 0.006 in all.
-    expect(rows.get('t-1')).toMatchObject({ status: 'completed', input_cost: '0.003000000000', output_cost: '0.003000000000', total_cost: '0.006000000000' });
+    expect(rows.get('t-1')).toMatchObject({
+      status: 'completed',
+      input_cost: '0.003000000000',
+      output_cost: '0.003000000000',
+      total_cost: '0.006000000000',
+    });
     // t-2 (the card's slug prefixes the model): 12345 × 3 / 1e6 = 0.037035; 678 × 15 / 1e6 = 0.01017; 0.047205.
-    expect(rows.get('t-2')).toMatchObject({ status: 'completed', input_cost: '0.037035000000', output_cost: '0.010170000000', total_cost: '0.047205000000' });
+    expect(rows.get('t-2')).toMatchObject({
+      status: 'completed',
+      input_cost: '0.037035000000',
+      output_cost: '0.010170000000',
+      total_cost: '0.047205000000',
+    });
     // t-3: 3 images × 0.04 = 0.12.
     expect(rows.get('t-3')).toMatchObject({ status: 'completed', total_cost: '0.120000000000' });
   });

@@ -134,7 +134,11 @@ describe('processor', () => {
     expect(rows.get('ovr-1')).toMatchObject({ status: 'completed', total_cost: '0.750000000000' });
     expect(rows.get('pend-1')).toMatchObject({ status: 'pending_rate_card', total_cost: '0.000000000000' });
     expect(rows.get('pend-1')!.status_reason).toContain('no rate card for model "nobody-model"');
-    expect(rows.get('bad-1')).toMatchObject({ status: 'failed', status_reason: 'invalid values: input_tokens', total_cost: '0.000000000000' });
+    expect(rows.get('bad-1')).toMatchObject({
+      status: 'failed',
+      status_reason: 'invalid values: input_tokens',
+      total_cost: '0.000000000000',
+    });
     const undecodable = [...rows.values()].find((r) => r.idempotency_key.startsWith('undecodable:'))!;
     expect(undecodable.status).toBe('failed');
     expect(undecodable.status_reason).toContain('bad_magic_byte');
@@ -149,7 +153,11 @@ describe('processor', () => {
       await consumer.run({
         eachMessage: async ({ message }) => {
           if (message.headers?.[DLQ_HEADERS.topic]?.toString() !== topic) return;
-          letters.push({ key: message.key?.toString() ?? null, value: message.value, reason: message.headers[DLQ_HEADERS.reason]!.toString() });
+          letters.push({
+            key: message.key?.toString() ?? null,
+            value: message.value,
+            reason: message.headers[DLQ_HEADERS.reason]!.toString(),
+          });
         },
       });
       await waitUntil('three dead letters', async () => letters.length >= 3, 30_000);
@@ -163,7 +171,9 @@ describe('processor', () => {
 
     const metrics = await registry.getMetricsAsJSON();
     const flushes = metrics.find((m) => m.name === 'marginal_processor_flush_duration_seconds')!;
-    const count = flushes.values.find((v) => (v as { metricName?: string }).metricName === 'marginal_processor_flush_duration_seconds_count');
+    const count = flushes.values.find(
+      (v) => (v as { metricName?: string }).metricName === 'marginal_processor_flush_duration_seconds_count',
+    );
     expect(count!.value).toBeGreaterThan(0);
     const lag = metrics.find((m) => m.name === 'marginal_processor_consumer_lag')!;
     expect(lag.values.length).toBeGreaterThan(0);

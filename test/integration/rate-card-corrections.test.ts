@@ -91,10 +91,14 @@ async function ratesInMarch(): Promise<{ input_cost_per_million: string; output_
 }
 
 async function completed(jobPath: string): Promise<Record<string, unknown>> {
-  return eventually(async () => {
-    const job = (await admin(p.host, 'GET', jobPath)).body;
-    return job.status === 'completed' && job;
-  }, 60_000, 're-pricing completed');
+  return eventually(
+    async () => {
+      const job = (await admin(p.host, 'GET', jobPath)).body;
+      return job.status === 'completed' && job;
+    },
+    60_000,
+    're-pricing completed',
+  );
 }
 
 describe('a correction with the same identity', () => {
@@ -129,10 +133,14 @@ describe('a correction with the same identity', () => {
     const done = await completed(`${base()}/repricings/${job.body.repricing_id}`);
     expect(done).toMatchObject({ events_repriced: 3, events_changed: 2, cost_before: '0.187', cost_after: '0.215', cost_change: '0.028' });
 
-    const after = await eventually(async () => {
-      const c = await costs();
-      return c.totals.e1 === AT_B.e1 && c;
-    }, 10_000, 'reads at B');
+    const after = await eventually(
+      async () => {
+        const c = await costs();
+        return c.totals.e1 === AT_B.e1 && c;
+      },
+      10_000,
+      'reads at B',
+    );
     expect(after.totals).toEqual(AT_B);
     expect([after.cards.e1, after.cards.e2]).toEqual([cardB, cardB]);
     const total = await apiGet(p, t.readKey, '/cost-data/by-end-user', { start_date: '2025-01-01', end_date: '2025-05-01' });
@@ -146,18 +154,40 @@ describe('a correction with the same identity', () => {
       return JSON.parse(stdout.slice(stdout.indexOf('{')));
     };
     const out = await cli([
-      'rate-cards', 'create', '--org', t.organizationId, '--model-slug', 'fix-model', '--input', C.input, '--output', C.output,
-      '--effective-from', '2025-01-01', '--reprice',
+      'rate-cards',
+      'create',
+      '--org',
+      t.organizationId,
+      '--model-slug',
+      'fix-model',
+      '--input',
+      C.input,
+      '--output',
+      C.output,
+      '--effective-from',
+      '2025-01-01',
+      '--reprice',
     ]);
     expect(out.rate_card).toMatchObject({ input_cost_per_million: '4', affected_range: RANGE });
     // The job ran with rates at least as new as C: the processor's rate book had C before re-pricing.
     // before (at B) 0.215; after 0.012 + 0.128 + 0.11 = 0.25; change 0.035.
-    expect(out.repricing).toMatchObject({ status: 'completed', events_repriced: 3, events_changed: 2, cost_before: '0.215', cost_after: '0.25', cost_change: '0.035' });
+    expect(out.repricing).toMatchObject({
+      status: 'completed',
+      events_repriced: 3,
+      events_changed: 2,
+      cost_before: '0.215',
+      cost_after: '0.25',
+      cost_change: '0.035',
+    });
     expect((await costs()).totals).toEqual(AT_C);
 
     const history = await cli(['rate-cards', 'history', '--org', t.organizationId]);
-    const chain = history.rate_cards.filter((c: { model_slug: string; effective_from: string }) => c.model_slug === 'fix-model' && c.effective_from === RANGE.start_date);
-    expect(chain.map((c: Record<string, unknown>) => [c.input_cost_per_million, c.superseded_by_rate_card_id === null, c.superseded_by])).toEqual([
+    const chain = history.rate_cards.filter(
+      (c: { model_slug: string; effective_from: string }) => c.model_slug === 'fix-model' && c.effective_from === RANGE.start_date,
+    );
+    expect(
+      chain.map((c: Record<string, unknown>) => [c.input_cost_per_million, c.superseded_by_rate_card_id === null, c.superseded_by]),
+    ).toEqual([
       ['2', false, { kind: 'admin_token', user_id: null }],
       ['3', false, { kind: 'admin_token', user_id: null }],
       ['4', true, null],

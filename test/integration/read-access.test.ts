@@ -34,14 +34,23 @@ describe('tenant isolation: B never sees A, whatever ids it passes', () => {
     expect(usage.body.total).toBe(B_EVENTS.length);
     const summary = await get(B.readKey, '/cost-data/summary');
     expect(summary.body.status_counts).toEqual({ completed: 5, pending: 0, pending_rate_card: 0, failed: 0 });
-    expect(summary.body.current_period_cost).toBe(money(sumOf(completed(B_EVENTS, '2026-10-01', '2026-10-20T12:00:00Z', B_RATES), B_RATES)));
+    expect(summary.body.current_period_cost).toBe(
+      money(sumOf(completed(B_EVENTS, '2026-10-01', '2026-10-20T12:00:00Z', B_RATES), B_RATES)),
+    );
   });
 
   it('A’s end users, subscriptions and dimensions are not found with B’s key', async () => {
     expectNotFound(await get(B.readKey, '/end-user-costs/carol/summary', OCT));
     const alice = await get(B.readKey, '/end-user-costs/alice/summary', OCT);
     expect(alice.body.end_user_id).toBe(endUserId(B.organizationId, 'alice'));
-    expect(alice.body.total_cost).toBe(money(sumOf(B_EVENTS.filter((e) => e.user === 'alice'), B_RATES)));
+    expect(alice.body.total_cost).toBe(
+      money(
+        sumOf(
+          B_EVENTS.filter((e) => e.user === 'alice'),
+          B_RATES,
+        ),
+      ),
+    );
     expectNotFound(await get(B.readKey, '/usage/events', { ...OCT, subscription_id: A.subscriptionId! }));
     expectNotFound(await get(B.readKey, '/dimension-data/cost-breakdown', { ...OCT, dimension_key: 'team' }));
     const byTeam = await get(B.readKey, '/end-user-costs/alice/by-dimension', { ...OCT, dimension: 'team' });

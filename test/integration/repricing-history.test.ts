@@ -18,7 +18,14 @@ import { Big } from '../../core/money.js';
 import { startIngest } from '../../ingest/component.js';
 import { apiComponent } from '../../api/component.js';
 import { createRateCard } from '../../pricing/rate-cards.store.js';
-import { TEST_MASTER_KEY, createTestTenant, openFreshControlDb, testPostgresUrl, type FreshControlDb, type TestTenant } from '../support/control-db.js';
+import {
+  TEST_MASTER_KEY,
+  createTestTenant,
+  openFreshControlDb,
+  testPostgresUrl,
+  type FreshControlDb,
+  type TestTenant,
+} from '../support/control-db.js';
 import { admin, http, startTestHost, type TestHost } from '../support/http.js';
 import { signedPost } from '../support/ingest-harness.js';
 import { spawnProcessor, type ProcessorChild } from '../support/processor-child.js';
@@ -177,7 +184,9 @@ describe.skipIf(!testPostgresUrl())('re-pricing history with the processor kille
         const events = (res.body.end_users as Array<{ event_count: number }>).reduce((n, u) => n + u.event_count, 0);
         expect(events).toBe(ORIGINAL);
         const total = new Big(res.body.total_cost);
-        expect(total.gte(oldSum) && total.lte(newSum), `total ${total.toFixed()} outside [${oldSum.toFixed()}, ${newSum.toFixed()}]`).toBe(true);
+        expect(total.gte(oldSum) && total.lte(newSum), `total ${total.toFixed()} outside [${oldSum.toFixed()}, ${newSum.toFixed()}]`).toBe(
+          true,
+        );
         reads.push(res.body.total_cost);
         await sleep(100);
       }
@@ -186,10 +195,15 @@ describe.skipIf(!testPostgresUrl())('re-pricing history with the processor kille
     // Killed twice while the job runs: once it has started re-pricing, or right away after a restart.
     const atKills: string[] = [];
     for (let kill = 0; kill < 2; kill++) {
-      await waitUntil('re-pricing under way', async () => {
-        const job = (await admin(host, 'GET', jobPath)).body;
-        return job.status === 'completed' || job.events_repriced > 0 || kill > 0;
-      }, 60_000, 50);
+      await waitUntil(
+        're-pricing under way',
+        async () => {
+          const job = (await admin(host, 'GET', jobPath)).body;
+          return job.status === 'completed' || job.events_repriced > 0 || kill > 0;
+        },
+        60_000,
+        50,
+      );
       const job = (await admin(host, 'GET', jobPath)).body;
       atKills.push(`${job.status}:${job.events_repriced}`);
       processor.kill('SIGKILL');
@@ -216,7 +230,12 @@ describe.skipIf(!testPostgresUrl())('re-pricing history with the processor kille
 
     const expected = sum(all, NEW).toFixed();
     const totals = await lakeTotals(lakeDir, tenant.organizationId);
-    expect(totals).toMatchObject({ rows: all.length, distinctEvents: all.length, byStatus: { completed: all.length }, rollupEvents: all.length });
+    expect(totals).toMatchObject({
+      rows: all.length,
+      distinctEvents: all.length,
+      byStatus: { completed: all.length },
+      rollupEvents: all.length,
+    });
     expect(new Big(totals.totalCost).eq(expected)).toBe(true);
     expect(new Big(totals.rollupCost).eq(expected)).toBe(true);
     // Budget spend (counted by the processor as events arrived) moved by the re-pricing's
@@ -240,7 +259,9 @@ describe.skipIf(!testPostgresUrl())('re-pricing history with the processor kille
     expect((await get(`/margin-data/by-end-user?${range}`)).body.org_total.total_cost).toBe(expected);
     expect((await get('/cost-data/summary?time_window=last-30-days')).body.current_period_cost).toBe(expected);
     const trend = (await get(`/cost-data/trend?${range}`)).body;
-    const trendSum = trend.series.flatMap((s: { data_points: Array<{ cost: string }> }) => s.data_points).reduce((s: Big, p: { cost: string }) => s.plus(p.cost), new Big(0));
+    const trendSum = trend.series
+      .flatMap((s: { data_points: Array<{ cost: string }> }) => s.data_points)
+      .reduce((s: Big, p: { cost: string }) => s.plus(p.cost), new Big(0));
     expect(trendSum.toFixed()).toBe(expected);
     const originalsNow = await get(`/cost-data/by-end-user?start_date=${origRange.start_date}&end_date=${origRange.end_date}`);
     expect(originalsNow.body.total_cost).toBe(newSum.toFixed());

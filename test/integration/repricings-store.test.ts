@@ -2,11 +2,24 @@
 // recorded, in the same statement; recording a partition again replaces its result.
 import { expect, it } from 'vitest';
 import { createOrganization } from '../../core/control/organizations.js';
-import { createRepricing, getRepricing, listRepricings, listRunningRepricings, recordRepricedPartition, reportRepricingProgress } from '../../pricing/repricings.store.js';
+import {
+  createRepricing,
+  getRepricing,
+  listRepricings,
+  listRunningRepricings,
+  recordRepricedPartition,
+  reportRepricingProgress,
+} from '../../pricing/repricings.store.js';
 import { NotFoundError } from '../../core/errors.js';
 import { describeEachControlDb } from '../support/control-db.js';
 
-const result = (partition: number, rowsExamined: number) => ({ partition, rowsExamined, rowsChanged: rowsExamined, costBefore: '1.5', costAfter: '2.25' });
+const result = (partition: number, rowsExamined: number) => ({
+  partition,
+  rowsExamined,
+  rowsChanged: rowsExamined,
+  costBefore: '1.5',
+  costAfter: '2.25',
+});
 
 describeEachControlDb('re-pricing jobs', ({ db }) => {
   it('run until every listed partition is recorded; a re-recorded partition replaces its result', async () => {
@@ -18,7 +31,10 @@ describeEachControlDb('re-pricing jobs', ({ db }) => {
 
     await reportRepricingProgress(db(), job.id, 1, 120);
     await reportRepricingProgress(db(), job.id, 3, 40);
-    expect([...(await getRepricing(db(), org.id, job.id)).inFlight]).toEqual([[1, 120], [3, 40]]);
+    expect([...(await getRepricing(db(), org.id, job.id)).inFlight]).toEqual([
+      [1, 120],
+      [3, 40],
+    ]);
 
     await recordRepricedPartition(db(), job.id, result(1, 400));
     await recordRepricedPartition(db(), job.id, result(1, 500)); // re-run after a crash: replaced, not added
@@ -37,7 +53,13 @@ describeEachControlDb('re-pricing jobs', ({ db }) => {
   it('a job with nothing to re-price is completed at once; another organization cannot read it', async () => {
     const org = await createOrganization(db(), { name: 'Empty' });
     const other = await createOrganization(db(), { name: 'Other' });
-    const job = await createRepricing(db(), org.id, { start: new Date('2025-01-01'), end: new Date('2025-02-01'), ratesVersion: 0, partitions: [], eventsTotal: 0 });
+    const job = await createRepricing(db(), org.id, {
+      start: new Date('2025-01-01'),
+      end: new Date('2025-02-01'),
+      ratesVersion: 0,
+      partitions: [],
+      eventsTotal: 0,
+    });
     expect(job.status).toBe('completed');
     await expect(getRepricing(db(), other.id, job.id)).rejects.toThrow(NotFoundError);
   });

@@ -3,7 +3,12 @@
 // keeps the first of equal period ends), exact amounts, periods to the millisecond.
 import { expect, it } from 'vitest';
 import { createOrganization } from '../../core/control/organizations.js';
-import { importRevenueRecords, listRevenueRecords, listRevenueRecordsForMargin, revenueRecordsVersion } from '../../revenue/revenue.store.js';
+import {
+  importRevenueRecords,
+  listRevenueRecords,
+  listRevenueRecordsForMargin,
+  revenueRecordsVersion,
+} from '../../revenue/revenue.store.js';
 import { describeEachControlDb } from '../support/control-db.js';
 
 describeEachControlDb('revenue records as margin reads them', ({ db }) => {
@@ -15,12 +20,22 @@ describeEachControlDb('revenue records as margin reads them', ({ db }) => {
     await importRevenueRecords(db(), org.id, [
       { id: 'b', userId: 'u-1', customerName: 'Second', amount: '123456789.123456789012', periodStart: jan, periodEnd: feb },
       { id: 'a', userId: 'u-1', customerName: 'First', amount: '10', periodStart: jan, periodEnd: feb },
-      { id: 'r', userId: 'u-2', customerName: null, amount: '-0.000000000001', periodStart: new Date('2024-12-15T12:34:56.789Z'), periodEnd: jan },
+      {
+        id: 'r',
+        userId: 'u-2',
+        customerName: null,
+        amount: '-0.000000000001',
+        periodStart: new Date('2024-12-15T12:34:56.789Z'),
+        periodEnd: jan,
+      },
       { id: 'n', userId: null, amount: '5.5', periodStart: feb, periodEnd: new Date('2025-03-01T00:00:00.000Z') },
     ]);
     await importRevenueRecords(db(), other.id, [{ id: 'x', userId: 'u-9', amount: '1', periodStart: jan, periodEnd: feb }]);
     // Microseconds the ISO inputs cannot carry: both readers must see 2025-02-01T00:00:00.000Z.
-    await db().query(`UPDATE revenue_records SET period_end = period_end + interval '750 microseconds' WHERE organization_id = $1 AND id = 'n'`, [org.id]);
+    await db().query(
+      `UPDATE revenue_records SET period_end = period_end + interval '750 microseconds' WHERE organization_id = $1 AND id = 'n'`,
+      [org.id],
+    );
 
     const read = await listRevenueRecordsForMargin(db(), org.id);
     const lean = read.records;
@@ -29,7 +44,14 @@ describeEachControlDb('revenue records as margin reads them', ({ db }) => {
     expect(read.version).toBe(await revenueRecordsVersion(db(), org.id));
     expect(read.version.startsWith('4@')).toBe(true);
     expect(lean).toEqual(
-      full.map((r) => ({ source: r.source, userId: r.userId, customerName: r.customerName, amount: r.amount, periodStart: r.periodStart, periodEnd: r.periodEnd })),
+      full.map((r) => ({
+        source: r.source,
+        userId: r.userId,
+        customerName: r.customerName,
+        amount: r.amount,
+        periodStart: r.periodStart,
+        periodEnd: r.periodEnd,
+      })),
     );
     // Worked by hand: ordered by period start, then source, then id.
     expect(lean.map((r) => [r.userId, r.customerName, r.amount])).toEqual([

@@ -7,7 +7,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiComponent } from '../../api/component.js';
 import { unsealSecret } from '../../core/auth/secrets.js';
-import { getRevenueConnection, listRevenueRecords, upsertRevenueRecords, hasActiveRevenueConnection, importRevenueRecords, upsertRevenueConnection } from '../../revenue/revenue.store.js';
+import {
+  getRevenueConnection,
+  listRevenueRecords,
+  upsertRevenueRecords,
+  hasActiveRevenueConnection,
+  importRevenueRecords,
+  upsertRevenueConnection,
+} from '../../revenue/revenue.store.js';
 import { createLogger } from '../../core/logger.js';
 import type { StartComponent } from '../../core/process-host.js';
 import { RevenueSync } from '../../revenue/stripe-sync.js';
@@ -67,7 +74,14 @@ describeEachHost(
       it('upserts records by id, keeps refunds negative and activates the import connection', async () => {
         const res = await admin(h, 'POST', org('/revenue-records'), {
           records: [
-            { id: 'inv-1', user_id: 'alice', customer_name: 'Alice Ltd', amount: '49.99', period_start: '2026-01-01', period_end: '2026-02-01' },
+            {
+              id: 'inv-1',
+              user_id: 'alice',
+              customer_name: 'Alice Ltd',
+              amount: '49.99',
+              period_start: '2026-01-01',
+              period_end: '2026-02-01',
+            },
             { id: 'ref-1', user_id: 'alice', amount: '-10.5', period_start: '2026-01-01T00:00:00Z', period_end: '2026-02-01T00:00:00Z' },
             { id: 'inv-2', user_id: null, amount: '100.000000000001', period_start: '2026-01-15', period_end: '2026-02-15' },
           ],
@@ -77,7 +91,16 @@ describeEachHost(
         expect(Date.parse(res.body.connection.last_synced_at)).toBeGreaterThan(Date.now() - 60_000);
 
         const again = await admin(h, 'POST', org('/revenue-records'), {
-          records: [{ id: 'inv-1', user_id: 'alice', customer_name: 'Alice Ltd', amount: '59.99', period_start: '2026-01-01', period_end: '2026-02-01' }],
+          records: [
+            {
+              id: 'inv-1',
+              user_id: 'alice',
+              customer_name: 'Alice Ltd',
+              amount: '59.99',
+              period_start: '2026-01-01',
+              period_end: '2026-02-01',
+            },
+          ],
         });
         expect(again.body.upserted).toBe(1);
 
@@ -97,7 +120,15 @@ describeEachHost(
         [{ records: [{ id: 'x', amount: '1.2.3', period_start: '2026-01-01', period_end: '2026-02-01' }] }, 'records[0].amount'],
         [{ records: [{ id: 'x', amount: '1e5', period_start: '2026-01-01', period_end: '2026-02-01' }] }, 'records[0].amount'],
         [{ records: [{ id: 'x', amount: '0.0000000000001', period_start: '2026-01-01', period_end: '2026-02-01' }] }, 'records[0].amount'],
-        [{ records: [{ id: 'ok', amount: '1', period_start: '2026-01-01', period_end: '2026-02-01' }, { id: ' ', amount: '1', period_start: '2026-01-01', period_end: '2026-02-01' }] }, 'records[1].id'],
+        [
+          {
+            records: [
+              { id: 'ok', amount: '1', period_start: '2026-01-01', period_end: '2026-02-01' },
+              { id: ' ', amount: '1', period_start: '2026-01-01', period_end: '2026-02-01' },
+            ],
+          },
+          'records[1].id',
+        ],
         [{ records: [{ id: 'x', amount: '1', period_start: 'January', period_end: '2026-02-01' }] }, 'records[0].period_start'],
         [{ records: [{ id: 'x', amount: '1', period_start: '2026-02-01', period_end: '2026-02-01' }] }, 'records[0].period_end'],
       ])('refuses %j naming %s', async (body, field) => {
@@ -189,7 +220,15 @@ describeEachHost(
           error: null,
         });
         const list = await admin(h, 'GET', org('/revenue-records?source=stripe'));
-        expect(list.body.records.map((r: any) => ({ id: r.id, user_id: r.user_id, amount: r.amount, period_start: r.period_start, period_end: r.period_end }))).toEqual(expected);
+        expect(
+          list.body.records.map((r: any) => ({
+            id: r.id,
+            user_id: r.user_id,
+            amount: r.amount,
+            period_start: r.period_start,
+            period_end: r.period_end,
+          })),
+        ).toEqual(expected);
 
         const conn = await admin(h, 'GET', org('/revenue-connections/stripe'));
         expect(conn.body.last_sync).toMatchObject({ state: 'succeeded', records_written: 1 });
@@ -265,7 +304,6 @@ describeEachHost(
   { components: [apiComponent({ revenue: { stripeApi: { host: '127.0.0.1', port: 9, protocol: 'http' }, checkIntervalMs: 0 } })] },
 );
 
-
 describeEachControlDb('revenue store', ({ db }) => {
   it('an import upserts by id, keeps amounts exact and activates the import connection', async () => {
     const org = await createOrganization(db(), { name: 'Revenue' });
@@ -273,11 +311,38 @@ describeEachControlDb('revenue store', ({ db }) => {
     await upsertEndUsers(db(), org.id, ['cust-1']);
     const p = (s: string) => new Date(s);
     const result = await importRevenueRecords(db(), org.id, [
-      { id: 'inv-1', userId: 'cust-1', customerName: 'Old Name', amount: '10', periodStart: p('2025-01-01T00:00:00Z'), periodEnd: p('2025-02-01T00:00:00Z') },
-      { id: 'inv-2', userId: null, amount: '123456789012345678.123456789012', periodStart: p('2025-01-15T00:00:00Z'), periodEnd: p('2025-01-16T00:00:00Z') },
-      { id: 'inv-3', userId: 'cust-2', customerName: 'Beta Corp', amount: '-0.000000000001', periodStart: p('2025-03-01T00:00:00Z'), periodEnd: p('2025-04-01T00:00:00Z') },
+      {
+        id: 'inv-1',
+        userId: 'cust-1',
+        customerName: 'Old Name',
+        amount: '10',
+        periodStart: p('2025-01-01T00:00:00Z'),
+        periodEnd: p('2025-02-01T00:00:00Z'),
+      },
+      {
+        id: 'inv-2',
+        userId: null,
+        amount: '123456789012345678.123456789012',
+        periodStart: p('2025-01-15T00:00:00Z'),
+        periodEnd: p('2025-01-16T00:00:00Z'),
+      },
+      {
+        id: 'inv-3',
+        userId: 'cust-2',
+        customerName: 'Beta Corp',
+        amount: '-0.000000000001',
+        periodStart: p('2025-03-01T00:00:00Z'),
+        periodEnd: p('2025-04-01T00:00:00Z'),
+      },
       // The same id again within one import: the last one wins.
-      { id: 'inv-1', userId: 'cust-1', customerName: 'Acme Ltd', amount: '99.90', periodStart: p('2025-01-01T00:00:00Z'), periodEnd: p('2025-02-01T00:00:00Z') },
+      {
+        id: 'inv-1',
+        userId: 'cust-1',
+        customerName: 'Acme Ltd',
+        amount: '99.90',
+        periodStart: p('2025-01-01T00:00:00Z'),
+        periodEnd: p('2025-02-01T00:00:00Z'),
+      },
     ]);
     expect(result.upserted).toBe(3);
     expect(result.connection).toMatchObject({ kind: 'import', status: 'active' });
@@ -291,7 +356,9 @@ describeEachControlDb('revenue store', ({ db }) => {
       ['inv-3', '-0.000000000001', 'cust-2', 'USD'],
     ]);
     // Overlapping [2025-01-20, 2025-03-01): inv-1 only (inv-2 ended on the 16th, inv-3 starts at the end).
-    const window = await listRevenueRecords(db(), org.id, { overlapping: { start: p('2025-01-20T00:00:00Z'), end: p('2025-03-01T00:00:00Z') } });
+    const window = await listRevenueRecords(db(), org.id, {
+      overlapping: { start: p('2025-01-20T00:00:00Z'), end: p('2025-03-01T00:00:00Z') },
+    });
     expect(window.map((r) => r.id)).toEqual(['inv-1']);
 
     // Known end users take the customer name; new ones pick it up from the records.

@@ -69,7 +69,11 @@ describe('ingestion refuses what would poison a partition or fail a group', () =
     const ok = await http(p.url, 'POST', '/v1/usage-events', {
       token: t.writer.apiKey,
       raw: zlib.gzipSync(body),
-      headers: { ...headers, 'x-timestamp': ts, 'x-signature': `v1=${crypto.createHmac('sha256', t.writer.signingSecret).update(`${ts}.${body}`).digest('hex')}` },
+      headers: {
+        ...headers,
+        'x-timestamp': ts,
+        'x-signature': `v1=${crypto.createHmac('sha256', t.writer.signingSecret).update(`${ts}.${body}`).digest('hex')}`,
+      },
     });
     expect(ok.status, JSON.stringify(ok.body)).toBe(202);
   });
@@ -80,10 +84,17 @@ describe('costs at the per-event bound', () => {
   // DuckDB's SUM over DECIMAL(38,12): every read of the organization's range answered 500.
   it('10^15 is refused; three events just below it add up exactly in the reads', async () => {
     const own = await createTenant(p, { name: 'cost-bound' });
-    expect400(await signedPost(p.url, own.writer, '/v1/usage-events', llmEvent('cb-over', { cost_override: '1000000000000000' })), 'cost_override');
+    expect400(
+      await signedPost(p.url, own.writer, '/v1/usage-events', llmEvent('cb-over', { cost_override: '1000000000000000' })),
+      'cost_override',
+    );
     const top = '999999999999999.999999999999';
     const now = new Date().toISOString();
-    await ingest(p, own, ['cb-1', 'cb-2', 'cb-3'].map((k) => llmEvent(k, { cost_override: top, timestamp: now })));
+    await ingest(
+      p,
+      own,
+      ['cb-1', 'cb-2', 'cb-3'].map((k) => llmEvent(k, { cost_override: top, timestamp: now })),
+    );
     await waitForLake(p, own.organizationId, 3);
     const summary = await apiGet(p, own.readKey, '/cost-data/summary');
     expect(summary.status, JSON.stringify(summary.body)).toBe(200);
@@ -99,7 +110,10 @@ describe('read parameters and path ids', () => {
   });
 
   it('NUL in a path id is a 400 naming it', async () => {
-    expect400(await http(p.url, 'GET', '/v1/end-user-costs/%00/summary?start_date=2026-01-01&end_date=2026-01-31', { token: t.readKey }), 'externalId');
+    expect400(
+      await http(p.url, 'GET', '/v1/end-user-costs/%00/summary?start_date=2026-01-01&end_date=2026-01-31', { token: t.readKey }),
+      'externalId',
+    );
     expect400(await http(p.url, 'GET', '/v1/attribution-data/sessions/a%00b/tree', { token: t.readKey }), 'sessionId');
   });
 

@@ -13,7 +13,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LakeQuery } from '../../api/lake/lake-query.js';
 import { endUserIdFor } from '../../core/ids.js';
 import { admin } from '../support/http.js';
-import { apiGet, createTenant, ingest, llmEvent, metricEvent, startPipeline, waitForLake, type EventBody, type Pipeline, type Tenant } from '../support/pipeline.js';
+import {
+  apiGet,
+  createTenant,
+  ingest,
+  llmEvent,
+  metricEvent,
+  startPipeline,
+  waitForLake,
+  type EventBody,
+  type Pipeline,
+  type Tenant,
+} from '../support/pipeline.js';
 
 const NOW = new Date('2026-10-30T12:00:00.000Z');
 const TEAMS = ['red', 'blue', 'green', 'gold'];
@@ -40,7 +51,15 @@ function eventsOf(batch: string, days: number[]): EventBody[] {
         ...(n % 2 === 0 ? { agent_id: `agent-${n % 3}` } : {}),
         ...(n % 3 === 1 ? { workflow_id: `wf-${n % 2}` } : {}),
         ...(n % 4 === 1 ? { feature: 'search' } : {}),
-        ...(session ? { session_id: session, span_id: `sp-${n}`, span_name: `step ${i}`, span_kind: 'llm', ...(i > 1 ? { parent_span_id: `sp-${n - 1}` } : {}) } : {}),
+        ...(session
+          ? {
+              session_id: session,
+              span_id: `sp-${n}`,
+              span_name: `step ${i}`,
+              span_kind: 'llm',
+              ...(i > 1 ? { parent_span_id: `sp-${n - 1}` } : {}),
+            }
+          : {}),
         metadata: {
           ...(n % 6 !== 5 ? { team: TEAMS[n % TEAMS.length] } : {}),
           ...(n % 4 !== 3 ? { latency_ms: (n % 9) * 12.5 + 0.25 } : {}),
@@ -72,7 +91,14 @@ beforeAll(async () => {
   t = await createTenant(p, {
     name: 'rollups vs raw',
     rateCards: [
-      { model_slug: 'acme-large', input_cost_per_million: '3', output_cost_per_million: '15', cache_creation_cost_per_million: '3.75', cache_read_cost_per_million: '0.3', reasoning_cost_per_million: '15' },
+      {
+        model_slug: 'acme-large',
+        input_cost_per_million: '3',
+        output_cost_per_million: '15',
+        cache_creation_cost_per_million: '3.75',
+        cache_read_cost_per_million: '0.3',
+        reasoning_cost_per_million: '15',
+      },
       { model_slug: 'acme-small', input_cost_per_million: '0.5', output_cost_per_million: '1.5' },
     ],
     unitRates: [{ provider: 'imagegen', metric: 'image_generation', unit: 'image', cost_per_unit: '0.04' }],
@@ -81,7 +107,10 @@ beforeAll(async () => {
       { key: 'latency_ms', value_type: 'number' },
     ],
   });
-  other = await createTenant(p, { name: 'another organization', rateCards: [{ model_slug: 'acme-large', input_cost_per_million: '1', output_cost_per_million: '2' }] });
+  other = await createTenant(p, {
+    name: 'another organization',
+    rateCards: [{ model_slug: 'acme-large', input_cost_per_million: '1', output_cost_per_million: '2' }],
+  });
   const otherEvents = eventsOf('o', [3, 4, 20]);
   await ingest(p, other, otherEvents);
   await waitForLake(p, other.organizationId, otherEvents.length);
@@ -89,13 +118,24 @@ beforeAll(async () => {
   await send(eventsOf('a', [-28, -3, 1, 2, 5, 6, 7, 8, 9, 10, 11, 12, 20]));
   await send(eventsOf('b', [5, 6, 7, 8, 9, 10, 11, 12, 20]));
   // `region` defined now: the days above are not rolled up for it (raw events answer them).
-  const defined = await admin(p.host, 'POST', `/organizations/${t.organizationId}/dimensions`, { key: 'region', name: 'region', value_type: 'string' });
+  const defined = await admin(p.host, 'POST', `/organizations/${t.organizationId}/dimensions`, {
+    key: 'region',
+    name: 'region',
+    value_type: 'string',
+  });
   expect(defined.status, JSON.stringify(defined.body)).toBe(201);
   await new Promise((r) => setTimeout(r, 1_500)); // the processor's DimensionBook re-reads within ~1 s
   await send(eventsOf('c', [20, 21, 22, 28, 29]));
   const revenue = await admin(p.host, 'POST', `/organizations/${t.organizationId}/revenue-records`, {
     records: [
-      { id: 'alice-oct', user_id: 'alice', customer_name: 'Alice Ltd', amount: '310', period_start: '2026-10-01', period_end: '2026-11-01' },
+      {
+        id: 'alice-oct',
+        user_id: 'alice',
+        customer_name: 'Alice Ltd',
+        amount: '310',
+        period_start: '2026-10-01',
+        period_end: '2026-11-01',
+      },
       { id: 'bob-q', user_id: 'bob', amount: '900', period_start: '2026-09-15', period_end: '2026-12-15' },
       { id: 'erin', user_id: 'erin', amount: '42.5', period_start: '2026-10-10', period_end: '2026-10-20' },
       { id: 'org', user_id: null, amount: '100', period_start: '2026-10-01', period_end: '2026-10-31' },
@@ -124,25 +164,66 @@ const CASES: Array<[path: string, queries: Query[], ranged?: boolean]> = [
   ['/usage/events', [{}, { metric_name: 'tokens', limit: '7', offset: '3' }, { metric_name: 'image_generation' }]],
   ['/usage/summary', [{}]],
   ['/usage/aggregation', [{}, { metric_name: 'tokens' }]],
-  ['/cost-data/summary', ['current-period', 'last-period', 'last-7-days', 'last-30-days', 'last-90-days', 'ytd', 'last-year'].map((w) => ({ time_window: w })), false],
+  [
+    '/cost-data/summary',
+    ['current-period', 'last-period', 'last-7-days', 'last-30-days', 'last-90-days', 'ytd', 'last-year'].map((w) => ({ time_window: w })),
+    false,
+  ],
   ['/cost-data/by-end-user', [{}]],
-  ['/cost-data/trend', [{}, { group_by: 'model' }, { group_by: 'provider', top: '1' }, { group_by: 'agent_id' }, { group_by: 'workflow_id' }, { group_by: 'feature' }]],
+  [
+    '/cost-data/trend',
+    [
+      {},
+      { group_by: 'model' },
+      { group_by: 'provider', top: '1' },
+      { group_by: 'agent_id' },
+      { group_by: 'workflow_id' },
+      { group_by: 'feature' },
+    ],
+  ],
   ['/cost-data/pending-rate-card', [{}]],
   ['/rates/unpriced', [{}]],
   ['/end-user-costs/alice/summary', [{}]],
   ['/end-user-costs/alice/by-model', [{}]],
   ['/end-user-costs/bob/by-provider', [{}]],
-  ['/end-user-costs/alice/by-dimension', [{ dimension: 'team' }, { dimension: 'region' }, { dimension: 'latency_ms' }, { dimension: 'feature' }, { dimension: 'agent_id' }]],
+  [
+    '/end-user-costs/alice/by-dimension',
+    [{ dimension: 'team' }, { dimension: 'region' }, { dimension: 'latency_ms' }, { dimension: 'feature' }, { dimension: 'agent_id' }],
+  ],
   ['/end-user-costs/carol/trend', [{}]],
   ['/end-user-costs/alice/sessions', [{}]],
-  ['/dimension-data/cost-trend', [{}, { dimension_key: 'team' }, { dimension_key: 'team', dimension_value: 'red' }, { dimension_key: 'region' }, { dimension_key: 'team', dimension_value: 'Unassigned' }]],
-  ['/dimension-data/numeric-trend', [...['avg', 'sum', 'min', 'max'].map((a) => ({ dimension_key: 'latency_ms', aggregation: a })), { dimension_key: 'latency_ms', aggregation: 'avg', interval: 'weekly' }]],
+  [
+    '/dimension-data/cost-trend',
+    [
+      {},
+      { dimension_key: 'team' },
+      { dimension_key: 'team', dimension_value: 'red' },
+      { dimension_key: 'region' },
+      { dimension_key: 'team', dimension_value: 'Unassigned' },
+    ],
+  ],
+  [
+    '/dimension-data/numeric-trend',
+    [
+      ...['avg', 'sum', 'min', 'max'].map((a) => ({ dimension_key: 'latency_ms', aggregation: a })),
+      { dimension_key: 'latency_ms', aggregation: 'avg', interval: 'weekly' },
+    ],
+  ],
   ['/dimension-data/numeric-summary', [{ dimension_key: 'latency_ms' }]],
   ['/dimension-data/cost-breakdown', [{ dimension_key: 'team' }, { dimension_key: 'region' }]],
   ['/attribution-data/by-agent', [{}]],
   ['/attribution-data/agents', [{}]],
   ['/attribution-data/workflows', [{}]],
-  ['/attribution-data/by-dimension', [{ dimension: 'team' }, { dimension: 'region' }, { dimension: 'team', filter_key: 'agent_id', filter_value: 'agent-0' }, { dimension: 'agent_id', filter_key: 'team', filter_value: 'red' }, { dimension: 'workflow_id', format: 'csv' }]],
+  [
+    '/attribution-data/by-dimension',
+    [
+      { dimension: 'team' },
+      { dimension: 'region' },
+      { dimension: 'team', filter_key: 'agent_id', filter_value: 'agent-0' },
+      { dimension: 'agent_id', filter_key: 'team', filter_value: 'red' },
+      { dimension: 'workflow_id', format: 'csv' },
+    ],
+  ],
   ['/attribution-data/dimension-values', [{ dimension: 'team' }, { dimension: 'region' }]],
   ['/attribution-data/sessions', [{}, { limit: '2', offset: '1' }]],
   ['/margin-data/by-end-user', [{}]],
@@ -218,7 +299,7 @@ describe('rollups answer what raw events answer, on every endpoint that can use 
     }
   });
 
-  it('another organization\'s answers are its own: from rollups as from raw events, and unlike ours', async () => {
+  it("another organization's answers are its own: from rollups as from raw events, and unlike ours", async () => {
     for (const path of ['/cost-data/by-end-user', '/usage/summary', '/attribution-data/by-agent']) {
       const theirs = await answer(path, WHOLE, null, other);
       expect(theirs.status).toBe(200);
@@ -229,7 +310,9 @@ describe('rollups answer what raw events answer, on every endpoint that can use 
   });
 
   it('covers every GET of the OpenAPI document that reads the lake', () => {
-    const doc = JSON.parse(fs.readFileSync(new URL('../../openapi/openapi.json', import.meta.url), 'utf8')) as { paths: Record<string, Record<string, { security?: Array<Record<string, string[]>> }>> };
+    const doc = JSON.parse(fs.readFileSync(new URL('../../openapi/openapi.json', import.meta.url), 'utf8')) as {
+      paths: Record<string, Record<string, { security?: Array<Record<string, string[]>> }>>;
+    };
     const covered = new Set(CASES.map(([path]) => path.replace(/^\/end-user-costs\/[^/]+\//, '/end-user-costs/{externalId}/')));
     covered.add('/attribution-data/sessions/{sessionId}/tree');
     const gets = Object.entries(doc.paths)

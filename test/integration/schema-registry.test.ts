@@ -295,7 +295,10 @@ describe('usage event codec', () => {
     // A later schema version adds an optional field; records written with it still decode.
     const current = JSON.parse(usageEventSchemaText());
     const newer = { ...current, fields: [...current.fields, { name: 'region', type: ['null', 'string'], default: null }] };
-    const { id: newerId } = await client.register({ type: SchemaType.AVRO, schema: JSON.stringify(newer) }, { subject: USAGE_EVENT_SUBJECT });
+    const { id: newerId } = await client.register(
+      { type: SchemaType.AVRO, schema: JSON.stringify(newer) },
+      { subject: USAGE_EVENT_SUBJECT },
+    );
     expect(newerId).not.toBe(codec.schemaId);
     const written = await client.encode(newerId, { ...fullEvent(), region: 'eu-west-1' });
     expect(await codec.decode(written)).toEqual(fullEvent());

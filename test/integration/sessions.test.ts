@@ -4,7 +4,17 @@
 // sum of those events.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Big } from '../../core/money.js';
-import { apiGet, createTenant, ingest, issueKey, startPipeline, waitForLake, type EventBody, type Pipeline, type Tenant } from '../support/pipeline.js';
+import {
+  apiGet,
+  createTenant,
+  ingest,
+  issueKey,
+  startPipeline,
+  waitForLake,
+  type EventBody,
+  type Pipeline,
+  type Tenant,
+} from '../support/pipeline.js';
 
 // Second-aligned, three hours ago: every test instant is T0 plus an offset.
 const T0 = Math.floor((Date.now() - 3 * 3_600_000) / 1000) * 1000;
@@ -46,7 +56,11 @@ function spanEvent(e: SpanEventSpec): EventBody {
   };
 }
 
-const flatTotal = (session: string) => sent.filter((e) => e.session === session).reduce((t, e) => t.plus(e.cost), new Big(0)).toFixed();
+const flatTotal = (session: string) =>
+  sent
+    .filter((e) => e.session === session)
+    .reduce((t, e) => t.plus(e.cost), new Big(0))
+    .toFixed();
 
 /** Every node, depth first. */
 function allNodes(tree: any): any[] {
@@ -102,21 +116,37 @@ beforeAll(async () => {
     // S-deep: a 40-deep chain c0 ← c1 ← … ← c39, c_i over [i, i+1] s costing (i+1)/1000; c0 has a
     // second event a day earlier (another lake date) costing 0.5.
     ...Array.from({ length: 40 }, (_, i) =>
-      spanEvent({ session: 'S-deep', span: `c${i}`, parent: i === 0 ? undefined : `c${i - 1}`, start: s(i), end: s(i + 1), cost: new Big(i + 1).div(1000).toFixed() }),
+      spanEvent({
+        session: 'S-deep',
+        span: `c${i}`,
+        parent: i === 0 ? undefined : `c${i - 1}`,
+        start: s(i),
+        end: s(i + 1),
+        cost: new Big(i + 1).div(1000).toFixed(),
+      }),
     ),
     spanEvent({ session: 'S-deep', span: 'c0', start: s(-86_400), end: s(-86_390), cost: '0.5' }),
     // S-big: a root over [0, 600] s and 509 children k000..k508, child k over [k+1, k+2] s, each
     // 0.01; one untraced event at 700 s costing 0.5.
     spanEvent({ session: 'S-big', span: 'big-root', start: 0, end: s(600), cost: '0.01' }),
     ...Array.from({ length: 509 }, (_, k) =>
-      spanEvent({ session: 'S-big', span: `k${String(k).padStart(3, '0')}`, parent: 'big-root', start: s(k + 1), end: s(k + 2), cost: '0.01' }),
+      spanEvent({
+        session: 'S-big',
+        span: `k${String(k).padStart(3, '0')}`,
+        parent: 'big-root',
+        start: s(k + 1),
+        end: s(k + 2),
+        cost: '0.01',
+      }),
     ),
     spanEvent({ session: 'S-big', end: s(700), cost: '0.5' }),
   ];
   await ingest(p, t, events);
   await waitForLake(p, t.organizationId, events.length);
   // The other tenant has a session of the same name, so isolation is visible.
-  await ingest(p, other, [{ idempotency_key: 'o-1', model: 'gpt-4o', input_tokens: 1, output_tokens: 1, cost_override: '9', session_id: 'S-other', span_id: 'R' }]);
+  await ingest(p, other, [
+    { idempotency_key: 'o-1', model: 'gpt-4o', input_tokens: 1, output_tokens: 1, cost_override: '9', session_id: 'S-other', span_id: 'R' },
+  ]);
   await waitForLake(p, other.organizationId, 1);
 });
 
@@ -159,16 +189,45 @@ describe('GET /attribution-data/sessions/{sessionId}/tree', () => {
       ['D', '0.02', 1],
     ]);
     // A spans its two events [1, 3] and [2, 5]; B [1, 6] started no later and ended later.
-    expect(node(tree, 'A')).toMatchObject({ own_cost: '0.2', event_count: 2, started_at: iso(s(1)), duration_ms: 4000, overlapped_by_sibling: true, kind: 'llm', name: null });
-    expect(node(tree, 'B')).toMatchObject({ own_cost: '0.3', started_at: iso(s(1)), duration_ms: 5000, overlapped_by_sibling: false, name: 'search', kind: 'tool' });
+    expect(node(tree, 'A')).toMatchObject({
+      own_cost: '0.2',
+      event_count: 2,
+      started_at: iso(s(1)),
+      duration_ms: 4000,
+      overlapped_by_sibling: true,
+      kind: 'llm',
+      name: null,
+    });
+    expect(node(tree, 'B')).toMatchObject({
+      own_cost: '0.3',
+      started_at: iso(s(1)),
+      duration_ms: 5000,
+      overlapped_by_sibling: false,
+      name: 'search',
+      kind: 'tool',
+    });
     for (const untimed of ['C', 'D', 'E']) {
       expect(node(tree, untimed)).toMatchObject({ started_at: null, duration_ms: null, overlapped_by_sibling: false });
     }
     expect(node(tree, 'C')).toMatchObject({ parent_span_id: 'A', depth: 2, own_cost: '0.01', subtree_cost: '0.01', children: [] });
     // The orphan: parent "ghost" is not in the session. Inside R's [0, 10] → overlapped.
-    expect(tree.roots[1]).toMatchObject({ parent_span_id: 'ghost', orphaned: true, depth: 0, started_at: iso(s(3)), duration_ms: 1000, overlapped_by_sibling: true });
+    expect(tree.roots[1]).toMatchObject({
+      parent_span_id: 'ghost',
+      orphaned: true,
+      depth: 0,
+      started_at: iso(s(3)),
+      duration_ms: 1000,
+      overlapped_by_sibling: true,
+    });
     // The cycle X → Z → Y → X is entered at Y, which starts first: Y ── Z ── X.
-    expect(tree.roots[2]).toMatchObject({ span_id: 'Y', parent_span_id: 'X', cycle: true, orphaned: false, own_cost: '0.001', overlapped_by_sibling: true });
+    expect(tree.roots[2]).toMatchObject({
+      span_id: 'Y',
+      parent_span_id: 'X',
+      cycle: true,
+      orphaned: false,
+      own_cost: '0.001',
+      overlapped_by_sibling: true,
+    });
     expect(node(tree, 'Z')).toMatchObject({ depth: 1, subtree_cost: '0.006', parent_span_id: 'Y' });
     expect(node(tree, 'X')).toMatchObject({ depth: 2, subtree_cost: '0.002', children: [] });
     expect(node(tree, 'X')).not.toHaveProperty('cycle');
@@ -206,7 +265,12 @@ describe('GET /attribution-data/sessions/{sessionId}/tree', () => {
     // c31 holds its own 0.032 and the 8 cut spans below: Σ(32..40)/1000 = 0.324.
     expect(node(tree, 'c31')).toMatchObject({ depth: 31, depth_capped: true, own_cost: '0.032', subtree_cost: '0.324', children: [] });
     expect(node(tree, 'c30')).not.toHaveProperty('depth_capped');
-    expect(tree).toMatchObject({ span_count: 40, truncated: false, run_wall_ms: 86_440_000, untraced: { total_cost: '0', event_count: 0 } });
+    expect(tree).toMatchObject({
+      span_count: 40,
+      truncated: false,
+      run_wall_ms: 86_440_000,
+      untraced: { total_cost: '0', event_count: 0 },
+    });
     expectInvariant(tree, 'S-deep');
   });
 
@@ -235,7 +299,7 @@ describe('GET /attribution-data/sessions/{sessionId}/tree', () => {
     expectInvariant(tree, 'S-big');
   });
 
-  it('404 for an unknown session and for another organization\'s session', async () => {
+  it("404 for an unknown session and for another organization's session", async () => {
     const unknown = await apiGet(p, t.readKey, '/attribution-data/sessions/nope/tree');
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('NOT_FOUND');
@@ -247,7 +311,17 @@ describe('GET /attribution-data/sessions/{sessionId}/tree', () => {
   it('sees events that arrive after the session was first read (new lake files are indexed)', async () => {
     const before = await apiGet(p, other.readKey, '/attribution-data/sessions/S-late/tree');
     expect(before.status).toBe(404);
-    await ingest(p, other, [{ idempotency_key: 'o-2', model: 'gpt-4o', input_tokens: 1, output_tokens: 1, cost_override: '0.25', session_id: 'S-late', span_id: 'only' }]);
+    await ingest(p, other, [
+      {
+        idempotency_key: 'o-2',
+        model: 'gpt-4o',
+        input_tokens: 1,
+        output_tokens: 1,
+        cost_override: '0.25',
+        session_id: 'S-late',
+        span_id: 'only',
+      },
+    ]);
     await waitForLake(p, other.organizationId, 2);
     const after = await apiGet(p, other.readKey, '/attribution-data/sessions/S-late/tree');
     expect(after.status).toBe(200);
@@ -272,7 +346,14 @@ describe('GET /attribution-data/sessions', () => {
     expect(res.body).toMatchObject({ total: 3, limit: 100, offset: 0 });
     const [basic, big, deep] = res.body.sessions;
     // S-basic's last event is D's, stamped at receipt (after the test started).
-    expect(basic).toMatchObject({ session_id: 'S-basic', total_cost: '0.747', event_count: 13, span_count: 10, untraced_event_count: 2, first_event_at: iso(s(1)) });
+    expect(basic).toMatchObject({
+      session_id: 'S-basic',
+      total_cost: '0.747',
+      event_count: 13,
+      span_count: 10,
+      untraced_event_count: 2,
+      first_event_at: iso(s(1)),
+    });
     expect(Date.parse(basic.last_event_at)).toBeGreaterThanOrEqual(testStart - 1000);
     expect(big).toEqual({
       session_id: 'S-big',
@@ -295,7 +376,10 @@ describe('GET /attribution-data/sessions', () => {
   });
 
   it('selects by activity overlapping the range, pages, and validates', async () => {
-    const early = await apiGet(p, t.readKey, '/attribution-data/sessions', { start_date: iso(-2 * 86_400_000), end_date: iso(-12 * 3_600_000) });
+    const early = await apiGet(p, t.readKey, '/attribution-data/sessions', {
+      start_date: iso(-2 * 86_400_000),
+      end_date: iso(-12 * 3_600_000),
+    });
     expect(early.body.sessions.map((x: any) => x.session_id)).toEqual(['S-deep']);
     expect(early.body.total).toBe(1);
     const page = await apiGet(p, t.readKey, '/attribution-data/sessions', { ...wide, limit: 1, offset: 1 });
@@ -304,7 +388,9 @@ describe('GET /attribution-data/sessions', () => {
     const past = await apiGet(p, t.readKey, '/attribution-data/sessions', { ...wide, offset: 10 });
     expect(past.body).toMatchObject({ sessions: [], total: 3 });
     expect((await apiGet(p, t.readKey, '/attribution-data/sessions', { ...wide, limit: 0 })).status).toBe(400);
-    expect((await apiGet(p, t.readKey, '/attribution-data/sessions', { start_date: wide.end_date, end_date: wide.start_date })).status).toBe(400);
+    expect(
+      (await apiGet(p, t.readKey, '/attribution-data/sessions', { start_date: wide.end_date, end_date: wide.start_date })).status,
+    ).toBe(400);
     // The other tenant sees only its own (S-late arrived in an earlier test, so it is the latest).
     const theirs = await apiGet(p, other.readKey, '/attribution-data/sessions', wide);
     expect(theirs.body.sessions.map((x: any) => x.session_id)).toEqual(['S-late', 'S-other']);

@@ -30,7 +30,9 @@ describe('ingestion', () => {
     const t = await createTenant(p, { name: 'inactive-later' });
     const first = await signedPost(p.url, t.writer, '/v1/usage-events', llmEvent('kept-1'));
     expect(first.status).toBe(202);
-    const patched = await admin(p.host, 'PATCH', `/organizations/${t.organizationId}/subscriptions/${t.subscriptionId}`, { status: 'canceled' });
+    const patched = await admin(p.host, 'PATCH', `/organizations/${t.organizationId}/subscriptions/${t.subscriptionId}`, {
+      status: 'canceled',
+    });
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
 
     const retry = await signedPost(p.url, t.writer, '/v1/usage-events', llmEvent('kept-1'));
@@ -49,18 +51,30 @@ describe('ingestion', () => {
   it('"Events missing a dimension key marked is_required are rejected": enforced by the next request after the admin API defines it', async () => {
     const t = await createTenant(p, { name: 'required-dimension' });
     expect((await signedPost(p.url, t.writer, '/v1/usage-events', llmEvent('before'))).status).toBe(202);
-    const dim = await admin(p.host, 'POST', `/organizations/${t.organizationId}/dimensions`, { key: 'team', name: 'Team', value_type: 'string', is_required: true });
+    const dim = await admin(p.host, 'POST', `/organizations/${t.organizationId}/dimensions`, {
+      key: 'team',
+      name: 'Team',
+      value_type: 'string',
+      is_required: true,
+    });
     expect(dim.status, JSON.stringify(dim.body)).toBe(201);
     const missing = await signedPost(p.url, t.writer, '/v1/usage-events', llmEvent('after'));
     expect(missing.status, JSON.stringify(missing.body)).toBe(400);
     expect(missing.body.error.details.field).toBe('metadata.team');
-    expect((await signedPost(p.url, t.writer, '/v1/usage-events', llmEvent('after-ok', { metadata: { team: 'search' } }))).status).toBe(202);
+    expect((await signedPost(p.url, t.writer, '/v1/usage-events', llmEvent('after-ok', { metadata: { team: 'search' } }))).status).toBe(
+      202,
+    );
   });
 });
 
 describe('sessions', () => {
   it('"sessionId … the session_id metadata value": metadata.session_id builds the tree; the top-level field wins', async () => {
-    const t = await createTenant(p, { name: 'meta-session', rateCards: [{ model_slug: 'gpt-4o', input_cost_per_million: '2', output_cost_per_million: '8', effective_from: '2024-01-01T00:00:00Z' }] });
+    const t = await createTenant(p, {
+      name: 'meta-session',
+      rateCards: [
+        { model_slug: 'gpt-4o', input_cost_per_million: '2', output_cost_per_million: '8', effective_from: '2024-01-01T00:00:00Z' },
+      ],
+    });
     const at = new Date(Date.now() - 3_600_000).toISOString();
     const events = [
       llmEvent('s-1', { timestamp: at, span_id: 'root', metadata: { session_id: 'meta-sess' } }),

@@ -81,7 +81,10 @@ describe('GET /v1/usage/events', () => {
     expect(expected).not.toContain('edge-end');
     const res = await get(A.readKey, '/usage/events', { start_date: '2026-10-10', end_date: '2026-10-12' });
     expect(res.body.events.map((e: any) => e.id)).toEqual(expected.map((k) => eventId(A.organizationId, k)));
-    const offset = await get(A.readKey, '/usage/events', { start_date: '2026-10-10T02:00:00+02:00', end_date: '2026-10-11T20:00:00-04:00' });
+    const offset = await get(A.readKey, '/usage/events', {
+      start_date: '2026-10-10T02:00:00+02:00',
+      end_date: '2026-10-11T20:00:00-04:00',
+    });
     expect(offset.body.total).toBe(expected.length);
   });
 
@@ -141,8 +144,20 @@ describe('GET /v1/usage/summary and /v1/usage/aggregation', () => {
     const times = tokenEvents.map((e) => e.ts).sort();
     expect(res.body).toEqual({
       aggregations: [
-        { metric_name: 'image_generation', total_quantity: 3, event_count: 1, first_event_at: iso(10, 5, 10, 30), last_event_at: iso(10, 5, 10, 30) },
-        { metric_name: 'tokens', total_quantity: tokenQuantity, event_count: tokenEvents.length, first_event_at: times[0], last_event_at: times.at(-1) },
+        {
+          metric_name: 'image_generation',
+          total_quantity: 3,
+          event_count: 1,
+          first_event_at: iso(10, 5, 10, 30),
+          last_event_at: iso(10, 5, 10, 30),
+        },
+        {
+          metric_name: 'tokens',
+          total_quantity: tokenQuantity,
+          event_count: tokenEvents.length,
+          first_event_at: times[0],
+          last_event_at: times.at(-1),
+        },
       ],
       period_start: '2026-10-01T00:00:00.000Z',
       period_end: '2026-10-20T00:00:00.000Z',

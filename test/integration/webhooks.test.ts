@@ -22,7 +22,10 @@ function verifyingSecrets(header: string, body: string, secrets: string[]): stri
   const t = parts.find(([k]) => k === 't')?.[1];
   const v1 = parts.filter(([k]) => k === 'v1').map(([, v]) => Buffer.from(v, 'hex'));
   return secrets.filter((secret) => {
-    const expected = crypto.createHmac('sha256', Buffer.from(secret, 'utf8')).update(Buffer.from(`${t}.${body}`, 'utf8')).digest();
+    const expected = crypto
+      .createHmac('sha256', Buffer.from(secret, 'utf8'))
+      .update(Buffer.from(`${t}.${body}`, 'utf8'))
+      .digest();
     return v1.some((sig) => sig.length === expected.length && crypto.timingSafeEqual(sig, expected));
   });
 }
@@ -75,7 +78,12 @@ describeEachHost(
       expect(created.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
       const listed = await admin(h, 'GET', `/organizations/${org}/webhook-endpoints`);
       const mine = listed.body.webhook_endpoints.find((e: { id: string }) => e.id === created.id);
-      expect(mine).toMatchObject({ url: receiver.url, enabled_events: ['budget.exceeded', 'credits.low'], status: 'enabled', disabled_reason: null });
+      expect(mine).toMatchObject({
+        url: receiver.url,
+        enabled_events: ['budget.exceeded', 'credits.low'],
+        status: 'enabled',
+        disabled_reason: null,
+      });
       expect(JSON.stringify(listed.body)).not.toContain(created.secret);
       const bad = [
         [{ url: receiver.url, enabled_events: ['budget.nope'] }, 'enabled_events.0'],
@@ -104,7 +112,11 @@ describeEachHost(
       expect(verifyingSecrets(header, got.body, [ep.secret, 'whsec_wrong'])).toEqual([ep.secret]);
       // A changed body does not verify.
       expect(verifyingSecrets(header, got.body.replace('webhook.test', 'webhook.tesT'), [ep.secret])).toEqual([]);
-      await eventually(async () => (await attempts(ep.id)).some((a) => a.outcome === 'delivered' && a.status_code === 200), 5_000, 'attempt log');
+      await eventually(
+        async () => (await attempts(ep.id)).some((a) => a.outcome === 'delivered' && a.status_code === 200),
+        5_000,
+        'attempt log',
+      );
       await admin(h, 'DELETE', `/organizations/${org}/webhook-endpoints/${ep.id}`);
     });
 
@@ -121,12 +133,15 @@ describeEachHost(
       expect(header.match(/v1=/g)).toHaveLength(2);
       expect(verifyingSecrets(header, first.body, [ep.secret, rotated.body.secret])).toEqual([ep.secret, rotated.body.secret]);
 
-      const again = await admin(h, 'PATCH', `/organizations/${org}/webhook-endpoints/${ep.id}`, { rotate_secret: true, rotation_grace_seconds: 0 });
+      const again = await admin(h, 'PATCH', `/organizations/${org}/webhook-endpoints/${ep.id}`, {
+        rotate_secret: true,
+        rotation_grace_seconds: 0,
+      });
       const after = await sendTest(ep.id);
       const second = await eventually(() => receiver.received.find((r) => r.headers['marginal-event-id'] === after), 10_000, 'delivery');
-      expect(verifyingSecrets(String(second.headers['marginal-signature']), second.body, [ep.secret, rotated.body.secret, again.body.secret])).toEqual([
-        again.body.secret,
-      ]);
+      expect(
+        verifyingSecrets(String(second.headers['marginal-signature']), second.body, [ep.secret, rotated.body.secret, again.body.secret]),
+      ).toEqual([again.body.secret]);
       await admin(h, 'DELETE', `/organizations/${org}/webhook-endpoints/${ep.id}`);
     });
 
@@ -136,24 +151,36 @@ describeEachHost(
       await receiver.stop();
       const ids: string[] = [];
       for (let i = 0; i < 3; i++) ids.push(await sendTest(ep.id));
-      await eventually(async () => {
-        const log = await attempts(ep.id);
-        return ids.every((id) => log.some((a) => a.event_id === id && a.outcome === 'network_error'));
-      }, 10_000, 'failed attempts');
+      await eventually(
+        async () => {
+          const log = await attempts(ep.id);
+          return ids.every((id) => log.some((a) => a.event_id === id && a.outcome === 'network_error'));
+        },
+        10_000,
+        'failed attempts',
+      );
       const endpoint = (await admin(h, 'GET', `/organizations/${org}/webhook-endpoints/${ep.id}`)).body;
       expect(endpoint.failing_since).not.toBeNull();
       await receiver.start(port);
       clockOffsetMs += HOUR; // past the first backoff steps
       await eventually(() => ids.every((id) => receiver.received.some((r) => r.headers['marginal-event-id'] === id)), 10_000, 'all three');
       // Recorded once the receiver's answer is in.
-      await eventually(async () => {
-        const events = (await admin(h, 'GET', `/organizations/${org}/webhook-events?type=webhook.test&limit=1000`)).body.events;
-        return ids.every((id) => {
-          const ev = events.find((e: { id: string }) => e.id === id);
-          return ev.deliveries.length === 1 && ev.deliveries[0].endpoint_id === ep.id && ev.deliveries[0].status === 'delivered';
-        });
-      }, 10_000, 'recorded as delivered');
-      await eventually(async () => (await admin(h, 'GET', `/organizations/${org}/webhook-endpoints/${ep.id}`)).body.failing_since === null, 5_000, 'recovered');
+      await eventually(
+        async () => {
+          const events = (await admin(h, 'GET', `/organizations/${org}/webhook-events?type=webhook.test&limit=1000`)).body.events;
+          return ids.every((id) => {
+            const ev = events.find((e: { id: string }) => e.id === id);
+            return ev.deliveries.length === 1 && ev.deliveries[0].endpoint_id === ep.id && ev.deliveries[0].status === 'delivered';
+          });
+        },
+        10_000,
+        'recorded as delivered',
+      );
+      await eventually(
+        async () => (await admin(h, 'GET', `/organizations/${org}/webhook-endpoints/${ep.id}`)).body.failing_since === null,
+        5_000,
+        'recovered',
+      );
       await admin(h, 'DELETE', `/organizations/${org}/webhook-endpoints/${ep.id}`);
     });
 
@@ -176,11 +203,20 @@ describeEachHost(
       // Fixed receiver: both are delivered on their retry, and a re-send by hand sends one again.
       receiver.mode = { status: 200 };
       clockOffsetMs += HOUR;
-      await eventually(() => [failed, redirected].every((id) => receiver.received.some((x) => x.headers['marginal-event-id'] === id && x.path === '/hook')), 10_000, 'retries');
+      await eventually(
+        () =>
+          [failed, redirected].every((id) => receiver.received.some((x) => x.headers['marginal-event-id'] === id && x.path === '/hook')),
+        10_000,
+        'retries',
+      );
       const before = receiver.received.filter((x) => x.headers['marginal-event-id'] === failed).length;
       const resend = await admin(h, 'POST', `/organizations/${org}/webhook-endpoints/${ep.id}/events/${failed}/resend`);
       expect(resend.status).toBe(202);
-      await eventually(() => receiver.received.filter((x) => x.headers['marginal-event-id'] === failed).length === before + 1, 10_000, 'resend');
+      await eventually(
+        () => receiver.received.filter((x) => x.headers['marginal-event-id'] === failed).length === before + 1,
+        10_000,
+        'resend',
+      );
       expect((await admin(h, 'POST', `/organizations/${org}/webhook-endpoints/${ep.id}/events/evt_nope/resend`)).status).toBe(404);
       await admin(h, 'DELETE', `/organizations/${org}/webhook-endpoints/${ep.id}`);
     });
@@ -191,13 +227,21 @@ describeEachHost(
       const id = await sendTest(ep.id);
       await eventually(async () => (await attempts(ep.id)).length >= 1, 10_000, 'first attempt');
       clockOffsetMs += 3 * 24 * HOUR + 60_000;
-      const disabled = await eventually(async () => {
-        const e = (await admin(h, 'GET', `/organizations/${org}/webhook-endpoints/${ep.id}`)).body;
-        return e.status === 'disabled' ? e : undefined;
-      }, 10_000, 'disabled');
-      expect(disabled.disabled_reason).toMatch(/^disabled after failing for 3 days \(since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\); last attempt: HTTP 503$/);
+      const disabled = await eventually(
+        async () => {
+          const e = (await admin(h, 'GET', `/organizations/${org}/webhook-endpoints/${ep.id}`)).body;
+          return e.status === 'disabled' ? e : undefined;
+        },
+        10_000,
+        'disabled',
+      );
+      expect(disabled.disabled_reason).toMatch(
+        /^disabled after failing for 3 days \(since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\); last attempt: HTTP 503$/,
+      );
       // The delivery itself was given up (its retry window passed too).
-      const ev = (await admin(h, 'GET', `/organizations/${org}/webhook-events?type=webhook.test&limit=1000`)).body.events.find((e: { id: string }) => e.id === id);
+      const ev = (await admin(h, 'GET', `/organizations/${org}/webhook-events?type=webhook.test&limit=1000`)).body.events.find(
+        (e: { id: string }) => e.id === id,
+      );
       expect(ev.deliveries[0].status).toBe('failed');
       // Disabled: a new event waits; re-enabled: it is sent.
       receiver.mode = { status: 200 };
@@ -227,7 +271,10 @@ describe('the delivery worker at start', () => {
   let h: TestHost;
   const receiver = new WebhookReceiver();
   beforeAll(async () => {
-    h = await startTestHost({ components: [apiComponent({ warmDays: 0, webhooks: { pollMs: 3_600_000 } })], env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
+    h = await startTestHost({
+      components: [apiComponent({ warmDays: 0, webhooks: { pollMs: 3_600_000 } })],
+      env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' },
+    });
     await receiver.start();
   });
   afterAll(async () => {
@@ -270,7 +317,14 @@ describe('webhook URLs with WEBHOOK_ALLOW_PRIVATE_URLS off', () => {
 
   it('refuses loopback and private addresses when the endpoint is added', async () => {
     const org = (await admin(h, 'POST', '/organizations', { name: 'x' })).body.organization_id;
-    for (const url of [receiver.url, 'http://10.1.2.3/hook', 'http://[::1]:9/hook', 'http://169.254.169.254/latest', 'http://localhost:1/x', 'http://[::ffff:127.0.0.1]/']) {
+    for (const url of [
+      receiver.url,
+      'http://10.1.2.3/hook',
+      'http://[::1]:9/hook',
+      'http://169.254.169.254/latest',
+      'http://localhost:1/x',
+      'http://[::ffff:127.0.0.1]/',
+    ]) {
       const res = await admin(h, 'POST', `/organizations/${org}/webhook-endpoints`, { url, enabled_events: ['*'] });
       expect(res.status, url).toBe(400);
       expect(res.body.error.details.field).toBe('url');

@@ -1,6 +1,10 @@
 // Waiting in tests for something another process or thread does in its own time.
 /** Polls until `check` returns a value other than undefined/false, or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
+export async function eventually<T>(
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 20_000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await check();

@@ -13,7 +13,14 @@ import type { ControlDb } from '../../core/control/db.js';
 import { loadInstanceSecrets } from '../../core/instance-secrets.js';
 import { createLogger } from '../../core/logger.js';
 import { hostComponents, type Host, type Infra, type StartComponent } from '../../core/process-host.js';
-import { CONTROL_DB_KINDS, openFreshControlDb, TEST_MASTER_KEY, testPostgresUrl, type ControlDbKind, type FreshControlDb } from './control-db.js';
+import {
+  CONTROL_DB_KINDS,
+  openFreshControlDb,
+  TEST_MASTER_KEY,
+  testPostgresUrl,
+  type ControlDbKind,
+  type FreshControlDb,
+} from './control-db.js';
 
 export interface TestHost {
   /** Origin, e.g. http://127.0.0.1:41234 (routes are under /v1). */

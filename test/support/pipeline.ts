@@ -112,7 +112,10 @@ function ok<T>(res: HttpResult<T>, what: string): T {
 /** An organization with keys, credits, rates, dimensions and a subscription, all via /v1/admin. */
 export async function createTenant(p: Pipeline, spec: TenantSpec = {}): Promise<Tenant> {
   const h = p.host;
-  const org = ok(await admin<{ organization_id: string }>(h, 'POST', '/organizations', { name: spec.name ?? 'tenant' }), 'create organization');
+  const org = ok(
+    await admin<{ organization_id: string }>(h, 'POST', '/organizations', { name: spec.name ?? 'tenant' }),
+    'create organization',
+  );
   const id = org.organization_id;
   const base = `/organizations/${id}`;
   const writer = ok(await admin(h, 'POST', `${base}/api-keys`, { scopes: ['usage:write'] }), 'write key');
@@ -177,7 +180,9 @@ export async function ingest(p: Pipeline, t: Tenant, events: readonly EventBody[
   const out: IngestResult[] = [];
   for (let i = 0; i < events.length; i += 1000) {
     const chunk = events.slice(i, i + 1000);
-    const res = await signedPost<{ results: Array<IngestResult | { error: unknown }> }>(p.url, t.writer, '/v1/usage-events/batch', { events: chunk });
+    const res = await signedPost<{ results: Array<IngestResult | { error: unknown }> }>(p.url, t.writer, '/v1/usage-events/batch', {
+      events: chunk,
+    });
     const body = ok(res, 'ingest batch');
     body.results.forEach((r, j) => {
       if ('error' in r) throw new Error(`event ${chunk[j]!.idempotency_key} rejected: ${JSON.stringify(r.error)}`);
@@ -212,7 +217,12 @@ export async function waitForLake(p: Pipeline, organizationId: string, count: nu
 // Reads
 
 /** GET /v1<path> with a bearer key; undefined query values are left out. */
-export function apiGet<T = any>(p: Pipeline, key: string, path: string, query: Record<string, string | number | undefined> = {}): Promise<HttpResult<T>> {
+export function apiGet<T = any>(
+  p: Pipeline,
+  key: string,
+  path: string,
+  query: Record<string, string | number | undefined> = {},
+): Promise<HttpResult<T>> {
   const qs = new URLSearchParams();
   for (const [k, v] of Object.entries(query)) if (v !== undefined) qs.set(k, String(v));
   const s = qs.toString();

@@ -196,7 +196,12 @@ export interface LakeDimensionTotals {
   covered: boolean;
 }
 
-export async function lakeDimensionTotals(lakeDir: string, organizationId: string, key: string, numberKey: string): Promise<LakeDimensionTotals> {
+export async function lakeDimensionTotals(
+  lakeDir: string,
+  organizationId: string,
+  key: string,
+  numberKey: string,
+): Promise<LakeDimensionTotals> {
   const reader = await LakeReader.open(lakeDir, { refreshIntervalMs: 0 });
   const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
   const conn = await instance.connect();
@@ -267,7 +272,12 @@ export interface InputOutputRates {
 }
 
 /** An organization's token card with input and output rates only, in effect from 2025-01-01. */
-export async function createInputOutputCard(db: ControlDb, organizationId: string, modelSlug: string, rates: InputOutputRates): Promise<void> {
+export async function createInputOutputCard(
+  db: ControlDb,
+  organizationId: string,
+  modelSlug: string,
+  rates: InputOutputRates,
+): Promise<void> {
   await createRateCard(db, organizationId, {
     modelSlug,
     inputCostPerMillion: rates.input,

@@ -86,19 +86,64 @@ for (let i = 0; i < 57; i++) {
 }
 A_EVENTS.push(
   // A metric event priced per unit (3 × 0.04); its model is absent.
-  { key: 'img-1', ts: iso(10, 5, 10, 30), user: 'alice', metric: 'Image_Generation', unit: 'image', quantity: 3, provider: 'imagegen', metadata: { team: 'red' } },
+  {
+    key: 'img-1',
+    ts: iso(10, 5, 10, 30),
+    user: 'alice',
+    metric: 'Image_Generation',
+    unit: 'image',
+    quantity: 3,
+    provider: 'imagegen',
+    metadata: { team: 'red' },
+  },
   // cost_override on a model without a card: completed at the override, class costs 0.
-  { key: 'ovr-1', ts: iso(10, 6, 11), user: 'bob', model: 'mystery-model-x', input: 10, output: 10, override: '0.123456789012', metadata: { team: 'blue' } },
+  {
+    key: 'ovr-1',
+    ts: iso(10, 6, 11),
+    user: 'bob',
+    model: 'mystery-model-x',
+    input: 10,
+    output: 10,
+    override: '0.123456789012',
+    metadata: { team: 'blue' },
+  },
   // No card: pending_rate_card. A class the card cannot price: pending_rate_card.
   { key: 'pend-1', ts: iso(10, 7, 12), user: 'carol', model: 'mystery-model-x', input: 10, output: 5 },
   { key: 'pend-2', ts: iso(10, 8, 13), user: 'alice', model: 'acme-small', input: 10, output: 5, cr: 7 },
   // Exactly on the bounds of [2026-10-10, 2026-10-12).
-  { key: 'edge-start', ts: '2026-10-10T00:00:00.000Z', user: 'alice', model: 'acme-large', provider: 'acme', input: 1, output: 1, metadata: { team: 'red', latency_ms: 7 } },
-  { key: 'edge-end', ts: '2026-10-12T00:00:00.000Z', user: 'alice', model: 'acme-large', provider: 'acme', input: 2, output: 2, metadata: { team: 'red', latency_ms: 9 } },
+  {
+    key: 'edge-start',
+    ts: '2026-10-10T00:00:00.000Z',
+    user: 'alice',
+    model: 'acme-large',
+    provider: 'acme',
+    input: 1,
+    output: 1,
+    metadata: { team: 'red', latency_ms: 7 },
+  },
+  {
+    key: 'edge-end',
+    ts: '2026-10-12T00:00:00.000Z',
+    user: 'alice',
+    model: 'acme-large',
+    provider: 'acme',
+    input: 2,
+    output: 2,
+    metadata: { team: 'red', latency_ms: 9 },
+  },
 );
 // September (the previous period of October) and August.
 for (let d = 1; d <= 25; d++) {
-  A_EVENTS.push({ key: `sep-${d}`, ts: iso(9, d, 6), user: d % 2 ? 'alice' : 'bob', model: 'acme-large', provider: 'acme', input: 2000 + d, output: 300 + d, metadata: { team: 'gold' } });
+  A_EVENTS.push({
+    key: `sep-${d}`,
+    ts: iso(9, d, 6),
+    user: d % 2 ? 'alice' : 'bob',
+    model: 'acme-large',
+    provider: 'acme',
+    input: 2000 + d,
+    output: 300 + d,
+    metadata: { team: 'gold' },
+  });
 }
 for (const d of [10, 20, 30]) {
   A_EVENTS.push({ key: `aug-${d}`, ts: iso(8, d, 15), user: 'alice', model: 'acme-small', input: 4000 + d, output: 800 });
@@ -202,10 +247,14 @@ function price(e: Ev, rates: typeof A_RATES): Priced {
 
 export const priceA = (e: Ev) => price(e, A_RATES);
 export const money = (b: Big): string => {
-  const s = b.round(12, Big.roundHalfUp).toFixed(12).replace(/\.?0+$/, '');
+  const s = b
+    .round(12, Big.roundHalfUp)
+    .toFixed(12)
+    .replace(/\.?0+$/, '');
   return s === '' || s === '-0' ? '0' : s;
 };
-export const pct = (part: Big, total: Big): number => (total.eq(0) ? 0 : Number(part.times(100).div(total).round(2, Big.roundHalfUp).toFixed(2)));
+export const pct = (part: Big, total: Big): number =>
+  total.eq(0) ? 0 : Number(part.times(100).div(total).round(2, Big.roundHalfUp).toFixed(2));
 export const within = (e: Ev, start: string, end: string) => e.ts >= new Date(start).toISOString() && e.ts < new Date(end).toISOString();
 export const completed = (evs: Ev[], start: string, end: string, rates = A_RATES) =>
   evs.filter((e) => within(e, start, end) && price(e, rates).status === 'completed');
@@ -282,7 +331,6 @@ export let aSecondSub: string;
 
 /** Registers the data set's setup (once per file) and teardown; p, A, B, aSecondSub are live. */
 export function useReadDataset(): void {
-
   beforeAll(async () => {
     p = await startPipeline({ now: () => NOW });
     const cards = (rates: typeof A_RATES) =>

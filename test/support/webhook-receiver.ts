@@ -29,7 +29,12 @@ export class WebhookReceiver {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        this.received.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() });
+        this.received.push({
+          path: req.url ?? '',
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+          receivedAt: Date.now(),
+        });
         if ('hang' in this.mode) return;
         if ('redirectTo' in this.mode) {
           res.writeHead(302, { location: this.mode.redirectTo }).end();

@@ -45,10 +45,20 @@ function quantile(sorted: Float64Array, q: number): number {
 }
 
 function event(i: number) {
-  return { model: 'gpt-4o-mini', input_tokens: 1000 + (i % 100), output_tokens: 200, user_id: `user-${i % 500}`, metadata: { feature: 'bench' } };
+  return {
+    model: 'gpt-4o-mini',
+    input_tokens: 1000 + (i % 100),
+    output_tokens: 200,
+    user_id: `user-${i % 500}`,
+    metadata: { feature: 'bench' },
+  };
 }
 
-function client(tenant: Tenant, results: { accepted: number; other: number }, extra: Partial<ConstructorParameters<typeof Marginal>[0]> = {}) {
+function client(
+  tenant: Tenant,
+  results: { accepted: number; other: number },
+  extra: Partial<ConstructorParameters<typeof Marginal>[0]> = {},
+) {
   return new Marginal({
     apiKey: tenant.apiKey,
     signingSecret: tenant.signingSecret,
@@ -117,7 +127,7 @@ async function measureThroughput(tenant: Tenant, label: string, extra: Partial<C
     events: EVENTS,
     seconds: round(seconds, 2),
     events_per_second: Math.round(EVENTS / seconds),
-    client_cpu_us_per_event: round(((cpu.user + cpu.system) / EVENTS), 2),
+    client_cpu_us_per_event: round((cpu.user + cpu.system) / EVENTS, 2),
     accepted: results.accepted,
     not_accepted: results.other,
   };
@@ -132,22 +142,32 @@ async function main() {
   try {
     const tenant = await createTenant({ credits: EVENTS * 4 + SAMPLES + 100_000 }, service);
     const track = await measureTrack(tenant);
-    console.log(`track(): median ${track.median_us} µs, p90 ${track.p90_us} µs, p99 ${track.p99_us} µs per call (${track.calls} calls; timer ${track.timer_overhead_us} µs subtracted)`);
+    console.log(
+      `track(): median ${track.median_us} µs, p90 ${track.p90_us} µs, p99 ${track.p99_us} µs per call (${track.calls} calls; timer ${track.timer_overhead_us} µs subtracted)`,
+    );
     const runs = [];
     for (const [label, extra] of [
       ['defaults (batches of 500, 2 requests in flight)', {}],
       ['batches of 1000, 4 requests in flight', { batchSize: 1000, maxConcurrentRequests: 4 }],
     ] as const) {
       const r = await measureThroughput(tenant, label, extra);
-      console.log(`${label}: ${r.events_per_second} events/s (${r.events} in ${r.seconds} s; ${r.accepted} accepted, ${r.not_accepted} not)`);
+      console.log(
+        `${label}: ${r.events_per_second} events/s (${r.events} in ${r.seconds} s; ${r.accepted} accepted, ${r.not_accepted} not)`,
+      );
       runs.push(r);
     }
     const result = {
       bench: 'sdk-typescript',
       started,
-      machine: { cores: os.cpus().length, cpu: os.cpus()[0]?.model, memory_gib: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+      machine: {
+        cores: os.cpus().length,
+        cpu: os.cpus()[0]?.model,
+        memory_gib: Math.round(os.totalmem() / 2 ** 30),
+        node: process.version,
+      },
       load_average: { start: load0.map((x) => round(x, 2)), end: os.loadavg().map((x) => round(x, 2)) },
-      setup: 'all-in-one service (scripts/start.ts: Kafka, dev schema registry, PGlite, ingest, processor, api) as a child process on 127.0.0.1; the SDK client in the bench process; RATE_LIMIT_INGEST_PER_MINUTE raised',
+      setup:
+        'all-in-one service (scripts/start.ts: Kafka, dev schema registry, PGlite, ingest, processor, api) as a child process on 127.0.0.1; the SDK client in the bench process; RATE_LIMIT_INGEST_PER_MINUTE raised',
       track,
       throughput: runs,
       target: { track_median_us: 5, met: track.median_us <= 5 },
@@ -185,7 +205,10 @@ function write(result: Record<string, any>): void {
     '',
     '| Run | Events | Seconds | Events/s | Client CPU µs/event | Accepted | Not accepted |',
     '|---|---|---|---|---|---|---|',
-    ...result.throughput.map((r: any) => `| ${r.run} | ${r.events} | ${r.seconds} | ${r.events_per_second} | ${r.client_cpu_us_per_event} | ${r.accepted} | ${r.not_accepted} |`),
+    ...result.throughput.map(
+      (r: any) =>
+        `| ${r.run} | ${r.events} | ${r.seconds} | ${r.events_per_second} | ${r.client_cpu_us_per_event} | ${r.accepted} | ${r.not_accepted} |`,
+    ),
     '',
   ].join('\n');
   fs.writeFileSync(path.join(dir, 'sdk-typescript.md'), md);

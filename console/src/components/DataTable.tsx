@@ -76,9 +76,17 @@ export function DataTable<T>(props: {
     <div className="table-block" data-table={props.name}>
       <div className="table-toolbar">
         {props.filter && (
-          <input className="filter" placeholder="Filter…" value={globalFilter} onChange={(e) => setGlobalFilter(e.target.value)} aria-label={`Filter ${props.name}`} />
+          <input
+            className="filter"
+            placeholder="Filter…"
+            value={globalFilter}
+            onChange={(e) => setGlobalFilter(e.target.value)}
+            aria-label={`Filter ${props.name}`}
+          />
         )}
-        <span className="muted">{rows.length} {rows.length === 1 ? 'row' : 'rows'}</span>
+        <span className="muted">
+          {rows.length} {rows.length === 1 ? 'row' : 'rows'}
+        </span>
         <button type="button" onClick={download} disabled={rows.length === 0}>
           Download CSV
         </button>
@@ -95,7 +103,12 @@ export function DataTable<T>(props: {
                     const kind = (h.column.columnDef.meta as { kind: string }).kind;
                     const sorted = h.column.getIsSorted();
                     return (
-                      <th key={h.id} className={kind !== 'text' ? 'num' : undefined} onClick={h.column.getToggleSortingHandler()} aria-sort={sorted ? (sorted === 'asc' ? 'ascending' : 'descending') : 'none'}>
+                      <th
+                        key={h.id}
+                        className={kind !== 'text' ? 'num' : undefined}
+                        onClick={h.column.getToggleSortingHandler()}
+                        aria-sort={sorted ? (sorted === 'asc' ? 'ascending' : 'descending') : 'none'}
+                      >
                         {flexRender(h.column.columnDef.header, h.getContext())}
                         {sorted === 'asc' ? ' ▲' : sorted === 'desc' ? ' ▼' : ''}
                       </th>
@@ -108,7 +121,11 @@ export function DataTable<T>(props: {
               {rows.map((r) => (
                 <tr key={r.id} data-row={props.rowTestId?.(r.original)}>
                   {r.getVisibleCells().map((c) => (
-                    <td key={c.id} data-col={c.column.id} className={(c.column.columnDef.meta as { kind: string }).kind !== 'text' ? 'num' : undefined}>
+                    <td
+                      key={c.id}
+                      data-col={c.column.id}
+                      className={(c.column.columnDef.meta as { kind: string }).kind !== 'text' ? 'num' : undefined}
+                    >
                       {flexRender(c.column.columnDef.cell, c.getContext())}
                     </td>
                   ))}

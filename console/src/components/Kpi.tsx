@@ -23,7 +23,9 @@ export function Kpi(props: {
       </div>
       {change !== undefined && (
         <div className={`kpi-change ${tone}`} data-change>
-          {change === null ? 'previous period: none or 0' : `${dir === 'up' ? '+' : ''}${change}${props.changeUnit ?? '%'} vs previous period`}
+          {change === null
+            ? 'previous period: none or 0'
+            : `${dir === 'up' ? '+' : ''}${change}${props.changeUnit ?? '%'} vs previous period`}
         </div>
       )}
       {props.note && <div className="kpi-note">{props.note}</div>}

@@ -1,7 +1,17 @@
 // Previous / next for the API's offset paging.
 import { count } from '../format/money.js';
 
-export function Pager({ offset, limit, total, onOffset }: { offset: number; limit: number; total: number; onOffset: (offset: number) => void }) {
+export function Pager({
+  offset,
+  limit,
+  total,
+  onOffset,
+}: {
+  offset: number;
+  limit: number;
+  total: number;
+  onOffset: (offset: number) => void;
+}) {
   if (total <= limit && offset === 0) return null;
   return (
     <div className="pager">

@@ -13,10 +13,18 @@ export function ErrorNote({ error }: { error: unknown }) {
     );
   }
   if (error instanceof ApiError && error.status === 401) {
-    return <div className="note error" role="alert">This API key is no longer accepted (revoked?). Sign out and sign in with a valid key.</div>;
+    return (
+      <div className="note error" role="alert">
+        This API key is no longer accepted (revoked?). Sign out and sign in with a valid key.
+      </div>
+    );
   }
   if (error instanceof ApiError && error.status === 429) {
-    return <div className="note error" role="alert">Rate limit reached for this key: {error.message}. Try again shortly.</div>;
+    return (
+      <div className="note error" role="alert">
+        Rate limit reached for this key: {error.message}. Try again shortly.
+      </div>
+    );
   }
   const message = error instanceof Error ? error.message : String(error);
   return (
@@ -27,7 +35,12 @@ export function ErrorNote({ error }: { error: unknown }) {
 }
 
 export function QueryState<T>({ query, children, label }: { query: UseQueryResult<T>; children: (data: T) => ReactNode; label?: string }) {
-  if (query.isPending) return <div className="loading" aria-busy="true">Loading{label ? ` ${label}` : ''}…</div>;
+  if (query.isPending)
+    return (
+      <div className="loading" aria-busy="true">
+        Loading{label ? ` ${label}` : ''}…
+      </div>
+    );
   if (query.isError) return <ErrorNote error={query.error} />;
   return <>{children(query.data)}</>;
 }

@@ -41,7 +41,14 @@ export function costSeriesChart(series: TimeSeries[], range: DateRange, granular
   );
 }
 
-export function TimeChart(props: { id: string; dates: string[]; series: ChartSeries[]; kind: 'stacked-bars' | 'lines'; height?: number; format?: (v: string | null) => string }) {
+export function TimeChart(props: {
+  id: string;
+  dates: string[];
+  series: ChartSeries[];
+  kind: 'stacked-bars' | 'lines';
+  height?: number;
+  format?: (v: string | null) => string;
+}) {
   const ref = useRef<HTMLDivElement>(null);
   const fmt = props.format ?? money;
   useEffect(() => {
@@ -66,12 +73,18 @@ export function TimeChart(props: { id: string; dates: string[]; series: ChartSer
       scales: {
         x: { time: true, range: (_u, min, max) => [min - step / 2, max + step / 2] },
         // Stacked cost starts at zero; lines (margins can be negative) keep uPlot's own range.
-        ...(props.kind === 'stacked-bars' ? { y: { range: (_u: uPlot, _min: number, max: number) => [0, max > 0 ? max * 1.05 : 1] as uPlot.Range.MinMax } } : {}),
+        ...(props.kind === 'stacked-bars'
+          ? { y: { range: (_u: uPlot, _min: number, max: number) => [0, max > 0 ? max * 1.05 : 1] as uPlot.Range.MinMax } }
+          : {}),
       },
       legend: { show: true },
       cursor: { drag: { x: false, y: false } },
       axes: [
-        { space: 80, incrs: [86_400, 2 * 86_400, 7 * 86_400, 14 * 86_400, 28 * 86_400, 91 * 86_400, 365 * 86_400], values: (_u, splits) => splits.map((s) => day(new Date(s * 1000).toISOString())) },
+        {
+          space: 80,
+          incrs: [86_400, 2 * 86_400, 7 * 86_400, 14 * 86_400, 28 * 86_400, 91 * 86_400, 365 * 86_400],
+          values: (_u, splits) => splits.map((s) => day(new Date(s * 1000).toISOString())),
+        },
         { size: 70, values: (_u, splits) => splits.map((s) => (props.format ? String(s) : `$${s}`)) },
       ],
       series: [
@@ -86,7 +99,8 @@ export function TimeChart(props: { id: string; dates: string[]; series: ChartSer
             paths: props.kind === 'stacked-bars' ? bars : undefined,
             points: { show: props.kind === 'lines' },
             spanGaps: false,
-            value: (_u: uPlot, _v: number | null, _s: number, idx: number | null) => (idx == null ? '—' : fmt(props.series[si]!.values[idx] ?? null)),
+            value: (_u: uPlot, _v: number | null, _s: number, idx: number | null) =>
+              idx == null ? '—' : fmt(props.series[si]!.values[idx] ?? null),
           } satisfies uPlot.Series;
         }),
       ],
@@ -101,6 +115,11 @@ export function TimeChart(props: { id: string; dates: string[]; series: ChartSer
       plot.destroy();
     };
   }, [props.dates, props.series, props.kind, props.height, fmt, props.format]);
-  if (props.dates.length === 0) return <div className="empty chart-empty" data-chart={props.id} data-ready="true">No data in this range.</div>;
+  if (props.dates.length === 0)
+    return (
+      <div className="empty chart-empty" data-chart={props.id} data-ready="true">
+        No data in this range.
+      </div>
+    );
   return <div className="chart" data-chart={props.id} ref={ref} />;
 }

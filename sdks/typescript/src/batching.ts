@@ -199,13 +199,16 @@ export class EventBatcher {
   private resendLater(events: QueuedEvent[]): void {
     this.resending += events.length;
     const tries = Math.max(...events.map((e) => this.retries.get(e.idempotency_key) ?? 1));
-    setTimeout(() => {
-      this.resending -= events.length;
-      // Ahead of newer events, and past the queue bound: these were admitted already.
-      this.queue.unshift(...events);
-      this.draining = true;
-      this.pump();
-    }, backoffDelayMs(tries - 1, this.config.retry));
+    setTimeout(
+      () => {
+        this.resending -= events.length;
+        // Ahead of newer events, and past the queue bound: these were admitted already.
+        this.queue.unshift(...events);
+        this.draining = true;
+        this.pump();
+      },
+      backoffDelayMs(tries - 1, this.config.retry),
+    );
   }
 
   private settle(result: EventResult): void {

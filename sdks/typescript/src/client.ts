@@ -20,7 +20,11 @@ export class Marginal {
 
   constructor(options: MarginalOptions = {}) {
     this.config = resolveConfig(options);
-    this.batcher = new EventBatcher(this.config, (events) => this.postSigned('/usage-events/batch', { events }), reporterOf(this.config.onResult));
+    this.batcher = new EventBatcher(
+      this.config,
+      (events) => this.postSigned('/usage-events/batch', { events }),
+      reporterOf(this.config.onResult),
+    );
     Object.assign(this, createReadMethods(this.config));
     if (this.config.flushOnExit) {
       // beforeExit fires when the event loop is empty; flushing schedules the requests, which keep
@@ -128,6 +132,9 @@ function reporterOf(onResult: ((result: EventResult) => void) | null): (result: 
     if (!(result.status === 'dropped' || result.status === 'rejected' || result.status === 'failed') || warned.has(result.status)) return;
     warned.add(result.status);
     const why = result.status === 'dropped' ? result.reason : result.error.message;
-    process.emitWarning(`Marginal: event ${result.status} (${why}); pass onResult to see every outcome, stats() for counts`, 'MarginalWarning');
+    process.emitWarning(
+      `Marginal: event ${result.status} (${why}); pass onResult to see every outcome, stats() for counts`,
+      'MarginalWarning',
+    );
   };
 }

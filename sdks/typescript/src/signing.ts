@@ -9,7 +9,11 @@ export function sign(secret: string, timestamp: string | number, body: string | 
 }
 
 /** X-Timestamp and X-Signature headers for a body sent now (`nowMs` for tests). */
-export function signatureHeaders(secret: string, body: string | Uint8Array, nowMs = Date.now()): Record<'X-Timestamp' | 'X-Signature', string> {
+export function signatureHeaders(
+  secret: string,
+  body: string | Uint8Array,
+  nowMs = Date.now(),
+): Record<'X-Timestamp' | 'X-Signature', string> {
   const timestamp = String(Math.floor(nowMs / 1000));
   return { 'X-Timestamp': timestamp, 'X-Signature': sign(secret, timestamp, body) };
 }

@@ -30,7 +30,9 @@ describe('signature header', () => {
     const body = '{"id":"evt_1"}';
     const expected = (secret: string) => crypto.createHmac('sha256', secret).update(`1700000000.${body}`).digest('hex');
     expect(signatureHeader(['whsec_a'], 1_700_000_000.9, body)).toBe(`t=1700000000,v1=${expected('whsec_a')}`);
-    expect(signatureHeader(['whsec_b', 'whsec_a'], 1_700_000_000, body)).toBe(`t=1700000000,v1=${expected('whsec_b')},v1=${expected('whsec_a')}`);
+    expect(signatureHeader(['whsec_b', 'whsec_a'], 1_700_000_000, body)).toBe(
+      `t=1700000000,v1=${expected('whsec_b')},v1=${expected('whsec_a')}`,
+    );
     // A published HMAC-SHA256 vector (RFC 4231 test case 2) through the same primitive.
     expect(crypto.createHmac('sha256', 'Jefe').update('what do ya want for nothing?').digest('hex')).toBe(
       '5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843',
@@ -67,13 +69,28 @@ describe('budget rules', () => {
     const now = new Date('2026-11-25T13:00:00Z'); // a Wednesday
     expect(budgetPeriod('daily', now)).toEqual({ start: new Date('2026-11-25T00:00:00Z'), end: new Date('2026-11-26T00:00:00Z') });
     expect(budgetPeriod('weekly', now)).toEqual({ start: new Date('2026-11-23T00:00:00Z'), end: new Date('2026-11-30T00:00:00Z') });
-    expect(budgetPeriod('monthly', new Date('2026-12-31T23:59:59Z'))).toEqual({ start: new Date('2026-12-01T00:00:00Z'), end: new Date('2027-01-01T00:00:00Z') });
+    expect(budgetPeriod('monthly', new Date('2026-12-31T23:59:59Z'))).toEqual({
+      start: new Date('2026-12-01T00:00:00Z'),
+      end: new Date('2027-01-01T00:00:00Z'),
+    });
   });
   it('a threshold is reached when spent × 100 ≥ amount × threshold, in decimals', () => {
     expect(thresholdsReached('2.4999999999', '5', [50, 80, 100])).toEqual([]);
     expect(thresholdsReached('2.5', '5', [50, 80, 100])).toEqual([50]);
     expect(thresholdsReached('0.3', '0.3', [100])).toEqual([100]);
-    expect(budgetFigures('6', '5', [50, 80, 100])).toEqual({ spent: '6', remaining: '0', percent: 120, thresholds_crossed: [50, 80, 100], exhausted: true });
-    expect(budgetFigures('0.1', '0.3', [50])).toEqual({ spent: '0.1', remaining: '0.2', percent: 33.33, thresholds_crossed: [], exhausted: false });
+    expect(budgetFigures('6', '5', [50, 80, 100])).toEqual({
+      spent: '6',
+      remaining: '0',
+      percent: 120,
+      thresholds_crossed: [50, 80, 100],
+      exhausted: true,
+    });
+    expect(budgetFigures('0.1', '0.3', [50])).toEqual({
+      spent: '0.1',
+      remaining: '0.2',
+      percent: 33.33,
+      thresholds_crossed: [],
+      exhausted: false,
+    });
   });
 });

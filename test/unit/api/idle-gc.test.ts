@@ -48,9 +48,12 @@ describe('collectGarbageWhenIdle', () => {
     expect(collections).toBe(2);
   });
 
-  it.skipIf((globalThis as { gc?: () => void }).gc !== undefined)('is a no-op without a gc function (node started without --expose-gc)', async () => {
-    server = http.createServer((_req, res) => res.end('ok'));
-    collectGarbageWhenIdle(server, { idleMs: IDLE_MS });
-    expect(server.listenerCount('request')).toBe(1); // only the handler: nothing was hooked
-  });
+  it.skipIf((globalThis as { gc?: () => void }).gc !== undefined)(
+    'is a no-op without a gc function (node started without --expose-gc)',
+    async () => {
+      server = http.createServer((_req, res) => res.end('ok'));
+      collectGarbageWhenIdle(server, { idleMs: IDLE_MS });
+      expect(server.listenerCount('request')).toBe(1); // only the handler: nothing was hooked
+    },
+  );
 });

@@ -70,12 +70,38 @@ describe('date range', () => {
 });
 
 describe('waterfall', () => {
-  const node = (span_id: string, depth: number, started_at: string | null, duration_ms: number | null, children: SessionTreeNode[] = [], extra: Partial<SessionTreeNode> = {}): SessionTreeNode => ({
-    span_id, parent_span_id: null, name: span_id, kind: 'llm', agent_id: null, own_cost: '1', subtree_cost: '1', event_count: 1, depth,
-    orphaned: false, started_at, duration_ms, overlapped_by_sibling: false, children, ...extra,
+  const node = (
+    span_id: string,
+    depth: number,
+    started_at: string | null,
+    duration_ms: number | null,
+    children: SessionTreeNode[] = [],
+    extra: Partial<SessionTreeNode> = {},
+  ): SessionTreeNode => ({
+    span_id,
+    parent_span_id: null,
+    name: span_id,
+    kind: 'llm',
+    agent_id: null,
+    own_cost: '1',
+    subtree_cost: '1',
+    event_count: 1,
+    depth,
+    orphaned: false,
+    started_at,
+    duration_ms,
+    overlapped_by_sibling: false,
+    children,
+    ...extra,
   });
   const tree = (roots: SessionTreeNode[]): SessionTree => ({
-    session_id: 's', roots, untraced: { total_cost: '0', event_count: 0 }, run_wall_ms: null, truncated: false, span_count: 0, node_limit: 500,
+    session_id: 's',
+    roots,
+    untraced: { total_cost: '0', event_count: 0 },
+    run_wall_ms: null,
+    truncated: false,
+    span_count: 0,
+    node_limit: 500,
     withheld: { total_cost: '0', span_count: 0, event_count: 0 },
   });
 

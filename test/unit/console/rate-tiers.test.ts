@@ -25,7 +25,15 @@ describe('tierRows', () => {
       service_tiers: [{ service_tier: 'batch', ...rates('1.5', '7.5'), tiers: [{ above_prompt_tokens: 200_000, ...rates('3', '11.25') }] }],
     };
     const rows = tierRows([item, { model_slug: 'plain', ...rates('1', '2') }]);
-    expect(rows.map((r) => [r.id, r.above_prompt_tokens, r.input_cost_per_million, r.output_cost_per_million, r.cache_creation_1h_cost_per_million])).toEqual([
+    expect(
+      rows.map((r) => [
+        r.id,
+        r.above_prompt_tokens,
+        r.input_cost_per_million,
+        r.output_cost_per_million,
+        r.cache_creation_1h_cost_per_million,
+      ]),
+    ).toEqual([
       ['claude-sonnet-4-5|standard|200000', 200_000, '6', '22.5', '12'],
       ['claude-sonnet-4-5|standard|500000', 500_000, '9', '30', null],
       ['claude-sonnet-4-5|batch|base', null, '1.5', '7.5', null],

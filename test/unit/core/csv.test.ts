@@ -3,9 +3,16 @@ import { toCsv } from '../../../core/csv.js';
 
 describe('toCsv, the one CSV writer', () => {
   it('quotes by RFC 4180, ends lines with CRLF and leaves null empty', () => {
-    expect(toCsv(['a', 'b'], [['x, y', 'say "hi"'], [null, 3], ['line\nbreak', true]])).toBe(
-      'a,b\r\n"x, y","say ""hi"""\r\n,3\r\n"line\nbreak",true\r\n',
-    );
+    expect(
+      toCsv(
+        ['a', 'b'],
+        [
+          ['x, y', 'say "hi"'],
+          [null, 3],
+          ['line\nbreak', true],
+        ],
+      ),
+    ).toBe('a,b\r\n"x, y","say ""hi"""\r\n,3\r\n"line\nbreak",true\r\n');
   });
 
   it('defuses text a spreadsheet would run as a formula, but keeps plain decimals numbers', () => {

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { Big, changePercent, formatMoney, fractionDigits, isDecimalString, isUnsignedDecimalString, percentOf, sumMoney } from '../../../core/money.js';
+import {
+  Big,
+  changePercent,
+  formatMoney,
+  fractionDigits,
+  isDecimalString,
+  isUnsignedDecimalString,
+  percentOf,
+  sumMoney,
+} from '../../../core/money.js';
 
 describe('money', () => {
   it.each([
@@ -35,7 +44,8 @@ describe('money', () => {
 describe('the decimal-string pattern', () => {
   it('accepts plain decimals only', () => {
     for (const ok of ['0', '3', '0.075', '-2.5', '0012.50']) expect(isDecimalString(ok), ok).toBe(true);
-    for (const bad of ['', '.5', '5.', '+1', '1e3', ' 1', '1 ', '0x10', 'NaN', '1,5', '--1', '１']) expect(isDecimalString(bad), bad).toBe(false);
+    for (const bad of ['', '.5', '5.', '+1', '1e3', ' 1', '1 ', '0x10', 'NaN', '1,5', '--1', '１'])
+      expect(isDecimalString(bad), bad).toBe(false);
   });
   it('unsigned: no minus sign, even on zero', () => {
     expect(isUnsignedDecimalString('12.5')).toBe(true);
@@ -80,7 +90,7 @@ describe('percentOf, the one percent rule', () => {
     expect(percentOf('1.0000000000001', '3')).toBe(33.33); // 13 fraction digits: exact too
   });
 
-  it('equals Big\'s correctly rounded division on 20,000 random and tie-making pairs', () => {
+  it("equals Big's correctly rounded division on 20,000 random and tie-making pairs", () => {
     // The reference: Big's quotient rounded once, half away from zero, at 2 places.
     const Ref = Big();
     Ref.DP = 2;
@@ -91,7 +101,9 @@ describe('percentOf, the one percent rule', () => {
     const next = () => (seed = (seed * 48_271) % 2_147_483_647);
     const decimal = () => {
       const digits = String(next() % 10 ** (1 + (next() % 9)));
-      const fraction = String(next()).padStart(10, '0').slice(0, next() % 13);
+      const fraction = String(next())
+        .padStart(10, '0')
+        .slice(0, next() % 13);
       return `${next() % 4 === 0 ? '-' : ''}${digits}${fraction ? `.${fraction}` : ''}`;
     };
     for (let i = 0; i < 20_000; i++) {

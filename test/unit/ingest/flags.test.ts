@@ -16,7 +16,14 @@ const rates: PricingRates = {
     },
   ]),
   unitRates: buildUnitRateIndex([
-    { model: null, provider: 'openai', metric: 'image_generation', unit: 'image', cost_per_unit: '0.04', effective_from: new Date('2024-01-01T00:00:00Z') },
+    {
+      model: null,
+      provider: 'openai',
+      metric: 'image_generation',
+      unit: 'image',
+      cost_per_unit: '0.04',
+      effective_from: new Date('2024-01-01T00:00:00Z'),
+    },
   ]),
 };
 
@@ -39,7 +46,9 @@ function event(over: Partial<FlaggableEvent>): FlaggableEvent {
 describe('flagReasonFor', () => {
   it('a current event with a rate card is not flagged', () => {
     expect(flagReasonFor(event({}), received, rates)).toBeNull();
-    expect(flagReasonFor(event({ metric: 'image_generation', unit: 'image', provider: 'openai', model: null }), received, rates)).toBeNull();
+    expect(
+      flagReasonFor(event({ metric: 'image_generation', unit: 'image', provider: 'openai', model: null }), received, rates),
+    ).toBeNull();
   });
 
   it('more than 24 h old (exactly 24 h is not)', () => {

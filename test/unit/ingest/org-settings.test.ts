@@ -5,13 +5,23 @@ import { OrganizationSettingsCache } from '../../../ingest/org-settings.js';
 const ORG = '6f1c2b9e-58a4-4d0c-9d7e-2b1f0c3a4e5d';
 
 /** A control plane holding one organization's dimensions and subscriptions, counting reads. */
-function fakeDb(state: { dims: Array<{ key: string; value_type: string; is_required: boolean }>; subs: Array<{ id: string; status: string }> }) {
+function fakeDb(state: {
+  dims: Array<{ key: string; value_type: string; is_required: boolean }>;
+  subs: Array<{ id: string; status: string }>;
+}) {
   let reads = 0;
   const db: Queryable = {
     async query<T>(sql: string): Promise<T[]> {
       reads++;
       if (sql.includes('FROM dimension_definitions')) {
-        return state.dims.map((d) => ({ id: d.key, organization_id: ORG, name: d.key, description: null, created_at: new Date(0), ...d })) as T[];
+        return state.dims.map((d) => ({
+          id: d.key,
+          organization_id: ORG,
+          name: d.key,
+          description: null,
+          created_at: new Date(0),
+          ...d,
+        })) as T[];
       }
       if (sql.includes("status = 'active'")) {
         return state.subs.filter((s) => s.status === 'active').map((s) => ({ ...s, organization_id: ORG, plan: 'p' })) as T[];
@@ -34,8 +44,17 @@ describe('OrganizationSettingsCache', () => {
   });
 
   it('no subscription at all is allowed; subscriptions with none active are inactive', async () => {
-    expect((await new OrganizationSettingsCache(fakeDb({ dims: [], subs: [] }).db).get(ORG)).subscription).toEqual({ activeId: null, inactive: false });
-    const lapsed = fakeDb({ dims: [], subs: [{ id: 's1', status: 'canceled' }, { id: 's2', status: 'inactive' }] });
+    expect((await new OrganizationSettingsCache(fakeDb({ dims: [], subs: [] }).db).get(ORG)).subscription).toEqual({
+      activeId: null,
+      inactive: false,
+    });
+    const lapsed = fakeDb({
+      dims: [],
+      subs: [
+        { id: 's1', status: 'canceled' },
+        { id: 's2', status: 'inactive' },
+      ],
+    });
     expect((await new OrganizationSettingsCache(lapsed.db).get(ORG)).subscription).toEqual({ activeId: null, inactive: true });
   });
 

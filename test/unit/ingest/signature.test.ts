@@ -47,7 +47,9 @@ describe('shared SDK signing vectors', () => {
     expect(rawBody.toString('utf8')).toBe(v.body);
     expect(signPayload(v.secret, v.timestamp, v.body)).toBe(v.signature);
     expect(signPayload(v.secret, v.timestamp, rawBody)).toBe(v.signature);
-    expect(fault(() => verifySignature(v.secret, { signature: v.signature, timestamp: v.timestamp, rawBody }, Number(v.timestamp)))).toBeNull();
+    expect(
+      fault(() => verifySignature(v.secret, { signature: v.signature, timestamp: v.timestamp, rawBody }, Number(v.timestamp))),
+    ).toBeNull();
   });
 });
 
@@ -74,9 +76,9 @@ describe('verifySignature', () => {
   it('a changed body, timestamp, secret or malformed header is SIGNATURE_INVALID', () => {
     expect(verify(EXPECTED, TS, '{"idempotency_key":"k2"}')?.code).toBe('SIGNATURE_INVALID');
     expect(verify(EXPECTED, '1700000001')?.code).toBe('SIGNATURE_INVALID');
-    expect(fault(() => verifySignature('other', { signature: EXPECTED, timestamp: TS, rawBody: Buffer.from(BODY) }, 1_700_000_000))?.code).toBe(
-      'SIGNATURE_INVALID',
-    );
+    expect(
+      fault(() => verifySignature('other', { signature: EXPECTED, timestamp: TS, rawBody: Buffer.from(BODY) }, 1_700_000_000))?.code,
+    ).toBe('SIGNATURE_INVALID');
     expect(verify(EXPECTED.slice(3), TS)?.code).toBe('SIGNATURE_INVALID'); // no scheme
     expect(verify(`v2=${EXPECTED.slice(3)}`, TS)?.code).toBe('SIGNATURE_INVALID');
     expect(verify(EXPECTED.slice(0, -2), TS)?.code).toBe('SIGNATURE_INVALID'); // short

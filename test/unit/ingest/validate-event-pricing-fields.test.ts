@@ -22,7 +22,8 @@ describe('service_tier', () => {
   });
 
   it('refuses what is not a tier name, naming the field', () => {
-    for (const bad of ['', ' batch', 'batch tier', 'x'.repeat(65), 7]) expect(fieldRefused({ ...llm, service_tier: bad })).toBe('service_tier');
+    for (const bad of ['', ' batch', 'batch tier', 'x'.repeat(65), 7])
+      expect(fieldRefused({ ...llm, service_tier: bad })).toBe('service_tier');
   });
 });
 
@@ -36,8 +37,12 @@ describe('cache_creation_1h_input_tokens', () => {
   });
 
   it('more than the cache writes, or without them, is a 400 naming the field', () => {
-    expect(fieldRefused({ ...llm, cache_creation_input_tokens: 10, cache_creation_1h_input_tokens: 11 })).toBe('cache_creation_1h_input_tokens');
+    expect(fieldRefused({ ...llm, cache_creation_input_tokens: 10, cache_creation_1h_input_tokens: 11 })).toBe(
+      'cache_creation_1h_input_tokens',
+    );
     expect(fieldRefused({ ...llm, cache_creation_1h_input_tokens: 1 })).toBe('cache_creation_input_tokens');
-    expect(fieldRefused({ ...llm, cache_creation_input_tokens: 10, cache_creation_1h_input_tokens: -1 })).toBe('cache_creation_1h_input_tokens');
+    expect(fieldRefused({ ...llm, cache_creation_input_tokens: 10, cache_creation_1h_input_tokens: -1 })).toBe(
+      'cache_creation_1h_input_tokens',
+    );
   });
 });

@@ -42,7 +42,13 @@ describe('validateEvent: accepted shapes', () => {
   });
 
   it('a metric event with provider, unit and quantity; zero quantity is fine', () => {
-    expect(validateEvent(metric)).toMatchObject({ metric: 'image_generation', unit: 'image', quantity: 2, provider: 'openai', model: null });
+    expect(validateEvent(metric)).toMatchObject({
+      metric: 'image_generation',
+      unit: 'image',
+      quantity: 2,
+      provider: 'openai',
+      model: null,
+    });
     expect(validateEvent({ ...metric, quantity: 0 }).quantity).toBe(0);
     expect(validateEvent({ ...metric, quantity: 0.25 }).quantity).toBe(0.25);
   });
@@ -112,18 +118,27 @@ describe('validateEvent: rejections name the field', () => {
   });
 
   it('token counts: non-negative integers as JSON numbers', () => {
-    expect(rejects({ ...llm, input_tokens: '10' })).toMatchObject({ field: 'input_tokens', message: 'input_tokens: must be a non-negative integer' });
+    expect(rejects({ ...llm, input_tokens: '10' })).toMatchObject({
+      field: 'input_tokens',
+      message: 'input_tokens: must be a non-negative integer',
+    });
     expect(rejects({ ...llm, output_tokens: -1 }).field).toBe('output_tokens');
     expect(rejects({ ...llm, output_tokens: 1.5 }).field).toBe('output_tokens');
     expect(rejects({ ...llm, reasoning_tokens: JSON.parse('1e999') }).field).toBe('reasoning_tokens');
     expect(rejects({ ...llm, cache_read_input_tokens: true }).field).toBe('cache_read_input_tokens');
-    expect(rejects({ ...llm, cache_creation_input_tokens: 2 ** 53 }).message).toBe('cache_creation_input_tokens: must be at most 1000000000000000 (10^15)');
+    expect(rejects({ ...llm, cache_creation_input_tokens: 2 ** 53 }).message).toBe(
+      'cache_creation_input_tokens: must be at most 1000000000000000 (10^15)',
+    );
   });
 
   it('an LLM event needs model, input_tokens and output_tokens', () => {
     expect(rejects({ idempotency_key: 'k', input_tokens: 1, output_tokens: 1 }).message).toBe('model: is required when metric is omitted');
-    expect(rejects({ idempotency_key: 'k', model: 'm', output_tokens: 1 }).message).toBe('input_tokens: is required when metric is omitted');
-    expect(rejects({ idempotency_key: 'k', model: 'm', input_tokens: 1 }).message).toBe('output_tokens: is required when metric is omitted');
+    expect(rejects({ idempotency_key: 'k', model: 'm', output_tokens: 1 }).message).toBe(
+      'input_tokens: is required when metric is omitted',
+    );
+    expect(rejects({ idempotency_key: 'k', model: 'm', input_tokens: 1 }).message).toBe(
+      'output_tokens: is required when metric is omitted',
+    );
     expect(rejects({ ...llm, quantity: 3 }).message).toBe('metric: is required when quantity is sent');
   });
 
@@ -179,7 +194,9 @@ describe('validateEvent: rejections name the field', () => {
     expect(Object.keys(validateEvent({ ...llm, metadata: keys64 }).metadata)).toHaveLength(64);
     // {"x":"<s>"} is 8 bytes + s: 16384 bytes fits, 16385 does not.
     expect(validateEvent({ ...llm, metadata: { x: 'a'.repeat(16376) } }).metadata_json).toHaveLength(16384);
-    expect(rejects({ ...llm, metadata: { x: 'a'.repeat(16377) } }).message).toBe('metadata: must be at most 16384 bytes as JSON (is 16385)');
+    expect(rejects({ ...llm, metadata: { x: 'a'.repeat(16377) } }).message).toBe(
+      'metadata: must be at most 16384 bytes as JSON (is 16385)',
+    );
     // Multi-byte characters count by their UTF-8 bytes: 'é' is 2.
     expect(rejects({ ...llm, metadata: { x: 'é'.repeat(8189) } }).message).toBe('metadata: must be at most 16384 bytes as JSON (is 16386)');
     expect(rejects({ ...llm, metadata: { a: { b: [1, JSON.parse('1e999')] } } }).message).toBe('metadata.a.b[1]: must be a finite number');
@@ -228,10 +245,16 @@ describe('parseIsoDateTime', () => {
     expect(parseIsoDateTime(text)?.toISOString()).toBe(iso);
   });
 
-  it.each(['2026-01-15', '2026-01-15T10:30:00', '2025-02-29T00:00:00Z', '2026-13-01T00:00:00Z', '2026-01-15T24:00:00Z', '2026-01-15T10:60:00Z', '2026-01-15T10:30:00+24:00', ' 2026-01-15T10:30:00Z'])(
-    '%s is not a date-time with a zone',
-    (text) => {
-      expect(parseIsoDateTime(text)).toBeNull();
-    },
-  );
+  it.each([
+    '2026-01-15',
+    '2026-01-15T10:30:00',
+    '2025-02-29T00:00:00Z',
+    '2026-13-01T00:00:00Z',
+    '2026-01-15T24:00:00Z',
+    '2026-01-15T10:60:00Z',
+    '2026-01-15T10:30:00+24:00',
+    ' 2026-01-15T10:30:00Z',
+  ])('%s is not a date-time with a zone', (text) => {
+    expect(parseIsoDateTime(text)).toBeNull();
+  });
 });

@@ -73,17 +73,40 @@ describe('mapSpan: spans with model usage become usage events', () => {
 
   it('older names (gen_ai.usage.prompt_tokens / completion_tokens, gen_ai.system), session falls back to the trace id', () => {
     const m = mapSpan(
-      span({ 'gen_ai.system': 'openai', 'gen_ai.request.model': 'gpt-4o-mini', 'gen_ai.usage.prompt_tokens': 42, 'gen_ai.usage.completion_tokens': 7, 'llm.request.type': 'chat' }, { parentSpanId: null }),
+      span(
+        {
+          'gen_ai.system': 'openai',
+          'gen_ai.request.model': 'gpt-4o-mini',
+          'gen_ai.usage.prompt_tokens': 42,
+          'gen_ai.usage.completion_tokens': 7,
+          'llm.request.type': 'chat',
+        },
+        { parentSpanId: null },
+      ),
     );
     expect(m.type).toBe('usage');
     const e = (m as Extract<typeof m, { type: 'usage' }>).event;
-    expect(e).toMatchObject({ model: 'gpt-4o-mini', provider: 'openai', input_tokens: 42, output_tokens: 7, session_id: TRACE, span_kind: 'llm' });
+    expect(e).toMatchObject({
+      model: 'gpt-4o-mini',
+      provider: 'openai',
+      input_tokens: 42,
+      output_tokens: 7,
+      session_id: TRACE,
+      span_kind: 'llm',
+    });
     expect(e).not.toHaveProperty('parent_span_id');
     expect(e).not.toHaveProperty('cache_read_input_tokens');
   });
 
   it('OpenLLMetry llm.usage.* and the Vercel AI SDK ai.usage.* (doGenerate child priced, provider "openai.chat" → "openai")', () => {
-    const llm = mapSpan(span({ 'llm.request.model': 'claude-3-5-sonnet', 'llm.usage.prompt_tokens': 10, 'llm.usage.completion_tokens': 3, 'enduser.id': 'bob' }));
+    const llm = mapSpan(
+      span({
+        'llm.request.model': 'claude-3-5-sonnet',
+        'llm.usage.prompt_tokens': 10,
+        'llm.usage.completion_tokens': 3,
+        'enduser.id': 'bob',
+      }),
+    );
     expect(llm).toMatchObject({ type: 'usage', event: { model: 'claude-3-5-sonnet', input_tokens: 10, output_tokens: 3, user_id: 'bob' } });
     const vercel = mapSpan(
       span({
@@ -95,9 +118,14 @@ describe('mapSpan: spans with model usage become usage events', () => {
         'ai.usage.outputTokens': 20,
       }),
     );
-    expect(vercel).toMatchObject({ type: 'usage', event: { model: 'gpt-4o', provider: 'openai', input_tokens: 250, cache_read_input_tokens: 50, output_tokens: 20 } });
+    expect(vercel).toMatchObject({
+      type: 'usage',
+      event: { model: 'gpt-4o', provider: 'openai', input_tokens: 250, cache_read_input_tokens: 50, output_tokens: 20 },
+    });
     // The outer ai.generateText span repeats its children's usage: structural, so nothing counts twice.
-    const outer = mapSpan(span({ 'ai.operationId': 'ai.generateText', 'ai.model.id': 'gpt-4o', 'ai.usage.inputTokens': 300, 'ai.usage.outputTokens': 20 }));
+    const outer = mapSpan(
+      span({ 'ai.operationId': 'ai.generateText', 'ai.model.id': 'gpt-4o', 'ai.usage.inputTokens': 300, 'ai.usage.outputTokens': 20 }),
+    );
     expect(outer).toMatchObject({ type: 'structural', span: { kind: 'task' } });
   });
 
@@ -111,12 +139,16 @@ describe('mapSpan: spans with model usage become usage events', () => {
     expect(kind({ 'traceloop.span.kind': 'workflow' })).toBe('task');
     expect(kind({ 'openinference.span.kind': 'RETRIEVER' })).toBe('retrieval');
     expect(kind({ 'http.method': 'GET' })).toBeNull();
-    expect(kind({ 'gen_ai.operation.name': 'embeddings', 'gen_ai.request.model': 'text-embedding-3-small', 'gen_ai.usage.input_tokens': 8 })).toBe('llm');
+    expect(
+      kind({ 'gen_ai.operation.name': 'embeddings', 'gen_ai.request.model': 'text-embedding-3-small', 'gen_ai.usage.input_tokens': 8 }),
+    ).toBe('llm');
   });
 
   it('the idempotency key depends only on trace and span id', () => {
     const a = mapSpan(span({ 'gen_ai.request.model': 'm', 'gen_ai.usage.input_tokens': 1 }));
-    const b = mapSpan(span({ 'gen_ai.request.model': 'm', 'gen_ai.usage.input_tokens': 1 }, { name: 'renamed', startTimeUnixMs: 1_795_514_400_000 }));
+    const b = mapSpan(
+      span({ 'gen_ai.request.model': 'm', 'gen_ai.usage.input_tokens': 1 }, { name: 'renamed', startTimeUnixMs: 1_795_514_400_000 }),
+    );
     expect((a as any).event.idempotency_key).toBe(idempotencyKeyOf(TRACE, SPAN));
     expect((b as any).event.idempotency_key).toBe((a as any).event.idempotency_key);
   });
@@ -124,7 +156,12 @@ describe('mapSpan: spans with model usage become usage events', () => {
 
 describe('mapSpan: structural spans and rejections', () => {
   it('an agent span without usage is structural, with its timing', () => {
-    const m = mapSpan(span({ 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'planner', 'gen_ai.conversation.id': 'c1' }, { name: 'invoke_agent planner' }));
+    const m = mapSpan(
+      span(
+        { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'planner', 'gen_ai.conversation.id': 'c1' },
+        { name: 'invoke_agent planner' },
+      ),
+    );
     expect(m).toEqual({
       type: 'structural',
       span: {
@@ -148,11 +185,15 @@ describe('mapSpan: structural spans and rejections', () => {
     };
     expect(reason({ 'gen_ai.usage.input_tokens': 5 })).toMatch(/usage without a model/);
     expect(reason({ 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o' })).toMatch(/model call without token counts/);
-    expect(reason({ 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': 100, 'gen_ai.usage.cache_read.input_tokens': 150 })).toBe(
-      'cache tokens (150 read + 0 creation) exceed gen_ai.usage.input_tokens (100), which includes them',
+    expect(
+      reason({ 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': 100, 'gen_ai.usage.cache_read.input_tokens': 150 }),
+    ).toBe('cache tokens (150 read + 0 creation) exceed gen_ai.usage.input_tokens (100), which includes them');
+    expect(
+      reason({ 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.output_tokens': 10, 'gen_ai.usage.reasoning.output_tokens': 11 }),
+    ).toMatch(/reasoning tokens \(11\) exceed/);
+    expect(reason({ 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': -3 })).toBe(
+      'gen_ai.usage.input_tokens is not a non-negative integer token count',
     );
-    expect(reason({ 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.output_tokens': 10, 'gen_ai.usage.reasoning.output_tokens': 11 })).toMatch(/reasoning tokens \(11\) exceed/);
-    expect(reason({ 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': -3 })).toBe('gen_ai.usage.input_tokens is not a non-negative integer token count');
     expect(reason({ 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': 2.5 })).toMatch(/not a non-negative integer/);
     expect(reason({}, { spanId: '00' })).toMatch(/spanId must be 8 bytes/);
     expect(reason({}, { traceId: '0'.repeat(32) })).toMatch(/traceId/);
@@ -170,7 +211,10 @@ describe('mapSpan: structural spans and rejections', () => {
 
   it('organization-mapped attributes go to metadata, span attributes before resource attributes', () => {
     const m = mapSpan(
-      span({ 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': 1, 'tier': 'gold' }, { resourceAttributes: { 'deployment.environment': 'prod', tier: 'free' } }),
+      span(
+        { 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': 1, tier: 'gold' },
+        { resourceAttributes: { 'deployment.environment': 'prod', tier: 'free' } },
+      ),
       new Map([
         ['deployment.environment', 'env'],
         ['tier', 'tier'],

@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  buildTokenRateIndex,
-  buildUnitRateIndex,
-  type TokenRateCard,
-  type UnitRate,
-} from '../../../pricing/rate-card-match.js';
-import {
-  hasRateFor,
-  missingRateReason,
-  priceEvent,
-  type PricingRates,
-} from '../../../pricing/price-event.js';
+import { buildTokenRateIndex, buildUnitRateIndex, type TokenRateCard, type UnitRate } from '../../../pricing/rate-card-match.js';
+import { hasRateFor, missingRateReason, priceEvent, type PricingRates } from '../../../pricing/price-event.js';
 import type { UsageEvent } from '../../../schemas/usage-event.js';
 import { NO_PROVENANCE } from '../../../core/lake/events-schema.js';
 import { usageEvent } from '../../support/usage-event-builder.js';
@@ -56,9 +46,30 @@ const tokenCards: TokenRateCard[] = [
 ];
 
 const unitRates: UnitRate[] = [
-  { model: 'image-model-1', provider: null, metric: 'image_generation', unit: 'image', cost_per_unit: '0.04', effective_from: new Date('2024-01-01') },
-  { model: null, provider: 'acme', metric: 'image_generation', unit: 'image', cost_per_unit: '0.05', effective_from: new Date('2024-01-01') },
-  { model: null, provider: 'acme', metric: 'transcription', unit: 'minute', cost_per_unit: '0.006', effective_from: new Date('2024-01-01') },
+  {
+    model: 'image-model-1',
+    provider: null,
+    metric: 'image_generation',
+    unit: 'image',
+    cost_per_unit: '0.04',
+    effective_from: new Date('2024-01-01'),
+  },
+  {
+    model: null,
+    provider: 'acme',
+    metric: 'image_generation',
+    unit: 'image',
+    cost_per_unit: '0.05',
+    effective_from: new Date('2024-01-01'),
+  },
+  {
+    model: null,
+    provider: 'acme',
+    metric: 'transcription',
+    unit: 'minute',
+    cost_per_unit: '0.006',
+    effective_from: new Date('2024-01-01'),
+  },
 ];
 
 const rates: PricingRates = { tokenCards: buildTokenRateIndex(tokenCards), unitRates: buildUnitRateIndex(unitRates) };
@@ -112,7 +123,13 @@ describe('priceEvent: token events', () => {
     // output       700 × 15   / 1e6 = 0.0105
     // total 0.0003 + 0.0075 + 0.015 + 0.0105 = 0.0333
     const priced = priceEvent(
-      event({ model: 'claude-test', input_tokens: 100, cache_creation_input_tokens: 2000, cache_read_input_tokens: 50000, output_tokens: 700 }),
+      event({
+        model: 'claude-test',
+        input_tokens: 100,
+        cache_creation_input_tokens: 2000,
+        cache_read_input_tokens: 50000,
+        output_tokens: 700,
+      }),
       rates,
     );
     expect(priced).toEqual({
@@ -212,7 +229,10 @@ describe('priceEvent: token events', () => {
     // 100 × 0.15 / 1e6 = 0.000015; 10 × 0.6 / 1e6 = 0.000006; total 0.000021
     const notReported = priceEvent(event({ model: 'gpt-4o-mini', input_tokens: 100, output_tokens: 10 }), rates);
     expect(notReported).toMatchObject({ status: 'completed', cache_read_cost: null, reasoning_cost: null, total_cost: '0.000021' });
-    const zero = priceEvent(event({ model: 'gpt-4o-mini', input_tokens: 100, output_tokens: 10, cache_read_input_tokens: 0, reasoning_tokens: 0 }), rates);
+    const zero = priceEvent(
+      event({ model: 'gpt-4o-mini', input_tokens: 100, output_tokens: 10, cache_read_input_tokens: 0, reasoning_tokens: 0 }),
+      rates,
+    );
     expect(zero).toMatchObject({ status: 'completed', cache_read_cost: '0', reasoning_cost: '0', total_cost: '0.000021' });
   });
 
@@ -253,7 +273,10 @@ describe('priceEvent: metric events', () => {
 
   it('falls back to the provider rate for a model without its own', () => {
     // 2 images × 0.05 = 0.1
-    const priced = priceEvent(event({ model: 'image-model-9', provider: 'acme', metric: 'image_generation', unit: 'image', quantity: 2 }), rates);
+    const priced = priceEvent(
+      event({ model: 'image-model-9', provider: 'acme', metric: 'image_generation', unit: 'image', quantity: 2 }),
+      rates,
+    );
     expect(priced).toMatchObject({ status: 'completed', unit_cost: '0.1', total_cost: '0.1' });
   });
 
@@ -309,12 +332,18 @@ describe('priceEvent: cost_override', () => {
   });
 
   it('overrides a class with no rate', () => {
-    const priced = priceEvent(event({ model: 'gpt-4o-mini', input_tokens: 1, cache_read_input_tokens: 5, cost_override: '0.000000000001' }), rates);
+    const priced = priceEvent(
+      event({ model: 'gpt-4o-mini', input_tokens: 1, cache_read_input_tokens: 5, cost_override: '0.000000000001' }),
+      rates,
+    );
     expect(priced).toMatchObject({ status: 'completed', total_cost: '0.000000000001', cache_read_cost: '0' });
   });
 
   it('on a metric event without a rate: unit cost zero, total the override', () => {
-    const priced = priceEvent(event({ provider: 'acme', metric: 'transcription', unit: 'second', quantity: 60, cost_override: '0.01' }), rates);
+    const priced = priceEvent(
+      event({ provider: 'acme', metric: 'transcription', unit: 'second', quantity: 60, cost_override: '0.01' }),
+      rates,
+    );
     expect(priced).toMatchObject({ status: 'completed', unit_cost: '0', total_cost: '0.01', input_cost: null });
   });
 });
@@ -323,7 +352,9 @@ describe('hasRateFor / missingRateReason (ingest "no rate card" flag)', () => {
   const at = new Date('2026-03-01T12:00:00Z');
 
   it('true when a card prices every reported class', () => {
-    expect(hasRateFor({ timestamp: at, model: 'gpt-4o-2024-08-06', provider: null, metric: null, unit: null, input_tokens: 5 }, rates)).toBe(true);
+    expect(
+      hasRateFor({ timestamp: at, model: 'gpt-4o-2024-08-06', provider: null, metric: null, unit: null, input_tokens: 5 }, rates),
+    ).toBe(true);
   });
 
   it('false without a card, with a class the card cannot price, or without a unit rate', () => {

@@ -51,14 +51,28 @@ describe('context tiers (Claude Sonnet 4.5: $3/$15 up to 200K prompt tokens, $6/
     // prompt 150,000 + 50,000 written = 200,000 → base rates
     // input 150,000 × 3 / 1e6 = 0.45; write 50,000 × 3.75 / 1e6 = 0.1875; output 1,000 × 15 / 1e6 = 0.015
     // total 0.6525
-    const atThreshold = event({ model: 'claude-sonnet-4-5', input_tokens: 150_000, cache_creation_input_tokens: 50_000, output_tokens: 1_000 });
-    expect(priceEvent(atThreshold, standard)).toMatchObject({ cache_creation_cost: '0.1875', total_cost: '0.6525', context_tier_above_prompt_tokens: null });
+    const atThreshold = event({
+      model: 'claude-sonnet-4-5',
+      input_tokens: 150_000,
+      cache_creation_input_tokens: 50_000,
+      output_tokens: 1_000,
+    });
+    expect(priceEvent(atThreshold, standard)).toMatchObject({
+      cache_creation_cost: '0.1875',
+      total_cost: '0.6525',
+      context_tier_above_prompt_tokens: null,
+    });
   });
 
   it('Gemini 2.5 Pro over 200K: $2.50 input, $15 output', () => {
     // input 250,000 × 2.5 / 1e6 = 0.625; output 4,000 × 15 / 1e6 = 0.06; total 0.685
     const priced = priceEvent(event({ model: 'gemini-2.5-pro', input_tokens: 250_000, output_tokens: 4_000 }), standard);
-    expect(priced).toMatchObject({ input_cost: '0.625', output_cost: '0.06', total_cost: '0.685', context_tier_above_prompt_tokens: 200_000 });
+    expect(priced).toMatchObject({
+      input_cost: '0.625',
+      output_cost: '0.06',
+      total_cost: '0.685',
+      context_tier_above_prompt_tokens: 200_000,
+    });
   });
 
   it('the highest tier the prompt is above wins, in any order the card lists them', () => {
@@ -71,8 +85,22 @@ describe('context tiers (Claude Sonnet 4.5: $3/$15 up to 200K prompt tokens, $6/
       reasoning_cost_per_million: null,
       effective_from: new Date('2026-01-01'),
       tiers: [
-        { above_prompt_tokens: 500_000, input_cost_per_million: '4', output_cost_per_million: '8', cache_creation_cost_per_million: null, cache_read_cost_per_million: null, reasoning_cost_per_million: null },
-        { above_prompt_tokens: 100_000, input_cost_per_million: '2', output_cost_per_million: '4', cache_creation_cost_per_million: null, cache_read_cost_per_million: null, reasoning_cost_per_million: null },
+        {
+          above_prompt_tokens: 500_000,
+          input_cost_per_million: '4',
+          output_cost_per_million: '8',
+          cache_creation_cost_per_million: null,
+          cache_read_cost_per_million: null,
+          reasoning_cost_per_million: null,
+        },
+        {
+          above_prompt_tokens: 100_000,
+          input_cost_per_million: '2',
+          output_cost_per_million: '4',
+          cache_creation_cost_per_million: null,
+          cache_read_cost_per_million: null,
+          reasoning_cost_per_million: null,
+        },
       ],
     };
     const rates = { tokenCards: buildTokenRateIndex([card]), unitRates: buildUnitRateIndex([]) };
@@ -87,15 +115,26 @@ describe('context tiers (Claude Sonnet 4.5: $3/$15 up to 200K prompt tokens, $6/
 
   it('a tier without a rate for a class the request uses leaves it pending, naming the tier', () => {
     // gemini-2.5-pro's tier has no one-hour cache-write rate
-    const e = event({ model: 'gemini-2.5-pro', input_tokens: 250_000, output_tokens: 10, cache_creation_input_tokens: 10, cache_creation_1h_input_tokens: 10 });
-    expect(missingRateReason(e, standard)).toBe('rate card "gemini-2.5-pro" has no one-hour cache creation rate above 200000 prompt tokens');
+    const e = event({
+      model: 'gemini-2.5-pro',
+      input_tokens: 250_000,
+      output_tokens: 10,
+      cache_creation_input_tokens: 10,
+      cache_creation_1h_input_tokens: 10,
+    });
+    expect(missingRateReason(e, standard)).toBe(
+      'rate card "gemini-2.5-pro" has no one-hour cache creation rate above 200000 prompt tokens',
+    );
   });
 });
 
 describe('service tiers', () => {
   it('a batch request at the batch rate (Claude Sonnet 4.5 batch: $1.50/$7.50)', () => {
     // input 10,000 × 1.5 / 1e6 = 0.015; output 2,000 × 7.5 / 1e6 = 0.015; total 0.03
-    const priced = priceEvent(event({ model: 'claude-sonnet-4-5', service_tier: 'batch', input_tokens: 10_000, output_tokens: 2_000 }), standard);
+    const priced = priceEvent(
+      event({ model: 'claude-sonnet-4-5', service_tier: 'batch', input_tokens: 10_000, output_tokens: 2_000 }),
+      standard,
+    );
     expect(priced).toMatchObject({
       status: 'completed',
       total_cost: '0.03',
@@ -107,7 +146,10 @@ describe('service tiers', () => {
 
   it('a batch request for gpt-4o-mini (batch $0.075/$0.30)', () => {
     // input 100,000 × 0.075 / 1e6 = 0.0075; output 10,000 × 0.3 / 1e6 = 0.003; total 0.0105
-    const priced = priceEvent(event({ model: 'gpt-4o-mini-2024-07-18', service_tier: 'batch', input_tokens: 100_000, output_tokens: 10_000 }), standard);
+    const priced = priceEvent(
+      event({ model: 'gpt-4o-mini-2024-07-18', service_tier: 'batch', input_tokens: 100_000, output_tokens: 10_000 }),
+      standard,
+    );
     expect(priced).toMatchObject({ total_cost: '0.0105', rate_card_service_tier: 'batch' });
   });
 
@@ -117,24 +159,59 @@ describe('service tiers', () => {
     const note = 'no "priority" service tier card for "claude-sonnet-4-5"; priced at the standard card';
     expect(priceEvent(e, standard)).toMatchObject({ total_cost: '0.06', rate_card_service_tier: 'standard', pricing_note: note });
     expect(flagReasonFor({ ...e, cost_override: null }, AT, standard)).toBe(note);
-    expect(flagReasonFor({ ...event({ model: 'claude-sonnet-4-5', service_tier: 'batch', input_tokens: 1, output_tokens: 1 }), cost_override: null }, AT, standard)).toBeNull();
+    expect(
+      flagReasonFor(
+        { ...event({ model: 'claude-sonnet-4-5', service_tier: 'batch', input_tokens: 1, output_tokens: 1 }), cost_override: null },
+        AT,
+        standard,
+      ),
+    ).toBeNull();
   });
 
-  it('the slug is chosen first: a longer slug without a batch card never takes a shorter slug\'s batch card', () => {
+  it("the slug is chosen first: a longer slug without a batch card never takes a shorter slug's batch card", () => {
     const cards: TokenRateCard[] = [
-      { model_slug: 'gpt-4o', input_cost_per_million: '2.5', output_cost_per_million: '10', cache_creation_cost_per_million: null, cache_read_cost_per_million: null, reasoning_cost_per_million: null, effective_from: new Date('2024-01-01') },
-      { model_slug: 'gpt-4o', service_tier: 'batch', input_cost_per_million: '1.25', output_cost_per_million: '5', cache_creation_cost_per_million: null, cache_read_cost_per_million: null, reasoning_cost_per_million: null, effective_from: new Date('2024-01-01') },
-      { model_slug: 'gpt-4o-mini', input_cost_per_million: '0.15', output_cost_per_million: '0.6', cache_creation_cost_per_million: null, cache_read_cost_per_million: null, reasoning_cost_per_million: null, effective_from: new Date('2024-01-01') },
+      {
+        model_slug: 'gpt-4o',
+        input_cost_per_million: '2.5',
+        output_cost_per_million: '10',
+        cache_creation_cost_per_million: null,
+        cache_read_cost_per_million: null,
+        reasoning_cost_per_million: null,
+        effective_from: new Date('2024-01-01'),
+      },
+      {
+        model_slug: 'gpt-4o',
+        service_tier: 'batch',
+        input_cost_per_million: '1.25',
+        output_cost_per_million: '5',
+        cache_creation_cost_per_million: null,
+        cache_read_cost_per_million: null,
+        reasoning_cost_per_million: null,
+        effective_from: new Date('2024-01-01'),
+      },
+      {
+        model_slug: 'gpt-4o-mini',
+        input_cost_per_million: '0.15',
+        output_cost_per_million: '0.6',
+        cache_creation_cost_per_million: null,
+        cache_read_cost_per_million: null,
+        reasoning_cost_per_million: null,
+        effective_from: new Date('2024-01-01'),
+      },
     ];
     const rates = { tokenCards: buildTokenRateIndex(cards), unitRates: buildUnitRateIndex([]) };
     // gpt-4o-mini standard: 1,000,000 × 0.15 / 1e6 = 0.15
-    expect(priceEvent(event({ model: 'gpt-4o-mini', service_tier: 'batch', input_tokens: 1_000_000, output_tokens: 0 }), rates)).toMatchObject({
+    expect(
+      priceEvent(event({ model: 'gpt-4o-mini', service_tier: 'batch', input_tokens: 1_000_000, output_tokens: 0 }), rates),
+    ).toMatchObject({
       total_cost: '0.15',
       rate_card_slug: 'gpt-4o-mini',
       rate_card_service_tier: 'standard',
     });
     // gpt-4o batch: 1,000,000 × 1.25 / 1e6 = 1.25
-    expect(priceEvent(event({ model: 'gpt-4o', service_tier: 'batch', input_tokens: 1_000_000, output_tokens: 0 }), rates).total_cost).toBe('1.25');
+    expect(priceEvent(event({ model: 'gpt-4o', service_tier: 'batch', input_tokens: 1_000_000, output_tokens: 0 }), rates).total_cost).toBe(
+      '1.25',
+    );
   });
 });
 
@@ -146,7 +223,13 @@ describe('cache writes: five minutes vs one hour (Claude Sonnet 4.5: $3.75 and $
     // input 500 × 3 / 1e6 = 0.0015; output 300 × 15 / 1e6 = 0.0045
     // total 0.0015 + 0.0045 + 0.0465 = 0.0525
     const priced = priceEvent(
-      event({ model: 'claude-sonnet-4-5', input_tokens: 500, output_tokens: 300, cache_creation_input_tokens: 10_000, cache_creation_1h_input_tokens: 4_000 }),
+      event({
+        model: 'claude-sonnet-4-5',
+        input_tokens: 500,
+        output_tokens: 300,
+        cache_creation_input_tokens: 10_000,
+        cache_creation_1h_input_tokens: 4_000,
+      }),
       standard,
     );
     expect(priced).toMatchObject({
@@ -160,19 +243,37 @@ describe('cache writes: five minutes vs one hour (Claude Sonnet 4.5: $3.75 and $
 
   it('five-minute writes alone keep the old price; Claude Haiku 4.5 one-hour writes at $2', () => {
     // 8,000 × 3.75 / 1e6 = 0.03 (no 1h field: cache_creation_1h_cost null)
-    const fiveMinutes = priceEvent(event({ model: 'claude-sonnet-4-5', input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 8_000 }), standard);
+    const fiveMinutes = priceEvent(
+      event({ model: 'claude-sonnet-4-5', input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 8_000 }),
+      standard,
+    );
     expect(fiveMinutes).toMatchObject({ cache_creation_cost: '0.03', cache_creation_1h_cost: null, total_cost: '0.03' });
     // 8,000 × 2 / 1e6 = 0.016
     const oneHour = priceEvent(
-      event({ model: 'claude-haiku-4-5', input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 8_000, cache_creation_1h_input_tokens: 8_000 }),
+      event({
+        model: 'claude-haiku-4-5',
+        input_tokens: 0,
+        output_tokens: 0,
+        cache_creation_input_tokens: 8_000,
+        cache_creation_1h_input_tokens: 8_000,
+      }),
       standard,
     );
     expect(oneHour).toMatchObject({ cache_creation_cost: '0.016', cache_creation_1h_cost: '0.016', total_cost: '0.016' });
   });
 
   it('one-hour writes on a card without that rate wait for a card', () => {
-    const e = event({ model: 'gpt-4o', input_tokens: 10, output_tokens: 10, cache_creation_input_tokens: 100, cache_creation_1h_input_tokens: 100 });
-    expect(priceEvent(e, standard)).toMatchObject({ status: 'pending_rate_card', pending_reason: 'rate card "gpt-4o" has no one-hour cache creation rate' });
+    const e = event({
+      model: 'gpt-4o',
+      input_tokens: 10,
+      output_tokens: 10,
+      cache_creation_input_tokens: 100,
+      cache_creation_1h_input_tokens: 100,
+    });
+    expect(priceEvent(e, standard)).toMatchObject({
+      status: 'pending_rate_card',
+      pending_reason: 'rate card "gpt-4o" has no one-hour cache creation rate',
+    });
   });
 
   it('rates finer than 10^-12 USD per token take the decimal path and agree', () => {
@@ -189,12 +290,25 @@ describe('cache writes: five minutes vs one hour (Claude Sonnet 4.5: $3.75 and $
     const rates = { tokenCards: buildTokenRateIndex([card]), unitRates: buildUnitRateIndex([]) };
     // 5 min 7 × 0.0000003 / 1e6 = 2.1e-12 → 0.000000000002; 1 hour 3 × 0.0000007 / 1e6 = 2.1e-12 → 0.000000000002
     // cache_creation_cost = 0.000000000004 (sum of the rounded parts), total the same
-    const priced = priceEvent(event({ model: 'fine', input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 10, cache_creation_1h_input_tokens: 3 }), rates);
-    expect(priced).toMatchObject({ cache_creation_cost: '0.000000000004', cache_creation_1h_cost: '0.000000000002', total_cost: '0.000000000004' });
+    const priced = priceEvent(
+      event({ model: 'fine', input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 10, cache_creation_1h_input_tokens: 3 }),
+      rates,
+    );
+    expect(priced).toMatchObject({
+      cache_creation_cost: '0.000000000004',
+      cache_creation_1h_cost: '0.000000000002',
+      total_cost: '0.000000000004',
+    });
   });
 
   it('more one-hour writes than writes is refused (ingest rejects it first)', () => {
-    const e = event({ model: 'claude-sonnet-4-5', input_tokens: 1, output_tokens: 1, cache_creation_input_tokens: 1, cache_creation_1h_input_tokens: 2 });
+    const e = event({
+      model: 'claude-sonnet-4-5',
+      input_tokens: 1,
+      output_tokens: 1,
+      cache_creation_input_tokens: 1,
+      cache_creation_1h_input_tokens: 2,
+    });
     expect(() => priceEvent(e, standard)).toThrow(/cache_creation_1h_input_tokens/);
   });
 });

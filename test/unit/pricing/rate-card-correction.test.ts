@@ -18,7 +18,10 @@ describe('affectedRange', () => {
   });
 
   it('a new card among others changes the same range as a correction would', () => {
-    expect(affectedRange(d('2025-03-01'), [d('2025-01-01'), d('2025-06-01')], false)).toEqual({ start: d('2025-03-01'), end: d('2025-06-01') });
+    expect(affectedRange(d('2025-03-01'), [d('2025-01-01'), d('2025-06-01')], false)).toEqual({
+      start: d('2025-03-01'),
+      end: d('2025-06-01'),
+    });
   });
 
   it("an organization's first card of an identity replaces the standard cards' whole history", () => {

@@ -10,13 +10,7 @@ import {
 } from '../../../pricing/rate-card-match.js';
 import { findTokenRateCard, findUnitRate } from '../../support/rate-lookup.js';
 
-function card(
-  slug: string,
-  from: string,
-  input: string,
-  output: string,
-  extra: Partial<TokenRateCard> = {},
-): TokenRateCard {
+function card(slug: string, from: string, input: string, output: string, extra: Partial<TokenRateCard> = {}): TokenRateCard {
   return {
     model_slug: slug,
     input_cost_per_million: input,
@@ -72,10 +66,7 @@ describe('findTokenRateCard: longest prefix', () => {
 });
 
 describe('findTokenRateCard: effective dates', () => {
-  const cards = [
-    card('gpt-x', '2026-01-01', '2', '8'),
-    card('gpt-x', '2026-06-01', '1', '4'),
-  ];
+  const cards = [card('gpt-x', '2026-01-01', '2', '8'), card('gpt-x', '2026-06-01', '1', '4')];
 
   it('uses the latest card with effective_from <= the event time', () => {
     expect(findTokenRateCard(cards, 'gpt-x', at('2026-05-31T23:59:59.999Z'))?.input_cost_per_million).toBe('2');
@@ -111,9 +102,7 @@ describe('mergeRateCards', () => {
 
   it('organization cards replace every standard card with the same slug', () => {
     const merged = mergeRateCards(standard, organization);
-    expect(merged.filter((c) => c.model_slug === 'gpt-4o')).toEqual([
-      { ...organization[0], source: 'organization' },
-    ]);
+    expect(merged.filter((c) => c.model_slug === 'gpt-4o')).toEqual([{ ...organization[0], source: 'organization' }]);
     // Standard gpt-4o history is gone: before the organization's card, nothing prices gpt-4o.
     expect(findTokenRateCard(merged, 'gpt-4o', at('2024-11-01'))).toBeNull();
     expect(findTokenRateCard(merged, 'gpt-4o-2024-08-06', at('2025-02-01'))?.input_cost_per_million).toBe('2');
@@ -133,20 +122,42 @@ describe('mergeRateCards', () => {
 
 describe('findUnitRate', () => {
   const rates: UnitRate[] = [
-    { model: 'image-model-1', provider: null, metric: 'image_generation', unit: 'image', cost_per_unit: '0.04', effective_from: at('2026-01-01') },
+    {
+      model: 'image-model-1',
+      provider: null,
+      metric: 'image_generation',
+      unit: 'image',
+      cost_per_unit: '0.04',
+      effective_from: at('2026-01-01'),
+    },
     { model: null, provider: 'acme', metric: 'image_generation', unit: 'image', cost_per_unit: '0.05', effective_from: at('2026-01-01') },
     { model: null, provider: 'acme', metric: 'transcription', unit: 'minute', cost_per_unit: '0.006', effective_from: at('2026-01-01') },
     { model: null, provider: 'acme', metric: 'transcription', unit: 'minute', cost_per_unit: '0.004', effective_from: at('2026-07-01') },
-    { model: 'late-model', provider: null, metric: 'image_generation', unit: 'image', cost_per_unit: '0.09', effective_from: at('2026-09-01') },
+    {
+      model: 'late-model',
+      provider: null,
+      metric: 'image_generation',
+      unit: 'image',
+      cost_per_unit: '0.09',
+      effective_from: at('2026-09-01'),
+    },
   ];
 
   it('a model-specific rate beats the provider rate', () => {
-    const rate = findUnitRate(rates, { model: 'image-model-1', provider: 'acme', metric: 'image_generation', unit: 'image' }, at('2026-03-01'));
+    const rate = findUnitRate(
+      rates,
+      { model: 'image-model-1', provider: 'acme', metric: 'image_generation', unit: 'image' },
+      at('2026-03-01'),
+    );
     expect(rate?.cost_per_unit).toBe('0.04');
   });
 
   it('falls back to the provider rate when the model has none', () => {
-    const rate = findUnitRate(rates, { model: 'image-model-2', provider: 'acme', metric: 'image_generation', unit: 'image' }, at('2026-03-01'));
+    const rate = findUnitRate(
+      rates,
+      { model: 'image-model-2', provider: 'acme', metric: 'image_generation', unit: 'image' },
+      at('2026-03-01'),
+    );
     expect(rate?.cost_per_unit).toBe('0.05');
   });
 
@@ -157,7 +168,11 @@ describe('findUnitRate', () => {
   });
 
   it('metric compares lowercased, model and provider case-insensitively', () => {
-    const rate = findUnitRate(rates, { model: 'IMAGE-MODEL-1', provider: null, metric: 'Image_Generation', unit: 'image' }, at('2026-03-01'));
+    const rate = findUnitRate(
+      rates,
+      { model: 'IMAGE-MODEL-1', provider: null, metric: 'Image_Generation', unit: 'image' },
+      at('2026-03-01'),
+    );
     expect(rate?.cost_per_unit).toBe('0.04');
   });
 
@@ -263,7 +278,12 @@ describe('control-plane records', () => {
     expect(cardFromDb).toMatchObject({ model_slug: 'acme-llm', cache_read_cost_per_million: '0.1', source: 'organization' });
     expect(rateEstimationTable([cardFromDb], at('2026-02-01')).items[0]?.input_cost_per_million).toBe('1');
     const rate = unitRateFromRecord({
-      model: null, provider: 'acme', metric: 'ocr', unit: 'page', costPerUnit: '0.002', effectiveFrom: at('1970-01-01'),
+      model: null,
+      provider: 'acme',
+      metric: 'ocr',
+      unit: 'page',
+      costPerUnit: '0.002',
+      effectiveFrom: at('1970-01-01'),
     });
     expect(findUnitRate([rate], { model: 'x', provider: 'acme', metric: 'OCR', unit: 'page' }, at('2026-01-01'))).toBe(rate);
   });

@@ -27,11 +27,29 @@ describe('re-pricing progress and result', () => {
           [0, 120],
           [3, 250],
         ]),
-        done: [{ partition: 0, rowsExamined: 500, rowsChanged: 490, costBefore: '1.25', costAfter: '1.5', finishedAt: new Date('2025-05-01T00:01:00Z') }],
+        done: [
+          {
+            partition: 0,
+            rowsExamined: 500,
+            rowsChanged: 490,
+            costBefore: '1.25',
+            costAfter: '1.5',
+            finishedAt: new Date('2025-05-01T00:01:00Z'),
+          },
+        ],
       }),
     );
     // 500 done on partition 0 (its in-flight 120 is stale) + 250 under way on 3 = 750 of 800 = 93.75%
-    expect(view).toMatchObject({ events_repriced: 750, events_changed: 490, progress_percent: 93.75, cost_before: '1.25', cost_after: '1.5', cost_change: '0.25', partitions_total: 2, partitions_done: 1 });
+    expect(view).toMatchObject({
+      events_repriced: 750,
+      events_changed: 490,
+      progress_percent: 93.75,
+      cost_before: '1.25',
+      cost_after: '1.5',
+      cost_change: '0.25',
+      partitions_total: 2,
+      partitions_done: 1,
+    });
     expect(repricingProgress({ status: 'running', eventsTotal: 10 }, 12)).toBe(99.99);
     expect(repricingProgress({ status: 'completed', eventsTotal: 0 }, 0)).toBe(100);
     expect(repricingProgress({ status: 'running', eventsTotal: 3 }, 1)).toBe(33.33);

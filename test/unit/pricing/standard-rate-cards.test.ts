@@ -3,10 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { isDecimalString } from '../../../core/money.js';
 import { loadStandardRateCards } from '../../../pricing/rate-card-match.js';
 import { findTokenRateCard } from '../../support/rate-lookup.js';
-import {
-  STANDARD_RATE_CARDS_PATH,
-  parseStandardRateCardFile,
-} from '../../../pricing/standard-rate-cards.js';
+import { STANDARD_RATE_CARDS_PATH, parseStandardRateCardFile } from '../../../pricing/standard-rate-cards.js';
 import type { StandardRateCardFile } from '../../../pricing/pricing.types.js';
 
 const raw = JSON.parse(fs.readFileSync(STANDARD_RATE_CARDS_PATH, 'utf8')) as StandardRateCardFile;

@@ -56,7 +56,14 @@ describe('repriceHistoryTransform', () => {
   });
 
   it('a pending event the cards now price is completed; applying the result again changes nothing', () => {
-    const pending = { ...stored, status: 'pending_rate_card' as const, total_cost: '0', input_cost: null, output_cost: null, status_reason: 'no rate card' };
+    const pending = {
+      ...stored,
+      status: 'pending_rate_card' as const,
+      total_cost: '0',
+      input_cost: null,
+      output_cost: null,
+      status_reason: 'no rate card',
+    };
     const r = rates([card('2025-03-01', '3', '12')]);
     const once = repriceHistoryTransform(r, RANGE, AT, emptyTally())(pending);
     expect(once).toMatchObject({ status: 'completed', status_reason: null, total_cost: '0.0009' });

@@ -168,7 +168,12 @@ describe('what the lake can hold', () => {
 
 describe('failedLakeRow', () => {
   it('stores the event as failed with zero cost, the reason, and unstorable values cleared', () => {
-    const row = failedLakeRow(event({ timestamp: new Date(NaN), input_tokens: -5, cost_override: 'lots' }), 'invalid values: timestamp', AT, RECORD_TS);
+    const row = failedLakeRow(
+      event({ timestamp: new Date(NaN), input_tokens: -5, cost_override: 'lots' }),
+      'invalid values: timestamp',
+      AT,
+      RECORD_TS,
+    );
     expect(row).toEqual({
       ...EXPECTED_ROW,
       event_timestamp: RECEIVED, // falls back to received_at
@@ -213,7 +218,11 @@ describe('standInLakeRow', () => {
 });
 
 describe('re-pricing', () => {
-  const pendingRow = toLakeRow(event({ model: 'zeta-large', input_tokens: 2000, output_tokens: 500, cache_read_input_tokens: null, reasoning_tokens: null }), PENDING, AT);
+  const pendingRow = toLakeRow(
+    event({ model: 'zeta-large', input_tokens: 2000, output_tokens: 500, cache_read_input_tokens: null, reasoning_tokens: null }),
+    PENDING,
+    AT,
+  );
   const zetaCard = {
     model_slug: 'zeta',
     input_cost_per_million: '3',

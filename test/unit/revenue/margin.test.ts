@@ -7,7 +7,14 @@ const B = '00000000-0000-5000-8000-00000000000b';
 const C = '00000000-0000-5000-8000-00000000000c';
 const D = '00000000-0000-5000-8000-00000000000d';
 
-function rec(endUserId: string | null, externalUserId: string | null, amount: string, start: string, end: string, customerName: string | null = null): MarginRevenueRecord {
+function rec(
+  endUserId: string | null,
+  externalUserId: string | null,
+  amount: string,
+  start: string,
+  end: string,
+  customerName: string | null = null,
+): MarginRevenueRecord {
   return { endUserId, externalUserId, customerName, amount, periodStart: d(start), periodEnd: d(end) };
 }
 
@@ -40,13 +47,45 @@ describe('marginByEndUser', () => {
   it('rows per end user with revenue, cost or both, least profitable first', () => {
     const m = marginByEndUser({ window, records, costs, endUsers, connected: true });
     expect(m.end_users).toEqual([
-      { end_user_id: D, end_user_name: 'dave', revenue: '0', cost: '12.5', margin_amount: '-12.5', margin_percent: null, profitability_category: 'unprofitable' },
+      {
+        end_user_id: D,
+        end_user_name: 'dave',
+        revenue: '0',
+        cost: '12.5',
+        margin_amount: '-12.5',
+        margin_percent: null,
+        profitability_category: 'unprofitable',
+      },
       // 10 / 300 = 3.33 %
-      { end_user_id: B, end_user_name: 'bob', revenue: '300', cost: '290', margin_amount: '10', margin_percent: 3.33, profitability_category: 'break-even' },
+      {
+        end_user_id: B,
+        end_user_name: 'bob',
+        revenue: '300',
+        cost: '290',
+        margin_amount: '10',
+        margin_percent: 3.33,
+        profitability_category: 'break-even',
+      },
       // 1200/31 = 38.709677419354838… → 38.709677419355
-      { end_user_id: C, end_user_name: 'Carol LLC', revenue: '38.709677419355', cost: '0', margin_amount: '38.709677419355', margin_percent: 100, profitability_category: 'profitable' },
+      {
+        end_user_id: C,
+        end_user_name: 'Carol LLC',
+        revenue: '38.709677419355',
+        cost: '0',
+        margin_amount: '38.709677419355',
+        margin_percent: 100,
+        profitability_category: 'profitable',
+      },
       // 179 / 279 = 64.1577… %
-      { end_user_id: A, end_user_name: 'Alice Corp', revenue: '279', cost: '100', margin_amount: '179', margin_percent: 64.16, profitability_category: 'profitable' },
+      {
+        end_user_id: A,
+        end_user_name: 'Alice Corp',
+        revenue: '279',
+        cost: '100',
+        margin_amount: '179',
+        margin_percent: 64.16,
+        profitability_category: 'profitable',
+      },
     ]);
   });
 
@@ -90,7 +129,13 @@ describe('marginByEndUser', () => {
   });
 
   it('no activity at all is break-even with no rows and no warnings when connected', () => {
-    const m = marginByEndUser({ window, records: [], costs: { byEndUser: [], unattributed: { cost: '0', eventCount: 0 } }, endUsers, connected: true });
+    const m = marginByEndUser({
+      window,
+      records: [],
+      costs: { byEndUser: [], unattributed: { cost: '0', eventCount: 0 } },
+      endUsers,
+      connected: true,
+    });
     expect(m).toEqual({
       end_users: [],
       org_total: {
@@ -145,6 +190,8 @@ describe('marginTrend', () => {
       records: [],
       costs: [{ bucket: d('2026-01-02'), cost: '0.5', eventCount: 4 }],
     });
-    expect(out.data_points).toEqual([{ date: '2026-01-02T00:00:00.000Z', revenue: '0', cost: '0.5', margin_amount: '-0.5', margin_percent: null }]);
+    expect(out.data_points).toEqual([
+      { date: '2026-01-02T00:00:00.000Z', revenue: '0', cost: '0.5', margin_amount: '-0.5', margin_percent: null },
+    ]);
   });
 });

@@ -21,9 +21,11 @@ describe('recognizeRevenue', () => {
     // 200 / 3 → 66.666…67 at 12 digits.
     expect(formatMoney(recognizeRevenue(rec('200', '2026-01-01', '2026-01-04'), win('2026-01-01', '2026-01-02')))).toBe('66.666666666667');
     // Milliseconds count: 1 USD over 3 ms, 1 ms in the window.
-    expect(formatMoney(recognizeRevenue(rec('1', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.003Z'), win('2026-01-01T00:00:00.002Z', '2026-01-02')))).toBe(
-      '0.333333333333',
-    );
+    expect(
+      formatMoney(
+        recognizeRevenue(rec('1', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.003Z'), win('2026-01-01T00:00:00.002Z', '2026-01-02')),
+      ),
+    ).toBe('0.333333333333');
   });
 
   it('recognizes refunds negatively', () => {

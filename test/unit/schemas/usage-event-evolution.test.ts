@@ -37,7 +37,14 @@ describe('usage-event schema evolution', () => {
   });
 
   it('a version 2 record round-trips, and version 1 readers skip the new fields', () => {
-    const event = usageEvent({ model: 'claude-sonnet-4-5', input_tokens: 1, output_tokens: 1, cache_creation_input_tokens: 9, cache_creation_1h_input_tokens: 4, service_tier: 'batch' });
+    const event = usageEvent({
+      model: 'claude-sonnet-4-5',
+      input_tokens: 1,
+      output_tokens: 1,
+      cache_creation_input_tokens: 9,
+      cache_creation_1h_input_tokens: 4,
+      service_tier: 'batch',
+    });
     const bytes = v2.toBuffer(event);
     expect(v2.fromBuffer(bytes)).toMatchObject({ service_tier: 'batch', cache_creation_1h_input_tokens: 4 });
     const asV1 = v1.fromBuffer(bytes, v1.createResolver(v2)) as Record<string, unknown>;
@@ -46,7 +53,11 @@ describe('usage-event schema evolution', () => {
   });
 
   it('producers that do not know the new fields still encode (avsc fills the defaults)', () => {
-    const { service_tier: _t, cache_creation_1h_input_tokens: _c, ...withoutNewFields } = usageEvent({ model: 'm', input_tokens: 1, output_tokens: 1 });
+    const {
+      service_tier: _t,
+      cache_creation_1h_input_tokens: _c,
+      ...withoutNewFields
+    } = usageEvent({ model: 'm', input_tokens: 1, output_tokens: 1 });
     const decoded = v2.fromBuffer(v2.toBuffer(withoutNewFields)) as UsageEvent;
     expect(decoded.service_tier).toBeNull();
   });

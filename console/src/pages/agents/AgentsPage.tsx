@@ -38,7 +38,15 @@ export function AgentsPage() {
           <QueryState query={byAgent} label="agents">
             {(d) => (
               <>
-                <DataTable name="cost-by-agent" filter columns={columns('Agent')} rows={d.items} initialSort={{ id: 'cost', desc: true }} rowTestId={(r) => r.attribution_value} empty={hint} />
+                <DataTable
+                  name="cost-by-agent"
+                  filter
+                  columns={columns('Agent')}
+                  rows={d.items}
+                  initialSort={{ id: 'cost', desc: true }}
+                  rowTestId={(r) => r.attribution_value}
+                  empty={hint}
+                />
                 {d.truncated && <div className="muted">The costliest 1000 of {count(d.total_groups)} agents.</div>}
               </>
             )}
@@ -47,7 +55,17 @@ export function AgentsPage() {
         <section className="card">
           <h2>Cost by workflow</h2>
           <QueryState query={byWorkflow} label="workflows">
-            {(d) => <DataTable name="cost-by-workflow" filter columns={columns('Workflow')} rows={d.items} initialSort={{ id: 'cost', desc: true }} rowTestId={(r) => r.attribution_value} empty={hint} />}
+            {(d) => (
+              <DataTable
+                name="cost-by-workflow"
+                filter
+                columns={columns('Workflow')}
+                rows={d.items}
+                initialSort={{ id: 'cost', desc: true }}
+                rowTestId={(r) => r.attribution_value}
+                empty={hint}
+              />
+            )}
           </QueryState>
         </section>
       </div>

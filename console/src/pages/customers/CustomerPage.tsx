@@ -96,13 +96,27 @@ function CustomerView({ externalId, endUserId, name }: { externalId: string; end
         <section className="card">
           <h2>By model</h2>
           <QueryState query={byModel} label="cost by model">
-            {(d) => <DataTable name="customer-by-model" columns={breakdownColumns('Model')} rows={d.items} rowTestId={(r) => r.attribution_value} />}
+            {(d) => (
+              <DataTable
+                name="customer-by-model"
+                columns={breakdownColumns('Model')}
+                rows={d.items}
+                rowTestId={(r) => r.attribution_value}
+              />
+            )}
           </QueryState>
         </section>
         <section className="card">
           <h2>By provider</h2>
           <QueryState query={byProvider} label="cost by provider">
-            {(d) => <DataTable name="customer-by-provider" columns={breakdownColumns('Provider')} rows={d.items} rowTestId={(r) => r.attribution_value} />}
+            {(d) => (
+              <DataTable
+                name="customer-by-provider"
+                columns={breakdownColumns('Provider')}
+                rows={d.items}
+                rowTestId={(r) => r.attribution_value}
+              />
+            )}
           </QueryState>
         </section>
       </div>
@@ -115,7 +129,12 @@ function CustomerView({ externalId, endUserId, name }: { externalId: string; end
 function CustomerSessions({ base, range }: { base: string; range: DateRange }) {
   const sessions = useApi<SessionList>(`${base}/sessions`, { ...rangeQuery(range), limit: 100 });
   const columns: Column<SessionSummary>[] = [
-    { id: 'session', header: 'Session', value: (r) => r.session_id, render: (r) => <Link href={withRange(`/sessions/${encodeURIComponent(r.session_id)}`, range)}>{r.session_id}</Link> },
+    {
+      id: 'session',
+      header: 'Session',
+      value: (r) => r.session_id,
+      render: (r) => <Link href={withRange(`/sessions/${encodeURIComponent(r.session_id)}`, range)}>{r.session_id}</Link>,
+    },
     { id: 'cost', header: 'Session cost', kind: 'money', value: (r) => r.total_cost, render: (r) => money(r.total_cost) },
     { id: 'events', header: 'Events', kind: 'number', value: (r) => r.event_count, render: (r) => count(r.event_count) },
     { id: 'spans', header: 'Spans', kind: 'number', value: (r) => r.span_count, render: (r) => count(r.span_count) },
@@ -127,8 +146,18 @@ function CustomerSessions({ base, range }: { base: string; range: DateRange }) {
       <QueryState query={sessions} label="sessions">
         {(d) => (
           <>
-            <DataTable name="customer-sessions" columns={columns} rows={d.sessions} rowTestId={(r) => r.session_id} empty="No sessions of this customer in this range." />
-            {d.total > d.sessions.length && <div className="muted">The {d.sessions.length} most recent of {count(d.total)} sessions.</div>}
+            <DataTable
+              name="customer-sessions"
+              columns={columns}
+              rows={d.sessions}
+              rowTestId={(r) => r.session_id}
+              empty="No sessions of this customer in this range."
+            />
+            {d.total > d.sessions.length && (
+              <div className="muted">
+                The {d.sessions.length} most recent of {count(d.total)} sessions.
+              </div>
+            )}
           </>
         )}
       </QueryState>
@@ -154,7 +183,14 @@ function ByAnyDimension({ base, range }: { base: string; range: DateRange }) {
         </select>
       </div>
       <QueryState query={data} label="cost by dimension">
-        {(d) => <DataTable name={`customer-by-${dimension}`} columns={breakdownColumns(dimension)} rows={d.items} rowTestId={(r) => r.attribution_value} />}
+        {(d) => (
+          <DataTable
+            name={`customer-by-${dimension}`}
+            columns={breakdownColumns(dimension)}
+            rows={d.items}
+            rowTestId={(r) => r.attribution_value}
+          />
+        )}
       </QueryState>
     </section>
   );

@@ -17,7 +17,12 @@ export function CustomersPage() {
       id: 'customer',
       header: 'Customer',
       value: (r) => r.end_user_name,
-      render: (r) => (r.end_user_id === 'unassigned' ? r.end_user_name : <Link href={withRange(`/customers/${r.end_user_id}`, range)}>{r.end_user_name}</Link>),
+      render: (r) =>
+        r.end_user_id === 'unassigned' ? (
+          r.end_user_name
+        ) : (
+          <Link href={withRange(`/customers/${r.end_user_id}`, range)}>{r.end_user_name}</Link>
+        ),
     },
     { id: 'cost', header: 'Cost', kind: 'money', value: (r) => r.cost, render: (r) => money(r.cost) },
     { id: 'revenue', header: 'Revenue', kind: 'money', value: (r) => r.revenue, render: (r) => money(r.revenue) },
@@ -46,7 +51,11 @@ export function CustomersPage() {
               columns={columns}
               rows={customerRows(c, margin.data?.end_users ?? null)}
               rowTestId={(r) => r.end_user_id}
-              empty={<>No customers in this range. Send events with a <code>user_id</code> to attribute cost to your customers.</>}
+              empty={
+                <>
+                  No customers in this range. Send events with a <code>user_id</code> to attribute cost to your customers.
+                </>
+              }
             />
           )
         }

@@ -28,7 +28,12 @@ export function DimensionsPage() {
       <QueryState query={defs} label="dimensions">
         {(d) => {
           if (d.dimensions.length === 0) {
-            return <div className="empty">No dimensions defined. Define one (admin API: POST /v1/admin/organizations/&#123;org&#125;/dimensions) to break cost down by a metadata key.</div>;
+            return (
+              <div className="empty">
+                No dimensions defined. Define one (admin API: POST /v1/admin/organizations/&#123;org&#125;/dimensions) to break cost down by
+                a metadata key.
+              </div>
+            );
           }
           const current = d.dimensions.find((x) => x.key === selected) ?? d.dimensions[0]!;
           return (
@@ -46,7 +51,11 @@ export function DimensionsPage() {
                   ))}
                 </select>
               </div>
-              {current.value_type === 'string' ? <StringDimension dim={current} range={range} /> : <NumberDimension dim={current} range={range} />}
+              {current.value_type === 'string' ? (
+                <StringDimension dim={current} range={range} />
+              ) : (
+                <NumberDimension dim={current} range={range} />
+              )}
             </>
           );
         }}
@@ -72,7 +81,15 @@ function StringDimension({ dim, range }: { dim: DimensionDefinition; range: Date
       <section className="card">
         <h2>Cost by {dim.name}</h2>
         <QueryState query={breakdown} label="breakdown">
-          {(b) => <DataTable name={`dimension-${dim.key}`} filter columns={breakdownColumns} rows={b.items} rowTestId={(r) => r.dimension_value} />}
+          {(b) => (
+            <DataTable
+              name={`dimension-${dim.key}`}
+              filter
+              columns={breakdownColumns}
+              rows={b.items}
+              rowTestId={(r) => r.dimension_value}
+            />
+          )}
         </QueryState>
       </section>
       <section className="card">
@@ -92,7 +109,10 @@ function NumberDimension({ dim, range }: { dim: DimensionDefinition; range: Date
   const [aggregation, setAggregation] = useUrlParam('aggregation', 'sum');
   const q = { ...rangeQuery(range), dimension_key: dim.key };
   const trend = useApi<NumericTrend>('/dimension-data/numeric-trend', { ...q, aggregation });
-  const summary = useApi<{ event_count: number; sum: string | null; avg: string | null; min: string | null; max: string | null }>('/dimension-data/numeric-summary', q);
+  const summary = useApi<{ event_count: number; sum: string | null; avg: string | null; min: string | null; max: string | null }>(
+    '/dimension-data/numeric-summary',
+    q,
+  );
   const plain = (v: string | null) => (v === null ? '—' : v);
   return (
     <>
@@ -118,7 +138,10 @@ function NumberDimension({ dim, range }: { dim: DimensionDefinition; range: Date
         </div>
         <QueryState query={trend} label="trend">
           {(t) => {
-            const a = alignSeries([{ label: aggregation, points: t.data_points.map((p) => ({ date: p.date, value: p.value })) }], bucketStarts(range, t.granularity));
+            const a = alignSeries(
+              [{ label: aggregation, points: t.data_points.map((p) => ({ date: p.date, value: p.value })) }],
+              bucketStarts(range, t.granularity),
+            );
             return (
               <>
                 <TimeChart id="numeric-trend" dates={a.dates} series={a.series} kind="lines" format={plain} />

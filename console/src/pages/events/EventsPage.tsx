@@ -18,7 +18,12 @@ const columns: Column<UsageEvent>[] = [
   { id: 'quantity', header: 'Quantity', kind: 'number', value: (r) => r.quantity, render: (r) => count(r.quantity) },
   { id: 'provider', header: 'Provider', value: (r) => r.metadata?.provider ?? null },
   { id: 'agent', header: 'Agent', value: (r) => r.metadata?.agent_id ?? null },
-  { id: 'metadata', header: 'Metadata', value: (r) => JSON.stringify(r.metadata ?? {}), render: (r) => <code className="meta">{JSON.stringify(r.metadata ?? {})}</code> },
+  {
+    id: 'metadata',
+    header: 'Metadata',
+    value: (r) => JSON.stringify(r.metadata ?? {}),
+    render: (r) => <code className="meta">{JSON.stringify(r.metadata ?? {})}</code>,
+  },
   { id: 'id', header: 'Event id', value: (r) => r.id, render: (r) => <code>{r.id}</code> },
 ];
 
@@ -56,7 +61,11 @@ export function EventsPage() {
               columns={columns}
               rows={d.events}
               rowTestId={(r) => r.id}
-              empty={<>No events in this range. Send one with <code>POST /v1/usage-events</code> (README, "Sending events").</>}
+              empty={
+                <>
+                  No events in this range. Send one with <code>POST /v1/usage-events</code> (README, "Sending events").
+                </>
+              }
             />
             <Pager offset={offset} limit={PAGE} total={d.total} onOffset={(o) => setOffset(String(o))} />
           </>

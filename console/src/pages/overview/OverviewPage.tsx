@@ -50,18 +50,42 @@ function Headline({ range, prev }: { range: DateRange; prev: DateRange }) {
         <div className="loading">Loading figures…</div>
       ) : c.events === 0 && cur.data!.end_users.length === 0 ? (
         <div className="empty" data-empty="overview">
-          No priced events in this range. Send a first event with <code>POST /v1/usage-events</code> (see the README, "Sending events"), or pick a wider range.
+          No priced events in this range. Send a first event with <code>POST /v1/usage-events</code> (see the README, "Sending events"), or
+          pick a wider range.
         </div>
       ) : null}
       {c && (
         <>
           <Kpi id="cost" label="Cost" value={money(c.cost)} change={p && change(c.cost, p.cost)} changeGoodWhen="down" />
-          <Kpi id="revenue" label="Revenue" value={m ? money(m.total_revenue) : margin.isError ? '—' : '…'} change={m && mp ? change(m.total_revenue, mp.total_revenue) : undefined} note={revenueState} />
-          <Kpi id="margin" label="Gross margin" value={m ? money(m.margin_amount) : margin.isError ? '—' : '…'} change={m && mp ? change(m.margin_amount, mp.margin_amount) : undefined} />
-          <Kpi id="margin-percent" label="Margin %" value={m ? percent(m.margin_percent) : margin.isError ? '—' : '…'} change={m && mp ? pointsChange(m.margin_percent, mp.margin_percent) : undefined} changeUnit=" pp" />
+          <Kpi
+            id="revenue"
+            label="Revenue"
+            value={m ? money(m.total_revenue) : margin.isError ? '—' : '…'}
+            change={m && mp ? change(m.total_revenue, mp.total_revenue) : undefined}
+            note={revenueState}
+          />
+          <Kpi
+            id="margin"
+            label="Gross margin"
+            value={m ? money(m.margin_amount) : margin.isError ? '—' : '…'}
+            change={m && mp ? change(m.margin_amount, mp.margin_amount) : undefined}
+          />
+          <Kpi
+            id="margin-percent"
+            label="Margin %"
+            value={m ? percent(m.margin_percent) : margin.isError ? '—' : '…'}
+            change={m && mp ? pointsChange(m.margin_percent, mp.margin_percent) : undefined}
+            changeUnit=" pp"
+          />
           <Kpi id="events" label="Events" value={count(c.events)} change={p && change(c.events, p.events)} />
           <Kpi id="tokens" label="Tokens (input + output)" value={count(c.tokens)} change={p && change(c.tokens, p.tokens)} />
-          <Kpi id="cost-per-event" label="Cost per event" value={money(c.costPerEvent)} change={p && change(c.costPerEvent, p.costPerEvent)} changeGoodWhen="down" />
+          <Kpi
+            id="cost-per-event"
+            label="Cost per event"
+            value={money(c.costPerEvent)}
+            change={p && change(c.costPerEvent, p.costPerEvent)}
+            changeGoodWhen="down"
+          />
         </>
       )}
     </section>
@@ -106,7 +130,12 @@ function TopCustomersSection({ range }: { range: DateRange }) {
       id: 'customer',
       header: 'Customer',
       value: (r) => r.end_user_name,
-      render: (r) => (r.end_user_id === 'unassigned' ? r.end_user_name : <Link href={withRange(`/customers/${r.end_user_id}`, range)}>{r.end_user_name}</Link>),
+      render: (r) =>
+        r.end_user_id === 'unassigned' ? (
+          r.end_user_name
+        ) : (
+          <Link href={withRange(`/customers/${r.end_user_id}`, range)}>{r.end_user_name}</Link>
+        ),
     },
     { id: 'cost', header: 'Cost', kind: 'money', value: (r) => r.total_cost, render: (r) => money(r.total_cost) },
     { id: 'revenue', header: 'Revenue', kind: 'money', value: (r) => r.revenue, render: (r) => money(r.revenue) },
@@ -118,7 +147,15 @@ function TopCustomersSection({ range }: { range: DateRange }) {
       <h2>Top customers by cost</h2>
       {margin.isError && <ErrorNote error={margin.error} />}
       <QueryState query={cost} label="customers">
-        {(c) => <DataTable name="top-customers" columns={columns} rows={topCustomers(c, margin.data?.end_users ?? null)} rowTestId={(r) => r.end_user_id} empty="No customer cost in this range." />}
+        {(c) => (
+          <DataTable
+            name="top-customers"
+            columns={columns}
+            rows={topCustomers(c, margin.data?.end_users ?? null)}
+            rowTestId={(r) => r.end_user_id}
+            empty="No customer cost in this range."
+          />
+        )}
       </QueryState>
     </section>
   );
@@ -136,7 +173,15 @@ function TopAgentsSection({ range }: { range: DateRange }) {
     <section className="card">
       <h2>Top agents</h2>
       <QueryState query={agents} label="agents">
-        {(a) => <DataTable name="top-agents" columns={columns} rows={a.items.slice(0, 10)} rowTestId={(r) => r.attribution_value} empty="No agent cost in this range." />}
+        {(a) => (
+          <DataTable
+            name="top-agents"
+            columns={columns}
+            rows={a.items.slice(0, 10)}
+            rowTestId={(r) => r.attribution_value}
+            empty="No agent cost in this range."
+          />
+        )}
       </QueryState>
     </section>
   );
@@ -151,14 +196,14 @@ function Warnings({ range }: { range: DateRange }) {
       {pending.data && pending.data.total_events > 0 && (
         <div className="note warning" data-warning="pending-rate-card">
           {count(pending.data.total_events)} events are waiting for a rate card:{' '}
-          {pending.data.items.map((i) => `${i.model ?? i.provider ?? 'unknown'} (${count(i.event_count)})`).join(', ')}. Add a rate card for these models and they
-          are priced. <Link href={withRange('/rates', range)}>Rates</Link>
+          {pending.data.items.map((i) => `${i.model ?? i.provider ?? 'unknown'} (${count(i.event_count)})`).join(', ')}. Add a rate card for
+          these models and they are priced. <Link href={withRange('/rates', range)}>Rates</Link>
         </div>
       )}
       {notConnected && (
         <div className="note warning" data-warning="revenue-not-connected">
-          {notConnected.message} Revenue and margins read from cost alone until revenue records are imported or Stripe is connected (README, "Connecting
-          revenue").
+          {notConnected.message} Revenue and margins read from cost alone until revenue records are imported or Stripe is connected (README,
+          "Connecting revenue").
         </div>
       )}
     </div>

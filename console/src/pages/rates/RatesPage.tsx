@@ -12,7 +12,13 @@ import { tierRows, tierSummary, type Rates, type TierRow } from './rate-tiers.js
 const rate = (v: string | null | undefined) => (v === null || v === undefined ? 'not priced' : money(v));
 
 function rateColumns<T extends Rates>(): Column<T>[] {
-  const col = (id: string, header: string, pick: (r: T) => string | null | undefined): Column<T> => ({ id, header, kind: 'money', value: (r) => pick(r) ?? null, render: (r) => rate(pick(r)) });
+  const col = (id: string, header: string, pick: (r: T) => string | null | undefined): Column<T> => ({
+    id,
+    header,
+    kind: 'money',
+    value: (r) => pick(r) ?? null,
+    render: (r) => rate(pick(r)),
+  });
   return [
     col('input', 'Input / 1M', (r) => r.input_cost_per_million),
     col('output', 'Output / 1M', (r) => r.output_cost_per_million),
@@ -53,7 +59,9 @@ export function RatesPage() {
   return (
     <div className="page" data-page="rates">
       <h1>Rates</h1>
-      <p className="muted">USD per million tokens in effect now. A model matches the longest slug that prefixes it. Per-unit rates are not listed.</p>
+      <p className="muted">
+        USD per million tokens in effect now. A model matches the longest slug that prefixes it. Per-unit rates are not listed.
+      </p>
       <QueryState query={rates} label="rates">
         {(d) => (
           <>
@@ -61,10 +69,18 @@ export function RatesPage() {
             <section className="card">
               <h2>Long-context and service tiers</h2>
               <p className="muted">
-                Above a context tier's prompt size (input + cache read + cache write tokens), every class of the request is priced at that tier's rates. An event sent with a
-                service tier (batch, flex…) is priced at that tier's card; a tier not listed here is priced at the standard rates above.
+                Above a context tier's prompt size (input + cache read + cache write tokens), every class of the request is priced at that
+                tier's rates. An event sent with a service tier (batch, flex…) is priced at that tier's card; a tier not listed here is
+                priced at the standard rates above.
               </p>
-              <DataTable name="rate-tiers" filter columns={tierColumns} rows={tierRows(d.items)} rowTestId={(r) => r.id} empty="No tiers." />
+              <DataTable
+                name="rate-tiers"
+                filter
+                columns={tierColumns}
+                rows={tierRows(d.items)}
+                rowTestId={(r) => r.id}
+                empty="No tiers."
+              />
             </section>
           </>
         )}

@@ -6,7 +6,11 @@ import type { RateItem } from '../../api/types.js';
 /** A card's (or a tier's) rates per token class: the Rates page's columns. */
 export type Rates = Pick<
   RateItem,
-  'input_cost_per_million' | 'output_cost_per_million' | 'cache_creation_cost_per_million' | 'cache_read_cost_per_million' | 'reasoning_cost_per_million'
+  | 'input_cost_per_million'
+  | 'output_cost_per_million'
+  | 'cache_creation_cost_per_million'
+  | 'cache_read_cost_per_million'
+  | 'reasoning_cost_per_million'
 > & { cache_creation_1h_cost_per_million?: string | null };
 
 export interface TierRow extends Rates {
@@ -28,8 +32,17 @@ const ratesOf = (r: Rates): Rates => ({
 });
 
 function rowsOf(slug: string, serviceTier: string, base: Rates | null, tiers: NonNullable<RateItem['tiers']>): TierRow[] {
-  const row = (above: number | null, r: Rates): TierRow => ({ id: `${slug}|${serviceTier}|${above ?? 'base'}`, model_slug: slug, service_tier: serviceTier, above_prompt_tokens: above, ...ratesOf(r) });
-  return [...(base ? [row(null, base)] : []), ...[...tiers].sort((a, b) => a.above_prompt_tokens - b.above_prompt_tokens).map((t) => row(t.above_prompt_tokens, t))];
+  const row = (above: number | null, r: Rates): TierRow => ({
+    id: `${slug}|${serviceTier}|${above ?? 'base'}`,
+    model_slug: slug,
+    service_tier: serviceTier,
+    above_prompt_tokens: above,
+    ...ratesOf(r),
+  });
+  return [
+    ...(base ? [row(null, base)] : []),
+    ...[...tiers].sort((a, b) => a.above_prompt_tokens - b.above_prompt_tokens).map((t) => row(t.above_prompt_tokens, t)),
+  ];
 }
 
 /**

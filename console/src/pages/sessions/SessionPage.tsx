@@ -30,8 +30,34 @@ function WaterfallView({ tree }: { tree: SessionTree }) {
     downloadCsv(
       `session-${tree.session_id}.csv`,
       toCsv(
-        ['span_id', 'parent_span_id', 'depth', 'name', 'kind', 'agent_id', 'started_at', 'duration_ms', 'own_cost', 'subtree_cost', 'event_count', 'markers'],
-        w.rows.map(({ node: n }) => [n.span_id, n.parent_span_id, n.depth, n.name, n.kind, n.agent_id, n.started_at, n.duration_ms, n.own_cost, n.subtree_cost, n.event_count, markers(n).join(' ')]),
+        [
+          'span_id',
+          'parent_span_id',
+          'depth',
+          'name',
+          'kind',
+          'agent_id',
+          'started_at',
+          'duration_ms',
+          'own_cost',
+          'subtree_cost',
+          'event_count',
+          'markers',
+        ],
+        w.rows.map(({ node: n }) => [
+          n.span_id,
+          n.parent_span_id,
+          n.depth,
+          n.name,
+          n.kind,
+          n.agent_id,
+          n.started_at,
+          n.duration_ms,
+          n.own_cost,
+          n.subtree_cost,
+          n.event_count,
+          markers(n).join(' '),
+        ]),
       ),
     );
   return (
@@ -58,14 +84,16 @@ function WaterfallView({ tree }: { tree: SessionTree }) {
       </section>
       {tree.truncated && (
         <div className="note warning" data-marker="withheld">
-          The session has {count(tree.span_count)} spans; the earliest {count(tree.node_limit)} are drawn. {count(tree.withheld.span_count)} spans (
-          {count(tree.withheld.event_count)} events, {money(tree.withheld.total_cost)}) are withheld.
+          The session has {count(tree.span_count)} spans; the earliest {count(tree.node_limit)} are drawn. {count(tree.withheld.span_count)}{' '}
+          spans ({count(tree.withheld.event_count)} events, {money(tree.withheld.total_cost)}) are withheld.
         </div>
       )}
       <section className="card">
         <div className="table-toolbar">
           <span className="muted">
-            {w.startMs !== null ? `Axis: ${dateTime(new Date(w.startMs).toISOString())} + ${durationMs(w.spanMs)}` : 'No span has complete timing; bars are not drawn.'}
+            {w.startMs !== null
+              ? `Axis: ${dateTime(new Date(w.startMs).toISOString())} + ${durationMs(w.spanMs)}`
+              : 'No span has complete timing; bars are not drawn.'}
           </span>
           <button type="button" onClick={download}>
             Download CSV
@@ -90,7 +118,14 @@ function WaterfallView({ tree }: { tree: SessionTree }) {
                 ))}
               </div>
               <div className="wf-bar-cell">
-                {left !== null && width !== null ? <div className={`wf-bar kind-${n.kind ?? 'none'}`} style={{ left: `${left}%`, width: `${Math.min(width, 100 - left)}%` }} /> : <span className="muted">no timing</span>}
+                {left !== null && width !== null ? (
+                  <div
+                    className={`wf-bar kind-${n.kind ?? 'none'}`}
+                    style={{ left: `${left}%`, width: `${Math.min(width, 100 - left)}%` }}
+                  />
+                ) : (
+                  <span className="muted">no timing</span>
+                )}
               </div>
               <div className="wf-num">{durationMs(n.duration_ms)}</div>
               <div className="wf-num" data-col="own_cost">

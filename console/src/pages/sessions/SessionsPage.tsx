@@ -18,11 +18,22 @@ export function SessionsPage() {
   const offset = Math.max(0, Number(offsetText) || 0);
   const list = useApi<SessionList>('/attribution-data/sessions', { ...rangeQuery(range), limit: PAGE, offset });
   const columns: Column<SessionSummary>[] = [
-    { id: 'session', header: 'Session', value: (r) => r.session_id, render: (r) => <Link href={withRange(`/sessions/${encodeURIComponent(r.session_id)}`, range)}>{r.session_id}</Link> },
+    {
+      id: 'session',
+      header: 'Session',
+      value: (r) => r.session_id,
+      render: (r) => <Link href={withRange(`/sessions/${encodeURIComponent(r.session_id)}`, range)}>{r.session_id}</Link>,
+    },
     { id: 'cost', header: 'Cost', kind: 'money', value: (r) => r.total_cost, render: (r) => money(r.total_cost) },
     { id: 'events', header: 'Events', kind: 'number', value: (r) => r.event_count, render: (r) => count(r.event_count) },
     { id: 'spans', header: 'Spans', kind: 'number', value: (r) => r.span_count, render: (r) => count(r.span_count) },
-    { id: 'untraced', header: 'Untraced events', kind: 'number', value: (r) => r.untraced_event_count, render: (r) => count(r.untraced_event_count) },
+    {
+      id: 'untraced',
+      header: 'Untraced events',
+      kind: 'number',
+      value: (r) => r.untraced_event_count,
+      render: (r) => count(r.untraced_event_count),
+    },
     { id: 'first', header: 'First event', value: (r) => r.first_event_at, render: (r) => dateTime(r.first_event_at) },
     { id: 'last', header: 'Last event', value: (r) => r.last_event_at, render: (r) => dateTime(r.last_event_at) },
   ];
@@ -38,7 +49,12 @@ export function SessionsPage() {
               columns={columns}
               rows={d.sessions}
               rowTestId={(r) => r.session_id}
-              empty={<>No sessions in this range. Send <code>session_id</code> and <code>span_id</code> (with <code>parent_span_id</code>, <code>started_at</code>) on events to trace runs.</>}
+              empty={
+                <>
+                  No sessions in this range. Send <code>session_id</code> and <code>span_id</code> (with <code>parent_span_id</code>,{' '}
+                  <code>started_at</code>) on events to trace runs.
+                </>
+              }
             />
             <Pager offset={offset} limit={PAGE} total={d.total} onOffset={(o) => setOffset(String(o))} />
           </>

@@ -31,7 +31,12 @@ export function waterfall(tree: SessionTree): Waterfall {
   const nodes: SessionTreeNode[] = [];
   flatten(tree.roots, nodes);
   const timed = nodes.filter((n) => n.started_at !== null && n.duration_ms !== null);
-  if (timed.length === 0) return { rows: nodes.map((node) => ({ node, depth: node.depth, left: null, width: null, offsetMs: null })), startMs: null, spanMs: null };
+  if (timed.length === 0)
+    return {
+      rows: nodes.map((node) => ({ node, depth: node.depth, left: null, width: null, offsetMs: null })),
+      startMs: null,
+      spanMs: null,
+    };
   const start = Math.min(...timed.map((n) => Date.parse(n.started_at!)));
   const end = Math.max(...timed.map((n) => Date.parse(n.started_at!) + n.duration_ms!));
   const span = Math.max(end - start, 1);
@@ -39,9 +44,16 @@ export function waterfall(tree: SessionTree): Waterfall {
     startMs: start,
     spanMs: end - start,
     rows: nodes.map((node) => {
-      if (node.started_at === null || node.duration_ms === null) return { node, depth: node.depth, left: null, width: null, offsetMs: null };
+      if (node.started_at === null || node.duration_ms === null)
+        return { node, depth: node.depth, left: null, width: null, offsetMs: null };
       const offset = Date.parse(node.started_at) - start;
-      return { node, depth: node.depth, offsetMs: offset, left: (offset / span) * 100, width: Math.max((node.duration_ms / span) * 100, 0.4) };
+      return {
+        node,
+        depth: node.depth,
+        offsetMs: offset,
+        left: (offset / span) * 100,
+        width: Math.max((node.duration_ms / span) * 100, 0.4),
+      };
     }),
   };
 }

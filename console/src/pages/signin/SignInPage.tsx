@@ -31,7 +31,15 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (key: string) => void }
         <p>Sign in with an API key of your organization. It is kept for this browser tab only.</p>
         <label>
           API key
-          <input type="password" name="api-key" autoComplete="off" value={key} onChange={(e) => setKey(e.target.value)} placeholder="mk_live_…" required />
+          <input
+            type="password"
+            name="api-key"
+            autoComplete="off"
+            value={key}
+            onChange={(e) => setKey(e.target.value)}
+            placeholder="mk_live_…"
+            required
+          />
         </label>
         {error && (
           <div className="note error" role="alert">
@@ -42,8 +50,8 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (key: string) => void }
           {busy ? 'Checking…' : 'Sign in'}
         </button>
         <p className="muted">
-          Pages need the read scopes <code>costs:read</code>, <code>revenue:read</code>, <code>usage:read</code> and <code>dimensions:read</code>; a page whose scope
-          the key lacks says so. Create a key with <code>npm run cli -- keys create</code>.
+          Pages need the read scopes <code>costs:read</code>, <code>revenue:read</code>, <code>usage:read</code> and{' '}
+          <code>dimensions:read</code>; a page whose scope the key lacks says so. Create a key with <code>npm run cli -- keys create</code>.
         </p>
       </form>
     </div>

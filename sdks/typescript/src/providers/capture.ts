@@ -40,7 +40,10 @@ export function captureGuard(options: WrapOptions): (step: () => void) => void {
     ((err: unknown) => {
       if (warned) return;
       warned = true;
-      process.emitWarning(`Marginal could not capture a model call: ${err instanceof Error ? err.message : String(err)}`, 'MarginalCaptureWarning');
+      process.emitWarning(
+        `Marginal could not capture a model call: ${err instanceof Error ? err.message : String(err)}`,
+        'MarginalCaptureWarning',
+      );
     });
   return (step) => {
     try {

@@ -11,7 +11,12 @@ let reader: Marginal;
 
 beforeAll(async () => {
   tenant = await createTenant({ rateCards: [{ model_slug: 'budget-model', input_cost_per_million: '2', output_cost_per_million: '0' }] });
-  await admin('POST', `/organizations/${tenant.organizationId}/budgets`, { scope: 'end_user', user_id: 'alice', period: 'daily', amount: '3' });
+  await admin('POST', `/organizations/${tenant.organizationId}/budgets`, {
+    scope: 'end_user',
+    user_id: 'alice',
+    period: 'daily',
+    amount: '3',
+  });
   writer = new Marginal({ apiKey: tenant.apiKey, signingSecret: tenant.signingSecret, baseUrl: tenant.url, flushOnExit: false });
   reader = new Marginal({ apiKey: tenant.readKey, baseUrl: tenant.url, flushOnExit: false });
 });

@@ -29,7 +29,8 @@ function npm(args: string[], cwd: string) {
 
 /** Every file under `dir`, relative to it, with forward slashes. */
 function filesUnder(dir: string): string[] {
-  return fs.readdirSync(dir, { recursive: true, withFileTypes: true })
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile())
     .map((e) => path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join('/'))
     .sort();
@@ -69,13 +70,24 @@ describe('the packed SDK', () => {
 
   it('installed outside the repository, sends a signed event and reads back its cost', async () => {
     // Rates in USD per million tokens.
-    const card = { model_slug: 'pack-model', input_cost_per_million: '2.5', output_cost_per_million: '10', cache_read_cost_per_million: '0.3' };
+    const card = {
+      model_slug: 'pack-model',
+      input_cost_per_million: '2.5',
+      output_cost_per_million: '10',
+      cache_read_cost_per_million: '0.3',
+    };
     const tenant = await createTenant({ credits: 10, rateCards: [card] });
     const child = path.join(project, 'send-and-read.mjs');
     fs.copyFileSync(CHILD, child);
     const { stdout } = await run(process.execPath, [child], {
       cwd: project,
-      env: { ...cleanEnv, MARGINAL_BASE_URL: tenant.url, WRITE_KEY: tenant.apiKey, SIGNING_SECRET: tenant.signingSecret, READ_KEY: tenant.readKey },
+      env: {
+        ...cleanEnv,
+        MARGINAL_BASE_URL: tenant.url,
+        WRITE_KEY: tenant.apiKey,
+        SIGNING_SECRET: tenant.signingSecret,
+        READ_KEY: tenant.readKey,
+      },
       timeout: 120_000,
     });
     const { resolved, ingest, event } = JSON.parse(stdout.trim().split('\n').at(-1)!);

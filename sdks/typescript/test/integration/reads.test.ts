@@ -21,9 +21,25 @@ const CARDS: RateCard[] = [
 const card = (model: string) => CARDS.find((c) => model.startsWith(c.model_slug))!;
 
 const EVENTS: UsageEvent[] = [
-  { model: 'sdk-model-a', input_tokens: 1000, output_tokens: 200, cache_read_input_tokens: 5000, user_id: 'alice', agent_id: 'planner', feature: 'search' },
+  {
+    model: 'sdk-model-a',
+    input_tokens: 1000,
+    output_tokens: 200,
+    cache_read_input_tokens: 5000,
+    user_id: 'alice',
+    agent_id: 'planner',
+    feature: 'search',
+  },
   { model: 'sdk-model-b', input_tokens: 400, output_tokens: 100, user_id: 'alice', agent_id: 'writer' },
-  { model: 'sdk-model-a', input_tokens: 2000, output_tokens: 50, reasoning_tokens: 300, cache_creation_input_tokens: 1000, user_id: 'bob', agent_id: 'planner' },
+  {
+    model: 'sdk-model-a',
+    input_tokens: 2000,
+    output_tokens: 50,
+    reasoning_tokens: 300,
+    cache_creation_input_tokens: 1000,
+    user_id: 'bob',
+    agent_id: 'planner',
+  },
   { model: 'sdk-model-b', input_tokens: 10, output_tokens: 10 },
 ];
 const costOf = (e: UsageEvent) => expectedCost(e as Parameters<typeof expectedCost>[0], card(e.model!));
@@ -95,7 +111,12 @@ describe('read methods return the API figures', () => {
   it('rates: the organization cards', async () => {
     const rates = await reader.rates();
     const a = rates.items.find((i) => i.model_slug === 'sdk-model-a')!;
-    expect(sameAmount(a.cache_read_cost_per_million, costOf({ model: 'sdk-model-a', input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 1_000_000 }).total)).toBe(true);
+    expect(
+      sameAmount(
+        a.cache_read_cost_per_million,
+        costOf({ model: 'sdk-model-a', input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 1_000_000 }).total,
+      ),
+    ).toBe(true);
   });
 
   it('errors are typed, with code, correlationId and details', async () => {

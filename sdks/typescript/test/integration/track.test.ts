@@ -55,7 +55,8 @@ describe('track through a faulty network', () => {
     expect(proxy.records.filter((r) => r.fault === 'drop-after' && r.upstreamStatus === 200).length).toBeGreaterThan(0);
     // A retry resends the same events with the same keys, and waits out Retry-After (1 s).
     for (const limited of proxy.records.filter((r) => r.fault === '429')) {
-      const keysOf = (body: string) => (JSON.parse(body) as { events: { idempotency_key: string }[] }).events.map((e) => e.idempotency_key).join();
+      const keysOf = (body: string) =>
+        (JSON.parse(body) as { events: { idempotency_key: string }[] }).events.map((e) => e.idempotency_key).join();
       const retried = proxy.records.find((r) => r.n > limited.n && keysOf(r.body) === keysOf(limited.body));
       expect(retried, 'the 429 batch was sent again').toBeDefined();
       expect(retried!.at - limited.at).toBeGreaterThanOrEqual(950);
@@ -150,7 +151,10 @@ describe('process exit', () => {
       timeout: 30_000,
     });
     expect(run.status, run.stderr).toBe(0);
-    const outcomes = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { status: string });
+    const outcomes = run.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { status: string });
     expect(outcomes.map((o) => o.status)).toEqual(Array(7).fill('accepted'));
     expect(await creditBalance(tenant)).toBe(93);
   });

@@ -50,8 +50,14 @@ beforeAll(async () => {
   };
   plainOpenAI = new OpenAI({ apiKey: 'sk-test', baseURL: `${provider.url}/v1`, maxRetries: 0 });
   plainAnthropic = new Anthropic({ apiKey: 'sk-ant-test', baseURL: provider.url, maxRetries: 0 });
-  openai = wrapOpenAI(new OpenAI({ apiKey: 'sk-test', baseURL: `${provider.url}/v1`, maxRetries: 0 }), marginal, { feature: 'wrappers', onCaptureError });
-  anthropic = wrapAnthropic(new Anthropic({ apiKey: 'sk-ant-test', baseURL: provider.url, maxRetries: 0 }), marginal, { feature: 'wrappers', onCaptureError });
+  openai = wrapOpenAI(new OpenAI({ apiKey: 'sk-test', baseURL: `${provider.url}/v1`, maxRetries: 0 }), marginal, {
+    feature: 'wrappers',
+    onCaptureError,
+  });
+  anthropic = wrapAnthropic(new Anthropic({ apiKey: 'sk-ant-test', baseURL: provider.url, maxRetries: 0 }), marginal, {
+    feature: 'wrappers',
+    onCaptureError,
+  });
 });
 
 afterAll(async () => {
@@ -67,7 +73,8 @@ async function call(v: ProviderVector, clients: { openai: OpenAI; anthropic: Ant
     const result: any = await clients.anthropic.messages.create(body);
     return v.stream ? collect(result) : result;
   }
-  const result: any = v.api === 'responses' ? await clients.openai.responses.create(body) : await clients.openai.chat.completions.create(body);
+  const result: any =
+    v.api === 'responses' ? await clients.openai.responses.create(body) : await clients.openai.chat.completions.create(body);
   return v.stream ? collect(result) : result;
 }
 
@@ -124,7 +131,8 @@ describe('wrappers over the shared provider vectors', () => {
       expect(sameAmount(row.input_cost, cost.input_cost) && sameAmount(row.output_cost, cost.output_cost), v.name).toBe(true);
       if (e.reasoning_tokens !== undefined) expect(sameAmount(row.reasoning_cost, cost.reasoning_cost), v.name).toBe(true);
       if (e.cache_read_input_tokens !== undefined) expect(sameAmount(row.cache_read_cost, cost.cache_read_cost), v.name).toBe(true);
-      if (e.cache_creation_input_tokens !== undefined) expect(sameAmount(row.cache_creation_cost, cost.cache_creation_cost), v.name).toBe(true);
+      if (e.cache_creation_input_tokens !== undefined)
+        expect(sameAmount(row.cache_creation_cost, cost.cache_creation_cost), v.name).toBe(true);
     }
   });
 });
@@ -142,7 +150,9 @@ describe('wrapper behaviour', () => {
     expect(chunks.every((c) => c.choices.length > 0)).toBe(true);
     expect(chunks.map((c) => c.choices[0].delta.content ?? '').join('')).toBe('Hello there!');
     await marginal.flush();
-    expect(results.map((r) => [r.status, r.event.user_id, r.event.cache_read_input_tokens])).toEqual([['accepted', 'no-usage-asked', 1280]]);
+    expect(results.map((r) => [r.status, r.event.user_id, r.event.cache_read_input_tokens])).toEqual([
+      ['accepted', 'no-usage-asked', 1280],
+    ]);
   });
 
   it('Anthropic messages.stream() helper: the final message is recorded', async () => {
@@ -161,7 +171,9 @@ describe('wrapper behaviour', () => {
     results.length = 0;
     provider.enqueue(chatStream);
     const { stream: _s, ...chatRequest } = chatStream.request as any;
-    const completion = await withContext({ userId: 'helper-chat' }, () => openai.chat.completions.stream(chatRequest).finalChatCompletion());
+    const completion = await withContext({ userId: 'helper-chat' }, () =>
+      openai.chat.completions.stream(chatRequest).finalChatCompletion(),
+    );
     expect(completion.choices[0]!.message.content).toBe('Hello there!');
     const responsesStream = providerVectors.find((v) => v.api === 'responses' && v.stream)!;
     provider.enqueue(responsesStream);
@@ -210,7 +222,10 @@ describe('wrapper behaviour', () => {
     expect(String(captureErrors[0])).toMatch(/signingSecret/);
 
     results.length = 0;
-    provider.enqueue({ status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: Field required' } } });
+    provider.enqueue({
+      status: 400,
+      body: { type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: Field required' } },
+    });
     const err = await anthropic.messages.create({ model: 'claude-sonnet-4-5', messages: [] } as any).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Anthropic.BadRequestError);
     await marginal.flush();

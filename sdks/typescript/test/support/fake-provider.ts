@@ -42,7 +42,14 @@ export async function startFakeProvider(): Promise<FakeProvider> {
     for (const item of answer.sse!) {
       const data = item.data as Record<string, any> | string;
       // OpenAI only sends the usage chunk when the request asked for it.
-      if (answer.api === 'chat.completions' && typeof data === 'object' && Array.isArray(data.choices) && data.choices.length === 0 && !wantsUsage) continue;
+      if (
+        answer.api === 'chat.completions' &&
+        typeof data === 'object' &&
+        Array.isArray(data.choices) &&
+        data.choices.length === 0 &&
+        !wantsUsage
+      )
+        continue;
       res.write(`${item.event ? `event: ${item.event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
       await new Promise((r) => setImmediate(r));
     }

@@ -22,7 +22,11 @@ export interface FaultProxy {
   close(): Promise<void>;
 }
 
-export async function startFaultProxy(target: string, plan: (n: number, path: string) => Fault, retryAfterSeconds = '1'): Promise<FaultProxy> {
+export async function startFaultProxy(
+  target: string,
+  plan: (n: number, path: string) => Fault,
+  retryAfterSeconds = '1',
+): Promise<FaultProxy> {
   const records: ProxyRecord[] = [];
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -38,7 +42,10 @@ export async function startFaultProxy(target: string, plan: (n: number, path: st
       const headers: Record<string, string> = { 'content-type': 'application/json', 'x-correlation-id': `proxy-${n}` };
       if (fault === '429') headers['retry-after'] = retryAfterSeconds;
       res.writeHead(Number(fault), headers).end(
-        JSON.stringify({ success: false, error: { code, message: 'injected by the test proxy', correlationId: `proxy-${n}`, details: { retryable: true } } }),
+        JSON.stringify({
+          success: false,
+          error: { code, message: 'injected by the test proxy', correlationId: `proxy-${n}`, details: { retryable: true } },
+        }),
       );
       return;
     }
@@ -60,7 +67,11 @@ export async function startFaultProxy(target: string, plan: (n: number, path: st
   };
 }
 
-function forward(target: string, req: http.IncomingMessage, body: Buffer): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+function forward(
+  target: string,
+  req: http.IncomingMessage,
+  body: Buffer,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const headers = { ...req.headers, host: new URL(target).host };
     const up = http.request(`${target}${req.url}`, { method: req.method, headers }, async (res) => {

@@ -7,7 +7,13 @@ import { Marginal, NotFoundError } from '@marginal/sdk';
 const { MARGINAL_BASE_URL: baseUrl, WRITE_KEY, SIGNING_SECRET, READ_KEY } = process.env;
 const writer = new Marginal({ baseUrl, apiKey: WRITE_KEY, signingSecret: SIGNING_SECRET, flushOnExit: false });
 // send() resolves only on HTTP 202 (it throws the typed error otherwise).
-const ingest = await writer.send({ model: 'pack-model', input_tokens: 1200, output_tokens: 300, cache_read_input_tokens: 4000, user_id: 'packed' });
+const ingest = await writer.send({
+  model: 'pack-model',
+  input_tokens: 1200,
+  output_tokens: 300,
+  cache_read_input_tokens: 4000,
+  user_id: 'packed',
+});
 
 const reader = new Marginal({ baseUrl, apiKey: READ_KEY, flushOnExit: false });
 const deadline = Date.now() + 90_000;

@@ -31,7 +31,8 @@ export async function freePort(): Promise<number> {
 }
 
 function ensureRoutes(): void {
-  if (fs.existsSync(path.join(REPO_ROOT, 'ingest/generated/routes.ts')) && fs.existsSync(path.join(REPO_ROOT, 'api/generated/routes.ts'))) return;
+  if (fs.existsSync(path.join(REPO_ROOT, 'ingest/generated/routes.ts')) && fs.existsSync(path.join(REPO_ROOT, 'api/generated/routes.ts')))
+    return;
   const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/tsoa-generate.ts', '--routes'], { cwd: REPO_ROOT, stdio: 'inherit' });
   if (r.status !== 0) throw new Error('generating the service routes failed (run `npm install` at the repository root first)');
 }

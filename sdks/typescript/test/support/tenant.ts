@@ -40,14 +40,29 @@ export async function admin<T = any>(method: string, path: string, body?: unknow
   return JSON.parse(text) as T;
 }
 
-export async function createTenant(spec: { credits?: number; rateCards?: RateCard[] } = {}, at: ServiceAddress = injected()): Promise<Tenant> {
+export async function createTenant(
+  spec: { credits?: number; rateCards?: RateCard[] } = {},
+  at: ServiceAddress = injected(),
+): Promise<Tenant> {
   const org = await admin<{ organization_id: string }>('POST', '/organizations', { name: 'sdk-test' }, at);
   const base = `/organizations/${org.organization_id}`;
   const writer = await admin<{ api_key: string; signing_secret: string }>('POST', `${base}/api-keys`, { scopes: ['usage:write'] }, at);
-  const reader = await admin<{ api_key: string }>('POST', `${base}/api-keys`, { scopes: ['usage:read', 'costs:read', 'dimensions:read', 'revenue:read'] }, at);
+  const reader = await admin<{ api_key: string }>(
+    'POST',
+    `${base}/api-keys`,
+    { scopes: ['usage:read', 'costs:read', 'dimensions:read', 'revenue:read'] },
+    at,
+  );
   if ((spec.credits ?? 100_000) > 0) await admin('POST', `${base}/credits`, { amount: spec.credits ?? 100_000 }, at);
-  for (const card of spec.rateCards ?? []) await admin('POST', `${base}/rate-cards`, { effective_from: '2020-01-01T00:00:00Z', ...card }, at);
-  return { url: at.url, organizationId: org.organization_id, apiKey: writer.api_key, signingSecret: writer.signing_secret, readKey: reader.api_key };
+  for (const card of spec.rateCards ?? [])
+    await admin('POST', `${base}/rate-cards`, { effective_from: '2020-01-01T00:00:00Z', ...card }, at);
+  return {
+    url: at.url,
+    organizationId: org.organization_id,
+    apiKey: writer.api_key,
+    signingSecret: writer.signing_secret,
+    readKey: reader.api_key,
+  };
 }
 
 export async function creditBalance(t: Tenant, at: ServiceAddress = injected()): Promise<number> {

@@ -6,9 +6,13 @@ import type { HttpAnswer } from '../../src/retry.js';
 const retry = { maxRetries: 2, initialDelayMs: 1, maxDelayMs: 2 };
 const event = (i: number): QueuedEvent => ({ idempotency_key: `k${i}`, model: 'gpt-4o', input_tokens: i, output_tokens: 1 });
 const ok = (body: unknown): HttpAnswer => ({ status: 200, headers: new Headers(), text: JSON.stringify(body), body });
-const accepted = (events: readonly QueuedEvent[]) => ok({ results: events.map((e) => ({ event_id: `id-${e.idempotency_key}`, status: 'accepted' })) });
+const accepted = (events: readonly QueuedEvent[]) =>
+  ok({ results: events.map((e) => ({ event_id: `id-${e.idempotency_key}`, status: 'accepted' })) });
 
-function harness(config: Partial<ConstructorParameters<typeof EventBatcher>[0]>, answer: (events: readonly QueuedEvent[], call: number) => HttpAnswer | Promise<HttpAnswer>) {
+function harness(
+  config: Partial<ConstructorParameters<typeof EventBatcher>[0]>,
+  answer: (events: readonly QueuedEvent[], call: number) => HttpAnswer | Promise<HttpAnswer>,
+) {
   const batches: string[][] = [];
   const results: EventResult[] = [];
   const transport: BatchTransport = async (events) => {
@@ -85,7 +89,13 @@ describe('EventBatcher', () => {
 
   it('a refused request rejects its events; a request without an answer fails them', async () => {
     const h = harness({ batchSize: 2, flushIntervalMs: 60_000 }, (_events, call) => {
-      if (call === 1) return { status: 403, headers: new Headers(), text: '', body: { success: false, error: { code: 'FORBIDDEN', message: 'scope', correlationId: 'c-1' } } };
+      if (call === 1)
+        return {
+          status: 403,
+          headers: new Headers(),
+          text: '',
+          body: { success: false, error: { code: 'FORBIDDEN', message: 'scope', correlationId: 'c-1' } },
+        };
       throw new Error('socket hang up');
     });
     for (let i = 1; i <= 4; i++) h.batcher.enqueue(event(i));

@@ -19,10 +19,23 @@ async function closedPort(): Promise<number> {
 describe('Marginal client', () => {
   it('track fills idempotency_key and timestamp, keeps given ones, returns the key', async () => {
     const results: EventResult[] = [];
-    const m = new Marginal({ apiKey: 'k', signingSecret: 's', baseUrl: `http://127.0.0.1:${await closedPort()}`, retry: { maxRetries: 0 }, flushOnExit: false, onResult: (r) => results.push(r) });
+    const m = new Marginal({
+      apiKey: 'k',
+      signingSecret: 's',
+      baseUrl: `http://127.0.0.1:${await closedPort()}`,
+      retry: { maxRetries: 0 },
+      flushOnExit: false,
+      onResult: (r) => results.push(r),
+    });
     const before = Date.now();
     const generated = m.track({ model: 'gpt-4o', input_tokens: 1, output_tokens: 1 });
-    const given = m.track({ idempotency_key: 'mine', timestamp: '2026-01-01T00:00:00Z', model: 'gpt-4o', input_tokens: 1, output_tokens: 1 });
+    const given = m.track({
+      idempotency_key: 'mine',
+      timestamp: '2026-01-01T00:00:00Z',
+      model: 'gpt-4o',
+      input_tokens: 1,
+      output_tokens: 1,
+    });
     expect(generated).toMatch(/^[0-9a-f-]{36}$/);
     expect(given).toBe('mine');
     await m.shutdown();
@@ -39,7 +52,14 @@ describe('Marginal client', () => {
     const listener = (w: Error) => warnings.push(w.message);
     process.on('warning', listener);
     try {
-      const m = new Marginal({ apiKey: 'k', signingSecret: 's', baseUrl: `http://127.0.0.1:${await closedPort()}`, maxQueueSize: 1, retry: { maxRetries: 0 }, flushOnExit: false });
+      const m = new Marginal({
+        apiKey: 'k',
+        signingSecret: 's',
+        baseUrl: `http://127.0.0.1:${await closedPort()}`,
+        maxQueueSize: 1,
+        retry: { maxRetries: 0 },
+        flushOnExit: false,
+      });
       expect(m.track({ model: 'm', input_tokens: 1, output_tokens: 1 })).not.toBeNull();
       expect(m.track({ model: 'm', input_tokens: 1, output_tokens: 1 })).toBeNull();
       expect(m.track({ model: 'm', input_tokens: 1, output_tokens: 1 })).toBeNull();

@@ -68,7 +68,9 @@ describe('requestWithRetry against a scripted server', () => {
     seen.length = 0;
     const hang = () => undefined; // never answers
     script = [hang, hang, hang, hang];
-    await expect(requestWithRetry(attempt, policy, { timeoutMs: 100, sleep: async () => undefined })).rejects.toBeInstanceOf(MarginalConnectionError);
+    await expect(requestWithRetry(attempt, policy, { timeoutMs: 100, sleep: async () => undefined })).rejects.toBeInstanceOf(
+      MarginalConnectionError,
+    );
     expect(seen).toHaveLength(4);
   });
 

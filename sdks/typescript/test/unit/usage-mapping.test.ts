@@ -17,7 +17,11 @@ function mapped(v: ProviderVector) {
     return fromAnthropicMessage(v.response);
   }
   const collector: StreamUsageCollector =
-    v.api === 'chat.completions' ? openAIChatStreamCollector() : v.api === 'responses' ? openAIResponsesStreamCollector() : anthropicStreamCollector();
+    v.api === 'chat.completions'
+      ? openAIChatStreamCollector()
+      : v.api === 'responses'
+        ? openAIResponsesStreamCollector()
+        : anthropicStreamCollector();
   for (const item of v.sse!) if (item.data !== '[DONE]') collector.observe(item.data);
   return collector.usage();
 }
@@ -25,7 +29,14 @@ function mapped(v: ProviderVector) {
 describe('provider usage mapping (shared vectors)', () => {
   it('covers every API, streamed and not', () => {
     const kinds = new Set(providerVectors.map((v) => `${v.api}/${v.stream}`));
-    expect([...kinds].sort()).toEqual(['chat.completions/false', 'chat.completions/true', 'messages/false', 'messages/true', 'responses/false', 'responses/true']);
+    expect([...kinds].sort()).toEqual([
+      'chat.completions/false',
+      'chat.completions/true',
+      'messages/false',
+      'messages/true',
+      'responses/false',
+      'responses/true',
+    ]);
   });
 
   it.each(providerVectors.map((v) => [v.name, v] as const))('%s', (_, v) => {
@@ -36,7 +47,8 @@ describe('provider usage mapping (shared vectors)', () => {
     for (const v of providerVectors.filter((x) => x.provider === 'openai')) {
       const e = mapped(v)!;
       const sum = e.input_tokens + e.output_tokens + (e.cache_read_input_tokens ?? 0) + (e.reasoning_tokens ?? 0);
-      const usage = (v.response ?? (v.sse!.map((s) => s.data as Record<string, any>).find((d) => d?.usage ?? d?.response?.usage) as any)) as any;
+      const usage = (v.response ??
+        (v.sse!.map((s) => s.data as Record<string, any>).find((d) => d?.usage ?? d?.response?.usage) as any)) as any;
       const u = usage.usage ?? usage.response.usage;
       expect(sum).toBe(u.total_tokens);
     }

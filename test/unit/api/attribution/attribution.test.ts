@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { breakdownCsv, capDistinctValues, capGroups, cappedBreakdown, percentsSummingTo100 } from '../../../../api/attribution/attribution.js';
+import {
+  breakdownCsv,
+  capDistinctValues,
+  capGroups,
+  cappedBreakdown,
+  percentsSummingTo100,
+} from '../../../../api/attribution/attribution.js';
 import type { KeyedCostGroupRow } from '../../../../api/costs/costs.queries.js';
 
 function group(value: string | null, totalCost: string, events = 1): KeyedCostGroupRow {

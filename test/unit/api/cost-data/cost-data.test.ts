@@ -14,7 +14,12 @@ describe('costChange', () => {
 
 describe('statusCounts', () => {
   it('counts ledger events not yet stored as pending', () => {
-    expect(statusCounts({ completed: 5, pending_rate_card: 2, failed: 1 }, 11)).toEqual({ completed: 5, pending: 3, pending_rate_card: 2, failed: 1 });
+    expect(statusCounts({ completed: 5, pending_rate_card: 2, failed: 1 }, 11)).toEqual({
+      completed: 5,
+      pending: 3,
+      pending_rate_card: 2,
+      failed: 1,
+    });
   });
   it('never goes below zero (lake rows without a ledger row)', () => {
     expect(statusCounts({ completed: 5, pending_rate_card: 0, failed: 1 }, 5).pending).toBe(0);
@@ -40,9 +45,7 @@ describe('endUserBreakdown', () => {
   });
 
   it('names end users from the control plane, else by external id, and buckets the rest as unassigned', () => {
-    const known = new Map([
-      ['id-a', { id: 'id-a', organizationId: 'o', externalId: 'alice', name: 'Alice Inc', createdAt: new Date() }],
-    ]);
+    const known = new Map([['id-a', { id: 'id-a', organizationId: 'o', externalId: 'alice', name: 'Alice Inc', createdAt: new Date() }]]);
     const out = endUserBreakdown([g('id-a', 'alice', '1'), g('id-b', 'bob', '2'), g(null, null, '1')], known);
     expect(out.total_cost).toBe('4');
     expect(out.end_users.map((u) => [u.end_user_id, u.end_user_name, u.total_cost, u.percent_of_total])).toEqual([

@@ -37,7 +37,9 @@ describe('costMeasures', () => {
   });
 
   it('reports a class with zero tokens as 0, not null, with its cost', () => {
-    const m = costMeasures(row({ cache_read_input_tokens: 0, cache_read_cost: '0.000000000000', reasoning_tokens: 10, reasoning_cost: '0.000150000000' }));
+    const m = costMeasures(
+      row({ cache_read_input_tokens: 0, cache_read_cost: '0.000000000000', reasoning_tokens: 10, reasoning_cost: '0.000150000000' }),
+    );
     expect(m.cache_read_input_tokens).toBe(0);
     expect(m.cache_read_cost).toBe('0');
     expect(m.reasoning_cost).toBe('0.00015');
@@ -67,7 +69,14 @@ describe('breakdownItems', () => {
       { group_value: 'Unassigned', ...row({ total_cost: '2', event_count: 2 }) },
     ]);
     expect(items).toHaveLength(1);
-    expect(items[0]).toMatchObject({ attribution_value: 'Unassigned', total_cost: '3', event_count: 3, cache_read_input_tokens: 5, cache_read_cost: '0.1', percent_of_total: 100 });
+    expect(items[0]).toMatchObject({
+      attribution_value: 'Unassigned',
+      total_cost: '3',
+      event_count: 3,
+      cache_read_input_tokens: 5,
+      cache_read_cost: '0.1',
+      percent_of_total: 100,
+    });
   });
 
   it('gives 0 percent when everything is free', () => {

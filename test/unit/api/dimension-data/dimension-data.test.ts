@@ -17,7 +17,12 @@ describe('numericValue', () => {
 describe('numericTrendPoints', () => {
   it('lists every bucket of the range, null and 0 where nothing was reported', () => {
     const range = { start: new Date('2025-03-05'), end: new Date('2025-03-20') };
-    const points = numericTrendPoints(range, 'weekly', [{ bucket: '2025-03-10', event_count: 2, sum_value: '3', min_value: '1', max_value: '2' }], 'sum');
+    const points = numericTrendPoints(
+      range,
+      'weekly',
+      [{ bucket: '2025-03-10', event_count: 2, sum_value: '3', min_value: '1', max_value: '2' }],
+      'sum',
+    );
     expect(points).toEqual([
       { date: '2025-03-03T00:00:00.000Z', value: null, event_count: 0 },
       { date: '2025-03-10T00:00:00.000Z', value: '3', event_count: 2 },

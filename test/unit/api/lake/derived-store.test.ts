@@ -21,7 +21,15 @@ const RANGE = { start: d('2025-03-10T00:00:00Z'), end: d('2025-03-13T00:00:00Z')
 /** Sub-day bounds: whole hours of the end days come from the hourly derivations. */
 const SUB_DAY = { start: d('2025-03-10T06:00:00Z'), end: d('2025-03-12T18:00:00Z') };
 
-function ev(partition: number, offset: number, at: string, user: string, cost: string, meta: Record<string, unknown>, extra: Partial<LakeEventRow> = {}): LakeEventRow {
+function ev(
+  partition: number,
+  offset: number,
+  at: string,
+  user: string,
+  cost: string,
+  meta: Record<string, unknown>,
+  extra: Partial<LakeEventRow> = {},
+): LakeEventRow {
   return lakeEvent({
     kafka_partition: partition,
     kafka_offset: offset,
@@ -43,8 +51,24 @@ const P0 = [
 ];
 const P1 = [
   ev(1, 0, '2025-03-10T20:00:00Z', 'bob', '4', { team: 'blue', latency_ms: 20 }),
-  ev(1, 1, '2025-03-11T03:00:00Z', 'alice', '8', { latency_ms: 5.5 }, { status: 'pending_rate_card', total_cost: '0', input_cost: null, output_cost: null }),
-  ev(1, 2, '2025-03-12T12:00:00Z', 'carol', '16', { team: 'red' }, { metric: 'Images', unit: 'image', quantity: 3, input_tokens: null, output_tokens: null }),
+  ev(
+    1,
+    1,
+    '2025-03-11T03:00:00Z',
+    'alice',
+    '8',
+    { latency_ms: 5.5 },
+    { status: 'pending_rate_card', total_cost: '0', input_cost: null, output_cost: null },
+  ),
+  ev(
+    1,
+    2,
+    '2025-03-12T12:00:00Z',
+    'carol',
+    '16',
+    { team: 'red' },
+    { metric: 'Images', unit: 'image', quantity: 3, input_tokens: null, output_tokens: null },
+  ),
 ];
 
 /** Every read that can come from derived days, as each endpoint asks it. */
@@ -79,7 +103,12 @@ function persistedBatches(lakeDir: string, derivationPrefix: string): string[] {
     .filter((f) => f.startsWith(derivationPrefix))
     .flatMap((f) => {
       const orgDir = path.join(root, f, `org=${ORG_A}`);
-      return fs.existsSync(orgDir) ? fs.readdirSync(orgDir).filter((n) => n.endsWith('.json')).map((n) => path.join(orgDir, n)) : [];
+      return fs.existsSync(orgDir)
+        ? fs
+            .readdirSync(orgDir)
+            .filter((n) => n.endsWith('.json'))
+            .map((n) => path.join(orgDir, n))
+        : [];
     });
 }
 
@@ -113,7 +142,9 @@ describe('persisted derived days', () => {
       { group_value: 'red', total_cost: '17.500000000001', event_count: 3 },
     ]);
     // Completed cost per end user: alice 1.5 + 0.000000000001, bob 2.25 + 4, carol 16.
-    const byUser = Object.fromEntries((expected['days:by-user'] as Array<{ group_value: string; total_cost: string }>).map((r) => [r.group_value, r.total_cost]));
+    const byUser = Object.fromEntries(
+      (expected['days:by-user'] as Array<{ group_value: string; total_cost: string }>).map((r) => [r.group_value, r.total_cost]),
+    );
     expect(byUser).toEqual({
       [endUserIdFor(ORG_A, 'alice')]: '1.500000000001',
       [endUserIdFor(ORG_A, 'bob')]: '6.250000000000',
@@ -125,13 +156,22 @@ describe('persisted derived days', () => {
       { metric_name: 'tokens', total_quantity: 750, event_count: 5 },
     ]);
     // latency_ms over processed events: 10 + 30 + 20 + 5.5 = 65.5, min 5.5, max 30.
-    expect(expected['days:latency']).toEqual({ event_count: 4, sum_value: '65.500000000000', min_value: '5.500000000000', max_value: '30.000000000000' });
+    expect(expected['days:latency']).toEqual({
+      event_count: 4,
+      sum_value: '65.500000000000',
+      min_value: '5.500000000000',
+      max_value: '30.000000000000',
+    });
 
     // The first process builds from the lake and persists in the background.
     const first = await LakeQuery.open(dir);
     expect(await answers(first)).toEqual(expected);
     await eventually(() => persistedBatches(dir, 'daily_costs-').length > 0, 20_000, 'daily_costs persisted');
-    await eventually(() => persistedBatches(dir, 'metadata-costs_').length > 0 && persistedBatches(dir, 'usage-metrics-').length > 0, 20_000, 'metadata derivations persisted');
+    await eventually(
+      () => persistedBatches(dir, 'metadata-costs_').length > 0 && persistedBatches(dir, 'usage-metrics-').length > 0,
+      20_000,
+      'metadata derivations persisted',
+    );
     first.close();
 
     // A fresh process reads the persisted files (nothing built in its memory yet) and agrees.
@@ -147,7 +187,11 @@ describe('persisted derived days', () => {
       expect(await answers(fresh)).toEqual(expected);
       // Then the persisted rows are copied into memory and the answers stay the same.
       await eventually(() => fresh.cache.rows > 0, 20_000, 'persisted days loaded into memory');
-      await eventually(async () => !(await fresh.expand({ organizationId: ORG_A, range: RANGE }, 'SELECT * FROM {{costs}} c')).includes('_derived'), 20_000, 'costs from memory');
+      await eventually(
+        async () => !(await fresh.expand({ organizationId: ORG_A, range: RANGE }, 'SELECT * FROM {{costs}} c')).includes('_derived'),
+        20_000,
+        'costs from memory',
+      );
       expect(await answers(fresh)).toEqual(expected);
     } finally {
       fresh.close();
@@ -164,7 +208,10 @@ describe('persisted derived days', () => {
       const b = await fresh.cache.collect(() => fresh.expand({ organizationId: ORG_A, range: RANGE }, 'SELECT * FROM {{costs}} c'));
       expect(b.value).toContain(path.join(dir, '_derived'));
       expect(fresh.cache.waiting).toBe(1);
-      const a = await fresh.rows<{ n: number }>({ organizationId: ORG_A, range: RANGE }, 'SELECT count(*) AS n FROM {{events}} e WHERE e.organization_id = $org');
+      const a = await fresh.rows<{ n: number }>(
+        { organizationId: ORG_A, range: RANGE },
+        'SELECT count(*) AS n FROM {{events}} e WHERE e.organization_id = $org',
+      );
       expect(a).toEqual([{ n: 6 }]); // the six events of P0 and P1
       expect(fresh.cache.waiting).toBe(1);
       expect(fresh.cache.rows).toBe(0);
@@ -172,7 +219,12 @@ describe('persisted derived days', () => {
       expect(fresh.cache.waiting).toBe(0);
       await eventually(() => fresh.cache.rows > 0, 20_000, "B's persisted days copied into memory");
       // Completed cost of the three days, as worked out in the test above.
-      expect(await fresh.row({ organizationId: ORG_A, range: RANGE }, 'SELECT sum(total_cost)::VARCHAR AS c FROM {{costs}} c WHERE c.organization_id = $org')).toEqual({ c: '23.750000000001' });
+      expect(
+        await fresh.row(
+          { organizationId: ORG_A, range: RANGE },
+          'SELECT sum(total_cost)::VARCHAR AS c FROM {{costs}} c WHERE c.organization_id = $org',
+        ),
+      ).toEqual({ c: '23.750000000001' });
     } finally {
       fresh.close();
     }
@@ -194,16 +246,23 @@ describe('persisted derived days', () => {
 
     const fresh = await LakeQuery.open(dir);
     try {
-      const sql = await fresh.expand({ organizationId: ORG_A, range: { start: d('2025-03-11'), end: d('2025-03-12') } }, 'SELECT * FROM {{costs}} c');
+      const sql = await fresh.expand(
+        { organizationId: ORG_A, range: { start: d('2025-03-11'), end: d('2025-03-12') } },
+        'SELECT * FROM {{costs}} c',
+      );
       // The 11th is rebuilt from its lake files into memory, not read from _derived.
       expect(sql).not.toContain('_derived');
       expect(sql).toContain('derived_0');
       expect(await answers(fresh)).toEqual(expected);
       // The new list is persisted under its own fingerprint beside the old batches.
       await eventually(() => persistedBatches(dir, 'daily_costs-').some((f) => !before.includes(f)), 20_000, 'new batch persisted');
-      const files = fs.readdirSync(path.join(dir, 'events', `org=${ORG_A}`, 'date=2025-03-11')).map((f) => path.join(dir, 'events', `org=${ORG_A}`, 'date=2025-03-11', f));
+      const files = fs
+        .readdirSync(path.join(dir, 'events', `org=${ORG_A}`, 'date=2025-03-11'))
+        .map((f) => path.join(dir, 'events', `org=${ORG_A}`, 'date=2025-03-11', f));
       const dcFiles = fs.readdirSync(path.join(dir, 'daily_costs', `org=${ORG_A}`, 'date=2025-03-11'));
-      const sidecars = persistedBatches(dir, 'daily_costs-').map((f) => JSON.parse(fs.readFileSync(f, 'utf8')) as { days: Record<string, string> });
+      const sidecars = persistedBatches(dir, 'daily_costs-').map(
+        (f) => JSON.parse(fs.readFileSync(f, 'utf8')) as { days: Record<string, string> },
+      );
       expect(sidecars.some((s) => s.days['2025-03-11'] === dayFingerprint(dcFiles))).toBe(true);
       expect(files.length).toBe(3);
     } finally {

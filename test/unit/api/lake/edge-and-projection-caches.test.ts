@@ -19,10 +19,19 @@ let offset = 0;
 /** A completed event of ORG_A at `at` costing `cost` (all input), for end user `user`. */
 function ev(at: string, cost: string, user = 'u1') {
   const o = offset++;
-  return lakeEvent({ kafka_offset: o, idempotency_key: `e-${o}`, event_timestamp: d(at), user_id: user, input_cost: cost, output_cost: '0', total_cost: cost });
+  return lakeEvent({
+    kafka_offset: o,
+    idempotency_key: `e-${o}`,
+    event_timestamp: d(at),
+    user_id: user,
+    input_cost: cost,
+    output_cost: '0',
+    total_cost: cost,
+  });
 }
 
-const SUM = 'SELECT CAST(sum(total_cost) AS DECIMAL(38,12)) AS cost, CAST(sum(event_count) AS BIGINT) AS n FROM {{costs}} c WHERE c.organization_id = $org';
+const SUM =
+  'SELECT CAST(sum(total_cost) AS DECIMAL(38,12)) AS cost, CAST(sum(event_count) AS BIGINT) AS n FROM {{costs}} c WHERE c.organization_id = $org';
 const USER_SUM = `${SUM} AND c.end_user_id = $end_user_id`;
 
 describe('edge cache and end-user projections', () => {
@@ -113,7 +122,7 @@ describe('edge cache and end-user projections', () => {
     }
   });
 
-  it('per end user: answers from the end user\'s projection, the same as raw events', async () => {
+  it("per end user: answers from the end user's projection, the same as raw events", async () => {
     const u1 = endUserIdFor(ORG_A, 'u1');
     const u2 = endUserIdFor(ORG_A, 'u2');
     // Requests at once for an end user nothing has projected yet copy each day once (a second

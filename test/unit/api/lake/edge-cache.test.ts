@@ -19,14 +19,29 @@ afterAll(() => {
 });
 
 it('keeps a slice on its second request and, past maxSlices, lets the least recently used go', async () => {
-  const edges = new EdgeCache(async () => conn, () => undefined, { maxSlices: 1, graceMs: 0 });
+  const edges = new EdgeCache(
+    async () => conn,
+    () => undefined,
+    { maxSlices: 1, graceMs: 0 },
+  );
   let computed = 0;
-  const slice = (k: string): EdgeSlice => ({ derivation: 'test', params: {}, organizationId: 'org', start: new Date(0), end: new Date(3_600_000), files: [`${k}.parquet`] });
+  const slice = (k: string): EdgeSlice => ({
+    derivation: 'test',
+    params: {},
+    organizationId: 'org',
+    start: new Date(0),
+    end: new Date(3_600_000),
+    files: [`${k}.parquet`],
+  });
   const sum = async (k: string) => {
-    const relation = await edges.relation(slice(k), async () => {
-      computed++;
-      return `(SELECT * FROM src WHERE k = $k)`;
-    }, { k });
+    const relation = await edges.relation(
+      slice(k),
+      async () => {
+        computed++;
+        return `(SELECT * FROM src WHERE k = $k)`;
+      },
+      { k },
+    );
     const [row] = (await conn.runAndReadAll(`SELECT sum(cost)::INTEGER AS s FROM ${relation.replace('$k', `'${k}'`)} x`)).getRowObjects();
     return row!.s;
   };

@@ -16,7 +16,9 @@ describe('inlineParameters', () => {
 
   it('leaves $name inside quoted strings and identifiers, and names it was not given', () => {
     const sql = `SELECT '$org', "$org", 'it''s $org', $org, $orgs, $other FROM t WHERE a = $org`;
-    expect(inlineParameters(sql, { org: 'x', orgs: 7 })).toBe(`SELECT '$org', "$org", 'it''s $org', 'x', CAST(7 AS BIGINT), $other FROM t WHERE a = 'x'`);
+    expect(inlineParameters(sql, { org: 'x', orgs: 7 })).toBe(
+      `SELECT '$org', "$org", 'it''s $org', 'x', CAST(7 AS BIGINT), $other FROM t WHERE a = 'x'`,
+    );
   });
 
   it('gives DuckDB the same answer as bound parameters', async () => {
@@ -29,7 +31,9 @@ describe('inlineParameters', () => {
       const bound = await conn.runAndReadAll(sql, { ...values, n: 41n, lim: 1n, t: timestampValue(BigInt(values.t.getTime()) * 1000n) });
       const inlined = await conn.runAndReadAll(inlineParameters(sql, values));
       expect(inlined.getRowObjectsJson()).toEqual(bound.getRowObjectsJson());
-      expect(inlined.getRowObjectsJson()).toEqual([{ s: "a'b$c\u0000d'", n: '42', f: 0.5, b: false, t: '2025-03-11 00:30:00', d: true, l: '2' }]);
+      expect(inlined.getRowObjectsJson()).toEqual([
+        { s: "a'b$c\u0000d'", n: '42', f: 0.5, b: false, t: '2025-03-11 00:30:00', d: true, l: '2' },
+      ]);
     } finally {
       conn.closeSync();
       instance.closeSync();

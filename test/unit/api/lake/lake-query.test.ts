@@ -56,16 +56,56 @@ function row(offset: number, at: string, totalCost: string, org = ORG): LakeEven
   const key = `k${offset}`;
   const ts = d(at);
   return {
-    event_id: eventIdFor(org, key), organization_id: org, idempotency_key: key, api_key_id: 'key', owner_user_id: null,
-    subscription_id: null, received_at: ts, event_timestamp: ts, user_id: 'u1', end_user_id: endUserIdFor(org, 'u1'),
-    model: 'gpt-4o', provider: 'openai', metric: null, unit: null, quantity: null, input_tokens: 10, output_tokens: 5,
-    cache_creation_input_tokens: null, cache_read_input_tokens: null, reasoning_tokens: null, input_cost: totalCost,
-    output_cost: '0', cache_creation_cost: null, cache_read_cost: null, reasoning_cost: null, unit_cost: null,
-    total_cost: totalCost, cost_override: null, status: 'completed', status_reason: null, rate_card_slug: 'gpt-4o',
-    session_id: null, span_id: null, parent_span_id: null, span_name: null, span_kind: null, started_at: null,
-    timestamp_provided: true, agent_id: null, workflow_id: null, feature: null, metadata: '{}', flag_reason: null,
-    kafka_partition: 0, kafka_offset: offset, priced_at: ts,
-    service_tier: null, cache_creation_1h_input_tokens: null, cache_creation_1h_cost: null, ...NO_PROVENANCE,
+    event_id: eventIdFor(org, key),
+    organization_id: org,
+    idempotency_key: key,
+    api_key_id: 'key',
+    owner_user_id: null,
+    subscription_id: null,
+    received_at: ts,
+    event_timestamp: ts,
+    user_id: 'u1',
+    end_user_id: endUserIdFor(org, 'u1'),
+    model: 'gpt-4o',
+    provider: 'openai',
+    metric: null,
+    unit: null,
+    quantity: null,
+    input_tokens: 10,
+    output_tokens: 5,
+    cache_creation_input_tokens: null,
+    cache_read_input_tokens: null,
+    reasoning_tokens: null,
+    input_cost: totalCost,
+    output_cost: '0',
+    cache_creation_cost: null,
+    cache_read_cost: null,
+    reasoning_cost: null,
+    unit_cost: null,
+    total_cost: totalCost,
+    cost_override: null,
+    status: 'completed',
+    status_reason: null,
+    rate_card_slug: 'gpt-4o',
+    session_id: null,
+    span_id: null,
+    parent_span_id: null,
+    span_name: null,
+    span_kind: null,
+    started_at: null,
+    timestamp_provided: true,
+    agent_id: null,
+    workflow_id: null,
+    feature: null,
+    metadata: '{}',
+    flag_reason: null,
+    kafka_partition: 0,
+    kafka_offset: offset,
+    priced_at: ts,
+    service_tier: null,
+    cache_creation_1h_input_tokens: null,
+    cache_creation_1h_cost: null,
+    ...NO_PROVENANCE,
   };
 }
 
@@ -97,7 +137,8 @@ describe('LakeQuery', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  const SUM = 'SELECT CAST(sum(total_cost) AS DECIMAL(38,12)) AS cost, CAST(sum(event_count) AS BIGINT) AS n FROM {{costs}} WHERE organization_id = $org';
+  const SUM =
+    'SELECT CAST(sum(total_cost) AS DECIMAL(38,12)) AS cost, CAST(sum(event_count) AS BIGINT) AS n FROM {{costs}} WHERE organization_id = $org';
 
   it('covers exactly [start, end) from rollups plus partial days, with exact decimals', async () => {
     const scope = { organizationId: ORG, range: { start: d('2025-03-10T13:00:00Z'), end: d('2025-03-12T23:30:00Z') } };
@@ -143,9 +184,11 @@ describe('LakeQuery {{derived}} and the per-file cache', () => {
   const perModel: Derivation = {
     id: 'per-model',
     source: 'events',
-    perDay: 'SELECT filename, organization_id, event_date, model, CAST(count(*) AS BIGINT) AS n, CAST(sum(total_cost) AS DECIMAL(38,12)) AS cost FROM {{src}} GROUP BY ALL',
+    perDay:
+      'SELECT filename, organization_id, event_date, model, CAST(count(*) AS BIGINT) AS n, CAST(sum(total_cost) AS DECIMAL(38,12)) AS cost FROM {{src}} GROUP BY ALL',
   };
-  const SQL = 'SELECT CAST(sum(n) AS BIGINT) AS n, CAST(sum(cost) AS DECIMAL(38,12)) AS cost FROM {{derived}} d WHERE d.organization_id = $org';
+  const SQL =
+    'SELECT CAST(sum(n) AS BIGINT) AS n, CAST(sum(cost) AS DECIMAL(38,12)) AS cost FROM {{derived}} d WHERE d.organization_id = $org';
 
   it('answers from cached whole days plus raw partial days, and stays right when compaction replaces files', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lake-derived-'));

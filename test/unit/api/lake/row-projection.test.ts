@@ -12,7 +12,9 @@ beforeAll(async () => {
   instance = await DuckDBInstance.create(':memory:');
   conn = await instance.connect();
   // Day 1: a×2, b×1; day 2: a×1, and a value holding a NUL.
-  await conn.run(`CREATE TABLE src AS SELECT * FROM (VALUES (1, 'a', 10), (1, 'a', 20), (1, 'b', 5), (2, 'a', 7), (2, 'x' || chr(0) || 'y', 3)) AS t(_day, filter_value, cost)`);
+  await conn.run(
+    `CREATE TABLE src AS SELECT * FROM (VALUES (1, 'a', 10), (1, 'a', 20), (1, 'b', 5), (2, 'a', 7), (2, 'x' || chr(0) || 'y', 3)) AS t(_day, filter_value, cost)`,
+  );
 });
 afterAll(() => {
   conn.closeSync();
@@ -21,10 +23,16 @@ afterAll(() => {
 
 describe('RowProjections', () => {
   it('answers each selection with its own rows and starts over past maxSelections', async () => {
-    const projections = new RowProjections(async () => conn, () => undefined, { maxSelections: 3, graceMs: 0 });
+    const projections = new RowProjections(
+      async () => conn,
+      () => undefined,
+      { maxSelections: 3, graceMs: 0 },
+    );
     const sum = async (value: string) => {
       const relation = await projections.relation('src', { column: 'filter_value', value }, [1, 2], () => true);
-      const [row] = (await conn.runAndReadAll(`SELECT coalesce(sum(cost), 0)::INTEGER AS s, count(*)::INTEGER AS n FROM (${relation})`)).getRowObjects();
+      const [row] = (
+        await conn.runAndReadAll(`SELECT coalesce(sum(cost), 0)::INTEGER AS s, count(*)::INTEGER AS n FROM (${relation})`)
+      ).getRowObjects();
       // The projection table the relation reads.
       return { ...(row as { s: number; n: number }), t: /FROM (\S+)/.exec(relation)![1] };
     };

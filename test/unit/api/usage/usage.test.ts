@@ -30,7 +30,9 @@ describe('usageEventItem', () => {
   });
 
   it('uses the lowercased metric, its quantity and maps the unit to metadata.units', () => {
-    const item = usageEventItem(stored({ metric: 'Image_Generation', quantity: 3, unit: 'image', input_tokens: null, output_tokens: null }));
+    const item = usageEventItem(
+      stored({ metric: 'Image_Generation', quantity: 3, unit: 'image', input_tokens: null, output_tokens: null }),
+    );
     expect(item).toMatchObject({ metric_name: 'image_generation', quantity: 3, metadata: { units: 'image' } });
   });
 

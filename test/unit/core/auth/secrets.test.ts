@@ -59,7 +59,14 @@ describe('signing secrets and master keys', () => {
   });
 
   it('rejects anything else with a clear error that does not echo the value', () => {
-    for (const bad of ['', 'abc', KEY_HEX.slice(2), crypto.randomBytes(31).toString('base64'), crypto.randomBytes(33).toString('base64'), 'not a key at all!!']) {
+    for (const bad of [
+      '',
+      'abc',
+      KEY_HEX.slice(2),
+      crypto.randomBytes(31).toString('base64'),
+      crypto.randomBytes(33).toString('base64'),
+      'not a key at all!!',
+    ]) {
       expect(() => parseMasterKey(bad)).toThrow(ConfigError);
     }
     const secretish = `zz${KEY_HEX.slice(2)}`;

@@ -33,10 +33,15 @@ describe('queryableOverPort', () => {
   it('passes parameters and returns rows with exact numbers, Buffers and Dates', async () => {
     const at = new Date('2026-03-01T12:34:56.789Z');
     const bytes = Buffer.from([0, 1, 254, 255]);
-    const inserted = await remote.query<{ id: number }>(
-      'INSERT INTO t VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id',
-      [1, 'first', '12345678901234567890.123456789012', '9007199254740993', bytes, at, { k: ['v', 2] }],
-    );
+    const inserted = await remote.query<{ id: number }>('INSERT INTO t VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id', [
+      1,
+      'first',
+      '12345678901234567890.123456789012',
+      '9007199254740993',
+      bytes,
+      at,
+      { k: ['v', 2] },
+    ]);
     expect(inserted).toEqual([{ id: 1 }]);
 
     const [row] = await remote.query<Record<string, unknown>>('SELECT * FROM t WHERE id = $1', [1]);

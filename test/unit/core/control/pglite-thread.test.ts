@@ -16,11 +16,24 @@ afterAll(async () => {
 describe('openPgliteThread', () => {
   it('returns NUMERIC and INT8 as strings, bytea as Buffer, timestamptz as Date, arrays as arrays', async () => {
     const at = new Date('2026-01-15T10:30:00.123Z');
-    await db.query('INSERT INTO t VALUES ($1, $2, $3, $4, $5)', [1, '12345678901234567890.000000000001', Buffer.from([0, 255, 7]), at, ['a', 'b,c']]);
+    await db.query('INSERT INTO t VALUES ($1, $2, $3, $4, $5)', [
+      1,
+      '12345678901234567890.000000000001',
+      Buffer.from([0, 255, 7]),
+      at,
+      ['a', 'b,c'],
+    ]);
     const [row] = await db.query<{ id: number; n: string; b: Buffer; at: Date; tags: string[]; big: string }>(
       'SELECT id, n, b, at, tags, 9007199254740993::int8 AS big FROM t WHERE id = 1',
     );
-    expect(row).toEqual({ id: 1, n: '12345678901234567890.000000000001', b: Buffer.from([0, 255, 7]), at, tags: ['a', 'b,c'], big: '9007199254740993' });
+    expect(row).toEqual({
+      id: 1,
+      n: '12345678901234567890.000000000001',
+      b: Buffer.from([0, 255, 7]),
+      at,
+      tags: ['a', 'b,c'],
+      big: '9007199254740993',
+    });
     expect(Buffer.isBuffer(row!.b)).toBe(true);
   });
 
@@ -38,7 +51,9 @@ describe('openPgliteThread', () => {
       }),
     ).rejects.toThrow('abort');
     expect(await db.query('SELECT id FROM t WHERE id = 2')).toEqual([]);
-    expect(await db.transaction(async (tx) => (await tx.query<{ id: number }>('INSERT INTO t (id) VALUES (3) RETURNING id'))[0]!.id)).toBe(3);
+    expect(await db.transaction(async (tx) => (await tx.query<{ id: number }>('INSERT INTO t (id) VALUES (3) RETURNING id'))[0]!.id)).toBe(
+      3,
+    );
     // A transaction that runs no statement sends nothing.
     expect(await db.transaction(async () => 'nothing')).toBe('nothing');
   });

@@ -10,15 +10,30 @@ describe('tsoa validation faults → ValidationError', () => {
     [{ 'body.name': { message: "'name' is required" } }, 'name', 'name: is required'],
     [{ 'body.name': { message: 'invalid string value' } }, 'name', 'name: must be a string'],
     [{ 'body.amount': { message: 'must be a positive integer' } }, 'amount', 'amount: must be a positive integer'],
-    [{ start_date: { message: 'invalid ISO 8601 date format, i.e. YYYY-MM-DD' } }, 'start_date', 'start_date: must be an ISO 8601 date (YYYY-MM-DD)'],
+    [
+      { start_date: { message: 'invalid ISO 8601 date format, i.e. YYYY-MM-DD' } },
+      'start_date',
+      'start_date: must be an ISO 8601 date (YYYY-MM-DD)',
+    ],
     [{ body: { message: 'invalid object' } }, 'body', 'body: must be an object'],
     [
-      { 'body.scopes.$1': { message: union([{ 'body.scopes.$1': { message: "should be one of the following; ['usage:write']" } }, { 'body.scopes.$1': { message: "should be one of the following; ['usage:read']" } }]) } },
+      {
+        'body.scopes.$1': {
+          message: union([
+            { 'body.scopes.$1': { message: "should be one of the following; ['usage:write']" } },
+            { 'body.scopes.$1': { message: "should be one of the following; ['usage:read']" } },
+          ]),
+        },
+      },
       'scopes',
       'scopes: item 1 must be one of: usage:write, usage:read',
     ],
     [
-      { 'body.rate': { message: union([{ 'body.rate': { message: 'invalid string value' } }, { 'body.rate': { message: 'invalid float number' } }]) } },
+      {
+        'body.rate': {
+          message: union([{ 'body.rate': { message: 'invalid string value' } }, { 'body.rate': { message: 'invalid float number' } }]),
+        },
+      },
       'rate',
       'rate: must be a string or a number',
     ],
@@ -49,7 +64,10 @@ describe('tsoa validation faults → ValidationError', () => {
 
   it('names unknown fields of an inline object type under the object', () => {
     const err = fromTsoaValidateError(
-      new ValidateError({ 'body.meta': { message: '"a,b" is an excess property and therefore is not allowed', value: { a: 1, b: 2 } } } as never, ''),
+      new ValidateError(
+        { 'body.meta': { message: '"a,b" is an excess property and therefore is not allowed', value: { a: 1, b: 2 } } } as never,
+        '',
+      ),
     );
     expect(err.details?.unknownFields).toEqual(['meta.a', 'meta.b']);
   });

@@ -15,9 +15,12 @@ const Encoder = require('kafkajs/src/protocol/encoder.js') as {
 };
 const Long = require('kafkajs/src/utils/long.js') as { fromNumber(n: number): unknown };
 const crc32C = require('kafkajs/src/protocol/recordBatch/crc32C/index.js') as (b: Buffer) => number;
-const groupMessagesPerPartition = require('kafkajs/src/producer/groupMessagesPerPartition.js') as (args: unknown) => Record<string, Array<{ key: string }>>;
+const groupMessagesPerPartition = require('kafkajs/src/producer/groupMessagesPerPartition.js') as (
+  args: unknown,
+) => Record<string, Array<{ key: string }>>;
 
-const meta = (n: number) => Array.from({ length: n }, (_, i) => ({ partitionId: i, leader: 1, partitionErrorCode: 0, replicas: [1], isr: [1] }));
+const meta = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({ partitionId: i, leader: 1, partitionErrorCode: 0, replicas: [1], isr: [1] }));
 
 describe('memoizedKeyPartitioner', () => {
   it('gives the default partitioner’s answer for every key and partition count, also when asked again', () => {

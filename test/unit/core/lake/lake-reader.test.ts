@@ -67,13 +67,17 @@ describe('LakeReader', () => {
     expect(
       await reader.files('events', 'orgA', { from: new Date('2025-03-01T23:00:00Z'), to: new Date('2025-03-03T00:00:00.001Z') }),
     ).toHaveLength(3);
-    expect(await reader.files('events', 'orgA', { from: new Date('2025-03-03T12:00:00Z') })).toEqual([abs('events/org=orgA/date=2025-03-03/a3.parquet')]);
+    expect(await reader.files('events', 'orgA', { from: new Date('2025-03-03T12:00:00Z') })).toEqual([
+      abs('events/org=orgA/date=2025-03-03/a3.parquet'),
+    ]);
   });
 
   it('sees a replaced manifest on the next call after the refresh interval', async () => {
     const reader = await LakeReader.open(lakeDir, { refreshIntervalMs: 0 });
     await writeManifest(lakeDir, { ...emptyManifest(1), version: 2, next_offset: 8, files: [entry('events', 'orgA', '2025-03-04', 'a4')] });
-    expect(await reader.files('events', 'orgA', { from: new Date('2025-03-03T00:00:00Z') })).toEqual([abs('events/org=orgA/date=2025-03-04/a4.parquet')]);
+    expect(await reader.files('events', 'orgA', { from: new Date('2025-03-03T00:00:00Z') })).toEqual([
+      abs('events/org=orgA/date=2025-03-04/a4.parquet'),
+    ]);
     expect((await reader.manifests()).get(1)?.version).toBe(2);
   });
 
@@ -82,7 +86,9 @@ describe('LakeReader', () => {
     try {
       const reader = await LakeReader.open(empty);
       expect(await reader.files('events', 'orgA')).toEqual([]);
-      expect(await reader.relation('session_spans', 'orgA')).toMatch(/^\(SELECT CAST\(NULL AS VARCHAR\) AS "organization_id", .* WHERE false\)$/);
+      expect(await reader.relation('session_spans', 'orgA')).toMatch(
+        /^\(SELECT CAST\(NULL AS VARCHAR\) AS "organization_id", .* WHERE false\)$/,
+      );
     } finally {
       fs.rmSync(empty, { recursive: true, force: true });
     }

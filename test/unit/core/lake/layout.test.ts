@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  dataFileName,
-  groupDir,
-  manifestPath,
-  partitionOfManifestName,
-  relativePath,
-  tableColumns,
-} from '../../../../core/lake/layout.js';
+import { dataFileName, groupDir, manifestPath, partitionOfManifestName, relativePath, tableColumns } from '../../../../core/lake/layout.js';
 import { EVENTS_COLUMNS, EVENTS_INPUT_COLUMNS } from '../../../../core/lake/events-schema.js';
 import { emptyRelationSql, parquetRelationSql, readParquetSql } from '../../../../core/lake/parquet-sql.js';
 import { utcDate } from '../../../../core/time.js';
@@ -59,8 +52,18 @@ describe('events schema', () => {
   });
 
   it('keeps money as DECIMAL(38,12) in every table', () => {
-    const money = tableColumns('daily_costs').filter((c) => c.kind === 'decimal').map((c) => c.name);
-    expect(money).toEqual(['input_cost', 'output_cost', 'cache_creation_cost', 'cache_read_cost', 'reasoning_cost', 'unit_cost', 'total_cost']);
+    const money = tableColumns('daily_costs')
+      .filter((c) => c.kind === 'decimal')
+      .map((c) => c.name);
+    expect(money).toEqual([
+      'input_cost',
+      'output_cost',
+      'cache_creation_cost',
+      'cache_read_cost',
+      'reasoning_cost',
+      'unit_cost',
+      'total_cost',
+    ]);
     expect(tableColumns('session_spans').find((c) => c.name === 'own_cost')?.kind).toBe('decimal');
   });
 });
@@ -79,8 +82,11 @@ describe('parquet relation SQL', () => {
   });
 
   it('gives an empty relation with typed columns when there are no files', () => {
-    expect(emptyRelationSql([{ name: 'total_cost', kind: 'decimal', nullable: false }, { name: 'n', kind: 'bigint', nullable: true }])).toBe(
-      '(SELECT CAST(NULL AS DECIMAL(38,12)) AS "total_cost", CAST(NULL AS BIGINT) AS "n" WHERE false)',
-    );
+    expect(
+      emptyRelationSql([
+        { name: 'total_cost', kind: 'decimal', nullable: false },
+        { name: 'n', kind: 'bigint', nullable: true },
+      ]),
+    ).toBe('(SELECT CAST(NULL AS DECIMAL(38,12)) AS "total_cost", CAST(NULL AS BIGINT) AS "n" WHERE false)');
   });
 });

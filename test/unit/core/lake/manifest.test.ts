@@ -71,7 +71,11 @@ describe('manifest encoding', () => {
     ['a negative offset', JSON.stringify({ ...sample(), next_offset: -1 }), /next_offset/],
     ['a fractional row count', JSON.stringify({ ...sample(), files: [{ ...sample().files[0], rows: 1.5 }] }), /rows/],
     ['an unknown table', JSON.stringify({ ...sample(), files: [{ ...sample().files[0], table: 'users' }] }), /unknown table/],
-    ['a path leaving the lake', JSON.stringify({ ...sample(), files: [{ ...sample().files[0], path: '../etc/passwd' }] }), /inside the lake/],
+    [
+      'a path leaving the lake',
+      JSON.stringify({ ...sample(), files: [{ ...sample().files[0], path: '../etc/passwd' }] }),
+      /inside the lake/,
+    ],
     ['a bad date', JSON.stringify({ ...sample(), files: [{ ...sample().files[0], date: '2025-3-1' }] }), /YYYY-MM-DD/],
     ['missing garbage', JSON.stringify({ ...sample(), garbage: undefined }), /garbage/],
   ])('rejects %s', (_what, text, message) => {

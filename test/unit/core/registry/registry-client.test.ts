@@ -38,8 +38,20 @@ describe('AVRO_TYPE_OPTIONS', () => {
   });
 
   it('reads a plain long written by an older schema as Date', () => {
-    const older = avro.Type.forSchema({ type: 'record', name: 'R', fields: [{ name: 'at', type: 'long' }, { name: 'either', type: ['int', 'string'] }] });
+    const older = avro.Type.forSchema({
+      type: 'record',
+      name: 'R',
+      fields: [
+        { name: 'at', type: 'long' },
+        { name: 'either', type: ['int', 'string'] },
+      ],
+    });
     const buf = older.toBuffer({ at: 86_400_000, either: 'y' });
-    expect(type.fromBuffer(buf, type.createResolver(older))).toEqual({ at: new Date('1970-01-02T00:00:00Z'), maybe_at: null, n: null, either: 'y' });
+    expect(type.fromBuffer(buf, type.createResolver(older))).toEqual({
+      at: new Date('1970-01-02T00:00:00Z'),
+      maybe_at: null,
+      n: null,
+      either: 'y',
+    });
   });
 });

@@ -59,7 +59,11 @@ describe('planCompaction', () => {
   });
 
   it('leaves big files alone and never merges fewer than two files', () => {
-    const files = [file('events', 'A', '2025-03-01', 1, 100_000_000), file('events', 'A', '2025-03-01', 2), file('events', 'A', '2025-03-01', 3)];
+    const files = [
+      file('events', 'A', '2025-03-01', 1, 100_000_000),
+      file('events', 'A', '2025-03-01', 2),
+      file('events', 'A', '2025-03-01', 3),
+    ];
     expect(planCompaction(files, { minFiles: 3 })).toEqual([]);
     expect(planCompaction(files, { minFiles: 1 })[0]?.files.map((f) => f.path)).toEqual([files[1]!.path, files[2]!.path]);
     expect(planCompaction([file('events', 'A', '2025-03-01', 1)], { minFiles: 1 })).toEqual([]);

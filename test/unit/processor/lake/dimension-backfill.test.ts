@@ -21,7 +21,13 @@ function events(org: string, date: string, n: number, dimensions?: DimensionSet)
 
 describe('dimension sets of events files', () => {
   it('a merged file covers what every part covered, with the same type', () => {
-    expect(intersectDimensionSets([{ team: 'string', cost: 'number' }, { team: 'string', cost: 'string' }, { team: 'string', x: 'string' }])).toEqual({ team: 'string' });
+    expect(
+      intersectDimensionSets([
+        { team: 'string', cost: 'number' },
+        { team: 'string', cost: 'string' },
+        { team: 'string', x: 'string' },
+      ]),
+    ).toEqual({ team: 'string' });
     expect(intersectDimensionSets([{ team: 'string' }, undefined])).toEqual({});
     expect(intersectDimensionSets([])).toEqual({});
   });

@@ -119,7 +119,14 @@ describe('stageEvents', () => {
               bool_and((cache_read_cost IS NOT NULL) = (kafka_offset % 7 = 0)) AS cache_in_place
        FROM many`,
     );
-    expect(got).toEqual({ n: '5000', sessions: '1667', cache: '715', offsets: String((4999 * 5000) / 2), sessions_in_place: 'true', cache_in_place: 'true' });
+    expect(got).toEqual({
+      n: '5000',
+      sessions: '1667',
+      cache: '715',
+      offsets: String((4999 * 5000) / 2),
+      sessions_in_place: 'true',
+      cache_in_place: 'true',
+    });
   });
 
   it('keeps every string exactly, short or long, ASCII or not, next to nulls in the same chunk', async () => {
@@ -148,7 +155,9 @@ describe('stageEvents', () => {
       lakeEvent({ kafka_offset: 5, organization_id: null as unknown as string }),
     ];
     for (const row of bad) {
-      await expect(stageEvents(conn, 'bad', [lakeEvent({ kafka_offset: 0 }), row])).rejects.toThrow(new RegExp(`lake row ${row.event_id}: \\w+ = .* is not a valid`));
+      await expect(stageEvents(conn, 'bad', [lakeEvent({ kafka_offset: 0 }), row])).rejects.toThrow(
+        new RegExp(`lake row ${row.event_id}: \\w+ = .* is not a valid`),
+      );
     }
   });
 });

@@ -20,18 +20,57 @@ describe('CLI command line → admin request', () => {
       { method: 'POST', path: `/organizations/${ORG}/api-keys`, body: { scopes: ['usage:write', 'costs:read'], owner_user_id: ORG } },
     ],
     [['keys', 'revoke', '--org', ORG, '--key', 'k/1'], { method: 'DELETE', path: `/organizations/${ORG}/api-keys/k%2F1` }],
-    [['credits', 'grant', `--org=${ORG}`, '--amount', '10000'], { method: 'POST', path: `/organizations/${ORG}/credits`, body: { amount: 10000 } }],
     [
-      ['rate-cards', 'create', '--org', ORG, '--model-slug', 'gpt-4o', '--input', '2.50', '--output', '10', '--cache-read', '1.25', '--effective-from', '2025-01-01'],
+      ['credits', 'grant', `--org=${ORG}`, '--amount', '10000'],
+      { method: 'POST', path: `/organizations/${ORG}/credits`, body: { amount: 10000 } },
+    ],
+    [
+      [
+        'rate-cards',
+        'create',
+        '--org',
+        ORG,
+        '--model-slug',
+        'gpt-4o',
+        '--input',
+        '2.50',
+        '--output',
+        '10',
+        '--cache-read',
+        '1.25',
+        '--effective-from',
+        '2025-01-01',
+      ],
       {
         method: 'POST',
         path: `/organizations/${ORG}/rate-cards`,
-        body: { model_slug: 'gpt-4o', input_cost_per_million: '2.50', output_cost_per_million: '10', cache_read_cost_per_million: '1.25', effective_from: '2025-01-01' },
+        body: {
+          model_slug: 'gpt-4o',
+          input_cost_per_million: '2.50',
+          output_cost_per_million: '10',
+          cache_read_cost_per_million: '1.25',
+          effective_from: '2025-01-01',
+        },
       },
     ],
     // --reprice and --detach are the CLI's own: the card goes out as without them.
     [
-      ['rate-cards', 'create', '--org', ORG, '--model-slug', 'gpt-4o', '--input', '3', '--output', '12', '--effective-from', '2025-01-01', '--reprice', '--detach'],
+      [
+        'rate-cards',
+        'create',
+        '--org',
+        ORG,
+        '--model-slug',
+        'gpt-4o',
+        '--input',
+        '3',
+        '--output',
+        '12',
+        '--effective-from',
+        '2025-01-01',
+        '--reprice',
+        '--detach',
+      ],
       {
         method: 'POST',
         path: `/organizations/${ORG}/rate-cards`,
@@ -40,12 +79,47 @@ describe('CLI command line → admin request', () => {
     ],
     [['rate-cards', 'history', '--org', ORG], { method: 'GET', path: `/organizations/${ORG}/rate-cards?include_superseded=true` }],
     [
-      ['unit-rates', 'create', '--org', ORG, '--provider', 'deepgram', '--metric', 'transcription', '--unit', 'minute', '--cost-per-unit', '0.0043'],
-      { method: 'POST', path: `/organizations/${ORG}/unit-rates`, body: { provider: 'deepgram', metric: 'transcription', unit: 'minute', cost_per_unit: '0.0043' } },
+      [
+        'unit-rates',
+        'create',
+        '--org',
+        ORG,
+        '--provider',
+        'deepgram',
+        '--metric',
+        'transcription',
+        '--unit',
+        'minute',
+        '--cost-per-unit',
+        '0.0043',
+      ],
+      {
+        method: 'POST',
+        path: `/organizations/${ORG}/unit-rates`,
+        body: { provider: 'deepgram', metric: 'transcription', unit: 'minute', cost_per_unit: '0.0043' },
+      },
     ],
     [
-      ['dimensions', 'create', '--org', ORG, '--key', 'team', '--name', 'Team', '--value-type', 'string', '--required', '--description', 'Owning team'],
-      { method: 'POST', path: `/organizations/${ORG}/dimensions`, body: { key: 'team', name: 'Team', value_type: 'string', is_required: true, description: 'Owning team' } },
+      [
+        'dimensions',
+        'create',
+        '--org',
+        ORG,
+        '--key',
+        'team',
+        '--name',
+        'Team',
+        '--value-type',
+        'string',
+        '--required',
+        '--description',
+        'Owning team',
+      ],
+      {
+        method: 'POST',
+        path: `/organizations/${ORG}/dimensions`,
+        body: { key: 'team', name: 'Team', value_type: 'string', is_required: true, description: 'Owning team' },
+      },
     ],
     [['subscriptions', 'create', '--org', ORG], { method: 'POST', path: `/organizations/${ORG}/subscriptions`, body: {} }],
     [
@@ -67,7 +141,10 @@ describe('CLI command line → admin request', () => {
     [['orgs', 'create', 'Acme'], 'unexpected argument "Acme"'],
     [['credits', 'grant', '--org', ORG, '--amount', '1.5'], '--amount must be a whole number'],
     [['unit-rates', 'create', '--org', ORG, '--metric', 'm', '--unit', 'u', '--cost-per-unit', '1'], 'exactly one of --model, --provider'],
-    [['unit-rates', 'create', '--org', ORG, '--model', 'a', '--provider', 'b', '--metric', 'm', '--unit', 'u', '--cost-per-unit', '1'], 'exactly one of'],
+    [
+      ['unit-rates', 'create', '--org', ORG, '--model', 'a', '--provider', 'b', '--metric', 'm', '--unit', 'u', '--cost-per-unit', '1'],
+      'exactly one of',
+    ],
   ])('%j is a usage error', (argv, message) => {
     expect(() => request(argv)).toThrow(UsageError);
     expect(() => request(argv)).toThrow(message);
@@ -95,23 +172,66 @@ describe('CLI command line → admin request', () => {
 describe('alert commands (issue 14)', () => {
   it('disable, rotate and budget thresholds build the admin request the API takes', () => {
     const find = (resource: string, action: string) => COMMANDS.find((c) => c.resource === resource && c.action === action)!;
-    expect(buildRequest(find('webhooks', 'disable'), new Map([['org', 'o1'], ['endpoint', 'e1']]))).toEqual({
+    expect(
+      buildRequest(
+        find('webhooks', 'disable'),
+        new Map([
+          ['org', 'o1'],
+          ['endpoint', 'e1'],
+        ]),
+      ),
+    ).toEqual({
       method: 'PATCH',
       path: '/organizations/o1/webhook-endpoints/e1',
       body: { enabled: false },
     });
-    expect(buildRequest(find('webhooks', 'rotate'), new Map([['org', 'o1'], ['endpoint', 'e1'], ['grace-seconds', '60']])).body).toEqual({
+    expect(
+      buildRequest(
+        find('webhooks', 'rotate'),
+        new Map([
+          ['org', 'o1'],
+          ['endpoint', 'e1'],
+          ['grace-seconds', '60'],
+        ]),
+      ).body,
+    ).toEqual({
       rotate_secret: true,
       rotation_grace_seconds: 60,
     });
     expect(
-      buildRequest(find('budgets', 'create'), new Map([['org', 'o1'], ['scope', 'end_user'], ['user-id', 'alice'], ['period', 'monthly'], ['amount', '99.5'], ['thresholds', '50,90']])).body,
+      buildRequest(
+        find('budgets', 'create'),
+        new Map([
+          ['org', 'o1'],
+          ['scope', 'end_user'],
+          ['user-id', 'alice'],
+          ['period', 'monthly'],
+          ['amount', '99.5'],
+          ['thresholds', '50,90'],
+        ]),
+      ).body,
     ).toEqual({ scope: 'end_user', user_id: 'alice', period: 'monthly', amount: '99.5', thresholds: [50, 90] });
-    expect(buildRequest(find('alerts', 'set-credits-low'), new Map([['org', 'o1'], ['balance', '1000']]))).toEqual({
+    expect(
+      buildRequest(
+        find('alerts', 'set-credits-low'),
+        new Map([
+          ['org', 'o1'],
+          ['balance', '1000'],
+        ]),
+      ),
+    ).toEqual({
       method: 'PUT',
       path: '/organizations/o1/alert-settings',
       body: { credits_low_balance: 1000 },
     });
-    expect(buildRequest(find('alerts', 'set-margin-below'), new Map([['org', 'o1'], ['percent', '-12.5']])).body).toEqual({ margin_below_percent: -12.5 });
+    expect(
+      buildRequest(
+        find('alerts', 'set-margin-below'),
+        new Map([
+          ['org', 'o1'],
+          ['percent', '-12.5'],
+        ]),
+      ).body,
+    ).toEqual({ margin_below_percent: -12.5 });
   });
 });

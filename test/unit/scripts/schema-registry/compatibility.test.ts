@@ -31,8 +31,18 @@ describe('parseAvroSchema identity', () => {
     expect(parseAvroSchema(record([{ name: 'x', type: 'long', default: 0 }])).identity).not.toBe(base);
     expect(parseAvroSchema(record([{ name: 'x', type: 'long', doc: 'd' }])).identity).not.toBe(base);
     expect(parseAvroSchema(record([{ name: 'x', type: { type: 'long', logicalType: 'timestamp-millis' } }])).identity).not.toBe(base);
-    const ab = parseAvroSchema(record([{ name: 'a', type: 'int' }, { name: 'b', type: 'int' }])).identity;
-    const ba = parseAvroSchema(record([{ name: 'b', type: 'int' }, { name: 'a', type: 'int' }])).identity;
+    const ab = parseAvroSchema(
+      record([
+        { name: 'a', type: 'int' },
+        { name: 'b', type: 'int' },
+      ]),
+    ).identity;
+    const ba = parseAvroSchema(
+      record([
+        { name: 'b', type: 'int' },
+        { name: 'a', type: 'int' },
+      ]),
+    ).identity;
     expect(ab).not.toBe(ba);
   });
 

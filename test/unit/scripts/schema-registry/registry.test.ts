@@ -9,8 +9,14 @@ import {
 const schema = (fields: object[]) => JSON.stringify({ type: 'record', name: 'Event', namespace: 't', fields });
 const V1 = schema([{ name: 'a', type: 'string' }]);
 const V1_RESPELLED = `{ "namespace": "t", "fields": [{"type": {"type": "string"}, "name": "a"}], "name": "Event", "type": "record" }`;
-const V2_OPTIONAL = schema([{ name: 'a', type: 'string' }, { name: 'b', type: ['null', 'long'], default: null }]);
-const V2_REQUIRED = schema([{ name: 'a', type: 'string' }, { name: 'b', type: 'long' }]);
+const V2_OPTIONAL = schema([
+  { name: 'a', type: 'string' },
+  { name: 'b', type: ['null', 'long'], default: null },
+]);
+const V2_REQUIRED = schema([
+  { name: 'a', type: 'string' },
+  { name: 'b', type: 'long' },
+]);
 const A_AS_LONG = schema([{ name: 'a', type: 'long' }]);
 
 /** Runs `fn` and returns the RegistryError it throws as [status, error_code]. */
