@@ -1,4 +1,4 @@
-// The one rule for text a client sends (DESIGN.md "Strings"): well-formed Unicode, no NUL.
+// The one rule for text a client sends (docs/design.md "Strings"): well-formed Unicode, no NUL.
 // PostgreSQL text cannot hold NUL, and a lone UTF-16 surrogate has no UTF-8 encoding, so either
 // one would make the control plane refuse a whole group-commit transaction (every request in the
 // group failing with it) or a reader's query fail; both are refused at the door instead.

@@ -137,7 +137,7 @@ export interface WindowPair {
 }
 
 /**
- * The cost summary's windows and what each is compared with (DESIGN.md "Previous period"):
+ * The cost summary's windows and what each is compared with (docs/design.md "Previous period"):
  * calendar windows with the preceding calendar period of the same kind, rolling windows with the
  * preceding window of equal length. Windows "to date" end at `now`.
  */

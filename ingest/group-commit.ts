@@ -1,4 +1,4 @@
-// Group commit (DESIGN.md "Ingest") as a three-stage pipeline, each stage running one operation
+// Group commit (docs/design.md "Ingest") as a three-stage pipeline, each stage running one operation
 // at a time over everything that queued up for it while the previous one ran:
 //   reserve — ONE control-plane transaction: one ledger row per key + ONE group row holding all
 //             their records + credits + new end users;

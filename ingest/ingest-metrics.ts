@@ -1,4 +1,4 @@
-// Prometheus metrics of the ingest path (DESIGN.md: accepted / flagged / rejected, publish latency),
+// Prometheus metrics of the ingest path (docs/design.md: accepted / flagged / rejected, publish latency),
 // registered on the process registry served at /metrics.
 import { promClient, registry } from '../core/metrics.js';
 

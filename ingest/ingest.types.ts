@@ -1,4 +1,4 @@
-// The ingestion wire shapes (spec "Usage event ingestion request", "Ingest response"; DESIGN.md
+// The ingestion wire shapes (spec "Usage event ingestion request", "Ingest response"; docs/design.md
 // "Ingest field types"), written for tsoa so the OpenAPI document describes every field. The
 // rules tsoa cannot express (conditional requiredness, finiteness, metadata size, dimensions)
 // live in validate-event.ts, which runs before tsoa's own check.

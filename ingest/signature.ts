@@ -1,4 +1,4 @@
-// Request signing for ingestion (DESIGN.md "Signature"): X-Signature = "v1=" + hex
+// Request signing for ingestion (docs/design.md "Signature"): X-Signature = "v1=" + hex
 // HMAC-SHA256(signing secret, X-Timestamp + "." + raw body), X-Timestamp in Unix seconds within
 // 5 minutes of server time. Pure: the caller passes the clock. Every fault is a SignatureError
 // (flat 401 body); the digest comparison is constant-time.

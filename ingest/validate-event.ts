@@ -1,4 +1,4 @@
-// The field rules of one ingestion event (spec "Usage event ingestion request", DESIGN.md
+// The field rules of one ingestion event (spec "Usage event ingestion request", docs/design.md
 // "Ingest field types"). Pure: the raw JSON value and the organization's dimension definitions in,
 // a normalized event out, or a ValidationError naming the first failing field (dotted path for
 // metadata keys). JSON types are taken as sent: "5" is not a token count.

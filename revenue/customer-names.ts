@@ -1,4 +1,4 @@
-// Which customer name an end user gets from revenue records (DESIGN.md "End-user name"): that of
+// Which customer name an end user gets from revenue records (docs/design.md "End-user name"): that of
 // its named record whose billing period ends last; on equal ends the first one seen. Pure; the
 // store applies it when records are written, the revenue cache and margin when they are read.
 // (upsertEndUsers asks the same of SQL: ORDER BY period_end DESC LIMIT 1.)

@@ -57,7 +57,7 @@ function byMarginThenId(a: { margin: Big; id: string }, b: { margin: Big; id: st
   return a.margin.cmp(b.margin) || compareCodePoints(a.id, b.id);
 }
 
-/** Least profitable first (DESIGN.md): margin_amount ascending, ties by end_user_id. */
+/** Least profitable first (docs/design.md): margin_amount ascending, ties by end_user_id. */
 export function leastProfitableFirst(a: MarginRow, b: MarginRow): number {
   return byMarginThenId({ margin: new Big(a.margin_amount), id: a.end_user_id }, { margin: new Big(b.margin_amount), id: b.end_user_id });
 }

@@ -1,4 +1,4 @@
-// Accrual recognition (DESIGN.md): a revenue record's amount is spread evenly over its billing
+// Accrual recognition (docs/design.md): a revenue record's amount is spread evenly over its billing
 // period, to the millisecond, and a window recognizes amount × overlap / length. Exact decimal
 // (big.js); refunds are negative amounts and recognize negatively the same way.
 import type { DateRange } from '../core/time.js';

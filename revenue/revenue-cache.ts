@@ -1,6 +1,6 @@
 // The organization's revenue records as margin reads them, kept per process and re-read only when
 // revenueRecordsVersion changes (a cheap count/max query), so a margin request does not re-parse
-// thousands of records; with them the end users' names (DESIGN.md: the revenue source's customer
+// thousands of records; with them the end users' names (docs/design.md: the revenue source's customer
 // name, here that of the record whose period ends last). Bounded: least recently used dropped.
 import { LRUCache } from '../core/cache.js';
 import type { ControlDb } from '../core/control/db.js';

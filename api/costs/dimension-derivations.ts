@@ -9,7 +9,7 @@ import type { DimensionDerivation } from '../lake/lake-query.js';
 
 /**
  * Attribution keys that ingest lifts into typed event columns (top-level field, else the same
- * metadata key; top-level wins — DESIGN.md). Reading the column sees both places, so every
+ * metadata key; top-level wins — docs/design.md). Reading the column sees both places, so every
  * endpoint that groups by one of these keys agrees.
  */
 const TYPED_ATTRIBUTION_KEYS = ['agent_id', 'workflow_id', 'feature'] as const;

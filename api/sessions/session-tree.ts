@@ -6,7 +6,7 @@ import { type Big, formatMoney, sumMoney, toBig } from '../../core/money.js';
 import type { SessionTree, SessionTreeNode } from './sessions.types.js';
 import { compareCodePoints } from '../../core/compare.js';
 
-/** DESIGN.md: 500 spans per response. */
+/** docs/design.md: 500 spans per response. */
 const SESSION_NODE_LIMIT = 500;
 /** Levels returned: depths 0..31; deeper descendants are cut (their cost stays in subtree_cost). */
 const SESSION_DEPTH_LIMIT = 32;

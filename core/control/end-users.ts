@@ -24,7 +24,7 @@ interface EndUserRow {
 }
 
 /**
- * DESIGN.md "End-user name", the one display rule: the revenue source's customer name when known,
+ * docs/design.md "End-user name", the one display rule: the revenue source's customer name when known,
  * else the external id (the `user_id` events carry), else the internal id for an end user known by
  * neither. Where the name comes from is the caller's: the end_users row (kept from the latest
  * named revenue record, see revenue/customer-names.ts) or the revenue records at hand.

@@ -1,4 +1,4 @@
-// Ingestion when things fail (DESIGN.md "Ingest"): Kafka down → 503 retryable with the credit
+// Ingestion when things fail (docs/design.md "Ingest"): Kafka down → 503 retryable with the credit
 // returned, and a retry succeeds once it is back; the ingest process killed between reservation
 // and publish → the sweeper of the next process delivers the event exactly once.
 import { spawn, type ChildProcess } from 'node:child_process';

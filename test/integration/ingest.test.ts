@@ -1,4 +1,4 @@
-// Ingestion end to end (spec "POST /usage-events", "Authentication", "Errors", "Limits"; DESIGN.md
+// Ingestion end to end (spec "POST /usage-events", "Authentication", "Errors", "Limits"; docs/design.md
 // "Ingest"): a live host with ingest + api on PGlite, the real broker and registry. Every accepted
 // key must appear exactly once on the usage-events topic, decoded through the registry.
 import { v5 as uuidv5 } from 'uuid';

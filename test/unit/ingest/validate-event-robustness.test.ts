@@ -1,6 +1,6 @@
 // Inputs found by fuzzing (issue 16) that must be a 400 naming the field, never a 202 that poisons
 // a partition, a 503 for the neighbours, or a 500: timestamps outside 2000-01-01..2100-01-01
-// (DESIGN.md "Timestamps accepted"), ill-formed Unicode anywhere in the event (DESIGN.md
+// (docs/design.md "Timestamps accepted"), ill-formed Unicode anywhere in the event (docs/design.md
 // "Strings"), metadata nested deeper than the bound, token counts above the one limit.
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../core/errors.js';
