@@ -15,6 +15,7 @@ import { warmRecentCosts, type CostWarmUp } from './lake/warm-recent-costs.js';
 import { prepareReads, type PrepareReadsOptions } from './lake/prepare-reads.js';
 import { DeliveryWorker, type DeliveryWorkerOptions } from '../alerts/webhooks/delivery-worker.js';
 import { evaluateEndUserMargins } from '../alerts/evaluation/margin-evaluation.js';
+import { SessionDirectory } from '../people/people.service.js';
 
 declare module '../core/app-context.js' {
   interface AppServices {
@@ -52,6 +53,8 @@ export function apiComponent(options: ApiComponentOptions = {}): StartComponent 
     ctx.services.lakeQuery = lakeQuery;
     const rateBook = (ctx.services.rateBook ??= new RateBook(ctx.db));
     ctx.services.apiClock = options.now ?? (() => new Date());
+    // People's sessions for the one authentication module (core/http/authentication.ts).
+    ctx.services.personSessions = new SessionDirectory(ctx.db, ctx.masterKey);
     // Webhooks are sent wherever the api runs (every api replica; claims never overlap).
     const webhooks = new DeliveryWorker(ctx.db, ctx.masterKey, ctx.logger.child({ service: 'webhooks' }), {
       ...options.webhooks,
@@ -84,6 +87,7 @@ export function apiComponent(options: ApiComponentOptions = {}): StartComponent 
         await revenueSync.stop();
         delete ctx.services.revenueSync;
         delete ctx.services.revenueMoved;
+        delete ctx.services.personSessions;
       },
     };
   };

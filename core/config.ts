@@ -21,6 +21,13 @@ export interface Config {
   masterKey: string | null;
   rateLimitIngestPerMinute: number;
   rateLimitReadPer15Minutes: number;
+  /** Requests per person (session cookie) per 15 minutes: sized for people browsing the console, not for keys. */
+  rateLimitSessionPer15Minutes: number;
+  /**
+   * The service runs behind a proxy that says how it was reached (TRUST_PROXY): X-Forwarded-Proto
+   * decides the session cookie's Secure flag and X-Forwarded-For the address audit rows record.
+   */
+  trustProxy: boolean;
   topicPartitions: number;
   /** The processor flushes a partition's buffer to the lake at this many rows... */
   processorFlushMaxRows: number;
@@ -125,6 +132,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     masterKey: str(env, 'MARGINAL_MASTER_KEY'),
     rateLimitIngestPerMinute: int(env, 'RATE_LIMIT_INGEST_PER_MINUTE', 100),
     rateLimitReadPer15Minutes: int(env, 'RATE_LIMIT_READ_PER_15_MINUTES', 100),
+    rateLimitSessionPer15Minutes: int(env, 'RATE_LIMIT_SESSION_PER_15_MINUTES', 3000),
+    trustProxy: bool(env, 'TRUST_PROXY', false),
     topicPartitions: int(env, 'KAFKA_TOPIC_PARTITIONS', 4),
     processorFlushMaxRows: int(env, 'PROCESSOR_FLUSH_MAX_ROWS', PROCESSOR_FLUSH_DEFAULTS.maxRows),
     processorFlushMaxDelayMs: int(env, 'PROCESSOR_FLUSH_MAX_DELAY_MS', PROCESSOR_FLUSH_DEFAULTS.maxDelayMs),

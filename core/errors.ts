@@ -41,8 +41,15 @@ export class UnauthorizedError extends AppError {
 }
 
 export class ForbiddenError extends AppError {
-  constructor(scope: string) {
-    super(403, 'FORBIDDEN', `API key lacks the required scope ${scope}`, { requiredScope: scope });
+  constructor(scope: string, caller = 'API key') {
+    super(403, 'FORBIDDEN', `${caller} lacks the required scope ${scope}`, { requiredScope: scope });
+  }
+}
+
+/** 403 for a reason other than a missing scope (CSRF token, membership, role rules); `field` names what decided it. */
+export class AccessDeniedError extends AppError {
+  constructor(field: string, message: string, code = 'FORBIDDEN') {
+    super(403, code, message, { field });
   }
 }
 

@@ -11,7 +11,19 @@ import { pathToFileURL } from 'node:url';
 import { projectRoot } from '../core/paths.js';
 
 /** What the build reads (tsconfig.build.json's folders, the console's sources and the files that configure them). */
-export const BUILD_INPUT_DIRS = ['core', 'ingest', 'otlp', 'processor', 'api', 'pricing', 'revenue', 'scripts', 'schemas', 'console'];
+export const BUILD_INPUT_DIRS = [
+  'core',
+  'ingest',
+  'otlp',
+  'processor',
+  'api',
+  'pricing',
+  'revenue',
+  'people',
+  'scripts',
+  'schemas',
+  'console',
+];
 export const BUILD_INPUT_FILES = ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'];
 const STAMP = path.join('dist', '.build-inputs.sha256');
 

@@ -19,6 +19,10 @@ export function startBanner(url: string, seconds: string, newAdminToken: string 
     '  npm run cli -- keys create --org <organization_id> --scopes usage:write,usage:read,costs:read,revenue:read,dimensions:read',
     `  curl -s ${url}/v1/ping -H "Authorization: Bearer <api_key>"`,
     '',
+    'Invite the first owner, who then signs in with email and password (docs/people.md):',
+    '  npm run cli -- users invite --org <organization_id> --email <email> --role owner',
+    `  curl -s ${url}/v1/auth/invitations/accept -H "Content-Type: application/json" -d '{"token":"<token>","password":"<password>"}'`,
+    '',
     'Ctrl-C stops everything.',
   );
   return lines.join('\n');

@@ -17,6 +17,7 @@ const API_CONTROLLERS = [
   'revenue/**/*.controller.ts',
   'otlp/**/*.controller.ts',
   'alerts/**/*.controller.ts',
+  'people/**/*.controller.ts',
 ];
 
 const common = {
@@ -38,7 +39,19 @@ export function specConfig(outputDirectory: string): ExtendedSpecConfig {
     basePath: '/v1',
     spec: { servers: [{ url: '/v1' }] },
     securityDefinitions: {
-      api_key: { type: 'http', scheme: 'bearer', description: 'Restricted API key: `Authorization: Bearer mk_live_…`' } as never,
+      api_key: {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          'Restricted API key: `Authorization: Bearer mk_live_…`. A signed-in person may call the same routes with the `marginal_session` cookie instead (see `session`): the scopes are those of their role in the organization `X-Organization-Id` names (or their only one).',
+      } as never,
+      session: {
+        type: 'apiKey',
+        in: 'cookie',
+        name: 'marginal_session',
+        description:
+          'A person’s session cookie from `POST /v1/auth/sign-in`. State-changing requests carry `X-CSRF-Token`; `X-Organization-Id` picks the organization when the person has several.',
+      } as never,
       admin: { type: 'http', scheme: 'bearer', description: 'Admin token (MARGINAL_ADMIN_TOKEN)' } as never,
     },
   };

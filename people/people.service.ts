@@ -1,0 +1,249 @@
+// People: invitations, accepting them, sign-in and sign-out, role changes, and resolving a
+// session for the one authentication module (PersonSessions). Every step worth auditing writes
+// its audit row here, beside the change it records. Passwords are hashed outside transactions
+// (argon2 takes ~100 ms of CPU); tokens are stored only as their SHA-256.
+import type { PersonSessions, ResolvedSession } from '../core/auth/person-sessions.js';
+import type { Role } from '../core/auth/roles.js';
+import type { ControlDb } from '../core/control/db.js';
+import { AccessDeniedError, AppError, NotFoundError, ValidationError } from '../core/errors.js';
+import { recordAudit, type ActorKind } from './audit.store.js';
+import { ACCOUNT_LOCKOUT, ADDRESS_LOCKOUT, FAILURE_MEMORY_SECONDS, lockSeconds, type LockoutPolicy } from './lockout.js';
+import { judgeRoleChange } from './member-rules.js';
+import { checkNewPassword, hashPassword, passwordMatches, UNKNOWN_ACCOUNT_HASH } from './passwords.js';
+import { SignInFailedError, SignInLockedError } from './people-errors.js';
+import * as store from './people.store.js';
+import { csrfTokenOf, hashToken, newToken } from './people-tokens.js';
+
+export const INVITATION_DEFAULT_HOURS = 7 * 24;
+/** A session lives at most a week, and dies after a day without a request. */
+const SESSION_LIFETIME_HOURS = 7 * 24;
+const SESSION_IDLE_HOURS = 24;
+
+/** Who acts, as the audit trail records it. */
+export interface Actor {
+  kind: ActorKind;
+  id: string | null;
+  address: string | null;
+}
+
+export interface IssuedInvitation extends store.InvitationRow {
+  token: string;
+}
+
+/** Invites `email` to the organization with `role`; `actorRole` is set when a person (not the admin token) invites. */
+export async function invite(
+  db: ControlDb,
+  actor: Actor & { role?: Role },
+  i: { organizationId: string; email: string; role: Role; expiresInHours: number },
+): Promise<IssuedInvitation> {
+  if (actor.role) refuseUnlessAllowed(judgeRoleChange(actor.role, null, i.role, 1), 'role');
+  const token = newToken();
+  return db.transaction(async (tx) => {
+    const row = await store.insertInvitation(tx, { ...i, tokenHash: hashToken(token) });
+    await recordAudit(tx, {
+      organizationId: i.organizationId,
+      action: 'invitation.created',
+      actorKind: actor.kind,
+      actorId: actor.id,
+      subjectPersonId: null,
+      address: actor.address,
+      details: { invitation_id: row.id, email: row.email, role: row.role, expires_at: row.expires_at.toISOString() },
+    });
+    return { ...row, token };
+  });
+}
+
+/**
+ * Accepts an invitation: creates the person with `password`, or, when the email already has an
+ * account, adds the membership once `password` proves it is theirs. Single use, checked under a
+ * row lock, so two concurrent accepts cannot both succeed.
+ */
+export async function acceptInvitation(db: ControlDb, token: string, password: string, address: string | null) {
+  const tokenHash = hashToken(token);
+  const peek = await db.transaction((tx) => store.lockedInvitation(tx, tokenHash));
+  refuseUnusable(peek);
+  const existing = await store.personByEmail(db, peek!.email);
+  let newHash: string | null = null;
+  if (existing) {
+    if (!(await passwordMatches(existing.password_hash, password))) {
+      throw new ValidationError('password', `is not the password of the existing account ${existing.email}`);
+    }
+  } else {
+    newHash = await hashPassword(checkNewPassword('password', password));
+  }
+  return db.transaction(async (tx) => {
+    const invitation = await store.lockedInvitation(tx, tokenHash);
+    refuseUnusable(invitation);
+    const person = (await store.personByEmail(tx, invitation!.email)) ?? (await store.insertPerson(tx, invitation!.email, newHash!));
+    if (!(await store.insertMembership(tx, invitation!.organization_id, person.id, invitation!.role))) {
+      throw new AppError(409, 'CONFLICT', `${person.email} is already a member of this organization`, { field: 'token' });
+    }
+    await store.markInvitationAccepted(tx, invitation!.id, person.id);
+    await recordAudit(tx, {
+      organizationId: invitation!.organization_id,
+      action: 'invitation.accepted',
+      actorKind: 'person',
+      actorId: person.id,
+      subjectPersonId: person.id,
+      address,
+      details: { invitation_id: invitation!.id, email: person.email, role: invitation!.role, new_account: !existing },
+    });
+    return { personId: person.id, email: person.email, organizationId: invitation!.organization_id, role: invitation!.role };
+  });
+}
+
+function refuseUnusable(invitation: (store.InvitationRow & { expired: boolean }) | null): void {
+  if (!invitation) throw new ValidationError('token', 'is not a valid invitation token');
+  if (invitation.accepted_at) throw new ValidationError('token', 'was already used');
+  if (invitation.expired) throw new ValidationError('token', 'has expired; ask for a new invitation');
+}
+
+export interface SignedIn {
+  token: string;
+  csrfToken: string;
+  sessionId: string;
+  expiresAt: Date;
+  personId: string;
+  email: string;
+  memberships: store.MembershipRow[];
+}
+
+/**
+ * Signs a person in: refused while the account or the address is locked, a failure counted against
+ * both, a success forgetting the account's failures. Always a new session (never the cookie's
+ * old one, which is ended: no fixation).
+ */
+export async function signIn(
+  db: ControlDb,
+  masterKey: Buffer,
+  attempt: { email: string; password: string; address: string | null; previousToken: string | null },
+): Promise<SignedIn> {
+  const subjects = [`account:${attempt.email}`, ...(attempt.address ? [`address:${attempt.address}`] : [])];
+  const locked = await store.lockedForSeconds(db, subjects);
+  if (locked > 0) throw new SignInLockedError(locked);
+  const person = await store.personByEmail(db, attempt.email);
+  const matches = await passwordMatches(person?.password_hash ?? UNKNOWN_ACCOUNT_HASH, attempt.password);
+  if (!person || !matches) {
+    await countFailure(db, subjects[0]!, ACCOUNT_LOCKOUT);
+    if (subjects[1]) await countFailure(db, subjects[1], ADDRESS_LOCKOUT);
+    await recordAudit(db, {
+      organizationId: null,
+      action: 'sign_in.failed',
+      actorKind: person ? 'person' : 'anonymous',
+      actorId: person?.id ?? null,
+      subjectPersonId: person?.id ?? null,
+      address: attempt.address,
+      details: { email: attempt.email },
+    });
+    throw new SignInFailedError();
+  }
+  const token = newToken();
+  const session = await db.transaction(async (tx) => {
+    if (attempt.previousToken) await store.deleteSessionByHash(tx, hashToken(attempt.previousToken));
+    await store.forgetFailures(tx, subjects[0]!);
+    const s = await store.insertSession(tx, {
+      personId: person.id,
+      tokenHash: hashToken(token),
+      address: attempt.address,
+      lifetimeHours: SESSION_LIFETIME_HOURS,
+    });
+    await recordAudit(tx, {
+      organizationId: null,
+      action: 'sign_in',
+      actorKind: 'person',
+      actorId: person.id,
+      subjectPersonId: person.id,
+      address: attempt.address,
+      details: { session_id: s.id },
+    });
+    return s;
+  });
+  return {
+    token,
+    csrfToken: csrfTokenOf(masterKey, token),
+    sessionId: session.id,
+    expiresAt: session.expires_at,
+    personId: person.id,
+    email: person.email,
+    memberships: await store.membershipsOfPerson(db, person.id),
+  };
+}
+
+async function countFailure(db: ControlDb, subject: string, policy: LockoutPolicy): Promise<void> {
+  const failures = await store.countFailure(db, subject, FAILURE_MEMORY_SECONDS);
+  const seconds = lockSeconds(policy, failures);
+  if (seconds > 0) await store.lockSubject(db, subject, seconds);
+}
+
+/** Ends this session, or with `everywhere` every session of the person. */
+export async function signOut(
+  db: ControlDb,
+  caller: { personId: string; sessionId: string },
+  address: string | null,
+  everywhere: boolean,
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    const ended = everywhere ? await store.deleteSessionsOfPerson(tx, caller.personId) : await store.deleteSession(tx, caller.sessionId);
+    await recordAudit(tx, {
+      organizationId: null,
+      action: everywhere ? 'sign_out.everywhere' : 'sign_out',
+      actorKind: 'person',
+      actorId: caller.personId,
+      subjectPersonId: caller.personId,
+      address,
+      details: { session_id: caller.sessionId, sessions_ended: ended },
+    });
+  });
+}
+
+/** Gives a member another role, within judgeRoleChange's rules; the owner count is read under lock. */
+export async function changeRole(
+  db: ControlDb,
+  actor: Actor & { role: Role },
+  organizationId: string,
+  personId: string,
+  role: Role,
+): Promise<store.MembershipRow> {
+  return db.transaction(async (tx) => {
+    const member = await store.membership(tx, organizationId, personId);
+    if (!member) throw new NotFoundError('Member', personId);
+    const owners = await store.lockedOwnerCount(tx, organizationId);
+    refuseUnlessAllowed(judgeRoleChange(actor.role, member.role, role, owners), 'role');
+    if (member.role === role) return member;
+    await store.updateRole(tx, organizationId, personId, role);
+    await recordAudit(tx, {
+      organizationId,
+      action: 'member.role_changed',
+      actorKind: actor.kind,
+      actorId: actor.id,
+      subjectPersonId: personId,
+      address: actor.address,
+      details: { email: member.email, before: { role: member.role }, after: { role } },
+    });
+    return { ...member, role };
+  });
+}
+
+function refuseUnlessAllowed(verdict: ReturnType<typeof judgeRoleChange>, field: string): void {
+  if (!verdict.allowed) throw new AccessDeniedError(field, `Not allowed: ${verdict.reason}`);
+}
+
+/** Sessions for core/http/authentication.ts: one lookup per request, last-seen refreshed every few minutes. */
+export class SessionDirectory implements PersonSessions {
+  constructor(
+    private readonly db: ControlDb,
+    private readonly masterKey: Buffer,
+  ) {}
+
+  async resolve(token: string): Promise<ResolvedSession | null> {
+    const row = await store.liveSession(this.db, hashToken(token), SESSION_IDLE_HOURS);
+    if (!row) return null;
+    if (row.stale) await store.touchSession(this.db, row.id);
+    return {
+      personId: row.person_id,
+      sessionId: row.id,
+      csrfToken: csrfTokenOf(this.masterKey, token),
+      memberships: row.memberships.map((m) => ({ organizationId: m.organization_id, role: m.role })),
+    };
+  }
+}
