@@ -21,7 +21,10 @@ export interface CreateInvitationBody {
 export interface AcceptInvitationBody {
   /** @maxLength 200 must be at most 200 characters */
   token: string;
-  /** The new account's password (12–256 characters), or the existing account's when the email already has one. */
+  /**
+   * The new account's password (12–256 characters), or the existing account's when the email already has one.
+   * @maxLength 256 must be at most 256 characters
+   */
   password: string;
 }
 

@@ -2941,6 +2941,159 @@ class BudgetPatchBody(RootModel[PartialBudgetBody]):
     root: PartialBudgetBody
 
 
+class MemberView(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    person_id: str
+    email: str
+    role: Literal['owner', 'admin', 'analyst', 'finance', 'viewer']
+    member_since: str
+
+
+class MemberList(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    members: list[MemberView]
+    total: float
+
+
+class InvitationView(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    invitation_id: str
+    organization_id: str
+    email: str
+    role: Literal['owner', 'admin', 'analyst', 'finance', 'viewer']
+    token: str
+    """
+    The secret that accepts the invitation: shown in this response only (stored hashed).
+    """
+    url: str
+    """
+    The console address that accepts it (the token in the fragment, never sent to a server log).
+    """
+    expires_at: str
+    created_at: str
+
+
+class CreateInvitationBody(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    email: str = Field(..., max_length=254)
+    role: Literal['owner', 'admin', 'analyst', 'finance', 'viewer']
+    """
+    owner, admin, analyst (every read), finance (cost, revenue and margin reads) or viewer (cost reads).
+    """
+    expires_in_hours: int | None = Field(None, ge=1, le=720)
+    """
+    Hours until the invitation expires (default 168, a week).
+    """
+
+
+class ChangeRoleBody(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    role: Literal['owner', 'admin', 'analyst', 'finance', 'viewer']
+
+
+class AcceptedInvitationView(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    person_id: str
+    email: str
+    organization_id: str
+    role: Literal['owner', 'admin', 'analyst', 'finance', 'viewer']
+
+
+class AcceptInvitationBody(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    token: str = Field(..., max_length=200)
+    password: str = Field(..., max_length=256)
+    """
+    The new account's password (12–256 characters), or the existing account's when the email already has one.
+    """
+
+
+class MembershipView(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    organization_id: str
+    organization_name: str
+    role: Literal['owner', 'admin', 'analyst', 'finance', 'viewer']
+
+
+class SessionView(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    person_id: str
+    email: str
+    csrf_token: str
+    """
+    Send it as X-CSRF-Token on every state-changing request made with this session.
+    """
+    expires_at: str | None = Field(...)
+    organizations: list[MembershipView]
+
+
+class SignInBody(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    email: str = Field(..., max_length=254)
+    password: str = Field(..., max_length=256)
+
+
+class Actor(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    id: str | None = Field(...)
+    kind: Literal['person', 'api_key', 'admin_token', 'anonymous']
+
+
+class AuditEventView(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    audit_event_id: str
+    occurred_at: str
+    organization_id: str | None = Field(...)
+    """
+    Null for a person's own events (sign-in, sign-out), shown to their organizations.
+    """
+    action: str
+    """
+    sign_in, sign_in.failed, sign_out, sign_out.everywhere, invitation.created, invitation.accepted, member.role_changed.
+    """
+    actor: Actor
+    subject_person_id: str | None = Field(...)
+    address: str | None = Field(...)
+    details: dict[str, Any]
+    """
+    What changed (before and after for a role change); never a secret.
+    """
+
+
+class AuditEventList(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    audit_events: list[AuditEventView]
+    total: float
+    limit: float
+    offset: float
+
+
 class IntValue(RootModel[str]):
     root: str = Field(..., pattern='^-?[0-9]{1,19}$')
 

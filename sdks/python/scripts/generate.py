@@ -3,7 +3,7 @@
     python sdks/python/scripts/generate.py        (from the repository root, in the test venv)
 
 - marginal/models.py: pydantic v2 models of every schema, by datamodel-code-generator.
-- marginal/reads.py: one typed method per non-admin GET operation (sync and async), named by
+- marginal/reads.py: one typed method per GET operation an API key may call (sync and async), named by
   READ_ENDPOINTS below (the TypeScript SDK's names in snake_case); path parameters positional,
   query parameters keyword-only. A GET path missing from the table stops the generator.
   A parameter that only selects a non-JSON representation (`format`, CSV) is left out.
@@ -110,12 +110,19 @@ def param_type(doc: dict, param: dict) -> str:
     return "str"
 
 
+def session_only(op: dict) -> bool:
+    """An operation only a signed-in person's session cookie may call (never an API key)."""
+    security = op.get("security") or []
+    return bool(security) and all(set(req) == {"session"} for req in security)
+
+
 def operations(doc: dict) -> list[dict]:
     names = {path: name for name, path in READ_ENDPOINTS.items()}
     ops = []
     for path, methods in doc["paths"].items():
         op = methods.get("get")
-        if op is None or path.startswith("/admin"):
+        # Admin routes and people's own (session-only: sign-in state, members, audit) are not the SDK's.
+        if op is None or path.startswith("/admin") or session_only(op):
             continue
         ok = next(code for code in op["responses"] if code.startswith("2"))
         schema = op["responses"][ok]["content"]["application/json"]["schema"]
