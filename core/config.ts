@@ -1,12 +1,16 @@
 // Configuration: read from the environment once at start and validated; the same names in
 // every run mode (all-in-one, distributed, tests). README lists every variable.
 import path from 'node:path';
+import { DEFAULT_EXTENSION_DIRECTORY, type LakeCatalogLocation, type LakeSettings, type S3Settings } from './lake/lake-settings.js';
+import { SecretValue } from './secret-value.js';
 
 export interface Config {
   host: string;
   port: number;
   dataDir: string;
   lakeDir: string;
+  /** The open lake (DuckLake; docs/open-lake-plan.md): not yet read or written by the service. */
+  lake: LakeSettings;
   /** Comma-separated brokers; unset in all-in-one mode means "start the local broker". */
   kafkaBrokers: string[] | null;
   /** Port of the embedded broker when this process starts one. */
@@ -118,6 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: int(env, 'PORT', 8080, 0),
     dataDir,
     lakeDir: path.resolve(str(env, 'LAKE_DIR') ?? path.join(dataDir, 'lake')),
+    lake: lakeSettings(env, dataDir),
     kafkaBrokers: brokers
       ? brokers
           .split(',')
@@ -143,5 +148,76 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: str(env, 'LOG_LEVEL') ?? 'info',
     webhookAllowPrivateUrls: bool(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', isLoopbackHost(str(env, 'HOST') ?? '127.0.0.1')),
     otlpStructuralSpansRetentionDays: int(env, 'OTLP_STRUCTURAL_SPANS_RETENTION_DAYS', 400, 0),
+  };
+}
+
+/**
+ * LAKE_URL (a folder, or s3://bucket/prefix with the standard AWS variables, each overridden by
+ * its MARGINAL_S3_ twin), LAKE_CATALOG_URL (PostgreSQL URL, sqlite:<file> or a DuckDB file;
+ * default: DATABASE_URL when set, else a DuckDB file beside the data) and LAKE_EXTENSION_DIR.
+ */
+function lakeSettings(env: NodeJS.ProcessEnv, dataDir: string): LakeSettings {
+  const url = str(env, 'LAKE_URL') ?? path.join(dataDir, 'lake');
+  const onS3 = url.startsWith('s3://');
+  if (!onS3 && /^[a-z][a-z0-9+.-]+:\/\//i.test(url)) throw new ConfigError(`LAKE_URL must be a folder or s3://bucket/prefix, got "${url}"`);
+  const dataPath = onS3 ? s3DataPath(url) : `${path.resolve(url)}${path.sep}`;
+  return {
+    dataPath,
+    catalog: lakeCatalog(str(env, 'LAKE_CATALOG_URL') ?? str(env, 'DATABASE_URL') ?? path.join(dataDir, 'lake', 'catalog.ducklake')),
+    s3: onS3 ? s3Settings(env) : null,
+    extensionDirectory: path.resolve(str(env, 'LAKE_EXTENSION_DIR') ?? DEFAULT_EXTENSION_DIRECTORY),
+  };
+}
+
+function s3DataPath(url: string): string {
+  const m = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(\/.*)?$/.exec(url);
+  if (!m) throw new ConfigError(`LAKE_URL must be s3://bucket/prefix with a valid bucket name, got "${url}"`);
+  const prefix = (m[2] ?? '').replace(/^\/+|\/+$/g, '');
+  return `s3://${m[1]}/${prefix ? `${prefix}/` : ''}`;
+}
+
+function lakeCatalog(raw: string): LakeCatalogLocation {
+  if (/^postgres(ql)?:\/\//.test(raw)) return { kind: 'postgres', url: new SecretValue(raw) };
+  if (raw.startsWith('sqlite:')) return { kind: 'sqlite', path: path.resolve(raw.slice('sqlite:'.length)) };
+  if (/^[a-z][a-z0-9+.-]+:\/\//i.test(raw)) throw new ConfigError('LAKE_CATALOG_URL must be a postgres:// URL, sqlite:<file> or a file');
+  return { kind: 'duckdb', path: path.resolve(raw) };
+}
+
+/** Marginal's own variable first, then the AWS SDK's standard one. */
+function s3Variable(env: NodeJS.ProcessEnv, own: string, ...standard: string[]): string | null {
+  for (const name of [`MARGINAL_S3_${own}`, ...standard]) {
+    const v = str(env, name);
+    if (v !== null) return v;
+  }
+  return null;
+}
+
+function s3Settings(env: NodeJS.ProcessEnv): S3Settings {
+  const accessKeyId = s3Variable(env, 'ACCESS_KEY_ID', 'AWS_ACCESS_KEY_ID');
+  const secretAccessKey = s3Variable(env, 'SECRET_ACCESS_KEY', 'AWS_SECRET_ACCESS_KEY');
+  if (!accessKeyId || !secretAccessKey) {
+    throw new ConfigError(
+      'LAKE_URL is on S3: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or MARGINAL_S3_ACCESS_KEY_ID and MARGINAL_S3_SECRET_ACCESS_KEY)',
+    );
+  }
+  const sessionToken = s3Variable(env, 'SESSION_TOKEN', 'AWS_SESSION_TOKEN');
+  const endpointUrl = s3Variable(env, 'ENDPOINT_URL', 'AWS_ENDPOINT_URL_S3', 'AWS_ENDPOINT_URL');
+  let endpoint: URL | null = null;
+  if (endpointUrl) {
+    endpoint = URL.canParse(endpointUrl) ? new URL(endpointUrl) : null;
+    if (!endpoint || !/^https?:$/.test(endpoint.protocol) || endpoint.pathname.length > 1 || endpoint.search) {
+      throw new ConfigError(`the S3 endpoint must be http(s)://host[:port], got "${endpointUrl}"`);
+    }
+  }
+  const urlStyle = s3Variable(env, 'URL_STYLE') ?? (endpoint ? 'path' : 'vhost');
+  if (urlStyle !== 'path' && urlStyle !== 'vhost') throw new ConfigError(`MARGINAL_S3_URL_STYLE must be path or vhost, got "${urlStyle}"`);
+  return {
+    region: s3Variable(env, 'REGION', 'AWS_REGION', 'AWS_DEFAULT_REGION') ?? 'us-east-1',
+    endpoint: endpoint ? endpoint.host : null,
+    useSsl: endpoint ? endpoint.protocol === 'https:' : true,
+    urlStyle,
+    accessKeyId,
+    secretAccessKey: new SecretValue(secretAccessKey),
+    sessionToken: sessionToken ? new SecretValue(sessionToken) : null,
   };
 }

@@ -10,6 +10,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { DEFAULT_EXTENSION_DIRECTORY } from '../../core/lake/lake-settings.js';
 import { fromRoot } from '../../core/paths.js';
 
 const run = promisify(execFile);
@@ -71,7 +72,7 @@ export async function ensureDuckDBExtensions(
 ): Promise<ProvisionedExtensions> {
   const duckdbVersion = options.duckdbVersion ?? projectDuckDBVersion();
   const platform = duckdbPlatform();
-  const extensionDirectory = options.root ?? fromRoot('.cache', 'duckdb-extensions');
+  const extensionDirectory = options.root ?? DEFAULT_EXTENSION_DIRECTORY;
   const names = Object.keys(LAKE_EXTENSIONS);
   const result = { extensionDirectory, duckdbVersion, platform, names };
   const target = path.join(extensionDirectory, `v${duckdbVersion}`, platform);

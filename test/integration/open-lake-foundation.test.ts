@@ -1,6 +1,6 @@
 // What the open-lake migration (issue 24, docs/decisions/0105) stands on, proven with real parts:
-// DuckDB with the lake's extensions from scripts/duckdb-extensions (never downloaded, signatures
-// checked), DuckLake with its catalog in the run's real PostgreSQL (globalSetup) and its data on a
+// lakes opened and prepared by core/lake/lake-catalog.ts (DuckDB with the lake's extensions from
+// scripts/duckdb-extensions, never downloaded, signatures checked; the production tables), DuckLake with its catalog in the run's real PostgreSQL (globalSetup) and its data on a
 // real S3 server (S3Proxy, test/support/s3-server.ts) or on local disk. Expected totals are
 // worked out in BigInt from the events' rule (test/support/open-lake.ts), not by DuckDB.
 // Skips only when the extensions cannot be provisioned for the project's DuckDB version.
@@ -10,21 +10,12 @@ import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { loadConfig } from '../../core/config.js';
+import { ensureLakeTables, type OpenLake, type OpenLakeOptions, openLake } from '../../core/lake/lake-catalog.js';
+import type { LakeSettings } from '../../core/lake/lake-settings.js';
 import { startModuleWorker } from '../../core/worker-thread.js';
 import { ensureDuckDBExtensions, projectDuckDBVersion } from '../../scripts/duckdb-extensions/provision.js';
-import {
-  attachLake,
-  createLakeTables,
-  currentSnapshot,
-  expectedTotals,
-  flushBatch,
-  type LakeDuckDB,
-  type LakeStore,
-  OffsetMovedError,
-  openLakeDuckDB,
-  postgresCatalog,
-  readTotals,
-} from '../support/open-lake.js';
+import { currentSnapshot, expectedTotals, flushBatch, OffsetMovedError, readTotals } from '../support/open-lake.js';
 import type { WriterData, WriterMessage } from '../support/open-lake-writer-child.js';
 import { startTestS3Server, type TestS3Server } from '../support/s3-server.js';
 
@@ -41,22 +32,36 @@ const BATCH = 1000;
 let tmp = '';
 let s3: TestS3Server;
 let admin: pg.Client;
-const opened: LakeDuckDB[] = [];
+const opened: OpenLake[] = [];
 let databases = 0;
 
-/** A fresh catalog database in the run's PostgreSQL. */
+/** A fresh catalog database in the run's PostgreSQL, as a URL. */
 async function newPostgresCatalog(): Promise<string> {
   const name = `open_lake_${++databases}`;
   await admin.query(`CREATE DATABASE ${name}`);
   const url = new URL(inject('postgresUrl'));
   url.pathname = `/${name}`;
-  return postgresCatalog(url.toString());
+  return url.toString();
 }
 
-async function open(withS3 = true): Promise<LakeDuckDB> {
-  const db = await openLakeDuckDB(extensionDirectory, withS3 ? s3 : undefined);
-  opened.push(db);
-  return db;
+/** The lake's settings as the service reads them: LAKE_URL a folder or s3://…, the test server's keys in the AWS variables. */
+function lakeSettings(lakeUrl: string, catalogUrl: string): LakeSettings {
+  return loadConfig({
+    DATA_DIR: tmp,
+    LAKE_URL: lakeUrl,
+    LAKE_CATALOG_URL: catalogUrl,
+    LAKE_EXTENSION_DIR: extensionDirectory,
+    AWS_ACCESS_KEY_ID: s3.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
+    AWS_REGION: s3.region,
+    AWS_ENDPOINT_URL: s3.endpoint,
+  }).lake;
+}
+
+async function open(settings: LakeSettings, options: OpenLakeOptions = {}): Promise<OpenLake> {
+  const lake = await openLake(settings, options);
+  opened.push(lake);
+  return lake;
 }
 
 function figure(label: string, value: string): void {
@@ -96,14 +101,14 @@ describe.skipIf(!provisioned)('open lake foundation (DuckLake)', () => {
   });
 
   describe.each([
-    { storage: 'S3', dataPath: () => `s3://${s3.bucket}/lake-${databases}/` },
-    { storage: 'local disk', dataPath: () => `${path.join(tmp, `lake-${databases}`)}/` },
-  ])('catalog in PostgreSQL, data on $storage', ({ storage, dataPath }) => {
-    async function newLake(): Promise<{ store: LakeStore; writer: LakeDuckDB }> {
-      const store = { catalog: await newPostgresCatalog(), dataPath: dataPath() };
-      const writer = await open();
-      await attachLake(writer.conn, store);
-      await createLakeTables(writer.conn);
+    { storage: 'S3', lakeUrl: () => `s3://${s3.bucket}/lake-${databases}/` },
+    { storage: 'local disk', lakeUrl: () => path.join(tmp, `lake-${databases}`) },
+  ])('catalog in PostgreSQL, data on $storage', ({ storage, lakeUrl }) => {
+    async function newLake(): Promise<{ store: LakeSettings; writer: OpenLake }> {
+      const catalog = await newPostgresCatalog();
+      const store = lakeSettings(lakeUrl(), catalog);
+      const writer = await open(store);
+      await ensureLakeTables(writer, [0]);
       return { store, writer };
     }
 
@@ -113,8 +118,7 @@ describe.skipIf(!provisioned)('open lake foundation (DuckLake)', () => {
       await flushBatch(writer.conn, BATCH, BATCH);
 
       // As any DuckDB would: its own instance, the catalog's address and the store's keys.
-      const reader = await open();
-      await attachLake(reader.conn, store, { readOnly: true });
+      const reader = await open(store, { readOnly: true });
       expect(await readTotals(reader.conn)).toEqual(expectedTotals(2 * BATCH));
       // The rule the expected totals follow, worked by hand for offsets 0..3: cost = (offset % 997) × 123456789 + 1 picodollars.
       expect(expectedTotals(4).events).toEqual({
@@ -127,8 +131,18 @@ describe.skipIf(!provisioned)('open lake foundation (DuckLake)', () => {
       const changes = (
         await reader.conn.runAndReadAll('SELECT snapshot_id, changes::VARCHAR c FROM lake.snapshots() ORDER BY snapshot_id DESC LIMIT 2')
       ).getRowObjectsJson();
-      // events is table 1; a few rollup rows and the offset row are inlined into the catalog (DuckLake's default limit, 10 rows).
-      for (const c of changes) expect(String(c.c)).toMatch(/tables_inserted_into=\[1\b/);
+      // Each names events, the rollup and the offsets table (by id); DuckLake inlines small inserts (≤ 10 rows) into the catalog.
+      const ids = Object.fromEntries(
+        (await reader.conn.runAndReadAll("SELECT table_name, table_id FROM ducklake_table_info('lake')"))
+          .getRowObjectsJson()
+          .map((r) => [String(r.table_name), Number(r.table_id)]),
+      );
+      for (const c of changes) {
+        const touched = [...String(c.c).matchAll(/(?:tables_inserted_into|inlined_insert)=\[([^\]]*)\]/g)].flatMap((m) =>
+          m[1].split(',').map(Number),
+        );
+        expect(touched).toEqual(expect.arrayContaining([ids.events, ids.daily_costs, ids.partition_offsets_p0]));
+      }
     });
 
     it('a transaction failing midway leaves nothing visible', async () => {
@@ -142,8 +156,7 @@ describe.skipIf(!provisioned)('open lake foundation (DuckLake)', () => {
           },
         }),
       ).rejects.toThrow(/processor died/);
-      const reader = await open();
-      await attachLake(reader.conn, store, { readOnly: true });
+      const reader = await open(store, { readOnly: true });
       expect(await currentSnapshot(reader.conn)).toBe(before);
       expect(await readTotals(reader.conn)).toEqual(expectedTotals(BATCH));
       // The same writer flushes the batch again: counted once.
@@ -154,8 +167,7 @@ describe.skipIf(!provisioned)('open lake foundation (DuckLake)', () => {
     it('a reader pinned at snapshot N keeps its totals while a writer commits N+1', async () => {
       const { store, writer } = await newLake();
       await flushBatch(writer.conn, 0, BATCH);
-      const reader = await open();
-      await attachLake(reader.conn, store, { readOnly: true });
+      const reader = await open(store, { readOnly: true });
       const n = await currentSnapshot(reader.conn);
 
       // An open read transaction is one snapshot (what an api request would hold).
@@ -168,8 +180,7 @@ describe.skipIf(!provisioned)('open lake foundation (DuckLake)', () => {
       expect(await readTotals(reader.conn)).toEqual(expectedTotals(2 * BATCH));
       expect(await currentSnapshot(reader.conn)).toBe(n + 1);
       expect(await readTotals(reader.conn, 0, `AT (VERSION => ${n})`)).toEqual(expectedTotals(BATCH));
-      const pinned = await open();
-      await attachLake(pinned.conn, store, { readOnly: true, snapshotVersion: n });
+      const pinned = await open(store, { readOnly: true, snapshotVersion: n });
       expect(await readTotals(pinned.conn)).toEqual(expectedTotals(BATCH));
     });
 
@@ -190,9 +201,8 @@ describe.skipIf(!provisioned)('open lake foundation (DuckLake)', () => {
       await flushBatch(writer.conn, 7 * BATCH, big - 7 * BATCH);
       figure(`${storage}: flush of ${big - 7 * BATCH} events in one commit, ms`, (performance.now() - began).toFixed(0));
 
-      const reader = await open();
       began = performance.now();
-      await attachLake(reader.conn, store, { readOnly: true });
+      const reader = await open(store, { readOnly: true });
       const attachMs = performance.now() - began;
       began = performance.now();
       const cold = await readTotals(reader.conn);
@@ -212,12 +222,10 @@ describe.skipIf(!provisioned)('open lake foundation (DuckLake)', () => {
   });
 
   it('a writer that lost its partition commits nothing; other partitions commit alongside (offset fencing)', async () => {
-    const store = { catalog: await newPostgresCatalog(), dataPath: `s3://${s3.bucket}/fencing/` };
-    const a = await open();
-    await attachLake(a.conn, store);
-    await createLakeTables(a.conn, [0, 1]);
-    const b = await open();
-    await attachLake(b.conn, store);
+    const store = lakeSettings(`s3://${s3.bucket}/fencing/`, await newPostgresCatalog());
+    const a = await open(store);
+    await ensureLakeTables(a, [0, 1]);
+    const b = await open(store);
     // Two owners of partition 0 at once (a zombie and its successor), both from offset 0: one wins.
     const results = await Promise.allSettled([flushBatch(a.conn, 0, BATCH), flushBatch(b.conn, 0, BATCH)]);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
@@ -231,12 +239,9 @@ describe.skipIf(!provisioned)('open lake foundation (DuckLake)', () => {
   });
 
   it('the S3 store stopped mid-run: the write fails within the bound, nothing half-committed, and succeeds after restart', async () => {
-    const store = { catalog: await newPostgresCatalog(), dataPath: `s3://${s3.bucket}/outage/` };
-    const writer = await open();
-    await writer.conn.run('SET http_retries = 2');
-    await writer.conn.run('SET http_timeout = 5');
-    await attachLake(writer.conn, store);
-    await createLakeTables(writer.conn);
+    const store = lakeSettings(`s3://${s3.bucket}/outage/`, await newPostgresCatalog());
+    const writer = await open(store); // with the module's HTTP bounds (http_timeout, http_retries)
+    await ensureLakeTables(writer, [0]);
     await flushBatch(writer.conn, 0, BATCH);
     const before = await currentSnapshot(writer.conn);
 
@@ -267,17 +272,16 @@ describe.skipIf(!provisioned)('open lake foundation (DuckLake)', () => {
       await s3.start();
     }
     await flushBatch(writer.conn, BATCH, BATCH);
-    const reader = await open();
-    await attachLake(reader.conn, store, { readOnly: true });
+    const reader = await open(store, { readOnly: true });
     expect(await readTotals(reader.conn)).toEqual(expectedTotals(2 * BATCH));
     expect(await currentSnapshot(reader.conn)).toBe(before + 1);
   });
 
   describe('embedded catalogs: the writer on a worker thread, a reader on the main thread, one process', () => {
-    async function runWriterWithReader(store: LakeStore, readerAttach: (db: LakeDuckDB) => Promise<void>) {
+    async function runWriterWithReader(store: LakeSettings) {
       const flushes = 6;
       const worker: Worker = startModuleWorker(import.meta.url, '../support/open-lake-writer-child', {
-        workerData: { extensionDirectory, store, flushes, batch: BATCH, pauseMs: 150 } satisfies WriterData,
+        workerData: { settings: store, flushes, batch: BATCH, pauseMs: 150 } satisfies WriterData,
       });
       const messages: WriterMessage[] = [];
       let writerError = '';
@@ -291,13 +295,13 @@ describe.skipIf(!provisioned)('open lake foundation (DuckLake)', () => {
       });
       const ready = () => messages.some((m) => m.kind === 'ready' || m.kind === 'failed');
       while (!ready()) await new Promise((r) => setTimeout(r, 20));
-      const reader = await open(false);
+      let reader: OpenLake | null = null;
       const reads: { ok: boolean; detail: string }[] = [];
       try {
         // SQLite answers "database is locked" while the writer holds it: the attach is retried.
         for (let attempt = 1; ; attempt++) {
           try {
-            await readerAttach(reader);
+            reader = await open(store, { readOnly: true });
             break;
           } catch (e) {
             reads.push({ ok: false, detail: `attach: ${(e as Error).message.split('\n')[0]}` });
@@ -308,8 +312,9 @@ describe.skipIf(!provisioned)('open lake foundation (DuckLake)', () => {
         while (!messages.some((m) => m.kind === 'done' || m.kind === 'failed')) {
           try {
             // One read transaction, one snapshot: three statements in auto-commit could see three.
-            await reader.conn.run('BEGIN TRANSACTION');
-            const t = await readTotals(reader.conn).finally(() => reader.conn.run('ROLLBACK'));
+            const conn = reader.conn;
+            await conn.run('BEGIN TRANSACTION');
+            const t = await readTotals(conn).finally(() => conn.run('ROLLBACK'));
             // Never a half flush: the rollup equals the events and the offset counts them.
             const count = Object.values(t.events).reduce((n, [c]) => n + c, 0);
             const consistent = JSON.stringify(t.events) === JSON.stringify(t.rollup) && count === t.nextOffset;
@@ -324,7 +329,7 @@ describe.skipIf(!provisioned)('open lake foundation (DuckLake)', () => {
         /* recorded above */
       }
       await done.finally(() => worker.terminate());
-      reader.close();
+      reader?.close();
       const commitMs = messages.flatMap((m) => (m.kind === 'committed' ? [m.ms] : []));
       const committed = Math.max(0, ...messages.flatMap((m) => (m.kind === 'committed' ? [m.nextOffset] : [])));
       return { reads, commitMs, writerError, committed };
@@ -333,10 +338,8 @@ describe.skipIf(!provisioned)('open lake foundation (DuckLake)', () => {
     it('SQLite catalog: a reader and a writer in one process lock each other out ("database is locked"), never a half flush', async () => {
       const dir = path.join(tmp, 'embedded-sqlite');
       fs.mkdirSync(dir);
-      const store = { catalog: `sqlite:${path.join(dir, 'catalog.sqlite')}`, dataPath: `${path.join(dir, 'data')}/` };
-      const { reads, commitMs, writerError, committed } = await runWriterWithReader(store, (db) =>
-        attachLake(db.conn, store, { readOnly: true }),
-      );
+      const store = lakeSettings(path.join(dir, 'data'), `sqlite:${path.join(dir, 'catalog.sqlite')}`);
+      const { reads, commitMs, writerError, committed } = await runWriterWithReader(store);
       figure(
         'SQLite catalog, local data: flush of 1000 events on the worker thread, ms',
         `median ${median(commitMs).toFixed(0)}; writer stopped by: ${writerError || 'nothing'}`,
@@ -351,23 +354,20 @@ describe.skipIf(!provisioned)('open lake foundation (DuckLake)', () => {
       expect(reads.filter((r) => !r.ok && !/locked/.test(r.detail))).toEqual([]);
       if (writerError) expect(writerError).toMatch(/locked/i);
       // After a commit failed on the lock, the catalog stayed locked for this process (measured); when it opens, it holds exactly what was committed.
-      const after = await open(false);
-      const reopened = await attachLake(after.conn, store, { readOnly: true }).then(
-        () => '',
+      const after = await open(store, { readOnly: true }).then(
+        (lake) => lake,
         (e: Error) => e.message.split('\n')[0],
       );
-      figure('SQLite catalog: a fresh instance after the writer ended', reopened || 'attached');
-      if (reopened) expect(reopened).toMatch(/locked/);
+      figure('SQLite catalog: a fresh instance after the writer ended', typeof after === 'string' ? after : 'attached');
+      if (typeof after === 'string') expect(after).toMatch(/locked/);
       else expect(await readTotals(after.conn)).toEqual(expectedTotals(committed));
     });
 
     it('DuckDB-file catalog: a second instance in the same process opens it but never sees a later commit', async () => {
       const dir = path.join(tmp, 'embedded-duckdb');
       fs.mkdirSync(dir);
-      const store = { catalog: path.join(dir, 'catalog.ducklake'), dataPath: `${path.join(dir, 'data')}/` };
-      const { reads, commitMs, writerError, committed } = await runWriterWithReader(store, (db) =>
-        attachLake(db.conn, store, { readOnly: true }),
-      );
+      const store = lakeSettings(path.join(dir, 'data'), path.join(dir, 'catalog.ducklake'));
+      const { reads, commitMs, writerError, committed } = await runWriterWithReader(store);
       expect(writerError).toBe('');
       figure('DuckDB-file catalog, local data: flush of 1000 events on the worker thread, ms', `median ${median(commitMs).toFixed(0)}`);
       const seen = [...new Set(reads.filter((r) => r.ok).map((r) => r.detail))];
@@ -379,8 +379,7 @@ describe.skipIf(!provisioned)('open lake foundation (DuckLake)', () => {
       // Opened beside the writer, the second instance never sees a later commit: it keeps the state it attached to.
       expect(seen.length).toBe(1);
       // Once the writer closed it, any instance opens it.
-      const after = await open(false);
-      await attachLake(after.conn, store, { readOnly: true });
+      const after = await open(store, { readOnly: true });
       expect(await readTotals(after.conn)).toEqual(expectedTotals(committed));
       expect(committed).toBe(6 * BATCH);
     });

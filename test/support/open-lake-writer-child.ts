@@ -1,13 +1,15 @@
 // A lake writer on a worker thread, as the all-in-one's processor thread would be: its own DuckDB
-// instance attaches the catalog it is given, creates the tables, then flushes `flushes` batches
+// instance opens the lake it is given (core/lake/lake-catalog.ts) and creates the tables, then flushes `flushes` batches
 // of `batch` events, posting after each commit. Used by open-lake-foundation.test.ts to see which
 // embedded catalogs let the main thread's DuckDB read while this thread writes.
 import { parentPort, workerData } from 'node:worker_threads';
-import { attachLake, createLakeTables, flushBatch, type LakeStore, openLakeDuckDB } from './open-lake.js';
+import { ensureLakeTables, openLake } from '../../core/lake/lake-catalog.js';
+import type { LakeSettings } from '../../core/lake/lake-settings.js';
+import { flushBatch } from './open-lake.js';
 
 export interface WriterData {
-  extensionDirectory: string;
-  store: LakeStore;
+  /** An embedded catalog (a DuckDB or SQLite file): settings without credentials cross to the thread as plain data. */
+  settings: LakeSettings;
   flushes: number;
   batch: number;
   /** Pause between commits, so the reader's queries fall between and during them. */
@@ -23,9 +25,8 @@ export type WriterMessage =
 const data = workerData as WriterData;
 const post = (m: WriterMessage): void => parentPort?.postMessage(m);
 try {
-  const db = await openLakeDuckDB(data.extensionDirectory);
-  await attachLake(db.conn, data.store);
-  await createLakeTables(db.conn);
+  const db = await openLake(data.settings);
+  await ensureLakeTables(db, [0]);
   post({ kind: 'ready' });
   for (let i = 0; i < data.flushes; i++) {
     const began = performance.now();

@@ -1,87 +1,12 @@
-// The DuckLake operations the open-lake migration will stand on, as plain SQL over a real DuckDB
-// with the provisioned extensions, for test/integration/open-lake-foundation.test.ts and its
-// worker thread: attach a lake, create the tables, flush one batch (events + daily rollup + the
-// partition's next offset in ONE DuckLake commit), read totals. Events are a pure function of their
-// offset, so expected totals are computed here in BigInt, independently of DuckDB.
-import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-
-export interface LakeStore {
-  /** What follows `ducklake:` in ATTACH: `postgres:dbname=… host=…`, `sqlite:/x.sqlite` or `/x.ducklake`. */
-  catalog: string;
-  /** `s3://bucket/prefix/` or a local folder ending in `/`. */
-  dataPath: string;
-}
-
-export interface S3Access {
-  hostPort: string;
-  region: string;
-  accessKeyId: string;
-  secretAccessKey: string;
-}
-
-export interface LakeDuckDB {
-  instance: DuckDBInstance;
-  conn: DuckDBConnection;
-  close(): void;
-}
-
-/** A DuckDB as any outside reader would open it: the lake's extensions loaded from the given directory, never downloaded. */
-export async function openLakeDuckDB(extensionDirectory: string, s3?: S3Access): Promise<LakeDuckDB> {
-  const instance = await DuckDBInstance.create(':memory:', {
-    extension_directory: extensionDirectory,
-    autoinstall_known_extensions: 'false',
-    threads: '2',
-  });
-  const conn = await instance.connect();
-  for (const name of ['ducklake', 'httpfs', 'postgres_scanner', 'sqlite_scanner']) await conn.run(`LOAD ${name}`);
-  if (s3) {
-    await conn.run(
-      `CREATE SECRET lake_s3 (TYPE s3, KEY_ID '${s3.accessKeyId}', SECRET '${s3.secretAccessKey}', REGION '${s3.region}', ` +
-        `ENDPOINT '${s3.hostPort}', URL_STYLE 'path', USE_SSL false)`,
-    );
-  }
-  return {
-    instance,
-    conn,
-    close: () => {
-      conn.closeSync();
-      instance.closeSync();
-    },
-  };
-}
-
-/** ATTACH the lake as `lake`; the data path is recorded in the catalog at creation, so readers need not name it. */
-export async function attachLake(
-  conn: DuckDBConnection,
-  store: LakeStore,
-  options: { readOnly?: boolean; snapshotVersion?: number; alias?: string } = {},
-): Promise<void> {
-  const opts = [options.readOnly ? 'READ_ONLY' : `DATA_PATH '${store.dataPath}'`];
-  if (options.snapshotVersion !== undefined) opts.push(`SNAPSHOT_VERSION ${options.snapshotVersion}`);
-  await conn.run(`ATTACH 'ducklake:${store.catalog}' AS ${options.alias ?? 'lake'} (${opts.join(', ')})`);
-}
-
-/** Postgres catalog string for ATTACH from a postgres:// URL. */
-export function postgresCatalog(url: string): string {
-  const u = new URL(url);
-  const parts = [`dbname=${u.pathname.slice(1)}`, `host=${u.hostname}`, `port=${u.port || 5432}`, `user=${decodeURIComponent(u.username)}`];
-  if (u.password) parts.push(`password=${decodeURIComponent(u.password)}`);
-  return `postgres:${parts.join(' ')}`;
-}
-
-/** The tables: events, their daily rollup, and one next-offset table per Kafka partition (see 0105). */
-export async function createLakeTables(conn: DuckDBConnection, partitions: number[] = [0]): Promise<void> {
-  await conn.run(`CREATE TABLE lake.events (
-    organization_id VARCHAR NOT NULL, event_id VARCHAR NOT NULL, event_timestamp TIMESTAMP NOT NULL,
-    status VARCHAR NOT NULL, total_cost DECIMAL(38,12) NOT NULL)`);
-  await conn.run(`CREATE TABLE lake.daily_costs (
-    organization_id VARCHAR NOT NULL, day DATE NOT NULL, status VARCHAR NOT NULL,
-    event_count BIGINT NOT NULL, total_cost DECIMAL(38,12) NOT NULL)`);
-  for (const p of partitions) {
-    await conn.run(`CREATE TABLE lake.partition_offsets_p${p} (next_offset BIGINT NOT NULL)`);
-    await conn.run(`INSERT INTO lake.partition_offsets_p${p} VALUES (0)`);
-  }
-}
+// The flush and read the open-lake migration will stand on, as plain SQL over a lake that
+// core/lake/lake-catalog.ts opened and prepared, for test/integration/open-lake-foundation.test.ts
+// and its worker thread: flush one batch (events + daily rollup + the partition's next offset in
+// ONE DuckLake commit) and read totals. Events are a pure function of their offset, so expected
+// totals are computed here in BigInt, independently of DuckDB.
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { EVENTS_COLUMNS } from '../../core/lake/events-schema.js';
+import { columnsDdl } from '../../core/lake/lake-tables.js';
+import { DAILY_COSTS, rollupFromEventsSql } from '../../core/lake/rollups.js';
 
 const COST_FACTOR = 123_456_789n;
 const SCALE = 10n ** 12n;
@@ -91,13 +16,20 @@ function eventAt(offset: number): { organization: string; costUnits: bigint } {
   return { organization: `org_${offset % 3}`, costUnits: BigInt(offset % 997) * COST_FACTOR + 1n };
 }
 
-/** Stages events [first, first + count) in a temp table (outside the lake's transaction: a DuckDB transaction writes one database). */
+/**
+ * Stages events [first, first + count) in a temp table with the lake's events columns (outside the
+ * lake's transaction: a DuckDB transaction writes one database); columns not set here stay NULL.
+ */
 async function stageBatch(conn: DuckDBConnection, first: number, count: number): Promise<void> {
-  await conn.run(`CREATE OR REPLACE TEMP TABLE staged AS
-    SELECT 'org_' || (i % 3) AS organization_id, 'evt_' || i AS event_id,
+  await conn.run(`CREATE OR REPLACE TEMP TABLE staged (${columnsDdl(EVENTS_COLUMNS)})`);
+  await conn.run(`INSERT INTO staged BY NAME
+    SELECT 'org_' || (i % 3) AS organization_id, 'evt_' || i AS event_id, 'idem_' || i AS idempotency_key, 'key_1' AS api_key_id,
       TIMESTAMP '2026-11-01 00:00:00' + to_seconds(i * 67) AS event_timestamp,
+      TIMESTAMP '2026-11-01 00:00:00' + to_seconds(i * 67) AS received_at,
+      CAST(TIMESTAMP '2026-11-01 00:00:00' + to_seconds(i * 67) AS DATE) AS event_date,
       CASE WHEN i % 10 = 0 THEN 'pending_rate_card' ELSE 'completed' END AS status,
-      CAST('0.' || lpad(CAST((i % 997) * ${COST_FACTOR} + 1 AS VARCHAR), 12, '0') AS DECIMAL(38,12)) AS total_cost
+      CAST('0.' || lpad(CAST((i % 997) * ${COST_FACTOR} + 1 AS VARCHAR), 12, '0') AS DECIMAL(38,12)) AS total_cost,
+      true AS timestamp_provided, '{}' AS metadata, 0 AS kafka_partition, i AS kafka_offset, TIMESTAMP '2026-11-02 00:00:00' AS priced_at
     FROM range(${first}, ${first + count}) r(i)`);
 }
 
@@ -119,8 +51,7 @@ export async function flushBatch(
   await conn.run('BEGIN TRANSACTION');
   try {
     await conn.run('INSERT INTO lake.events SELECT * FROM staged');
-    await conn.run(`INSERT INTO lake.daily_costs
-      SELECT organization_id, CAST(event_timestamp AS DATE), status, count(*), sum(total_cost) FROM staged GROUP BY ALL`);
+    await conn.run(`INSERT INTO lake.daily_costs BY NAME ${rollupFromEventsSql(DAILY_COSTS, 'staged')}`);
     const moved = await conn.run(
       `UPDATE lake.partition_offsets_p${options.partition ?? 0} SET next_offset = ${first + count} WHERE next_offset = ${first}`,
     );

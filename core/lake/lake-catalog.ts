@@ -1,0 +1,238 @@
+// Opens the open lake (DuckLake, docs/decisions/0105): a DuckDB with the lake's extensions from the
+// provisioned directory (never downloaded: autoinstall off, unsigned extensions refused), the S3
+// secret when the data lives on S3, and the catalog attached as `lake`; ensureLakeTables then
+// makes the tables of lake-tables.ts. Invariants: credentials reach DuckDB only in SQL built here
+// and never come back out in an error's message; each step that touches the network is bounded
+// (libpq's connect_timeout, DuckDB's HTTP timeout and retries), so a wrong address or key fails
+// in seconds with the step named.
+import fs from 'node:fs';
+import path from 'node:path';
+import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { SecretValue } from '../secret-value.js';
+import type { LakeCatalogLocation, LakeSettings, S3Settings } from './lake-settings.js';
+import { type ExistingColumn, LAKE_TABLES, partitionOffsetsTable, planLakeTables } from './lake-tables.js';
+import { sqlStringLiteral } from './parquet-sql.js';
+
+export type LakeOpenStep = 'extensions' | 'storage' | 'catalog' | 'tables';
+
+/** The lake could not be opened or prepared; the message names the step and never holds a credential. */
+export class LakeOpenError extends Error {
+  constructor(
+    readonly step: LakeOpenStep,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'LakeOpenError';
+  }
+}
+
+export interface OpenLake {
+  instance: DuckDBInstance;
+  /** A connection on which the catalog is attached as `lake`. */
+  conn: DuckDBConnection;
+  /** An error of this lake's DuckDB as a LakeOpenError, its message stripped of the lake's credentials. */
+  failure(step: LakeOpenStep, what: string, error: unknown): LakeOpenError;
+  close(): void;
+}
+
+export interface OpenLakeOptions {
+  /** A reader: nothing is written, the data path comes from the catalog. */
+  readOnly?: boolean;
+  /** Pin the attach at this snapshot (time travel). */
+  snapshotVersion?: number;
+  threads?: number;
+}
+
+/** Per HTTP request to the object store, and how often DuckDB retries one (its defaults are 30 s and 3). */
+const S3_HTTP_TIMEOUT_SECONDS = 10;
+const S3_HTTP_RETRIES = 2;
+/** libpq's bound on reaching the catalog's PostgreSQL. */
+const CATALOG_CONNECT_TIMEOUT_SECONDS = 10;
+
+export async function openLake(settings: LakeSettings, options: OpenLakeOptions = {}): Promise<OpenLake> {
+  const secrets = secretsOf(settings);
+  const failure = (step: LakeOpenStep, what: string, error: unknown): LakeOpenError => {
+    const cause = error instanceof Error ? error.message : String(error);
+    return new LakeOpenError(
+      step,
+      secrets.reduce((text, s) => s.redactFrom(text), `${what}: ${cause}`),
+    );
+  };
+  const instance = await DuckDBInstance.create(':memory:', {
+    extension_directory: settings.extensionDirectory,
+    autoinstall_known_extensions: 'false',
+    allow_unsigned_extensions: 'false',
+    ...(options.threads ? { threads: String(options.threads) } : {}),
+  }).catch((e) => {
+    throw failure('extensions', 'DuckDB could not start', e);
+  });
+  let conn: DuckDBConnection | null = null;
+  try {
+    conn = await instance.connect();
+    const c = conn;
+    const step = async (name: LakeOpenStep, what: string, run: () => Promise<unknown>): Promise<void> => {
+      await run().catch((e) => {
+        throw failure(name, what, e);
+      });
+    };
+    await step('extensions', `the lake's DuckDB extensions are not in ${settings.extensionDirectory} (npm run lake:extensions)`, () =>
+      loadExtensions(c, settings),
+    );
+    if (settings.s3) {
+      const s3 = settings.s3;
+      await step('storage', 'the S3 settings were refused', async () => {
+        await c.run(`SET http_timeout = ${S3_HTTP_TIMEOUT_SECONDS}`);
+        await c.run(`SET http_retries = ${S3_HTTP_RETRIES}`);
+        await c.run(s3SecretSql(settings.dataPath, s3));
+      });
+      // Listing one key prefix proves the address and the keys now, not at the first flush.
+      await step('storage', `the object store did not let us list ${settings.dataPath} (check the endpoint, region and keys)`, () =>
+        c.run(`SELECT count(*) FROM glob(${sqlStringLiteral(`${settings.dataPath}_marginal_access_check*`)})`),
+      );
+    } else if (!options.readOnly) {
+      fs.mkdirSync(settings.dataPath, { recursive: true });
+    }
+    if (settings.catalog.kind !== 'postgres' && !options.readOnly) fs.mkdirSync(path.dirname(settings.catalog.path), { recursive: true });
+    await step('catalog', `the lake's catalog (${describeCatalog(settings.catalog)}) could not be attached`, () =>
+      c.run(attachSql(settings, options)),
+    );
+    return {
+      instance,
+      conn,
+      failure,
+      close: () => {
+        c.closeSync();
+        instance.closeSync();
+      },
+    };
+  } catch (e) {
+    conn?.closeSync();
+    instance.closeSync();
+    throw e;
+  }
+}
+
+/**
+ * Creates the lake's tables (and the offsets tables of `partitions`) that do not exist yet, and
+ * adds columns the schema gained, in one transaction; a lake that already has them is left as it
+ * is. Two processes preparing the same lake at once: the loser's commit conflicts, it plans again
+ * and finds nothing to do.
+ */
+export async function ensureLakeTables(lake: OpenLake, partitions: readonly number[] = []): Promise<void> {
+  const wanted = [...LAKE_TABLES, ...partitions.map(partitionOffsetsTable)];
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const plan = planLakeTables('lake', await existingColumns(lake.conn), wanted);
+      if (plan.problems.length > 0) throw new Error(`the lake's tables differ from the schema: ${plan.problems.join('; ')}`);
+      if (plan.statements.length === 0) return;
+      await lake.conn.run('BEGIN TRANSACTION');
+      try {
+        for (const statement of plan.statements) await lake.conn.run(statement);
+        await lake.conn.run('COMMIT');
+        return;
+      } catch (e) {
+        await lake.conn.run('ROLLBACK').catch(() => undefined);
+        throw e;
+      }
+    } catch (e) {
+      if (attempt === 3 || !/conflict/i.test(String(e))) throw lake.failure('tables', 'the lake tables could not be created', e);
+    }
+  }
+}
+
+async function existingColumns(conn: DuckDBConnection): Promise<Map<string, ExistingColumn[]>> {
+  const rows = (
+    await conn.runAndReadAll(
+      `SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns
+       WHERE table_catalog = 'lake' AND table_schema = 'main' ORDER BY table_name, ordinal_position`,
+    )
+  ).getRowObjectsJson() as { table_name: string; column_name: string; data_type: string; is_nullable: string }[];
+  const tables = new Map<string, ExistingColumn[]>();
+  for (const r of rows) {
+    const columns = tables.get(r.table_name) ?? [];
+    columns.push({ name: r.column_name, type: r.data_type, nullable: r.is_nullable === 'YES' });
+    tables.set(r.table_name, columns);
+  }
+  return tables;
+}
+
+async function loadExtensions(conn: DuckDBConnection, settings: LakeSettings): Promise<void> {
+  const names = ['ducklake'];
+  if (settings.s3) names.push('httpfs');
+  if (settings.catalog.kind === 'postgres') names.push('postgres_scanner');
+  if (settings.catalog.kind === 'sqlite') names.push('sqlite_scanner');
+  for (const name of names) await conn.run(`LOAD ${name}`);
+}
+
+function secretsOf(settings: LakeSettings): SecretValue[] {
+  const secrets: SecretValue[] = [];
+  if (settings.s3) secrets.push(settings.s3.secretAccessKey, ...(settings.s3.sessionToken ? [settings.s3.sessionToken] : []));
+  if (settings.catalog.kind === 'postgres') {
+    // The whole URL, then its password as written and decoded (libpq's string and its errors carry the latter).
+    secrets.push(settings.catalog.url);
+    const password = new URL(settings.catalog.url.reveal()).password;
+    for (const p of new Set([password, decodeURIComponent(password)])) if (p) secrets.push(new SecretValue(p));
+  }
+  return secrets;
+}
+
+/** Scoped to the lake's bucket, so other S3 reads of the same DuckDB keep their own credentials. */
+function s3SecretSql(dataPath: string, s3: S3Settings): string {
+  const bucket = new URL(dataPath).host;
+  const options = [
+    'TYPE s3',
+    'PROVIDER config',
+    `KEY_ID ${sqlStringLiteral(s3.accessKeyId)}`,
+    `SECRET ${sqlStringLiteral(s3.secretAccessKey.reveal())}`,
+    ...(s3.sessionToken ? [`SESSION_TOKEN ${sqlStringLiteral(s3.sessionToken.reveal())}`] : []),
+    `REGION ${sqlStringLiteral(s3.region)}`,
+    ...(s3.endpoint ? [`ENDPOINT ${sqlStringLiteral(s3.endpoint)}`] : []),
+    `URL_STYLE ${sqlStringLiteral(s3.urlStyle)}`,
+    `USE_SSL ${s3.useSsl}`,
+    `SCOPE ${sqlStringLiteral(`s3://${bucket}`)}`,
+  ];
+  return `CREATE OR REPLACE SECRET marginal_lake_s3 (${options.join(', ')})`;
+}
+
+function attachSql(settings: LakeSettings, options: OpenLakeOptions): string {
+  const opts = [options.readOnly ? 'READ_ONLY' : `DATA_PATH ${sqlStringLiteral(settings.dataPath)}`];
+  if (settings.catalog.kind === 'postgres') opts.push(`METADATA_SCHEMA 'ducklake'`);
+  if (options.snapshotVersion !== undefined) {
+    if (!Number.isSafeInteger(options.snapshotVersion)) throw new RangeError(`not a snapshot: ${options.snapshotVersion}`);
+    opts.push(`SNAPSHOT_VERSION ${options.snapshotVersion}`);
+  }
+  return `ATTACH ${sqlStringLiteral(`ducklake:${catalogTarget(settings.catalog)}`)} AS lake (${opts.join(', ')})`;
+}
+
+function catalogTarget(catalog: LakeCatalogLocation): string {
+  switch (catalog.kind) {
+    case 'postgres':
+      return `postgres:${libpqConnectionString(catalog.url.reveal())}`;
+    case 'sqlite':
+      return `sqlite:${catalog.path}`;
+    case 'duckdb':
+      return catalog.path;
+  }
+}
+
+/** The catalog for messages: a PostgreSQL URL without its credentials, or the file. */
+function describeCatalog(catalog: LakeCatalogLocation): string {
+  if (catalog.kind !== 'postgres') return `${catalog.kind} ${catalog.path}`;
+  const u = new URL(catalog.url.reveal());
+  return `postgres ${u.hostname}:${u.port || 5432}${u.pathname}`;
+}
+
+/** libpq's key='value' form of a postgres:// URL (what DuckDB's postgres extension takes), with a connect timeout. */
+function libpqConnectionString(url: string): string {
+  const u = new URL(url);
+  const pairs: [string, string][] = [
+    ['dbname', decodeURIComponent(u.pathname.slice(1))],
+    ['host', u.hostname],
+    ['port', u.port || '5432'],
+  ];
+  if (u.username) pairs.push(['user', decodeURIComponent(u.username)]);
+  if (u.password) pairs.push(['password', decodeURIComponent(u.password)]);
+  for (const [k, v] of u.searchParams) pairs.push([k, v]);
+  if (!u.searchParams.has('connect_timeout')) pairs.push(['connect_timeout', String(CATALOG_CONNECT_TIMEOUT_SECONDS)]);
+  return pairs.map(([k, v]) => `${k}='${v.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`).join(' ');
+}

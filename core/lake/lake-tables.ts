@@ -1,0 +1,98 @@
+// The open lake's tables (DuckLake, docs/decisions/0105) and the DDL that makes them, derived from
+// the one column list of each: events from events-schema.ts, the rollups from their definitions,
+// and one next-offset table per Kafka partition. Invariant: no column is named twice; planning is
+// pure (what exists in → statements out), so re-running it on a complete lake plans nothing.
+import { DIMENSION_COSTS, DIMENSION_NUMBERS } from './dimension-rollups.js';
+import { EVENTS_COLUMNS, type LakeColumn, sqlTypeOf } from './events-schema.js';
+import { DAILY_COSTS, type RollupDefinition, rollupColumns, SESSION_SPANS } from './rollups.js';
+
+export interface LakeTable {
+  readonly name: string;
+  readonly columns: readonly LakeColumn[];
+  /** Identity partition columns (DuckLake writes one folder per value). */
+  readonly partitionedBy: readonly string[];
+  /** Rows a new table starts with, as a VALUES list (a partition's offsets start at 0). */
+  readonly initialValues?: string;
+}
+
+const rollupTable = (def: RollupDefinition): LakeTable => ({ name: def.table, columns: rollupColumns(def), partitionedBy: [] });
+
+/** Events by day, as reads and re-pricing select them; the rollups are small and stay unpartitioned. */
+export const LAKE_TABLES: readonly LakeTable[] = [
+  { name: 'events', columns: EVENTS_COLUMNS, partitionedBy: ['event_date'] },
+  rollupTable(DAILY_COSTS),
+  rollupTable(SESSION_SPANS),
+  rollupTable(DIMENSION_COSTS),
+  rollupTable(DIMENSION_NUMBERS),
+];
+
+/**
+ * One table per Kafka partition holding that partition's next offset: a flush's compare-and-set
+ * UPDATE conflicts only with another owner of the same partition (0105 on why not one table).
+ */
+export function partitionOffsetsTable(partition: number): LakeTable {
+  if (!Number.isSafeInteger(partition) || partition < 0) throw new RangeError(`not a Kafka partition: ${partition}`);
+  return {
+    name: `partition_offsets_p${partition}`,
+    columns: [{ name: 'next_offset', kind: 'bigint', nullable: false }],
+    partitionedBy: [],
+    initialValues: '(0)',
+  };
+}
+
+function quoted(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** `"name" TYPE [NOT NULL], …` for CREATE TABLE. */
+export function columnsDdl(columns: readonly LakeColumn[]): string {
+  return columns.map((c) => `${quoted(c.name)} ${sqlTypeOf(c.kind)}${c.nullable ? '' : ' NOT NULL'}`).join(', ');
+}
+
+/** A column as the catalog reports it (information_schema.columns). */
+export interface ExistingColumn {
+  name: string;
+  type: string;
+  nullable: boolean;
+}
+
+export interface LakeTablesPlan {
+  /** Statements to run in one transaction; empty when the lake is complete. */
+  statements: string[];
+  /** Differences a statement cannot fix (a column of another type, or one the schema no longer has). */
+  problems: string[];
+}
+
+/**
+ * What makes the lake hold `wanted`: CREATE (with partitioning and initial rows) for missing
+ * tables, ADD COLUMN for nullable columns a table lacks (a column added to the schema later).
+ */
+export function planLakeTables(
+  alias: string,
+  existing: ReadonlyMap<string, readonly ExistingColumn[]>,
+  wanted: readonly LakeTable[],
+): LakeTablesPlan {
+  const statements: string[] = [];
+  const problems: string[] = [];
+  for (const table of wanted) {
+    const target = `${alias}.${quoted(table.name)}`;
+    const have = existing.get(table.name);
+    if (!have) {
+      statements.push(`CREATE TABLE ${target} (${columnsDdl(table.columns)})`);
+      if (table.partitionedBy.length > 0) statements.push(`ALTER TABLE ${target} SET PARTITIONED BY (${table.partitionedBy.join(', ')})`);
+      if (table.initialValues) statements.push(`INSERT INTO ${target} VALUES ${table.initialValues}`);
+      continue;
+    }
+    const byName = new Map(have.map((c) => [c.name, c]));
+    for (const c of table.columns) {
+      const found = byName.get(c.name);
+      if (!found && c.nullable) statements.push(`ALTER TABLE ${target} ADD COLUMN ${quoted(c.name)} ${sqlTypeOf(c.kind)}`);
+      else if (!found) problems.push(`${table.name}.${c.name} is missing and NOT NULL`);
+      else if (found.type !== sqlTypeOf(c.kind))
+        problems.push(`${table.name}.${c.name} is ${found.type}, the schema says ${sqlTypeOf(c.kind)}`);
+    }
+    const known = new Set(table.columns.map((c) => c.name));
+    for (const c of have) if (!known.has(c.name)) problems.push(`${table.name}.${c.name} is not in the schema`);
+  }
+  return { statements, problems };
+}
