@@ -3,7 +3,10 @@
 //
 // Which rates: the card of the event's service tier (else the standard card, noted), and within
 // it the highest context tier whose threshold the prompt (input + cache read + cache creation
-// tokens) is above, else the card's base rates; every class of the request uses that one set.
+// tokens) is above, else the card's base rates; every class of the request uses that one set. A
+// card with time-of-day windows (it has no context tiers) is priced at the window the event's
+// timestamp falls in (UTC, start inclusive, end exclusive), else at its own rates; the window's
+// name is recorded with the card.
 // One-hour cache writes are the part of cache_creation_input_tokens sent as
 // cache_creation_1h_input_tokens, priced at their own rate; cache_creation_cost covers both.
 //
@@ -20,6 +23,7 @@ import {
   type TokenRateIndex,
   type TokenRates,
   type UnitRateIndex,
+  windowAt,
 } from './rate-card-match.js';
 import type { UsageEvent } from '../schemas/usage-event.js';
 import { NO_PROVENANCE, UNPRICED_COSTS, type EventCosts, type PricingProvenance } from '../core/lake/events-schema.js';
@@ -99,13 +103,23 @@ export function promptTokensOf(event: RateQuery): number {
   return (event.input_tokens ?? 0) + (event.cache_read_input_tokens ?? 0) + (event.cache_creation_input_tokens ?? 0);
 }
 
-/** The rates of the highest context tier the prompt is above, else the card's base rates. */
-function ratesFor(card: IndexedTokenCard, promptTokens: number): { rates: TokenRates; above: number | null } {
+interface ChosenRates {
+  rates: TokenRates;
+  /** The context tier's threshold, or null at the base rates. */
+  above: number | null;
+  /** The time-of-day window's name, or null outside every window. */
+  window: string | null;
+}
+
+/** The rates of the window `at` falls in, else of the highest context tier the prompt is above, else the card's base rates. */
+function ratesFor(card: IndexedTokenCard, promptTokens: number, at: Date): ChosenRates {
+  const window = windowAt(card, at);
+  if (window) return { rates: window, above: null, window: window.name };
   for (let i = card.tiers.length - 1; i >= 0; i--) {
     const tier = card.tiers[i]!;
-    if (promptTokens > tier.abovePromptTokens) return { rates: tier, above: tier.abovePromptTokens };
+    if (promptTokens > tier.abovePromptTokens) return { rates: tier, above: tier.abovePromptTokens, window: null };
   }
-  return { rates: card, above: null };
+  return { rates: card, above: null, window: null };
 }
 
 const PER_TOKEN = new Big('0.000001'); // rates are per million tokens
@@ -149,33 +163,36 @@ function resolveRate(event: RateQuery, rates: PricingRates): Resolution {
   }
   const { card } = match;
   const tokens = classTokens(event);
-  const { rates: chosen, above } = ratesFor(card, promptTokensOf(event));
+  const chosen = ratesFor(card, promptTokensOf(event), at);
   for (let i = 0; i < TOKEN_CLASSES.length; i++) {
     const n = tokens[i];
-    if (n !== null && n > 0 && TOKEN_CLASSES[i]!.rate(chosen) === null) {
-      const where = above === null ? '' : ` above ${above} prompt tokens`;
+    if (n !== null && n > 0 && TOKEN_CLASSES[i]!.rate(chosen.rates) === null) {
+      const where =
+        chosen.window !== null ? ` in time window "${chosen.window}"` : chosen.above === null ? '' : ` above ${chosen.above} prompt tokens`;
       return { kind: 'missing', card, reason: `rate card "${card.slug}" has no ${TOKEN_CLASSES[i]!.label} rate${where}` };
     }
   }
-  return { kind: 'token', card, rates: chosen, tokens, provenance: provenanceOf(card, above, match.fallbackReason) };
+  return { kind: 'token', card, rates: chosen.rates, tokens, provenance: provenanceOf(card, chosen, match.fallbackReason) };
 }
 
-/** Per card, its provenance at each context tier (null key: base rates), built once and shared. */
-const provenances = new WeakMap<IndexedTokenCard, Map<number | null, PricingProvenance>>();
+/** Per card, its provenance at each context tier or window (key: threshold or window name; null: base rates), built once and shared. */
+const provenances = new WeakMap<IndexedTokenCard, Map<number | string | null, PricingProvenance>>();
 
-function provenanceOf(card: IndexedTokenCard, above: number | null, note: string | null): PricingProvenance {
+function provenanceOf(card: IndexedTokenCard, chosen: ChosenRates, note: string | null): PricingProvenance {
   const build = (): PricingProvenance => ({
     rate_card_id: card.id,
     rate_card_effective_from: card.card.effective_from,
     rate_card_service_tier: card.serviceTier,
-    context_tier_above_prompt_tokens: above,
+    context_tier_above_prompt_tokens: chosen.above,
+    time_window: chosen.window,
     pricing_note: note,
   });
   if (note !== null) return build();
-  let byTier = provenances.get(card);
-  if (!byTier) provenances.set(card, (byTier = new Map()));
-  let p = byTier.get(above);
-  if (!p) byTier.set(above, (p = build()));
+  let byKey = provenances.get(card);
+  if (!byKey) provenances.set(card, (byKey = new Map()));
+  const key = chosen.window ?? chosen.above;
+  let p = byKey.get(key);
+  if (!p) byKey.set(key, (p = build()));
   return p;
 }
 
@@ -387,6 +404,7 @@ function exactTokenCost(p: TokenPricing): PricedCost | null {
     rate_card_effective_from: prov.rate_card_effective_from,
     rate_card_service_tier: prov.rate_card_service_tier,
     context_tier_above_prompt_tokens: prov.context_tier_above_prompt_tokens,
+    time_window: prov.time_window,
     pricing_note: prov.pricing_note,
   };
 }

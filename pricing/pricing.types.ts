@@ -21,6 +21,27 @@ export interface ContextTier {
   reasoning_cost_per_million: string | null;
 }
 
+/**
+ * A time-of-day window of a token card (an off-peak discount, say): an event whose timestamp falls
+ * in it has every class priced at these rates instead of the card's. Times are UTC, HH:MM, minute
+ * precision; `start` is inclusive, `end` exclusive. An `end` before `start` runs past midnight into
+ * the next day; `end` equal to `start` is the whole day. `days` names the ISO weekdays (1 = Monday
+ * … 7 = Sunday, UTC) the window starts on; absent = every day. A card's windows never overlap.
+ */
+export interface TimeWindow {
+  /** Recorded on every event the window prices (`off-peak`, say). */
+  name: string;
+  days?: number[];
+  start_utc: string;
+  end_utc: string;
+  input_cost_per_million: string;
+  output_cost_per_million: string;
+  cache_creation_cost_per_million: string | null;
+  cache_creation_1h_cost_per_million?: string | null;
+  cache_read_cost_per_million: string | null;
+  reasoning_cost_per_million: string | null;
+}
+
 /** A token rate card. A null rate means that token class cannot be priced by this card. */
 export interface TokenRateCard {
   /** Lowercase; matches every model name it prefixes. */
@@ -36,6 +57,8 @@ export interface TokenRateCard {
   service_tier?: string;
   /** Long-context tiers, any order; absent or empty = one price whatever the prompt size. */
   tiers?: readonly ContextTier[];
+  /** Time-of-day windows with their own rates; absent or empty = one price at every hour. A card has windows or tiers, not both. */
+  time_windows?: readonly TimeWindow[];
   effective_from: Date;
   source?: RateCardSource;
   /** A stable id recorded on every event the card prices (organization cards: their UUID). */
@@ -65,6 +88,8 @@ export interface RateEstimationItem {
   cache_creation_1h_cost_per_million?: string;
   /** Long-context tiers by prompt size, ascending; present only when the card has some. */
   tiers?: ContextTier[];
+  /** Time-of-day windows (UTC) with their own rates; present only when the card has some. */
+  time_windows?: TimeWindow[];
   /** The slug's cards of other service tiers (batch, flex, priority…) in effect then; present only when there are some. */
   service_tiers?: RateEstimationServiceTier[];
 }
@@ -79,6 +104,7 @@ export interface RateEstimationServiceTier {
   reasoning_cost_per_million: string | null;
   cache_creation_1h_cost_per_million?: string;
   tiers?: ContextTier[];
+  time_windows?: TimeWindow[];
 }
 
 export interface RateEstimationTable {
@@ -98,6 +124,7 @@ export interface StandardRateCardEntry {
   /** Absent = `standard`. */
   service_tier?: string;
   tiers?: ContextTier[];
+  time_windows?: TimeWindow[];
   /** ISO date (YYYY-MM-DD, UTC midnight) or full ISO timestamp. */
   effective_from: string;
   source: string;

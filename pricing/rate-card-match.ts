@@ -9,9 +9,11 @@ import {
   type RateEstimationItem,
   type RateEstimationServiceTier,
   type RateEstimationTable,
+  type TimeWindow,
   type TokenRateCard,
   type UnitRate,
 } from './pricing.types.js';
+import { layOutTimeWindows, minuteOfWeek, type WindowWeek } from './time-windows.js';
 
 export type {
   RateEstimationTable,
@@ -39,6 +41,12 @@ interface IndexedContextTier extends TokenRates {
   readonly abovePromptTokens: number;
 }
 
+/** A time-of-day window with its rates parsed once. */
+export interface IndexedTimeWindow extends TokenRates {
+  readonly name: string;
+  readonly window: TimeWindow;
+}
+
 /** A card with its rates parsed once, so pricing an event does no string parsing. Its own fields are the base rates. */
 export interface IndexedTokenCard extends TokenRates {
   readonly card: TokenRateCard;
@@ -50,6 +58,10 @@ export interface IndexedTokenCard extends TokenRates {
   readonly fromMs: number;
   /** Ascending by threshold; empty when the card has one price whatever the prompt size. */
   readonly tiers: readonly IndexedContextTier[];
+  /** Time-of-day windows in the card's order; empty when one price holds at every hour. */
+  readonly windows: readonly IndexedTimeWindow[];
+  /** Which window covers each minute of the UTC week; null without windows. */
+  readonly windowWeek: WindowWeek | null;
   /** This card matched for its own tier, built once (lookups run for every event). */
   readonly ownMatch: TokenCardMatch;
 }
@@ -114,6 +126,21 @@ function parseTiers(card: TokenRateCard, slug: string): IndexedContextTier[] {
   return tiers;
 }
 
+function parseWindows(card: TokenRateCard, slug: string): { windows: IndexedTimeWindow[]; week: WindowWeek | null } {
+  const list = card.time_windows ?? [];
+  if (list.length === 0) return { windows: [], week: null };
+  if ((card.tiers ?? []).length > 0) throw new Error(`rate card ${slug}: a card has context tiers or time windows, not both`);
+  const week = layOutTimeWindows(list, 'time_windows', (field, message) => new Error(`rate card ${slug}: ${field} ${message}`));
+  return { windows: list.map((w) => ({ name: w.name, window: w, ...parseRates(w, slug) })), week };
+}
+
+/** The time-of-day window of a card that covers `at`, or null (the card's own rates hold then). */
+export function windowAt(card: IndexedTokenCard, at: Date): IndexedTimeWindow | null {
+  if (card.windowWeek === null) return null;
+  const i = card.windowWeek[minuteOfWeek(at)]!;
+  return i < 0 ? null : card.windows[i]!;
+}
+
 /** The id a card prices events under: its own, else one derived from its identity. */
 function tokenCardId(card: TokenRateCard): string {
   return (
@@ -130,6 +157,7 @@ export function buildTokenRateIndex(cards: readonly TokenRateCard[]): TokenRateI
     const fromMs = card.effective_from.getTime();
     if (Number.isNaN(fromMs)) throw new Error(`rate card ${slug}: effective_from is not a valid date`);
     const serviceTier = (card.service_tier ?? STANDARD_SERVICE_TIER).toLowerCase();
+    const { windows, week } = parseWindows(card, slug);
     const indexed: IndexedTokenCard = {
       card,
       slug,
@@ -138,6 +166,8 @@ export function buildTokenRateIndex(cards: readonly TokenRateCard[]): TokenRateI
       fromMs,
       ...parseRates(card, slug),
       tiers: parseTiers(card, slug),
+      windows,
+      windowWeek: week,
       ownMatch: null as unknown as TokenCardMatch, // set just below: it points back at the card
     };
     (indexed as { ownMatch: TokenCardMatch }).ownMatch = { card: indexed, fallbackReason: null };
@@ -251,6 +281,7 @@ export interface TokenRateRecord {
   cacheReadCostPerMillion: string | null;
   reasoningCostPerMillion: string | null;
   tiers: ContextTier[];
+  timeWindows?: TimeWindow[];
   effectiveFrom: Date;
 }
 
@@ -266,6 +297,7 @@ export function tokenRateCardFromRecord(record: TokenRateRecord): TokenRateCard 
     cache_read_cost_per_million: record.cacheReadCostPerMillion,
     reasoning_cost_per_million: record.reasoningCostPerMillion,
     tiers: record.tiers,
+    time_windows: record.timeWindows ?? [],
     effective_from: record.effectiveFrom,
     source: 'organization',
   };
@@ -281,7 +313,11 @@ function nullableRateString(rate: Big | null): string | null {
 }
 
 /** The spec's rate fields of one rate set, plus the additions that are present only when set. */
-function rateView(r: TokenRates, tiers: readonly IndexedContextTier[]): Omit<RateEstimationServiceTier, 'service_tier'> {
+function rateView(
+  r: TokenRates,
+  tiers: readonly IndexedContextTier[],
+  windows: readonly IndexedTimeWindow[] = [],
+): Omit<RateEstimationServiceTier, 'service_tier'> {
   return {
     input_cost_per_million: rateString(r.input),
     cache_creation_cost_per_million: nullableRateString(r.cacheCreation),
@@ -290,6 +326,22 @@ function rateView(r: TokenRates, tiers: readonly IndexedContextTier[]): Omit<Rat
     reasoning_cost_per_million: nullableRateString(r.reasoning),
     ...(r.cacheCreation1h ? { cache_creation_1h_cost_per_million: rateString(r.cacheCreation1h) } : {}),
     ...(tiers.length > 0 ? { tiers: tiers.map(tierView) } : {}),
+    ...(windows.length > 0 ? { time_windows: windows.map(windowView) } : {}),
+  };
+}
+
+function windowView(w: IndexedTimeWindow): TimeWindow {
+  return {
+    name: w.name,
+    ...(w.window.days ? { days: [...w.window.days] } : {}),
+    start_utc: w.window.start_utc,
+    end_utc: w.window.end_utc,
+    input_cost_per_million: rateString(w.input),
+    output_cost_per_million: rateString(w.output),
+    cache_creation_cost_per_million: nullableRateString(w.cacheCreation),
+    cache_creation_1h_cost_per_million: nullableRateString(w.cacheCreation1h),
+    cache_read_cost_per_million: nullableRateString(w.cacheRead),
+    reasoning_cost_per_million: nullableRateString(w.reasoning),
   };
 }
 
@@ -320,10 +372,10 @@ export function rateEstimationTable(cards: readonly TokenRateCard[] | TokenRateI
     const others: RateEstimationServiceTier[] = [];
     for (const [tier, group] of byTier) {
       const other = tier === STANDARD_SERVICE_TIER ? null : inEffect(group, atMs);
-      if (other) others.push({ service_tier: tier, ...rateView(other, other.tiers) });
+      if (other) others.push({ service_tier: tier, ...rateView(other, other.tiers, other.windows) });
     }
     others.sort((a, b) => compareCodePoints(a.service_tier, b.service_tier));
-    items.push({ model_slug: slug, ...rateView(card, card.tiers), ...(others.length > 0 ? { service_tiers: others } : {}) });
+    items.push({ model_slug: slug, ...rateView(card, card.tiers, card.windows), ...(others.length > 0 ? { service_tiers: others } : {}) });
   }
   items.sort((a, b) => compareCodePoints(a.model_slug, b.model_slug));
   return { items };

@@ -2,7 +2,7 @@
 // snake_case, timestamps as ISO 8601 UTC, rates as trimmed decimal strings) and the mapping from
 // the store's records to them.
 import { Big } from '../core/money.js';
-import type { ContextTier } from './pricing.types.js';
+import type { ContextTier, TimeWindow } from './pricing.types.js';
 import type { RateCard, RateCardActor, UnitRate } from './rate-cards.store.js';
 
 export interface RateCardView {
@@ -22,6 +22,8 @@ export interface RateCardView {
   service_tier: string;
   /** Long-context tiers by prompt size, ascending; empty when none. */
   tiers: ContextTier[];
+  /** Time-of-day windows (UTC) with their own rates, in the card's order; empty when none. */
+  time_windows: TimeWindow[];
   effective_from: string;
   created_at: string;
   /** Who posted the card. */
@@ -93,6 +95,18 @@ export function rateCardView(c: RateCard): RateCardView {
       cache_creation_1h_cost_per_million: nullableRate(t.cache_creation_1h_cost_per_million ?? null),
       cache_read_cost_per_million: nullableRate(t.cache_read_cost_per_million),
       reasoning_cost_per_million: nullableRate(t.reasoning_cost_per_million),
+    })),
+    time_windows: c.timeWindows.map((w) => ({
+      name: w.name,
+      ...(w.days ? { days: w.days } : {}),
+      start_utc: w.start_utc,
+      end_utc: w.end_utc,
+      input_cost_per_million: rate(w.input_cost_per_million),
+      output_cost_per_million: rate(w.output_cost_per_million),
+      cache_creation_cost_per_million: nullableRate(w.cache_creation_cost_per_million),
+      cache_creation_1h_cost_per_million: nullableRate(w.cache_creation_1h_cost_per_million ?? null),
+      cache_read_cost_per_million: nullableRate(w.cache_read_cost_per_million),
+      reasoning_cost_per_million: nullableRate(w.reasoning_cost_per_million),
     })),
     effective_from: iso(c.effectiveFrom),
     created_at: iso(c.createdAt),

@@ -13,7 +13,8 @@ import { requireOrganization } from '../core/control/organizations.js';
 import { ADMIN_TOKEN_ACTOR, ALWAYS, listRateCards, writeRateCard } from './rate-cards.store.js';
 import { rateCardCorrectionView, type RateCardCorrectionView } from './rate-card-correction.js';
 import { ValidationError } from '../core/errors.js';
-import { STANDARD_SERVICE_TIER, type ContextTier } from './pricing.types.js';
+import { STANDARD_SERVICE_TIER, type ContextTier, type TimeWindow } from './pricing.types.js';
+import { layOutTimeWindows } from './time-windows.js';
 import type { ErrorEnvelope } from '../core/http/error-envelope.js';
 import { parseDateParam } from '../core/time.js';
 import { parseNullableRate, parseRate, requireText } from '../core/http/input.js';
@@ -55,6 +56,13 @@ export interface CreateRateCardBody {
    */
   tiers?: ContextTierBody[];
   /**
+   * Time-of-day windows in UTC (an off-peak discount, say): an event whose timestamp falls in one
+   * has every class priced at that window's rates, and records the window's name. Windows may not
+   * overlap; a card has windows or context tiers, not both. At most 32.
+   * @maxItems 32 at most 32 windows
+   */
+  time_windows?: TimeWindowBody[];
+  /**
    * ISO 8601 date (UTC midnight) or date-time (UTC unless an offset is given) from which the
    * card applies. Absent: always (it also prices events already waiting for a rate card).
    */
@@ -77,6 +85,56 @@ export interface ContextTierBody {
   cache_creation_1h_cost_per_million?: Rate | null;
   cache_read_cost_per_million?: Rate | null;
   reasoning_cost_per_million?: Rate | null;
+}
+
+/** One time-of-day window of a rate card; rates as on the card. */
+export interface TimeWindowBody {
+  /**
+   * Recorded on every event the window prices (`off-peak`, say).
+   * @minLength 1 must not be empty
+   * @maxLength 64 must be at most 64 characters
+   */
+  name: string;
+  /** ISO weekdays (1 = Monday … 7 = Sunday, UTC) the window starts on. Absent: every day. */
+  days?: number[];
+  /** UTC time of day the window starts, HH:MM (inclusive). */
+  start_utc: string;
+  /**
+   * UTC time of day it ends, HH:MM (exclusive). Before start_utc: the window runs past midnight
+   * into the next day; equal to start_utc: the whole day.
+   */
+  end_utc: string;
+  input_cost_per_million: Rate;
+  output_cost_per_million: Rate;
+  cache_creation_cost_per_million?: Rate | null;
+  cache_creation_1h_cost_per_million?: Rate | null;
+  cache_read_cost_per_million?: Rate | null;
+  reasoning_cost_per_million?: Rate | null;
+}
+
+function parseTimeWindows(windows: TimeWindowBody[] | undefined, tiers: ContextTier[]): TimeWindow[] {
+  const parsed = (windows ?? []).map((w, i): TimeWindow => {
+    const at = `time_windows[${i}]`;
+    return {
+      name: requireText(`${at}.name`, w.name, 64),
+      ...(w.days === undefined ? {} : { days: [...w.days].sort((a, b) => a - b) }),
+      start_utc: w.start_utc,
+      end_utc: w.end_utc,
+      input_cost_per_million: parseRate(`${at}.input_cost_per_million`, w.input_cost_per_million),
+      output_cost_per_million: parseRate(`${at}.output_cost_per_million`, w.output_cost_per_million),
+      cache_creation_cost_per_million: parseNullableRate(`${at}.cache_creation_cost_per_million`, w.cache_creation_cost_per_million),
+      cache_creation_1h_cost_per_million: parseNullableRate(
+        `${at}.cache_creation_1h_cost_per_million`,
+        w.cache_creation_1h_cost_per_million,
+      ),
+      cache_read_cost_per_million: parseNullableRate(`${at}.cache_read_cost_per_million`, w.cache_read_cost_per_million),
+      reasoning_cost_per_million: parseNullableRate(`${at}.reasoning_cost_per_million`, w.reasoning_cost_per_million),
+    };
+  });
+  if (parsed.length > 0 && tiers.length > 0)
+    throw new ValidationError('time_windows', 'a card has context tiers or time windows, not both');
+  layOutTimeWindows(parsed, 'time_windows', (field, message) => new ValidationError(field, message));
+  return parsed;
 }
 
 function parseTiers(tiers: ContextTierBody[] | undefined): ContextTier[] {
@@ -130,6 +188,7 @@ export class RateCardsController extends Controller {
     @Path() organizationId: string,
     @Body() body: CreateRateCardBody,
   ): Promise<RateCardWriteView> {
+    const tiers = parseTiers(body.tiers);
     const input = {
       modelSlug: requireText('model_slug', body.model_slug, 255).toLowerCase(),
       inputCostPerMillion: parseRate('input_cost_per_million', body.input_cost_per_million),
@@ -140,7 +199,8 @@ export class RateCardsController extends Controller {
       cacheCreation1hCostPerMillion: parseNullableRate('cache_creation_1h_cost_per_million', body.cache_creation_1h_cost_per_million),
       serviceTier:
         body.service_tier === undefined ? STANDARD_SERVICE_TIER : requireText('service_tier', body.service_tier, 64).toLowerCase(),
-      tiers: parseTiers(body.tiers),
+      tiers,
+      timeWindows: parseTimeWindows(body.time_windows, tiers),
       effectiveFrom: body.effective_from === undefined ? ALWAYS : (parseDateParam('effective_from', body.effective_from) as Date),
     };
     const { db } = appContext(req);

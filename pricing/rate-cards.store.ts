@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import { ConflictError, NotFoundError } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
 import type { ControlDb, Queryable } from '../core/control/db.js';
-import { STANDARD_SERVICE_TIER, type ContextTier, type UnitRate as PricedUnitRate } from './pricing.types.js';
+import { STANDARD_SERVICE_TIER, type ContextTier, type TimeWindow, type UnitRate as PricedUnitRate } from './pricing.types.js';
 import { FOREIGN_KEY_VIOLATION, UNIQUE_VIOLATION, sqlState } from '../core/control/sql-errors.js';
 
 /** USD per million tokens, as decimal strings; null = that class cannot be priced. */
@@ -22,6 +22,8 @@ interface TokenRates {
   cacheCreation1hCostPerMillion: string | null;
   /** Long-context tiers by prompt size (ascending), in the API's field names; [] = none. */
   tiers: ContextTier[];
+  /** Time-of-day windows (UTC) with their own rates, in the API's field names; [] = none. */
+  timeWindows: TimeWindow[];
 }
 
 /** Who wrote a card: the admin token (every write today), or a user once people and roles exist. */
@@ -54,12 +56,13 @@ export interface RateCardWrite {
   siblingDates: Date[];
 }
 
-export interface RateCardInput extends Omit<TokenRates, 'cacheCreation1hCostPerMillion' | 'tiers'> {
+export interface RateCardInput extends Omit<TokenRates, 'cacheCreation1hCostPerMillion' | 'tiers' | 'timeWindows'> {
   modelSlug: string;
   /** Default `standard`. */
   serviceTier?: string;
   cacheCreation1hCostPerMillion?: string | null;
   tiers?: ContextTier[];
+  timeWindows?: TimeWindow[];
   effectiveFrom: Date;
 }
 
@@ -104,6 +107,7 @@ interface RateCardRow {
   cache_creation_1h_cost_per_million: string | null;
   service_tier: string;
   tiers: ContextTier[] | string;
+  time_windows: TimeWindow[] | string;
   effective_from: Date;
   created_at: Date;
   created_by_kind: RateCardActor['kind'];
@@ -127,6 +131,7 @@ const CARD_COLUMN_NAMES = [
   'cache_read_cost_per_million',
   'reasoning_cost_per_million',
   'tiers',
+  'time_windows',
   'effective_from',
   'created_at',
   'created_by_kind',
@@ -159,6 +164,7 @@ function toRateCard(r: RateCardRow): RateCard {
     reasoningCostPerMillion: r.reasoning_cost_per_million,
     // jsonb comes back parsed from pg and PGlite; text is parsed for safety.
     tiers: typeof r.tiers === 'string' ? (JSON.parse(r.tiers) as ContextTier[]) : r.tiers,
+    timeWindows: typeof r.time_windows === 'string' ? (JSON.parse(r.time_windows) as TimeWindow[]) : r.time_windows,
     effectiveFrom: r.effective_from,
     createdAt: r.created_at,
     createdBy: toActor(r.created_by_kind, r.created_by_user_id)!,
@@ -224,8 +230,8 @@ async function insertCard(tx: Queryable, organizationId: string, c: RateCardInpu
   const [row] = await tx.query<RateCardRow>(
     `INSERT INTO rate_cards (id, organization_id, model_slug, input_cost_per_million, output_cost_per_million,
        cache_creation_cost_per_million, cache_read_cost_per_million, reasoning_cost_per_million, effective_from,
-       service_tier, cache_creation_1h_cost_per_million, tiers, created_by_kind, created_by_user_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13, $14)
+       service_tier, cache_creation_1h_cost_per_million, tiers, created_by_kind, created_by_user_id, time_windows)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13, $14, $15::jsonb)
      RETURNING ${CARD_COLUMNS}`,
     [
       id,
@@ -242,6 +248,7 @@ async function insertCard(tx: Queryable, organizationId: string, c: RateCardInpu
       JSON.stringify(c.tiers ?? []),
       actor.kind,
       actor.kind === 'user' ? actor.userId : null,
+      JSON.stringify(c.timeWindows ?? []),
     ],
   );
   return toRateCard(row!);

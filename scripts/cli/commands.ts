@@ -184,6 +184,12 @@ export const COMMANDS: CommandSpec[] = [
         type: 'json',
         help: 'long-context tiers as JSON: \'[{"above_prompt_tokens":200000,"input_cost_per_million":"6","output_cost_per_million":"22.5"}]\'',
       },
+      {
+        name: 'time-windows',
+        type: 'json',
+        field: 'time_windows',
+        help: 'time-of-day windows (UTC) as JSON: \'[{"name":"off-peak","start_utc":"16:30","end_utc":"00:30","input_cost_per_million":"0.135","output_cost_per_million":"0.55"}]\'',
+      },
       effectiveFrom,
       {
         name: 'reprice',

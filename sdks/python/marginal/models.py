@@ -549,6 +549,10 @@ class EventRateCard(BaseModel):
     """
     The context tier's threshold when the prompt was above one; null at the card's base rates.
     """
+    time_window: str | None = Field(...)
+    """
+    The time-of-day window (its name, as on the card) whose rates priced the event; null at the card's own rates.
+    """
 
 
 class UsageEventDetail(BaseModel):
@@ -1810,6 +1814,33 @@ class ContextTier(BaseModel):
     reasoning_cost_per_million: str | None = Field(...)
 
 
+class TimeWindow(BaseModel):
+    """
+    A time-of-day window of a token card (an off-peak discount, say): an event whose timestamp falls
+    in it has every class priced at these rates instead of the card's. Times are UTC, HH:MM, minute
+    precision; `start` is inclusive, `end` exclusive. An `end` before `start` runs past midnight into
+    the next day; `end` equal to `start` is the whole day. `days` names the ISO weekdays (1 = Monday
+    … 7 = Sunday, UTC) the window starts on; absent = every day. A card's windows never overlap.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    name: str
+    """
+    Recorded on every event the window prices (`off-peak`, say).
+    """
+    days: list[float] | None = None
+    start_utc: str
+    end_utc: str
+    input_cost_per_million: str
+    output_cost_per_million: str
+    cache_creation_cost_per_million: str | None = Field(...)
+    cache_creation_1h_cost_per_million: str | None = None
+    cache_read_cost_per_million: str | None = Field(...)
+    reasoning_cost_per_million: str | None = Field(...)
+
+
 class RateCardActorView(BaseModel):
     """
     Who wrote a card: `admin_token` (every write today), or `user` with its user_id.
@@ -1898,6 +1929,10 @@ class RateCardWriteView(BaseModel):
     """
     Long-context tiers by prompt size, ascending; empty when none.
     """
+    time_windows: list[TimeWindow]
+    """
+    Time-of-day windows (UTC) with their own rates, in the card's order; empty when none.
+    """
     effective_from: str
     created_at: str
     created_by: RateCardActorView
@@ -1957,6 +1992,45 @@ class ContextTierBody(BaseModel):
     reasoning_cost_per_million: str | float | None = None
 
 
+class TimeWindowBody(BaseModel):
+    """
+    One time-of-day window of a rate card; rates as on the card.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    name: str = Field(..., max_length=64, min_length=1)
+    """
+    Recorded on every event the window prices (`off-peak`, say).
+    """
+    days: list[float] | None = None
+    """
+    ISO weekdays (1 = Monday … 7 = Sunday, UTC) the window starts on. Absent: every day.
+    """
+    start_utc: str
+    """
+    UTC time of day the window starts, HH:MM (inclusive).
+    """
+    end_utc: str
+    """
+    UTC time of day it ends, HH:MM (exclusive). Before start_utc: the window runs past midnight
+    into the next day; equal to start_utc: the whole day.
+    """
+    input_cost_per_million: str | float
+    """
+    USD per million tokens: a decimal string ("3", "0.075") or a JSON number, >= 0.
+    """
+    output_cost_per_million: str | float
+    """
+    USD per million tokens: a decimal string ("3", "0.075") or a JSON number, >= 0.
+    """
+    cache_creation_cost_per_million: str | float | None = None
+    cache_creation_1h_cost_per_million: str | float | None = None
+    cache_read_cost_per_million: str | float | None = None
+    reasoning_cost_per_million: str | float | None = None
+
+
 class CreateRateCardBody(BaseModel):
     model_config = ConfigDict(
         extra='allow',
@@ -2002,6 +2076,12 @@ class CreateRateCardBody(BaseModel):
     above a tier's `above_prompt_tokens` has every class priced at that tier's rates (the highest
     such tier). At most 16, distinct thresholds.
     """
+    time_windows: list[TimeWindowBody] | None = Field(None, max_length=32)
+    """
+    Time-of-day windows in UTC (an off-peak discount, say): an event whose timestamp falls in one
+    has every class priced at that window's rates, and records the window's name. Windows may not
+    overlap; a card has windows or context tiers, not both. At most 32.
+    """
     effective_from: str | None = None
     """
     ISO 8601 date (UTC midnight) or date-time (UTC unless an offset is given) from which the
@@ -2038,6 +2118,10 @@ class RateCardView(BaseModel):
     tiers: list[ContextTier]
     """
     Long-context tiers by prompt size, ascending; empty when none.
+    """
+    time_windows: list[TimeWindow]
+    """
+    Time-of-day windows (UTC) with their own rates, in the card's order; empty when none.
     """
     effective_from: str
     created_at: str
@@ -2292,6 +2376,7 @@ class RateEstimationServiceTier(BaseModel):
     reasoning_cost_per_million: str | None = Field(...)
     cache_creation_1h_cost_per_million: str | None = None
     tiers: list[ContextTier] | None = None
+    time_windows: list[TimeWindow] | None = None
 
 
 class RateEstimationItem(BaseModel):
@@ -2315,6 +2400,10 @@ class RateEstimationItem(BaseModel):
     tiers: list[ContextTier] | None = None
     """
     Long-context tiers by prompt size, ascending; present only when the card has some.
+    """
+    time_windows: list[TimeWindow] | None = None
+    """
+    Time-of-day windows (UTC) with their own rates; present only when the card has some.
     """
     service_tiers: list[RateEstimationServiceTier] | None = None
     """
@@ -3092,6 +3181,10 @@ class AuditEventList(BaseModel):
     total: float
     limit: float
     offset: float
+
+
+class ActorKind(RootModel[Literal['person', 'api_key', 'admin_token', 'anonymous']]):
+    root: Literal['person', 'api_key', 'admin_token', 'anonymous']
 
 
 class IntValue(RootModel[str]):

@@ -2101,6 +2101,8 @@ export interface components {
              * @description The context tier's threshold when the prompt was above one; null at the card's base rates.
              */
             context_tier_above_prompt_tokens: number | null;
+            /** @description The time-of-day window (its name, as on the card) whose rates priced the event; null at the card's own rates. */
+            time_window: string | null;
         };
         UsageEventDetail: {
             /** @description The event_id (UUID). */
@@ -2913,6 +2915,26 @@ export interface components {
             cache_read_cost_per_million: string | null;
             reasoning_cost_per_million: string | null;
         };
+        /**
+         * @description A time-of-day window of a token card (an off-peak discount, say): an event whose timestamp falls
+         *     in it has every class priced at these rates instead of the card's. Times are UTC, HH:MM, minute
+         *     precision; `start` is inclusive, `end` exclusive. An `end` before `start` runs past midnight into
+         *     the next day; `end` equal to `start` is the whole day. `days` names the ISO weekdays (1 = Monday
+         *     … 7 = Sunday, UTC) the window starts on; absent = every day. A card's windows never overlap.
+         */
+        TimeWindow: {
+            /** @description Recorded on every event the window prices (`off-peak`, say). */
+            name: string;
+            days?: number[];
+            start_utc: string;
+            end_utc: string;
+            input_cost_per_million: string;
+            output_cost_per_million: string;
+            cache_creation_cost_per_million: string | null;
+            cache_creation_1h_cost_per_million?: string | null;
+            cache_read_cost_per_million: string | null;
+            reasoning_cost_per_million: string | null;
+        };
         /** @description Who wrote a card: `admin_token` (every write today), or `user` with its user_id. */
         RateCardActorView: {
             /** @enum {string} */
@@ -2949,6 +2971,8 @@ export interface components {
             service_tier: string;
             /** @description Long-context tiers by prompt size, ascending; empty when none. */
             tiers: components["schemas"]["ContextTier"][];
+            /** @description Time-of-day windows (UTC) with their own rates, in the card's order; empty when none. */
+            time_windows: components["schemas"]["TimeWindow"][];
             effective_from: string;
             created_at: string;
             /** @description Who posted the card. */
@@ -2990,6 +3014,26 @@ export interface components {
             cache_read_cost_per_million?: components["schemas"]["Rate"] | (null);
             reasoning_cost_per_million?: components["schemas"]["Rate"] | (null);
         };
+        /** @description One time-of-day window of a rate card; rates as on the card. */
+        TimeWindowBody: {
+            /** @description Recorded on every event the window prices (`off-peak`, say). */
+            name: string;
+            /** @description ISO weekdays (1 = Monday … 7 = Sunday, UTC) the window starts on. Absent: every day. */
+            days?: number[];
+            /** @description UTC time of day the window starts, HH:MM (inclusive). */
+            start_utc: string;
+            /**
+             * @description UTC time of day it ends, HH:MM (exclusive). Before start_utc: the window runs past midnight
+             *     into the next day; equal to start_utc: the whole day.
+             */
+            end_utc: string;
+            input_cost_per_million: components["schemas"]["Rate"];
+            output_cost_per_million: components["schemas"]["Rate"];
+            cache_creation_cost_per_million?: components["schemas"]["Rate"] | (null);
+            cache_creation_1h_cost_per_million?: components["schemas"]["Rate"] | (null);
+            cache_read_cost_per_million?: components["schemas"]["Rate"] | (null);
+            reasoning_cost_per_million?: components["schemas"]["Rate"] | (null);
+        };
         CreateRateCardBody: {
             /** @description Model name prefix, lowercased; a model matches the longest slug that prefixes it. */
             model_slug: string;
@@ -3015,6 +3059,12 @@ export interface components {
              */
             tiers?: components["schemas"]["ContextTierBody"][];
             /**
+             * @description Time-of-day windows in UTC (an off-peak discount, say): an event whose timestamp falls in one
+             *     has every class priced at that window's rates, and records the window's name. Windows may not
+             *     overlap; a card has windows or context tiers, not both. At most 32.
+             */
+            time_windows?: components["schemas"]["TimeWindowBody"][];
+            /**
              * @description ISO 8601 date (UTC midnight) or date-time (UTC unless an offset is given) from which the
              *     card applies. Absent: always (it also prices events already waiting for a rate card).
              */
@@ -3037,6 +3087,8 @@ export interface components {
             service_tier: string;
             /** @description Long-context tiers by prompt size, ascending; empty when none. */
             tiers: components["schemas"]["ContextTier"][];
+            /** @description Time-of-day windows (UTC) with their own rates, in the card's order; empty when none. */
+            time_windows: components["schemas"]["TimeWindow"][];
             effective_from: string;
             created_at: string;
             /** @description Who posted the card. */
@@ -3202,6 +3254,7 @@ export interface components {
             reasoning_cost_per_million: string | null;
             cache_creation_1h_cost_per_million?: string;
             tiers?: components["schemas"]["ContextTier"][];
+            time_windows?: components["schemas"]["TimeWindow"][];
         };
         /** @description One row of the spec's "Rate estimation table" (its fields), plus optional additions. */
         RateEstimationItem: {
@@ -3215,6 +3268,8 @@ export interface components {
             cache_creation_1h_cost_per_million?: string;
             /** @description Long-context tiers by prompt size, ascending; present only when the card has some. */
             tiers?: components["schemas"]["ContextTier"][];
+            /** @description Time-of-day windows (UTC) with their own rates; present only when the card has some. */
+            time_windows?: components["schemas"]["TimeWindow"][];
             /** @description The slug's cards of other service tiers (batch, flex, priority…) in effect then; present only when there are some. */
             service_tiers?: components["schemas"]["RateEstimationServiceTier"][];
         };
@@ -3721,6 +3776,8 @@ export interface components {
             /** Format: double */
             offset: number;
         };
+        /** @enum {string} */
+        ActorKind: "person" | "api_key" | "admin_token" | "anonymous";
         /** @description opentelemetry.proto.common.v1.AnyValue: at most one of the fields. */
         OtlpAnyValue: {
             stringValue?: string;
@@ -8863,7 +8920,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                personId: string;
+                personId: components["schemas"]["UuidParam"];
             };
             cookie?: never;
         };
@@ -9028,7 +9085,7 @@ export interface operations {
             header?: never;
             path: {
                 organizationId: string;
-                personId: string;
+                personId: components["schemas"]["UuidParam"];
             };
             cookie?: never;
         };
@@ -9301,18 +9358,18 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description e.g. `sign_in`, `sign_in.failed`, `invitation.created`, `member.role_changed` */
-                action?: string;
+                action?: components["schemas"]["TextParam"];
                 /** @description `person`, `api_key`, `admin_token` or `anonymous` */
-                actor_kind?: string;
+                actor_kind?: components["schemas"]["ActorKind"];
                 /** @description events done by or to this person */
-                person_id?: string;
+                person_id?: components["schemas"]["UuidParam"];
                 /** @description ISO 8601, inclusive */
-                start_date?: string;
+                start_date?: components["schemas"]["IsoDateParam"];
                 /** @description ISO 8601, exclusive */
-                end_date?: string;
-                /** @description 1–1000 (default 100) */
+                end_date?: components["schemas"]["IsoDateParam"];
+                /** @description Page size, 1 to 1000. Default 100. */
                 limit?: number;
-                /** @description default 0 */
+                /** @description Events to skip, 0 to 2147483647. Default 0. */
                 offset?: number;
             };
             header?: never;
