@@ -2,17 +2,15 @@
 import type { Request as ExRequest } from 'express';
 import { Controller, Get, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
 import { appContext } from '../core/app-context.js';
-import { ValidationError } from '../core/errors.js';
 import { requireUuid } from '../core/http/input.js';
 import { pageParams } from '../core/http/paging.js';
 import type { ErrorEnvelope } from '../core/http/error-envelope.js';
+import type { IsoDateParam, TextParam, UuidParam } from '../core/http/params.js';
 import { parseDateParam } from '../core/time.js';
 import type { ActorKind } from './audit.store.js';
 import { listAudit } from './audit.store.js';
 import { personActor } from './request-actor.js';
 import { auditEventView, type AuditEventList } from './people-views.js';
-
-const ACTOR_KINDS: readonly ActorKind[] = ['person', 'api_key', 'admin_token', 'anonymous'];
 
 @Route('audit-events')
 @Tags('People: audit trail')
@@ -30,28 +28,31 @@ export class AuditEventsController extends Controller {
    * @param person_id events done by or to this person
    * @param start_date ISO 8601, inclusive
    * @param end_date ISO 8601, exclusive
-   * @param limit 1–1000 (default 100)
-   * @param offset default 0
+   * @param limit Page size, 1 to 1000. Default 100.
+   * @param offset Events to skip, 0 to 2147483647. Default 0.
+   * @isInt limit must be an integer
+   * @minimum limit 1
+   * @maximum limit 1000
+   * @isInt offset must be an integer
+   * @minimum offset 0
+   * @maximum offset 2147483647
    */
   @Get()
   public async listAuditEvents(
     @Request() req: ExRequest,
-    @Query() action?: string,
-    @Query() actor_kind?: string,
-    @Query() person_id?: string,
-    @Query() start_date?: string,
-    @Query() end_date?: string,
+    @Query() action?: TextParam,
+    @Query() actor_kind?: ActorKind,
+    @Query() person_id?: UuidParam,
+    @Query() start_date?: IsoDateParam,
+    @Query() end_date?: IsoDateParam,
     @Query() limit?: number,
     @Query() offset?: number,
   ): Promise<AuditEventList> {
     const page = pageParams(limit, offset);
-    if (actor_kind !== undefined && !(ACTOR_KINDS as string[]).includes(actor_kind)) {
-      throw new ValidationError('actor_kind', `must be one of ${ACTOR_KINDS.join(', ')}`);
-    }
     const { rows, total } = await listAudit(appContext(req).db, {
       organizationId: personActor(req).organizationId,
       action: action ?? null,
-      actorKind: (actor_kind as ActorKind | undefined) ?? null,
+      actorKind: actor_kind ?? null,
       personId: person_id === undefined ? null : requireUuid('person_id', person_id),
       start: parseDateParam('start_date', start_date, false),
       end: parseDateParam('end_date', end_date, false),

@@ -5,6 +5,7 @@ import { Body, Controller, Get, Patch, Path, Post, Request, Response, Route, Sec
 import { appContext } from '../core/app-context.js';
 import { requireOrganization } from '../core/control/organizations.js';
 import type { ErrorEnvelope } from '../core/http/error-envelope.js';
+import type { UuidParam } from '../core/http/params.js';
 import { requireUuid } from '../core/http/input.js';
 import { normalizeEmail } from './email-address.js';
 import { clientAddress, requestOrigin } from './request-actor.js';
@@ -75,7 +76,7 @@ export class PeopleAdminController extends Controller {
   public async changeOrganizationMemberRole(
     @Request() req: ExRequest,
     @Path() organizationId: string,
-    @Path() personId: string,
+    @Path() personId: UuidParam,
     @Body() body: ChangeRoleBody,
   ): Promise<MemberView> {
     const { db } = appContext(req);

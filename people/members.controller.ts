@@ -4,6 +4,7 @@ import type { Request as ExRequest } from 'express';
 import { Body, Controller, Get, Patch, Path, Post, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import { appContext } from '../core/app-context.js';
 import type { ErrorEnvelope } from '../core/http/error-envelope.js';
+import type { UuidParam } from '../core/http/params.js';
 import { requireUuid } from '../core/http/input.js';
 import { normalizeEmail } from './email-address.js';
 import { changeRole, INVITATION_DEFAULT_HOURS, invite } from './people.service.js';
@@ -61,7 +62,7 @@ export class MembersController extends Controller {
    */
   @Patch('{personId}')
   @Response<ErrorEnvelope>(404, 'Not a member of the organization')
-  public async changeMemberRole(@Request() req: ExRequest, @Path() personId: string, @Body() body: ChangeRoleBody): Promise<MemberView> {
+  public async changeMemberRole(@Request() req: ExRequest, @Path() personId: UuidParam, @Body() body: ChangeRoleBody): Promise<MemberView> {
     const actor = personActor(req);
     const member = await changeRole(appContext(req).db, actor, actor.organizationId, requireUuid('personId', personId), body.role);
     return memberView(member);
