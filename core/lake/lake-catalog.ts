@@ -10,7 +10,7 @@ import path from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { SecretValue } from '../secret-value.js';
 import type { LakeCatalogLocation, LakeSettings, S3Settings } from './lake-settings.js';
-import { type ExistingColumn, LAKE_TABLES, partitionOffsetsTable, planLakeTables } from './lake-tables.js';
+import { type ExistingColumn, DUCKLAKE_TABLES, partitionOffsetsTable, planLakeTables } from './lake-tables.js';
 import { sqlStringLiteral } from './parquet-sql.js';
 
 export type LakeOpenStep = 'extensions' | 'storage' | 'catalog' | 'tables';
@@ -119,7 +119,7 @@ export async function openLake(settings: LakeSettings, options: OpenLakeOptions 
  * and finds nothing to do.
  */
 export async function ensureLakeTables(lake: OpenLake, partitions: readonly number[] = []): Promise<void> {
-  const wanted = [...LAKE_TABLES, ...partitions.map(partitionOffsetsTable)];
+  const wanted = [...DUCKLAKE_TABLES, ...partitions.map(partitionOffsetsTable)];
   for (let attempt = 1; ; attempt++) {
     try {
       const plan = planLakeTables('lake', await existingColumns(lake.conn), wanted);

@@ -6,7 +6,7 @@ import { DIMENSION_COSTS, DIMENSION_NUMBERS } from './dimension-rollups.js';
 import { EVENTS_COLUMNS, type LakeColumn, sqlTypeOf } from './events-schema.js';
 import { DAILY_COSTS, type RollupDefinition, rollupColumns, SESSION_SPANS } from './rollups.js';
 
-export interface LakeTable {
+export interface DuckLakeTable {
   readonly name: string;
   readonly columns: readonly LakeColumn[];
   /** Identity partition columns (DuckLake writes one folder per value). */
@@ -15,10 +15,10 @@ export interface LakeTable {
   readonly initialValues?: string;
 }
 
-const rollupTable = (def: RollupDefinition): LakeTable => ({ name: def.table, columns: rollupColumns(def), partitionedBy: [] });
+const rollupTable = (def: RollupDefinition): DuckLakeTable => ({ name: def.table, columns: rollupColumns(def), partitionedBy: [] });
 
 /** Events by day, as reads and re-pricing select them; the rollups are small and stay unpartitioned. */
-export const LAKE_TABLES: readonly LakeTable[] = [
+export const DUCKLAKE_TABLES: readonly DuckLakeTable[] = [
   { name: 'events', columns: EVENTS_COLUMNS, partitionedBy: ['event_date'] },
   rollupTable(DAILY_COSTS),
   rollupTable(SESSION_SPANS),
@@ -30,7 +30,7 @@ export const LAKE_TABLES: readonly LakeTable[] = [
  * One table per Kafka partition holding that partition's next offset: a flush's compare-and-set
  * UPDATE conflicts only with another owner of the same partition (0105 on why not one table).
  */
-export function partitionOffsetsTable(partition: number): LakeTable {
+export function partitionOffsetsTable(partition: number): DuckLakeTable {
   if (!Number.isSafeInteger(partition) || partition < 0) throw new RangeError(`not a Kafka partition: ${partition}`);
   return {
     name: `partition_offsets_p${partition}`,
@@ -70,7 +70,7 @@ export interface LakeTablesPlan {
 export function planLakeTables(
   alias: string,
   existing: ReadonlyMap<string, readonly ExistingColumn[]>,
-  wanted: readonly LakeTable[],
+  wanted: readonly DuckLakeTable[],
 ): LakeTablesPlan {
   const statements: string[] = [];
   const problems: string[] = [];

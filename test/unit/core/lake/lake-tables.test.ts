@@ -3,11 +3,17 @@
 // test/integration/lake-catalog.test.ts).
 import { describe, expect, it } from 'vitest';
 import { EVENTS_COLUMNS } from '../../../../core/lake/events-schema.js';
-import { columnsDdl, type ExistingColumn, LAKE_TABLES, partitionOffsetsTable, planLakeTables } from '../../../../core/lake/lake-tables.js';
+import {
+  columnsDdl,
+  type ExistingColumn,
+  DUCKLAKE_TABLES,
+  partitionOffsetsTable,
+  planLakeTables,
+} from '../../../../core/lake/lake-tables.js';
 
 describe('lake tables', () => {
   it('are events and the four rollups, events partitioned by day', () => {
-    expect(LAKE_TABLES.map((t) => [t.name, t.partitionedBy])).toEqual([
+    expect(DUCKLAKE_TABLES.map((t) => [t.name, t.partitionedBy])).toEqual([
       ['events', ['event_date']],
       ['daily_costs', []],
       ['session_spans', []],
@@ -28,7 +34,7 @@ describe('lake tables', () => {
   });
 
   it('an empty lake: every table created, events partitioned, each partition offset starting at 0', () => {
-    const plan = planLakeTables('lake', new Map(), [...LAKE_TABLES, partitionOffsetsTable(3)]);
+    const plan = planLakeTables('lake', new Map(), [...DUCKLAKE_TABLES, partitionOffsetsTable(3)]);
     expect(plan.problems).toEqual([]);
     expect(plan.statements.filter((s) => s.startsWith('CREATE TABLE')).map((s) => /lake\."(\w+)"/.exec(s)?.[1])).toEqual([
       'events',
@@ -51,7 +57,7 @@ describe('lake tables', () => {
         type: c.kind === 'decimal' ? 'DECIMAL(38,12)' : c.kind === 'string' ? 'VARCHAR' : c.kind.toUpperCase(),
         nullable: c.nullable,
       }));
-    const events = LAKE_TABLES.filter((t) => t.name === 'events');
+    const events = DUCKLAKE_TABLES.filter((t) => t.name === 'events');
     expect(planLakeTables('lake', new Map([['events', asExisting()]]), events)).toEqual({ statements: [], problems: [] });
     expect(planLakeTables('lake', new Map([['events', asExisting(['pricing_note', 'total_cost'])]]), events)).toEqual({
       statements: ['ALTER TABLE lake."events" ADD COLUMN "pricing_note" VARCHAR'],
