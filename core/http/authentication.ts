@@ -28,7 +28,8 @@ export async function expressAuthentication(request: Request, securityName: stri
   }
   const setHeader = (name: string, value: string) => request.res?.setHeader(name, value);
   if (securityName === 'session' || (securityName === 'api_key' && !token && cookie)) {
-    return authenticateSession(ctx, request, cookie, scopes, setHeader);
+    // Every api_key route answers for one organization, so a session there must name one.
+    return authenticateSession(ctx, request, cookie, scopes, securityName === 'api_key', setHeader);
   }
   if (securityName !== 'api_key') throw new Error(`unknown security scheme ${securityName}`);
   return authenticateApiKey(ctx, token, scopes, setHeader);
@@ -75,6 +76,7 @@ async function authenticateSession(
   request: Request,
   token: string | null,
   scopes: string[],
+  needsOrganization: boolean,
   setHeader: (name: string, value: string) => void,
 ): Promise<AuthContext> {
   const sessions = ctx.services.personSessions;
@@ -95,7 +97,7 @@ async function authenticateSession(
     signingSecret: '',
     person: { personId: session.personId, sessionId: session.sessionId, role: membership?.role ?? '' },
   };
-  if (scopes.length > 0 && !membership) throw noOrganization(session);
+  if ((needsOrganization || scopes.length > 0) && !membership) throw noOrganization(session);
   requireScopes(auth, scopes, `Role ${membership?.role ?? '(none)'}`);
   const windowMs = 15 * 60_000;
   ctx.rateLimiter.enforce({ name: 'person', limit: ctx.config.rateLimitSessionPer15Minutes, windowMs }, session.personId, setHeader);
