@@ -165,11 +165,25 @@ async function loadExtensions(conn: DuckDBConnection, settings: LakeSettings): P
 }
 
 function secretsOf(settings: LakeSettings): SecretValue[] {
+  const given = [
+    settings.s3?.secretAccessKey,
+    settings.s3?.sessionToken,
+    settings.catalog.kind === 'postgres' ? settings.catalog.url : null,
+  ];
   const secrets: SecretValue[] = [];
-  if (settings.s3) secrets.push(settings.s3.secretAccessKey, ...(settings.s3.sessionToken ? [settings.s3.sessionToken] : []));
+  for (const s of given) {
+    if (s === null || s === undefined) continue;
+    // Structured clone (workerData, postMessage) keeps a SecretValue's shape but not its value.
+    if (!(s instanceof SecretValue)) {
+      throw new LakeOpenError(
+        'catalog',
+        "the lake's credentials were copied to another thread without their values: read them there with loadConfig()",
+      );
+    }
+    secrets.push(s);
+  }
   if (settings.catalog.kind === 'postgres') {
-    // The whole URL, then its password as written and decoded (libpq's string and its errors carry the latter).
-    secrets.push(settings.catalog.url);
+    // The password as written and decoded (libpq's string and its errors carry the latter).
     const password = new URL(settings.catalog.url.reveal()).password;
     for (const p of new Set([password, decodeURIComponent(password)])) if (p) secrets.push(new SecretValue(p));
   }

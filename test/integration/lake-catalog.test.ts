@@ -229,6 +229,12 @@ describe.skipIf(!provisioned)('lake catalog (core/lake/lake-catalog.ts)', () => 
     }
   });
 
+  it('settings copied to another thread by structured clone (workerData) are refused, not used without their credentials', async () => {
+    const settings = loadConfig(env({ LAKE_CATALOG_URL: 'postgres://lake:pw@127.0.0.1:1/lake' })).lake;
+    const error = await failureOf(openLake(structuredClone(settings)));
+    expect(error.message).toMatch(/copied to another thread without their values: read them there with loadConfig/);
+  });
+
   it('an unreachable catalog fails within seconds as a catalog error without the password; missing extensions name the fix', async () => {
     const password = 'catalog-password-9f2e';
     const settings = loadConfig(
