@@ -140,7 +140,9 @@ export async function signIn(
   const token = newToken();
   const session = await db.transaction(async (tx) => {
     if (attempt.previousToken) await store.deleteSessionByHash(tx, hashToken(attempt.previousToken));
+    await store.deleteDeadSessions(tx, person.id, SESSION_IDLE_HOURS);
     await store.forgetFailures(tx, subjects[0]!);
+    await store.forgetOldFailures(tx);
     const s = await store.insertSession(tx, {
       personId: person.id,
       tokenHash: hashToken(token),

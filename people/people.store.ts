@@ -186,6 +186,21 @@ export async function countFailure(db: Queryable, subject: string, memorySeconds
   return rows[0]!.failures;
 }
 
+/** Forgets failures nobody has repeated for a day (unknown emails included), so the table stays small. */
+export async function forgetOldFailures(db: Queryable): Promise<void> {
+  await db.query(
+    "DELETE FROM sign_in_failures WHERE last_failure_at < now() - interval '1 day' AND (locked_until IS NULL OR locked_until < now())",
+  );
+}
+
+/** Drops the person's sessions that ended by age or idleness (signed-out ones are already gone). */
+export async function deleteDeadSessions(db: Queryable, personId: string, idleHours: number): Promise<void> {
+  await db.query(
+    'DELETE FROM person_sessions WHERE person_id = $1 AND (expires_at <= now() OR last_seen_at <= now() - make_interval(hours => $2::int))',
+    [personId, idleHours],
+  );
+}
+
 export async function lockSubject(db: Queryable, subject: string, seconds: number): Promise<void> {
   await db.query('UPDATE sign_in_failures SET locked_until = now() + make_interval(secs => $2::int) WHERE subject = $1', [
     subject,
