@@ -15,7 +15,20 @@ export interface DuckLakeTable {
   readonly initialValues?: string;
 }
 
-const rollupTable = (def: RollupDefinition): DuckLakeTable => ({ name: def.table, columns: rollupColumns(def), partitionedBy: [] });
+/** The events' own kafka_partition column. */
+const KAFKA_PARTITION = EVENTS_COLUMNS.find((c) => c.name === 'kafka_partition')!;
+
+/**
+ * A rollup's rows carry the Kafka partition whose events they sum (the old lake kept it in the file
+ * path): re-pricing a partition replaces exactly that partition's rollup rows, so the invariant
+ * "rollup rows of (partition, organization, day) = the rollup of its events" holds per partition.
+ * Readers sum over partitions with the rollup's merge SQL, as they merge flushes.
+ */
+const rollupTable = (def: RollupDefinition): DuckLakeTable => ({
+  name: def.table,
+  columns: [KAFKA_PARTITION, ...rollupColumns(def)],
+  partitionedBy: [],
+});
 
 /** Events by day, as reads and re-pricing select them; the rollups are small and stay unpartitioned. */
 export const DUCKLAKE_TABLES: readonly DuckLakeTable[] = [

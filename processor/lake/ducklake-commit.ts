@@ -51,13 +51,18 @@ export function planDuckLakeFlush(flush: DuckLakeFlush): DuckLakeFlushPlan {
       ...dimensionRollupSources(staged, flush.dimensions),
     ];
     inserts.push(`INSERT INTO lake.events BY NAME SELECT * FROM ${staged}`);
-    for (const [table, select] of sources) inserts.push(`INSERT INTO lake.${table} BY NAME ${select}`);
+    for (const [table, select] of sources) inserts.push(rollupInsertSql(table, flush.partition, select));
   }
   const offsets = `lake.${partitionOffsetsTable(flush.partition).name}`;
   return {
     inserts,
     moveOffset: `UPDATE ${offsets} SET next_offset = ${flush.nextOffset} WHERE next_offset = ${flush.fromOffset}`,
   };
+}
+
+/** Rollup rows computed by `select` from one partition's events, stamped with that partition (lake-tables.ts). */
+export function rollupInsertSql(table: string, partition: number, select: string): string {
+  return `INSERT INTO lake.${table} BY NAME SELECT ${partition} AS kafka_partition, rollup.* FROM (${select}) rollup`;
 }
 
 /** The partition's offset was not where this owner read it: another owner flushed it. Stop owning the partition. */
@@ -83,17 +88,32 @@ export class DuckLakeConflictError extends Error {
 /** Runs the plan as one transaction; rolls back and rethrows on any failure. */
 export async function commitDuckLakeFlush(conn: DuckDBConnection, flush: DuckLakeFlush): Promise<void> {
   const plan = planDuckLakeFlush(flush);
+  await commitFenced(conn, flush.partition, flush.fromOffset, plan.inserts, plan.moveOffset);
+}
+
+/**
+ * One transaction: `statements`, then `fence` (an UPDATE of the partition's offset from
+ * `fromOffset`) which must change exactly one row, then COMMIT. Shared by the flush and re-pricing
+ * (ducklake-rewrite.ts), so both are fenced the same way against another owner.
+ */
+export async function commitFenced(
+  conn: DuckDBConnection,
+  partition: number,
+  fromOffset: number,
+  statements: readonly string[],
+  fence: string,
+): Promise<void> {
   await conn.run('BEGIN TRANSACTION');
   try {
-    for (const statement of plan.inserts) await conn.run(statement);
-    const moved = await conn.run(plan.moveOffset);
-    if (moved.rowsChanged !== 1) throw new OffsetMovedError(flush.partition, flush.fromOffset);
+    for (const statement of statements) await conn.run(statement);
+    const moved = await conn.run(fence);
+    if (moved.rowsChanged !== 1) throw new OffsetMovedError(partition, fromOffset);
     await conn.run('COMMIT');
   } catch (e) {
     await conn.run('ROLLBACK').catch(() => undefined);
     if (e instanceof OffsetMovedError) throw e;
     const message = e instanceof Error ? e.message : String(e);
-    if (/conflict/i.test(message)) throw new DuckLakeConflictError(flush.partition, message.split('\n')[0]!);
+    if (/conflict/i.test(message)) throw new DuckLakeConflictError(partition, message.split('\n')[0]!);
     throw e;
   }
 }

@@ -1,4 +1,5 @@
-// One flush as one DuckLake commit (processor/lake/ducklake-commit.ts, not yet wired in), over a
+// A flush and a re-pricing each as one DuckLake commit (processor/lake/ducklake-commit.ts and
+// ducklake-rewrite.ts, not yet wired in), over a
 // real DuckDB with the provisioned extensions: a lake opened by core/lake/lake-catalog.ts (a
 // DuckDB-file catalog on local disk; two owners at once need the PostgreSQL catalog), rows staged
 // by the processor's own staging (event-staging.ts). Expected totals are summed here with Big from
@@ -19,7 +20,8 @@ import {
   lakeNextOffset,
   OffsetMovedError,
 } from '../../processor/lake/ducklake-commit.js';
-import { stageEvents } from '../../processor/lake/event-staging.js';
+import { commitDuckLakeRewrite } from '../../processor/lake/ducklake-rewrite.js';
+import { rowFromWire, stageEvents, wireSelectList } from '../../processor/lake/event-staging.js';
 import { ensureDuckDBExtensions } from '../../scripts/duckdb-extensions/provision.js';
 import { ORG_A, ORG_B, numberedEvent } from '../support/lake-event-builder.js';
 
@@ -58,6 +60,21 @@ function rowsOf(from: number, to: number): LakeEventRow[] {
     });
   }
   return rows;
+}
+
+/** Every fifth event waits for a rate card (unpriced, total 0), as the processor writes them. */
+function withPending(rows: LakeEventRow[]): LakeEventRow[] {
+  return rows.map((r) =>
+    r.kafka_offset % 5 === 0
+      ? { ...r, status: 'pending_rate_card', status_reason: 'no rate card', input_cost: null, output_cost: null, total_cost: '0' }
+      : r,
+  );
+}
+
+/** The re-pricing rule of the tests: a pending event costs 0.5 + offset × 10^-12. */
+function priced(r: LakeEventRow): LakeEventRow {
+  const cost = new Big('0.5').plus(new Big(r.kafka_offset).times('0.000000000001')).toFixed(12);
+  return { ...r, status: 'completed', status_reason: null, input_cost: cost, output_cost: null, total_cost: cost };
 }
 
 /** Stages rows and commits them as one flush moving the offset from `from` to `to`. */
@@ -135,6 +152,7 @@ describe.skipIf(!provisioned)('a flush as one DuckLake commit (processor/lake/du
     expect(Object.keys(expected)).toHaveLength(6); // two organizations × three days
     expect(await lakeByDay(lake, 'events')).toEqual(expected);
     expect(await lakeByDay(lake, 'daily_costs')).toEqual(expected);
+    expect(await query(lake, 'SELECT DISTINCT kafka_partition p FROM lake.daily_costs')).toEqual([{ p: 0 }]);
     // The session's six events (offsets 0..5) in two spans.
     const sessionCost = rows.slice(0, 6).reduce((s, r) => s.plus(r.total_cost), new Big(0));
     expect(
@@ -226,5 +244,84 @@ describe.skipIf(!provisioned)('a flush as one DuckLake commit (processor/lake/du
     expect(await lakeByDay(a, 'events')).toEqual(expectedByDay(rowsOf(0, 10)));
     expect(await lakeByDay(b, 'daily_costs')).toEqual(expectedByDay(rowsOf(0, 10)));
     expect(await lakeNextOffset(b.conn, 0)).toBe(10);
+  });
+
+  describe('re-pricing one organization of one partition', () => {
+    async function pendingOf(lake: OpenLake, organizationId: string): Promise<LakeEventRow[]> {
+      const rows = await query(
+        lake,
+        `SELECT ${wireSelectList()} FROM lake.events
+         WHERE kafka_partition = 0 AND organization_id = '${organizationId}' AND status = 'pending_rate_card' ORDER BY kafka_offset`,
+      );
+      return rows.map(rowFromWire);
+    }
+
+    async function reprice(lake: OpenLake, replacements: LakeEventRow[], offset: number, organizationId = ORG_A): Promise<void> {
+      await stageEvents(lake.conn, 'reprice_batch', replacements);
+      try {
+        await commitDuckLakeRewrite(lake.conn, {
+          partition: 0,
+          offset,
+          organizationId,
+          staged: 'reprice_batch',
+          dates: [...new Set(replacements.map((r) => r.event_timestamp.toISOString().slice(0, 10)))],
+          dimensions: { team: 'string' },
+        });
+      } finally {
+        await lake.conn.run('DROP TABLE IF EXISTS reprice_batch');
+      }
+    }
+
+    it('replaces the pending events and recomputes their days rollups in one snapshot: rollups equal the raw events', async () => {
+      const lake = await newLake();
+      const rows = withPending(rowsOf(0, 30));
+      await flush(lake, rows, 0, 30);
+      const before = await snapshot(lake);
+      const pending = await pendingOf(lake, ORG_A);
+      expect(pending.map((r) => r.kafka_offset)).toEqual(
+        rows.filter((r) => r.organization_id === ORG_A && r.kafka_offset % 5 === 0).map((r) => r.kafka_offset),
+      );
+      await reprice(lake, pending.map(priced), 30);
+
+      expect(await snapshot(lake)).toBe(before + 1);
+      expect(await lakeNextOffset(lake.conn, 0)).toBe(30);
+      const after = rows.map((r) => (r.organization_id === ORG_A && r.status === 'pending_rate_card' ? priced(r) : r));
+      expect(await lakeByDay(lake, 'events')).toEqual(expectedByDay(after));
+      expect(await lakeByDay(lake, 'daily_costs')).toEqual(expectedByDay(after));
+      expect(await pendingOf(lake, ORG_A)).toEqual([]);
+      expect((await pendingOf(lake, ORG_B)).length).toBe(
+        rows.filter((r) => r.organization_id === ORG_B && r.status === 'pending_rate_card').length,
+      );
+      // The session (offsets 0..5, offset 0 was pending) and ORG_A's teams follow the new costs.
+      const sessionCost = after.slice(0, 6).reduce((s, r) => s.plus(r.total_cost), new Big(0));
+      expect(
+        await query(lake, 'SELECT CAST(sum(own_cost) AS VARCHAR) c, CAST(sum(event_count) AS INTEGER) n FROM lake.session_spans'),
+      ).toEqual([{ c: sessionCost.toFixed(12), n: 6 }]);
+      const searchCost = after
+        .filter((r) => r.organization_id === ORG_A && r.kafka_offset % 2 === 0)
+        .reduce((s, r) => s.plus(r.total_cost), new Big(0));
+      expect(
+        await query(
+          lake,
+          `SELECT CAST(sum(total_cost) AS VARCHAR) c FROM lake.dimension_costs WHERE organization_id = '${ORG_A}' AND dim_value = 'search'`,
+        ),
+      ).toEqual([{ c: searchCost.toFixed(12) }]);
+    });
+
+    it('a re-pricing by an owner whose offset is stale, or with a row of another organization, changes nothing', async () => {
+      const lake = await newLake();
+      const rows = withPending(rowsOf(0, 30));
+      await flush(lake, rows, 0, 30);
+      const before = await snapshot(lake);
+      const pending = await pendingOf(lake, ORG_A);
+      await expect(reprice(lake, pending.map(priced), 29)).rejects.toThrow(OffsetMovedError);
+      const orgB = (await pendingOf(lake, ORG_B)).map(priced);
+      await expect(reprice(lake, [...pending.map(priced), ...orgB], 30)).rejects.toThrow(
+        /not of partition 0 and the organization rewritten/,
+      );
+      expect(await snapshot(lake)).toBe(before);
+      expect(await lakeByDay(lake, 'events')).toEqual(expectedByDay(rows));
+      expect(await lakeByDay(lake, 'daily_costs')).toEqual(expectedByDay(rows));
+    });
   });
 });

@@ -135,6 +135,7 @@ describe.skipIf(!provisioned)('lake catalog (core/lake/lake-catalog.ts)', () => 
       ]);
       // Written out: the rollup a reader outside Marginal groups by, and the offsets.
       expect(await columnsOf(lake, 'daily_costs')).toEqual([
+        'kafka_partition INTEGER NOT NULL',
         'organization_id VARCHAR NOT NULL',
         'event_date DATE NOT NULL',
         'end_user_id VARCHAR',

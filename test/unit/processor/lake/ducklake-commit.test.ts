@@ -10,7 +10,10 @@ describe('planDuckLakeFlush', () => {
     const plan = planDuckLakeFlush(flush);
     expect(plan.inserts).toHaveLength(2);
     expect(plan.inserts[0]).toBe('INSERT INTO lake.events BY NAME SELECT * FROM lake_batch');
-    expect(plan.inserts[1]).toMatch(/^INSERT INTO lake\.daily_costs BY NAME SELECT .* FROM lake_batch GROUP BY /);
+    // Rollup rows carry the partition whose events they sum.
+    expect(plan.inserts[1]).toMatch(
+      /^INSERT INTO lake\.daily_costs BY NAME SELECT 2 AS kafka_partition, rollup\.\* FROM \(SELECT .* FROM lake_batch GROUP BY .*\) rollup$/,
+    );
     expect(plan.moveOffset).toBe('UPDATE lake.partition_offsets_p2 SET next_offset = 250 WHERE next_offset = 100');
   });
 
