@@ -10,7 +10,7 @@ const MINUTES_PER_DAY = 1440;
 const MINUTES_PER_WEEK = 7 * MINUTES_PER_DAY;
 const HH_MM = /^([01]\d|2[0-3]):([0-5]\d)$/;
 const ALL_DAYS = [1, 2, 3, 4, 5, 6, 7] as const;
-export const MAX_TIME_WINDOWS = 32;
+const MAX_TIME_WINDOWS = 32;
 
 /** How a caller reports a malformed window: a ValidationError for the API, an Error naming the file entry for the file. */
 export type WindowFault = (field: string, message: string) => Error;

@@ -23,7 +23,7 @@ import { RATE_FIELDS } from '../standard-rate-cards.js';
 
 /** The parts of the package's types this module reads (structural, so tests can build them). */
 type TieredPrice = { base: number; tiers: { start: number; price: number }[] };
-type PriceValue = number | TieredPrice | undefined;
+export type PriceValue = number | TieredPrice | undefined;
 interface MatchLogic {
   equals?: string;
   starts_with?: string;
@@ -33,11 +33,13 @@ interface MatchLogic {
   or?: MatchLogic[];
   and?: MatchLogic[];
 }
-interface CatalogModel {
+export interface CatalogModel {
   id: string;
   deprecated?: boolean;
   match?: MatchLogic;
-  prices: Record<string, PriceValue> | { constraint?: { type: string; start_date?: string }; prices: Record<string, PriceValue> }[];
+  prices:
+    | Record<string, PriceValue>
+    | { constraint?: { type: string; start_date?: string; start_time?: string; end_time?: string }; prices: Record<string, PriceValue> }[];
 }
 export interface CatalogProvider {
   id: string;
@@ -146,7 +148,7 @@ function tiersOf(prices: Record<string, PriceValue>): ContextTier[] {
 }
 
 /** The package's model match logic (one clause kind per object, or/and of clauses). */
-function matchesName(m: MatchLogic | undefined, name: string): boolean {
+export function matchesName(m: MatchLogic | undefined, name: string): boolean {
   if (!m) return false;
   if (m.or) return m.or.some((x) => matchesName(x, name));
   if (m.and) return m.and.every((x) => matchesName(x, name));

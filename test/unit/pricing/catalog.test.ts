@@ -430,9 +430,9 @@ describe('the committed standard cards, built from @pydantic/genai-prices 0.1.8'
     // so our card (one-hour writes at 10) is still the last
     expect(cardsOf('claude-opus-4-7').map(rates)).toEqual([['2026-04-16', '5', '25', '6.25', '0.5', '25', '10']]);
     expect(raw.cards.filter((c) => c.model_slug.startsWith('claude')).every((c) => c.provider === 'anthropic')).toBe(true);
-    // deepseek-v4-flash: the package says 0.22 / 0.66 from 2026-08-17; our peak-rate card, checked
-    // 2026-10-17, stays the last
-    expect(cardsOf('deepseek-v4-flash').map(rates).at(-1)).toEqual(['2026-08-16T16:00:00Z', '0.3', '1.2', '0.3', '0.006', '1.2', null]);
+    // deepseek-v4-flash: the package says 0.22 / 0.66 from 2026-08-17; our V4.1 Flash card (off-peak
+    // rates, peak windows), checked 2026-10-17, stays the last
+    expect(cardsOf('deepseek-v4-flash').map(rates).at(-1)).toEqual(['2026-09-10T04:00:00Z', '0.15', '0.6', '0.15', '0.003', '0.6', null]);
     expect(cardsOf('gpt-5.6-sol').every((c) => !c.note?.includes('genai-prices'))).toBe(true);
     // claude-sonnet-4-0 names claude-sonnet-4 in the package: it keeps our 200K tier
     expect(

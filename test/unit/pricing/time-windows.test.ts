@@ -6,6 +6,7 @@ import { buildTokenRateIndex, buildUnitRateIndex } from '../../../pricing/rate-c
 import { priceEvent, type PricingRates } from '../../../pricing/price-event.js';
 import type { TimeWindow, TokenRateCard } from '../../../pricing/pricing.types.js';
 import { layOutTimeWindows, minuteOfWeek } from '../../../pricing/time-windows.js';
+import { loadStandardRateCards } from '../../../pricing/standard-rate-cards.js';
 import type { UsageEvent } from '../../../schemas/usage-event.js';
 import { usageEvent } from '../../support/usage-event-builder.js';
 
@@ -161,5 +162,40 @@ describe('window rules', () => {
   it('a card cannot have both context tiers and windows', () => {
     const tiers = [{ above_prompt_tokens: 1000, ...OFF_PEAK }];
     expect(() => buildTokenRateIndex([{ ...CHAT, tiers }])).toThrow('context tiers or time windows, not both');
+  });
+});
+
+describe("the shipped DeepSeek cards follow DeepSeek's terms at each date", () => {
+  const standard = rates(loadStandardRateCards());
+  const ds = (model: string, timestamp: string) =>
+    priceEvent(
+      usageEvent({
+        timestamp: new Date(timestamp),
+        model,
+        input_tokens: 1_000_000,
+        cache_read_input_tokens: 1_000_000,
+        output_tokens: 1_000_000,
+      }),
+      standard,
+    );
+
+  it('deepseek-v4-pro on a weekday: peak 01:00–04:00 UTC at twice the off-peak rates; Saturday at the same hour off-peak', () => {
+    // Tuesday 2026-11-24 02:00 UTC, peak: 1M × 1.32 + 1M × 0.044 + 1M × 3.96 = 5.324
+    expect(ds('deepseek-v4-pro', '2026-11-24T02:00:00Z')).toMatchObject({ total_cost: '5.324', time_window: 'peak' });
+    // Tuesday 12:00 UTC, off-peak: 1M × 0.66 + 1M × 0.022 + 1M × 1.98 = 2.662
+    expect(ds('deepseek-v4-pro', '2026-11-24T12:00:00Z')).toMatchObject({ total_cost: '2.662', time_window: null });
+    // Saturday 2026-11-28 02:00 UTC: off-peak all weekend → 2.662
+    expect(ds('deepseek-v4-pro', '2026-11-28T02:00:00Z')).toMatchObject({ total_cost: '2.662', time_window: null });
+    // before Beijing weekends became off-peak, Saturday 2026-08-22 02:00 UTC was peak → 5.324
+    expect(ds('deepseek-v4-pro', '2026-08-22T02:00:00Z')).toMatchObject({ total_cost: '5.324', time_window: 'peak' });
+  });
+
+  it('deepseek-chat: the nightly discount in 2025, the flat V3.2 price now', () => {
+    // 2025-03-04 20:00 UTC, off-peak: 1M × 0.135 + 1M × 0.035 + 1M × 0.55 = 0.72
+    expect(ds('deepseek-chat', '2025-03-04T20:00:00Z')).toMatchObject({ total_cost: '0.72', time_window: 'off-peak' });
+    // 2025-03-04 10:00 UTC, standard: 1M × 0.27 + 1M × 0.07 + 1M × 1.10 = 1.44
+    expect(ds('deepseek-chat', '2025-03-04T10:00:00Z')).toMatchObject({ total_cost: '1.44', time_window: null });
+    // 2026-11-24 20:00 UTC, flat V3.2: 1M × 0.28 + 1M × 0.028 + 1M × 0.42 = 0.728 (was 0.72 at every hour)
+    expect(ds('deepseek-chat', '2026-11-24T20:00:00Z')).toMatchObject({ total_cost: '0.728', time_window: null });
   });
 });
