@@ -35,8 +35,9 @@ export class ValidationError extends AppError {
 }
 
 export class UnauthorizedError extends AppError {
-  constructor(message = 'Missing or invalid API key') {
-    super(401, 'UNAUTHORIZED', message);
+  /** `field` names the credential that is missing or wrong when it is not the Authorization header. */
+  constructor(message = 'Missing or invalid API key', field?: string) {
+    super(401, 'UNAUTHORIZED', message, field === undefined ? undefined : { field });
   }
 }
 

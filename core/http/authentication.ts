@@ -81,7 +81,7 @@ async function authenticateSession(
 ): Promise<AuthContext> {
   const sessions = ctx.services.personSessions;
   const session = token && sessions ? await sessions.resolve(token) : null;
-  if (!session) throw new UnauthorizedError('Not signed in (no session, or it expired or was signed out)');
+  if (!session) throw new UnauthorizedError('Not signed in (no session, or it expired or was signed out)', 'marginal_session');
   if (!SAFE_METHODS.has(request.method)) {
     const sent = request.headers['x-csrf-token'];
     if (typeof sent !== 'string' || !constantTimeEqual(sent, session.csrfToken)) {

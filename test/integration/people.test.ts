@@ -264,7 +264,7 @@ describeEachHost(
       expect((await as(third, 'POST', '/v1/auth/sign-out-everywhere')).status).toBe(204);
       for (const s of [p, third]) {
         const res = await as(s, 'GET', '/v1/cost-data/summary');
-        expect(res.status).toBe(401);
+        expectEnvelope(res, 401, 'marginal_session');
         expect(res.body.error.code).toBe('UNAUTHORIZED');
       }
     });
