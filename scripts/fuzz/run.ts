@@ -91,10 +91,32 @@ async function seed(svc: LocalService, t: ServiceTenant): Promise<void> {
   if (res.status !== 200) throw new Error(`seeding events: ${res.status} ${await res.text()}`);
 }
 
+/**
+ * An owner of the tenant's organization, signed in: its session (given to schemathesis as the
+ * `session` scheme's value, see schemathesis.toml) and CSRF token reach people's session-only
+ * operations (members, audit trail, the session itself).
+ */
+async function signedInOwner(svc: LocalService, t: ServiceTenant): Promise<{ session: string; csrf: string }> {
+  const email = 'fuzz-owner@example.com';
+  const password = 'fuzz owner password';
+  const invitation = await adminPost<{ token: string }>(svc, `/organizations/${t.organizationId}/invitations`, { email, role: 'owner' });
+  const post = (urlPath: string, body: unknown) =>
+    fetch(`${svc.url}/v1${urlPath}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const accepted = await post('/auth/invitations/accept', { token: invitation.token, password });
+  if (accepted.status !== 201) throw new Error(`accepting the fuzz owner's invitation: ${accepted.status} ${await accepted.text()}`);
+  const signIn = await post('/auth/sign-in', { email, password });
+  if (signIn.status !== 200) throw new Error(`signing the fuzz owner in: ${signIn.status} ${await signIn.text()}`);
+  const { csrf_token } = (await signIn.json()) as { csrf_token: string };
+  const session = /^marginal_session=([^;]+)/.exec(signIn.headers.get('set-cookie') ?? '')?.[1];
+  if (!session) throw new Error('signing the fuzz owner in: no session cookie');
+  return { session, csrf: csrf_token };
+}
+
 function runSchemathesis(
   st: string,
   svc: LocalService,
   t: ServiceTenant,
+  person: { session: string; csrf: string },
   opts: { seconds: number; workers: string; seed?: string; reportDir: string },
 ): Promise<{ code: number; output: string }> {
   const args = [
@@ -106,8 +128,12 @@ function runSchemathesis(
     `${svc.url}/v1`,
     '-H',
     `Authorization: Bearer ${t.apiKey}`,
+    // Session writes need it; key requests ignore it.
+    '-H',
+    `X-CSRF-Token: ${person.csrf}`,
     '--exclude-path-regex',
-    '^/admin/',
+    // Signing out would end the session the rest of the run uses.
+    '^/admin/|^/auth/sign-out',
     '--max-time',
     String(opts.seconds),
     '--workers',
@@ -133,6 +159,7 @@ function runSchemathesis(
         PYTHONPATH: fromRoot('scripts', 'fuzz'),
         SCHEMATHESIS_HOOKS: 'marginal_fuzz_hooks',
         MARGINAL_FUZZ_SIGNING_SECRET: t.signingSecret,
+        MARGINAL_FUZZ_SESSION: person.session,
         MARGINAL_FUZZ_ORIGIN: svc.url,
         NO_COLOR: '1',
       },
@@ -168,7 +195,8 @@ async function main(): Promise<void> {
     await seed(svc, tenant);
     const before = await answersByStatus(svc.url);
     const started = Date.now();
-    const run = await runSchemathesis(st, svc, tenant, {
+    const person = await signedInOwner(svc, tenant);
+    const run = await runSchemathesis(st, svc, tenant, person, {
       seconds: Number(values.seconds),
       workers: values.workers!,
       seed: values.seed,
