@@ -184,7 +184,7 @@ function provenanceOf(card: IndexedTokenCard, chosen: ChosenRates, note: string 
     rate_card_effective_from: card.card.effective_from,
     rate_card_service_tier: card.serviceTier,
     context_tier_above_prompt_tokens: chosen.above,
-    time_window: chosen.window,
+    time_of_day_window: chosen.window,
     pricing_note: note,
   });
   if (note !== null) return build();
@@ -404,7 +404,7 @@ function exactTokenCost(p: TokenPricing): PricedCost | null {
     rate_card_effective_from: prov.rate_card_effective_from,
     rate_card_service_tier: prov.rate_card_service_tier,
     context_tier_above_prompt_tokens: prov.context_tier_above_prompt_tokens,
-    time_window: prov.time_window,
+    time_of_day_window: prov.time_of_day_window,
     pricing_note: prov.pricing_note,
   };
 }

@@ -58,7 +58,7 @@ export interface TokenRateCard {
   /** Long-context tiers, any order; absent or empty = one price whatever the prompt size. */
   tiers?: readonly ContextTier[];
   /** Time-of-day windows with their own rates; absent or empty = one price at every hour. A card has windows or tiers, not both. */
-  time_windows?: readonly TimeWindow[];
+  time_of_day_windows?: readonly TimeWindow[];
   effective_from: Date;
   source?: RateCardSource;
   /** A stable id recorded on every event the card prices (organization cards: their UUID). */
@@ -89,7 +89,7 @@ export interface RateEstimationItem {
   /** Long-context tiers by prompt size, ascending; present only when the card has some. */
   tiers?: ContextTier[];
   /** Time-of-day windows (UTC) with their own rates; present only when the card has some. */
-  time_windows?: TimeWindow[];
+  time_of_day_windows?: TimeWindow[];
   /** The slug's cards of other service tiers (batch, flex, priority…) in effect then; present only when there are some. */
   service_tiers?: RateEstimationServiceTier[];
 }
@@ -104,7 +104,7 @@ export interface RateEstimationServiceTier {
   reasoning_cost_per_million: string | null;
   cache_creation_1h_cost_per_million?: string;
   tiers?: ContextTier[];
-  time_windows?: TimeWindow[];
+  time_of_day_windows?: TimeWindow[];
 }
 
 export interface RateEstimationTable {
@@ -124,7 +124,7 @@ export interface StandardRateCardEntry {
   /** Absent = `standard`. */
   service_tier?: string;
   tiers?: ContextTier[];
-  time_windows?: TimeWindow[];
+  time_of_day_windows?: TimeWindow[];
   /** ISO date (YYYY-MM-DD, UTC midnight) or full ISO timestamp. */
   effective_from: string;
   source: string;

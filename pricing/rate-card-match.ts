@@ -127,10 +127,10 @@ function parseTiers(card: TokenRateCard, slug: string): IndexedContextTier[] {
 }
 
 function parseWindows(card: TokenRateCard, slug: string): { windows: IndexedTimeWindow[]; week: WindowWeek | null } {
-  const list = card.time_windows ?? [];
+  const list = card.time_of_day_windows ?? [];
   if (list.length === 0) return { windows: [], week: null };
   if ((card.tiers ?? []).length > 0) throw new Error(`rate card ${slug}: a card has context tiers or time windows, not both`);
-  const week = layOutTimeWindows(list, 'time_windows', (field, message) => new Error(`rate card ${slug}: ${field} ${message}`));
+  const week = layOutTimeWindows(list, 'time_of_day_windows', (field, message) => new Error(`rate card ${slug}: ${field} ${message}`));
   return { windows: list.map((w) => ({ name: w.name, window: w, ...parseRates(w, slug) })), week };
 }
 
@@ -297,7 +297,7 @@ export function tokenRateCardFromRecord(record: TokenRateRecord): TokenRateCard 
     cache_read_cost_per_million: record.cacheReadCostPerMillion,
     reasoning_cost_per_million: record.reasoningCostPerMillion,
     tiers: record.tiers,
-    time_windows: record.timeWindows ?? [],
+    time_of_day_windows: record.timeWindows ?? [],
     effective_from: record.effectiveFrom,
     source: 'organization',
   };
@@ -326,7 +326,7 @@ function rateView(
     reasoning_cost_per_million: nullableRateString(r.reasoning),
     ...(r.cacheCreation1h ? { cache_creation_1h_cost_per_million: rateString(r.cacheCreation1h) } : {}),
     ...(tiers.length > 0 ? { tiers: tiers.map(tierView) } : {}),
-    ...(windows.length > 0 ? { time_windows: windows.map(windowView) } : {}),
+    ...(windows.length > 0 ? { time_of_day_windows: windows.map(windowView) } : {}),
   };
 }
 

@@ -23,7 +23,7 @@ export interface RateCardView {
   /** Long-context tiers by prompt size, ascending; empty when none. */
   tiers: ContextTier[];
   /** Time-of-day windows (UTC) with their own rates, in the card's order; empty when none. */
-  time_windows: TimeWindow[];
+  time_of_day_windows: TimeWindow[];
   effective_from: string;
   created_at: string;
   /** Who posted the card. */
@@ -96,7 +96,7 @@ export function rateCardView(c: RateCard): RateCardView {
       cache_read_cost_per_million: nullableRate(t.cache_read_cost_per_million),
       reasoning_cost_per_million: nullableRate(t.reasoning_cost_per_million),
     })),
-    time_windows: c.timeWindows.map((w) => ({
+    time_of_day_windows: c.timeWindows.map((w) => ({
       name: w.name,
       ...(w.days ? { days: w.days } : {}),
       start_utc: w.start_utc,

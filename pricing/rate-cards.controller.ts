@@ -61,7 +61,7 @@ export interface CreateRateCardBody {
    * overlap; a card has windows or context tiers, not both. At most 32.
    * @maxItems 32 at most 32 windows
    */
-  time_windows?: TimeWindowBody[];
+  time_of_day_windows?: TimeWindowBody[];
   /**
    * ISO 8601 date (UTC midnight) or date-time (UTC unless an offset is given) from which the
    * card applies. Absent: always (it also prices events already waiting for a rate card).
@@ -114,7 +114,7 @@ export interface TimeWindowBody {
 
 function parseTimeWindows(windows: TimeWindowBody[] | undefined, tiers: ContextTier[]): TimeWindow[] {
   const parsed = (windows ?? []).map((w, i): TimeWindow => {
-    const at = `time_windows[${i}]`;
+    const at = `time_of_day_windows[${i}]`;
     return {
       name: requireText(`${at}.name`, w.name, 64),
       ...(w.days === undefined ? {} : { days: [...w.days].sort((a, b) => a - b) }),
@@ -132,8 +132,8 @@ function parseTimeWindows(windows: TimeWindowBody[] | undefined, tiers: ContextT
     };
   });
   if (parsed.length > 0 && tiers.length > 0)
-    throw new ValidationError('time_windows', 'a card has context tiers or time windows, not both');
-  layOutTimeWindows(parsed, 'time_windows', (field, message) => new ValidationError(field, message));
+    throw new ValidationError('time_of_day_windows', 'a card has context tiers or time windows, not both');
+  layOutTimeWindows(parsed, 'time_of_day_windows', (field, message) => new ValidationError(field, message));
   return parsed;
 }
 
@@ -200,7 +200,7 @@ export class RateCardsController extends Controller {
       serviceTier:
         body.service_tier === undefined ? STANDARD_SERVICE_TIER : requireText('service_tier', body.service_tier, 64).toLowerCase(),
       tiers,
-      timeWindows: parseTimeWindows(body.time_windows, tiers),
+      timeWindows: parseTimeWindows(body.time_of_day_windows, tiers),
       effectiveFrom: body.effective_from === undefined ? ALWAYS : (parseDateParam('effective_from', body.effective_from) as Date),
     };
     const { db } = appContext(req);

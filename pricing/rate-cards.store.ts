@@ -107,7 +107,7 @@ interface RateCardRow {
   cache_creation_1h_cost_per_million: string | null;
   service_tier: string;
   tiers: ContextTier[] | string;
-  time_windows: TimeWindow[] | string;
+  time_of_day_windows: TimeWindow[] | string;
   effective_from: Date;
   created_at: Date;
   created_by_kind: RateCardActor['kind'];
@@ -131,7 +131,7 @@ const CARD_COLUMN_NAMES = [
   'cache_read_cost_per_million',
   'reasoning_cost_per_million',
   'tiers',
-  'time_windows',
+  'time_of_day_windows',
   'effective_from',
   'created_at',
   'created_by_kind',
@@ -164,7 +164,7 @@ function toRateCard(r: RateCardRow): RateCard {
     reasoningCostPerMillion: r.reasoning_cost_per_million,
     // jsonb comes back parsed from pg and PGlite; text is parsed for safety.
     tiers: typeof r.tiers === 'string' ? (JSON.parse(r.tiers) as ContextTier[]) : r.tiers,
-    timeWindows: typeof r.time_windows === 'string' ? (JSON.parse(r.time_windows) as TimeWindow[]) : r.time_windows,
+    timeWindows: typeof r.time_of_day_windows === 'string' ? (JSON.parse(r.time_of_day_windows) as TimeWindow[]) : r.time_of_day_windows,
     effectiveFrom: r.effective_from,
     createdAt: r.created_at,
     createdBy: toActor(r.created_by_kind, r.created_by_user_id)!,
@@ -230,7 +230,7 @@ async function insertCard(tx: Queryable, organizationId: string, c: RateCardInpu
   const [row] = await tx.query<RateCardRow>(
     `INSERT INTO rate_cards (id, organization_id, model_slug, input_cost_per_million, output_cost_per_million,
        cache_creation_cost_per_million, cache_read_cost_per_million, reasoning_cost_per_million, effective_from,
-       service_tier, cache_creation_1h_cost_per_million, tiers, created_by_kind, created_by_user_id, time_windows)
+       service_tier, cache_creation_1h_cost_per_million, tiers, created_by_kind, created_by_user_id, time_of_day_windows)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13, $14, $15::jsonb)
      RETURNING ${CARD_COLUMNS}`,
     [

@@ -59,14 +59,14 @@ function checkTiers(index: number, slug: string, tiers: unknown): ContextTier[] 
 
 function checkTimeWindows(index: number, slug: string, windows: unknown, tiers: ContextTier[]): TimeWindow[] {
   if (windows === undefined) return [];
-  if (!Array.isArray(windows)) throw invalid(index, slug, 'time_windows must be an array');
-  if (windows.length > 0 && tiers.length > 0) throw invalid(index, slug, 'a card has tiers or time_windows, not both');
+  if (!Array.isArray(windows)) throw invalid(index, slug, 'time_of_day_windows must be an array');
+  if (windows.length > 0 && tiers.length > 0) throw invalid(index, slug, 'a card has tiers or time_of_day_windows, not both');
   windows.forEach((w: TimeWindow, i) => {
     for (const field of RATE_FIELDS) {
-      checkRate(index, slug, `time_windows[${i}].${field}`, w[field] ?? null, NULLABLE_RATE_FIELDS.has(field));
+      checkRate(index, slug, `time_of_day_windows[${i}].${field}`, w[field] ?? null, NULLABLE_RATE_FIELDS.has(field));
     }
   });
-  layOutTimeWindows(windows as TimeWindow[], 'time_windows', (field, message) => invalid(index, slug, `${field} ${message}`));
+  layOutTimeWindows(windows as TimeWindow[], 'time_of_day_windows', (field, message) => invalid(index, slug, `${field} ${message}`));
   return windows as TimeWindow[];
 }
 
@@ -83,7 +83,7 @@ function parseStandardRateCardEntry(entry: StandardRateCardEntry, index: number)
     throw invalid(index, slug, 'service_tier must be a non-empty lowercase string');
   }
   const tiers = checkTiers(index, slug, entry.tiers);
-  const timeWindows = checkTimeWindows(index, slug, entry.time_windows, tiers);
+  const timeWindows = checkTimeWindows(index, slug, entry.time_of_day_windows, tiers);
   const effective = new Date(entry.effective_from);
   if (typeof entry.effective_from !== 'string' || !ISO_INSTANT.test(entry.effective_from) || Number.isNaN(effective.getTime())) {
     throw invalid(index, slug, 'effective_from must be an ISO date or UTC timestamp');
@@ -104,7 +104,7 @@ function parseStandardRateCardEntry(entry: StandardRateCardEntry, index: number)
     cache_creation_1h_cost_per_million: entry.cache_creation_1h_cost_per_million ?? null,
     service_tier: serviceTier,
     tiers,
-    ...(timeWindows.length > 0 ? { time_windows: timeWindows } : {}),
+    ...(timeWindows.length > 0 ? { time_of_day_windows: timeWindows } : {}),
     effective_from: effective,
     source: 'standard',
   };

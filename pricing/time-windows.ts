@@ -26,7 +26,7 @@ export type WindowWeek = Int8Array;
 
 /**
  * Checks a card's windows (names, days, times, no two covering one minute) and lays them out over
- * the week. `fault` builds the error for the first problem, `at` names the list ("time_windows").
+ * the week. `fault` builds the error for the first problem, `at` names the list ("time_of_day_windows").
  */
 export function layOutTimeWindows(windows: readonly TimeWindow[], at: string, fault: WindowFault): WindowWeek {
   if (windows.length > MAX_TIME_WINDOWS) throw fault(at, `at most ${MAX_TIME_WINDOWS} windows`);

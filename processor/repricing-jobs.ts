@@ -57,7 +57,7 @@ function unchanged(a: LakeEventRow, b: LakeEventRow): boolean {
     COST_COLUMNS.every((c) => sameMoney(a[c], b[c])) &&
     a.rate_card_id === b.rate_card_id &&
     a.context_tier_above_prompt_tokens === b.context_tier_above_prompt_tokens &&
-    (a.time_window ?? null) === b.time_window &&
+    (a.time_of_day_window ?? null) === b.time_of_day_window &&
     a.pricing_note === b.pricing_note
   );
 }

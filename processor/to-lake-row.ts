@@ -121,7 +121,7 @@ function rowOf(event: UsageEvent, c: RowCosts, status: EventStatus, statusReason
     rate_card_effective_from: c.rate_card_effective_from,
     rate_card_service_tier: c.rate_card_service_tier,
     context_tier_above_prompt_tokens: c.context_tier_above_prompt_tokens,
-    time_window: c.time_window,
+    time_of_day_window: c.time_of_day_window,
     pricing_note: c.pricing_note,
   };
 }

@@ -75,7 +75,7 @@ export async function usageEventDetail(rc: ReadContext, eventId: string): Promis
             service_tier: e.rate_card_service_tier ?? 'standard',
             effective_from: e.rate_card_effective_from.toISOString(),
             context_tier_above_prompt_tokens: e.context_tier_above_prompt_tokens ?? null,
-            time_window: e.time_window ?? null,
+            time_of_day_window: e.time_of_day_window ?? null,
           }
         : null,
     priced_at: e.priced_at.toISOString(),

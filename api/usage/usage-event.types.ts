@@ -30,7 +30,7 @@ interface EventRateCard {
   /** The context tier's threshold when the prompt was above one; null at the card's base rates. */
   context_tier_above_prompt_tokens: number | null;
   /** The time-of-day window (its name, as on the card) whose rates priced the event; null at the card's own rates. */
-  time_window: string | null;
+  time_of_day_window: string | null;
 }
 
 export interface UsageEventDetail {

@@ -112,7 +112,7 @@ export const EVENTS_COLUMNS = [
   col('context_tier_above_prompt_tokens', 'bigint'),
   col('pricing_note', 'string'),
   // Added with time-of-day windows (issue 26): the window's name when one priced the event.
-  col('time_window', 'string'),
+  col('time_of_day_window', 'string'),
 ] as const;
 
 type EventsColumnName = (typeof EVENTS_COLUMNS)[number]['name'];
@@ -157,7 +157,7 @@ export interface PricingProvenance {
   /** The context tier's threshold when the prompt was above one; null at the card's base rates. */
   context_tier_above_prompt_tokens: number | null;
   /** The time-of-day window (its name) whose rates priced the event; null at the card's own rates. */
-  time_window: string | null;
+  time_of_day_window: string | null;
   /** Set when the event was priced otherwise than it asked (a service tier without its own card). */
   pricing_note: string | null;
 }
@@ -167,7 +167,7 @@ export const NO_PROVENANCE: Readonly<PricingProvenance> = {
   rate_card_effective_from: null,
   rate_card_service_tier: null,
   context_tier_above_prompt_tokens: null,
-  time_window: null,
+  time_of_day_window: null,
   pricing_note: null,
 };
 
@@ -177,7 +177,7 @@ export function provenanceOf(p: PricingProvenance): PricingProvenance {
     rate_card_effective_from: p.rate_card_effective_from,
     rate_card_service_tier: p.rate_card_service_tier,
     context_tier_above_prompt_tokens: p.context_tier_above_prompt_tokens,
-    time_window: p.time_window,
+    time_of_day_window: p.time_of_day_window,
     pricing_note: p.pricing_note,
   };
 }

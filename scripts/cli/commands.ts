@@ -185,9 +185,9 @@ export const COMMANDS: CommandSpec[] = [
         help: 'long-context tiers as JSON: \'[{"above_prompt_tokens":200000,"input_cost_per_million":"6","output_cost_per_million":"22.5"}]\'',
       },
       {
-        name: 'time-windows',
+        name: 'time-of-day-windows',
         type: 'json',
-        field: 'time_windows',
+        field: 'time_of_day_windows',
         help: 'time-of-day windows (UTC) as JSON: \'[{"name":"off-peak","start_utc":"16:30","end_utc":"00:30","input_cost_per_million":"0.135","output_cost_per_million":"0.55"}]\'',
       },
       effectiveFrom,

@@ -29,7 +29,7 @@ const CARD = {
   cache_read_cost_per_million: '0.5',
   reasoning_cost_per_million: '8',
   effective_from: '2025-01-01',
-  time_windows: [OFF_PEAK],
+  time_of_day_windows: [OFF_PEAK],
 };
 
 const call = (key: string, timestamp: string, extra: Record<string, number> = {}) =>
@@ -64,7 +64,7 @@ async function priced(): Promise<Record<string, { total: string; window: string 
   for (const key of KEYS) {
     const res = await apiGet(p, t.readKey, `/usage/events/${eventIdFor(t.organizationId, key)}`);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    out[key] = { total: res.body.cost.total_cost, window: res.body.rate_card.time_window, card: res.body.rate_card.rate_card_id };
+    out[key] = { total: res.body.cost.total_cost, window: res.body.rate_card.time_of_day_window, card: res.body.rate_card.rate_card_id };
   }
   return out;
 }
@@ -75,7 +75,7 @@ describe('an off-peak window 22:00–06:00 UTC', () => {
     expect(res.body).toMatchObject({
       status: 'completed',
       cost: { total_cost: '0.15', input_cost: '0.1', output_cost: '0.04', cache_read_cost: '0.01' },
-      rate_card: { model_slug: 'night-llm', context_tier_above_prompt_tokens: null, time_window: 'off-peak' },
+      rate_card: { model_slug: 'night-llm', context_tier_above_prompt_tokens: null, time_of_day_window: 'off-peak' },
     });
     const all = await priced();
     expect(Object.fromEntries(KEYS.map((k) => [k, [all[k]!.total, all[k]!.window]]))).toEqual({
@@ -91,9 +91,11 @@ describe('an off-peak window 22:00–06:00 UTC', () => {
   it('GET /v1/rates and the admin list show the window', async () => {
     const rates = await apiGet(p, t.readKey, '/rates', { as_of: '2025-03-04' });
     const item = rates.body.items.find((i: { model_slug: string }) => i.model_slug === 'night-llm');
-    expect(item.time_windows).toEqual([{ ...OFF_PEAK, cache_creation_cost_per_million: null, cache_creation_1h_cost_per_million: null }]);
+    expect(item.time_of_day_windows).toEqual([
+      { ...OFF_PEAK, cache_creation_cost_per_million: null, cache_creation_1h_cost_per_million: null },
+    ]);
     const cards = (await admin(p.host, 'GET', `${base()}/rate-cards`)).body.rate_cards;
-    expect(cards[0].time_windows).toEqual([
+    expect(cards[0].time_of_day_windows).toEqual([
       { ...OFF_PEAK, cache_creation_cost_per_million: null, cache_creation_1h_cost_per_million: null },
     ]);
   });
@@ -101,7 +103,7 @@ describe('an off-peak window 22:00–06:00 UTC', () => {
   it('a correction of the window rates, re-priced as offered, moves only the off-peak events', async () => {
     const res = await admin(p.host, 'POST', `${base()}/rate-cards`, {
       ...CARD,
-      time_windows: [{ ...OFF_PEAK, output_cost_per_million: '2' }],
+      time_of_day_windows: [{ ...OFF_PEAK, output_cost_per_million: '2' }],
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const { method, path, body } = res.body.repricing;
@@ -110,7 +112,8 @@ describe('an off-peak window 22:00–06:00 UTC', () => {
       async () => {
         const r = await apiGet(p, t.readKey, '/rates', { as_of: '2025-03-04' });
         return (
-          r.body.items.find((i: { model_slug: string }) => i.model_slug === 'night-llm')?.time_windows[0].output_cost_per_million === '2'
+          r.body.items.find((i: { model_slug: string }) => i.model_slug === 'night-llm')?.time_of_day_windows[0].output_cost_per_million ===
+          '2'
         );
       },
       10_000,
@@ -151,11 +154,11 @@ describe('the admin API refuses malformed windows, naming the field', () => {
   const post = (over: Record<string, unknown>) =>
     admin(p.host, 'POST', `${base()}/rate-cards`, { ...CARD, model_slug: 'bad-llm', ...over });
   it.each([
-    [{ time_windows: [{ ...OFF_PEAK, start_utc: '25:00' }] }, 'time_windows[0].start_utc'],
-    [{ time_windows: [{ ...OFF_PEAK, input_cost_per_million: '0.1.2' }] }, 'time_windows[0].input_cost_per_million'],
-    [{ time_windows: [{ ...OFF_PEAK, days: [8] }] }, 'time_windows[0].days'],
-    [{ time_windows: [OFF_PEAK, { ...OFF_PEAK, start_utc: '05:00', end_utc: '07:00' }] }, 'time_windows[1]'],
-    [{ tiers: [{ above_prompt_tokens: 1000, input_cost_per_million: '1', output_cost_per_million: '1' }] }, 'time_windows'],
+    [{ time_of_day_windows: [{ ...OFF_PEAK, start_utc: '25:00' }] }, 'time_of_day_windows[0].start_utc'],
+    [{ time_of_day_windows: [{ ...OFF_PEAK, input_cost_per_million: '0.1.2' }] }, 'time_of_day_windows[0].input_cost_per_million'],
+    [{ time_of_day_windows: [{ ...OFF_PEAK, days: [8] }] }, 'time_of_day_windows[0].days'],
+    [{ time_of_day_windows: [OFF_PEAK, { ...OFF_PEAK, start_utc: '05:00', end_utc: '07:00' }] }, 'time_of_day_windows[1]'],
+    [{ tiers: [{ above_prompt_tokens: 1000, input_cost_per_million: '1', output_cost_per_million: '1' }] }, 'time_of_day_windows'],
   ])('%j → 400 on %s', async (over, field) => {
     const res = await post(over);
     expect(res.status, JSON.stringify(res.body)).toBe(400);

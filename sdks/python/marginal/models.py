@@ -549,7 +549,7 @@ class EventRateCard(BaseModel):
     """
     The context tier's threshold when the prompt was above one; null at the card's base rates.
     """
-    time_window: str | None = Field(...)
+    time_of_day_window: str | None = Field(...)
     """
     The time-of-day window (its name, as on the card) whose rates priced the event; null at the card's own rates.
     """
@@ -1929,7 +1929,7 @@ class RateCardWriteView(BaseModel):
     """
     Long-context tiers by prompt size, ascending; empty when none.
     """
-    time_windows: list[TimeWindow]
+    time_of_day_windows: list[TimeWindow]
     """
     Time-of-day windows (UTC) with their own rates, in the card's order; empty when none.
     """
@@ -2076,7 +2076,7 @@ class CreateRateCardBody(BaseModel):
     above a tier's `above_prompt_tokens` has every class priced at that tier's rates (the highest
     such tier). At most 16, distinct thresholds.
     """
-    time_windows: list[TimeWindowBody] | None = Field(None, max_length=32)
+    time_of_day_windows: list[TimeWindowBody] | None = Field(None, max_length=32)
     """
     Time-of-day windows in UTC (an off-peak discount, say): an event whose timestamp falls in one
     has every class priced at that window's rates, and records the window's name. Windows may not
@@ -2119,7 +2119,7 @@ class RateCardView(BaseModel):
     """
     Long-context tiers by prompt size, ascending; empty when none.
     """
-    time_windows: list[TimeWindow]
+    time_of_day_windows: list[TimeWindow]
     """
     Time-of-day windows (UTC) with their own rates, in the card's order; empty when none.
     """
@@ -2376,7 +2376,7 @@ class RateEstimationServiceTier(BaseModel):
     reasoning_cost_per_million: str | None = Field(...)
     cache_creation_1h_cost_per_million: str | None = None
     tiers: list[ContextTier] | None = None
-    time_windows: list[TimeWindow] | None = None
+    time_of_day_windows: list[TimeWindow] | None = None
 
 
 class RateEstimationItem(BaseModel):
@@ -2401,7 +2401,7 @@ class RateEstimationItem(BaseModel):
     """
     Long-context tiers by prompt size, ascending; present only when the card has some.
     """
-    time_windows: list[TimeWindow] | None = None
+    time_of_day_windows: list[TimeWindow] | None = None
     """
     Time-of-day windows (UTC) with their own rates; present only when the card has some.
     """

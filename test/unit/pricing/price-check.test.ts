@@ -46,7 +46,7 @@ describe('a wrong card is caught', () => {
   it('a peak window at the wrong rate: the 35 weekday peak hours, against LiteLLM', () => {
     const wrong = withCard('deepseek-v4-pro', (c) => ({
       ...c,
-      time_windows: c.time_windows!.map((w) => ({ ...w, input_cost_per_million: '1.2' })),
+      time_of_day_windows: c.time_of_day_windows!.map((w) => ({ ...w, input_cost_per_million: '1.2' })),
     }));
     const found = wrong.disagreements.filter((d) => d.explained_by === undefined);
     expect(found).toEqual([

@@ -96,7 +96,7 @@ describe('priceEvent: token events', () => {
       rate_card_effective_from: new Date('2024-01-01'),
       rate_card_service_tier: 'standard',
       context_tier_above_prompt_tokens: null,
-      time_window: null,
+      time_of_day_window: null,
       pricing_note: null,
     });
   });
@@ -149,7 +149,7 @@ describe('priceEvent: token events', () => {
       rate_card_effective_from: new Date('2024-01-01'),
       rate_card_service_tier: 'standard',
       context_tier_above_prompt_tokens: null,
-      time_window: null,
+      time_of_day_window: null,
       pricing_note: null,
     });
   });

@@ -29,7 +29,7 @@ const CHAT: TokenRateCard = {
   cache_creation_cost_per_million: '0.27',
   cache_read_cost_per_million: '0.07',
   reasoning_cost_per_million: '1.1',
-  time_windows: [OFF_PEAK],
+  time_of_day_windows: [OFF_PEAK],
   effective_from: new Date('2025-02-26T16:30:00Z'),
 };
 const rates = (cards: TokenRateCard[]): PricingRates => ({ tokenCards: buildTokenRateIndex(cards), unitRates: buildUnitRateIndex([]) });
@@ -52,7 +52,7 @@ describe('a daily off-peak window (16:30–00:30 UTC, deepseek-chat 2025)', () =
       cache_read_cost: '0.14',
       output_cost: '0.55',
       total_cost: '0.96',
-      time_window: null,
+      time_of_day_window: null,
     });
   });
 
@@ -67,24 +67,24 @@ describe('a daily off-peak window (16:30–00:30 UTC, deepseek-chat 2025)', () =
       rate_card_slug: 'deepseek-chat',
       rate_card_id: 'standard:deepseek-chat:standard:2025-02-26T16:30:00.000Z',
       context_tier_above_prompt_tokens: null,
-      time_window: 'off-peak',
+      time_of_day_window: 'off-peak',
     });
   });
 
   it('exactly at the start is in the window; a millisecond before is not', () => {
-    expect(priceEvent(call('2025-03-04T16:30:00.000Z'), chat)).toMatchObject({ total_cost: '0.48', time_window: 'off-peak' });
-    expect(priceEvent(call('2025-03-04T16:29:59.999Z'), chat)).toMatchObject({ total_cost: '0.96', time_window: null });
+    expect(priceEvent(call('2025-03-04T16:30:00.000Z'), chat)).toMatchObject({ total_cost: '0.48', time_of_day_window: 'off-peak' });
+    expect(priceEvent(call('2025-03-04T16:29:59.999Z'), chat)).toMatchObject({ total_cost: '0.96', time_of_day_window: null });
   });
 
   it('crosses midnight: 23:59 and 00:15 are in it, exactly the end (00:30) is not', () => {
-    expect(priceEvent(call('2025-03-04T23:59:00Z'), chat)).toMatchObject({ total_cost: '0.48', time_window: 'off-peak' });
-    expect(priceEvent(call('2025-03-05T00:15:00Z'), chat)).toMatchObject({ total_cost: '0.48', time_window: 'off-peak' });
-    expect(priceEvent(call('2025-03-05T00:29:59.999Z'), chat)).toMatchObject({ total_cost: '0.48', time_window: 'off-peak' });
-    expect(priceEvent(call('2025-03-05T00:30:00Z'), chat)).toMatchObject({ total_cost: '0.96', time_window: null });
+    expect(priceEvent(call('2025-03-04T23:59:00Z'), chat)).toMatchObject({ total_cost: '0.48', time_of_day_window: 'off-peak' });
+    expect(priceEvent(call('2025-03-05T00:15:00Z'), chat)).toMatchObject({ total_cost: '0.48', time_of_day_window: 'off-peak' });
+    expect(priceEvent(call('2025-03-05T00:29:59.999Z'), chat)).toMatchObject({ total_cost: '0.48', time_of_day_window: 'off-peak' });
+    expect(priceEvent(call('2025-03-05T00:30:00Z'), chat)).toMatchObject({ total_cost: '0.96', time_of_day_window: null });
   });
 
   it('a class the window cannot price leaves the event pending, naming the window', () => {
-    const noReads = rates([{ ...CHAT, time_windows: [{ ...OFF_PEAK, cache_read_cost_per_million: null }] }]);
+    const noReads = rates([{ ...CHAT, time_of_day_windows: [{ ...OFF_PEAK, cache_read_cost_per_million: null }] }]);
     expect(priceEvent(call('2025-03-04T20:00:00Z'), noReads)).toMatchObject({
       status: 'pending_rate_card',
       pending_reason: 'rate card "deepseek-chat" has no cache read rate in time window "off-peak"',
@@ -105,7 +105,7 @@ describe('weekday windows (DeepSeek V4 2026: off-peak on weekdays outside 01–0
       cache_creation_cost_per_million: '0.3',
       cache_read_cost_per_million: '0.006',
       reasoning_cost_per_million: '1.2',
-      time_windows: [
+      time_of_day_windows: [
         { name: 'off-peak', days: weekday, start_utc: '00:00', end_utc: '01:00', ...half, ...rest },
         { name: 'off-peak', days: weekday, start_utc: '04:00', end_utc: '06:00', ...half, ...rest },
         { name: 'off-peak', days: weekday, start_utc: '10:00', end_utc: '00:00', ...half, ...rest },
@@ -122,11 +122,11 @@ describe('weekday windows (DeepSeek V4 2026: off-peak on weekdays outside 01–0
 
   it('Wednesday 02:00 is peak; 05:00, 12:00 and Saturday 02:00 are off-peak', () => {
     // peak: 1M × 0.30 + 1M × 1.20 = 1.5; off-peak: 1M × 0.15 + 1M × 0.60 = 0.75
-    expect(v4('2026-09-02T02:00:00Z')).toMatchObject({ total_cost: '1.5', time_window: null }); // a Wednesday
-    expect(v4('2026-09-02T05:00:00Z')).toMatchObject({ total_cost: '0.75', time_window: 'off-peak' });
-    expect(v4('2026-09-02T12:00:00Z')).toMatchObject({ total_cost: '0.75', time_window: 'off-peak' });
-    expect(v4('2026-09-05T02:00:00Z')).toMatchObject({ total_cost: '0.75', time_window: 'off-peak' }); // a Saturday
-    expect(v4('2026-09-07T02:00:00Z')).toMatchObject({ total_cost: '1.5', time_window: null }); // Monday again
+    expect(v4('2026-09-02T02:00:00Z')).toMatchObject({ total_cost: '1.5', time_of_day_window: null }); // a Wednesday
+    expect(v4('2026-09-02T05:00:00Z')).toMatchObject({ total_cost: '0.75', time_of_day_window: 'off-peak' });
+    expect(v4('2026-09-02T12:00:00Z')).toMatchObject({ total_cost: '0.75', time_of_day_window: 'off-peak' });
+    expect(v4('2026-09-05T02:00:00Z')).toMatchObject({ total_cost: '0.75', time_of_day_window: 'off-peak' }); // a Saturday
+    expect(v4('2026-09-07T02:00:00Z')).toMatchObject({ total_cost: '1.5', time_of_day_window: null }); // Monday again
   });
 });
 
@@ -143,11 +143,11 @@ describe('window rules', () => {
   const w = (over: Partial<TimeWindow>): TimeWindow => ({ ...OFF_PEAK, ...over });
 
   it('refuses malformed times, days and overlapping windows, naming the field', () => {
-    expect(() => layOutTimeWindows([w({ start_utc: '24:00' })], 'time_windows', fault)).toThrow('time_windows[0].start_utc');
-    expect(() => layOutTimeWindows([w({ end_utc: '1:30' })], 'time_windows', fault)).toThrow('time_windows[0].end_utc');
-    expect(() => layOutTimeWindows([w({ days: [0] })], 'time_windows', fault)).toThrow('time_windows[0].days');
-    expect(() => layOutTimeWindows([w({}), w({ start_utc: '00:00', end_utc: '01:00' })], 'time_windows', fault)).toThrow(
-      'time_windows[1] overlaps time_windows[0]',
+    expect(() => layOutTimeWindows([w({ start_utc: '24:00' })], 'time_of_day_windows', fault)).toThrow('time_of_day_windows[0].start_utc');
+    expect(() => layOutTimeWindows([w({ end_utc: '1:30' })], 'time_of_day_windows', fault)).toThrow('time_of_day_windows[0].end_utc');
+    expect(() => layOutTimeWindows([w({ days: [0] })], 'time_of_day_windows', fault)).toThrow('time_of_day_windows[0].days');
+    expect(() => layOutTimeWindows([w({}), w({ start_utc: '00:00', end_utc: '01:00' })], 'time_of_day_windows', fault)).toThrow(
+      'time_of_day_windows[1] overlaps time_of_day_windows[0]',
     );
   });
 
@@ -181,21 +181,21 @@ describe("the shipped DeepSeek cards follow DeepSeek's terms at each date", () =
 
   it('deepseek-v4-pro on a weekday: peak 01:00–04:00 UTC at twice the off-peak rates; Saturday at the same hour off-peak', () => {
     // Tuesday 2026-11-24 02:00 UTC, peak: 1M × 1.32 + 1M × 0.044 + 1M × 3.96 = 5.324
-    expect(ds('deepseek-v4-pro', '2026-11-24T02:00:00Z')).toMatchObject({ total_cost: '5.324', time_window: 'peak' });
+    expect(ds('deepseek-v4-pro', '2026-11-24T02:00:00Z')).toMatchObject({ total_cost: '5.324', time_of_day_window: 'peak' });
     // Tuesday 12:00 UTC, off-peak: 1M × 0.66 + 1M × 0.022 + 1M × 1.98 = 2.662
-    expect(ds('deepseek-v4-pro', '2026-11-24T12:00:00Z')).toMatchObject({ total_cost: '2.662', time_window: null });
+    expect(ds('deepseek-v4-pro', '2026-11-24T12:00:00Z')).toMatchObject({ total_cost: '2.662', time_of_day_window: null });
     // Saturday 2026-11-28 02:00 UTC: off-peak all weekend → 2.662
-    expect(ds('deepseek-v4-pro', '2026-11-28T02:00:00Z')).toMatchObject({ total_cost: '2.662', time_window: null });
+    expect(ds('deepseek-v4-pro', '2026-11-28T02:00:00Z')).toMatchObject({ total_cost: '2.662', time_of_day_window: null });
     // before Beijing weekends became off-peak, Saturday 2026-08-22 02:00 UTC was peak → 5.324
-    expect(ds('deepseek-v4-pro', '2026-08-22T02:00:00Z')).toMatchObject({ total_cost: '5.324', time_window: 'peak' });
+    expect(ds('deepseek-v4-pro', '2026-08-22T02:00:00Z')).toMatchObject({ total_cost: '5.324', time_of_day_window: 'peak' });
   });
 
   it('deepseek-chat: the nightly discount in 2025, the flat V3.2 price now', () => {
     // 2025-03-04 20:00 UTC, off-peak: 1M × 0.135 + 1M × 0.035 + 1M × 0.55 = 0.72
-    expect(ds('deepseek-chat', '2025-03-04T20:00:00Z')).toMatchObject({ total_cost: '0.72', time_window: 'off-peak' });
+    expect(ds('deepseek-chat', '2025-03-04T20:00:00Z')).toMatchObject({ total_cost: '0.72', time_of_day_window: 'off-peak' });
     // 2025-03-04 10:00 UTC, standard: 1M × 0.27 + 1M × 0.07 + 1M × 1.10 = 1.44
-    expect(ds('deepseek-chat', '2025-03-04T10:00:00Z')).toMatchObject({ total_cost: '1.44', time_window: null });
+    expect(ds('deepseek-chat', '2025-03-04T10:00:00Z')).toMatchObject({ total_cost: '1.44', time_of_day_window: null });
     // 2026-11-24 20:00 UTC, flat V3.2: 1M × 0.28 + 1M × 0.028 + 1M × 0.42 = 0.728 (was 0.72 at every hour)
-    expect(ds('deepseek-chat', '2026-11-24T20:00:00Z')).toMatchObject({ total_cost: '0.728', time_window: null });
+    expect(ds('deepseek-chat', '2026-11-24T20:00:00Z')).toMatchObject({ total_cost: '0.728', time_of_day_window: null });
   });
 });

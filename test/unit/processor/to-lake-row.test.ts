@@ -73,7 +73,7 @@ const COMPLETED: PricedCost = {
   rate_card_effective_from: new Date('2024-10-02T00:00:00Z'),
   rate_card_service_tier: 'standard',
   context_tier_above_prompt_tokens: null,
-  time_window: null,
+  time_of_day_window: null,
   pricing_note: null,
 };
 
@@ -118,7 +118,7 @@ const EXPECTED_ROW: LakeEventRow = {
   rate_card_effective_from: new Date('2024-10-02T00:00:00Z'),
   rate_card_service_tier: 'standard',
   context_tier_above_prompt_tokens: null,
-  time_window: null,
+  time_of_day_window: null,
   pricing_note: null,
 };
 

@@ -2102,7 +2102,7 @@ export interface components {
              */
             context_tier_above_prompt_tokens: number | null;
             /** @description The time-of-day window (its name, as on the card) whose rates priced the event; null at the card's own rates. */
-            time_window: string | null;
+            time_of_day_window: string | null;
         };
         UsageEventDetail: {
             /** @description The event_id (UUID). */
@@ -2972,7 +2972,7 @@ export interface components {
             /** @description Long-context tiers by prompt size, ascending; empty when none. */
             tiers: components["schemas"]["ContextTier"][];
             /** @description Time-of-day windows (UTC) with their own rates, in the card's order; empty when none. */
-            time_windows: components["schemas"]["TimeWindow"][];
+            time_of_day_windows: components["schemas"]["TimeWindow"][];
             effective_from: string;
             created_at: string;
             /** @description Who posted the card. */
@@ -3063,7 +3063,7 @@ export interface components {
              *     has every class priced at that window's rates, and records the window's name. Windows may not
              *     overlap; a card has windows or context tiers, not both. At most 32.
              */
-            time_windows?: components["schemas"]["TimeWindowBody"][];
+            time_of_day_windows?: components["schemas"]["TimeWindowBody"][];
             /**
              * @description ISO 8601 date (UTC midnight) or date-time (UTC unless an offset is given) from which the
              *     card applies. Absent: always (it also prices events already waiting for a rate card).
@@ -3088,7 +3088,7 @@ export interface components {
             /** @description Long-context tiers by prompt size, ascending; empty when none. */
             tiers: components["schemas"]["ContextTier"][];
             /** @description Time-of-day windows (UTC) with their own rates, in the card's order; empty when none. */
-            time_windows: components["schemas"]["TimeWindow"][];
+            time_of_day_windows: components["schemas"]["TimeWindow"][];
             effective_from: string;
             created_at: string;
             /** @description Who posted the card. */
@@ -3254,7 +3254,7 @@ export interface components {
             reasoning_cost_per_million: string | null;
             cache_creation_1h_cost_per_million?: string;
             tiers?: components["schemas"]["ContextTier"][];
-            time_windows?: components["schemas"]["TimeWindow"][];
+            time_of_day_windows?: components["schemas"]["TimeWindow"][];
         };
         /** @description One row of the spec's "Rate estimation table" (its fields), plus optional additions. */
         RateEstimationItem: {
@@ -3269,7 +3269,7 @@ export interface components {
             /** @description Long-context tiers by prompt size, ascending; present only when the card has some. */
             tiers?: components["schemas"]["ContextTier"][];
             /** @description Time-of-day windows (UTC) with their own rates; present only when the card has some. */
-            time_windows?: components["schemas"]["TimeWindow"][];
+            time_of_day_windows?: components["schemas"]["TimeWindow"][];
             /** @description The slug's cards of other service tiers (batch, flex, priority…) in effect then; present only when there are some. */
             service_tiers?: components["schemas"]["RateEstimationServiceTier"][];
         };
