@@ -4,9 +4,10 @@
 // reused or expired, brute force, sign-out everywhere, per-person rate limits and the audit trail.
 import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import { promisify } from 'node:util';
 import { beforeAll, expect, it } from 'vitest';
-import { projectRoot } from '../../core/paths.js';
+import { fromRoot, projectRoot } from '../../core/paths.js';
 import { admin, describeEachHost, http, type HttpResult, type TestHost } from '../support/http.js';
 
 const run = promisify(execFile);
@@ -193,6 +194,38 @@ describeEachHost(
       expect((await as(a, 'GET', '/v1/audit-events', { headers: { 'x-organization-id': orgB } })).status).toBe(403);
       expect((await as(a, 'GET', '/v1/members', { headers: { 'x-organization-id': orgB } })).status).toBe(403);
       expectEnvelope(await as(a, 'GET', '/v1/cost-data/summary', { headers: { 'x-organization-id': 'nope' } }), 400, 'X-Organization-Id');
+    });
+
+    it('a session of organization A gets 403 and no data from every route for B, reads and writes', async () => {
+      const a = await person(orgA, 'owner');
+      const doc = JSON.parse(fs.readFileSync(fromRoot('openapi', 'openapi.json'), 'utf8')) as {
+        paths: Record<string, Record<string, { security?: Record<string, string[]>[] }>>;
+      };
+      const routes = Object.entries(doc.paths).flatMap(([p, ops]) =>
+        Object.entries(ops)
+          .filter(([, op]) => (op.security ?? []).some((req) => 'api_key' in req || 'session' in req))
+          // Ingestion is the ingest component's (not this host's), and people never ingest.
+          .filter(([, op]) => !(op.security ?? []).some((req) => (req.api_key ?? []).includes('usage:write')))
+          .map(([method, op]) => [method.toUpperCase(), p.replace(/\{[^}]+\}/g, crypto.randomUUID()), op] as const),
+      );
+      expect(routes.length).toBeGreaterThan(30);
+      for (const [method, p, op] of routes) {
+        const needsOrganization = (op.security ?? []).some((req) => 'api_key' in req || (req.session ?? []).length > 0);
+        if (!needsOrganization) continue;
+        const res = await as(a, method, `/v1${p}`, { headers: { 'x-organization-id': orgB }, json: method === 'GET' ? undefined : {} });
+        expect(res.status, `${method} ${p}`).toBe(403);
+        expect(res.body.error.details.field, `${method} ${p}`).toBe('X-Organization-Id');
+      }
+      // B's trail holds nothing A's owner did, and B has no new member.
+      const bOwner = await person(orgB, 'owner');
+      const members = await as(bOwner, 'GET', '/v1/members');
+      expect(members.body.members.map((m: any) => m.person_id)).toEqual([bOwner.personId]);
+    });
+
+    it('an invitation accepted twice at once makes one member', async () => {
+      const token = await invite(orgA, email('race'), 'viewer');
+      const answers = await Promise.all([accept(token), accept(token), accept(token)]);
+      expect(answers.map((r) => r.status).sort()).toEqual([201, 400, 400]);
     });
 
     it('a person of two organizations picks one with X-Organization-Id', async () => {
