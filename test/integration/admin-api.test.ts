@@ -223,6 +223,7 @@ describeEachHost('admin API', ({ host }) => {
         cache_creation_1h_cost_per_million: null,
         service_tier: 'standard',
         tiers: [],
+        time_of_day_windows: [],
         effective_from: EPOCH,
         created_by: { kind: 'admin_token', user_id: null },
         superseded_at: null,
