@@ -4,8 +4,11 @@
 // (cost and the window that priced it), GET /v1/rates (the window shown), the cost endpoint's
 // total, a correction of the window's rates re-priced as offered, and the API's refusals. Every
 // figure is worked out by hand below.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventIdFor } from '../../core/ids.js';
+import { projectRoot } from '../../core/paths.js';
 import { eventually } from '../support/eventually.js';
 import { admin } from '../support/http.js';
 import { apiGet, createTenant, ingest, llmEvent, startPipeline, waitForLake, type Pipeline, type Tenant } from '../support/pipeline.js';
@@ -163,5 +166,24 @@ describe('the admin API refuses malformed windows, naming the field', () => {
     const res = await post(over);
     expect(res.status, JSON.stringify(res.body)).toBe(400);
     expect(res.body.error.details.field).toBe(field);
+  });
+});
+
+describe('the CLI', () => {
+  it('rate-cards create --time-of-day-windows posts the windows as JSON', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, MARGINAL_URL: p.url, MARGINAL_ADMIN_TOKEN: p.host.adminToken };
+    const args = ['rate-cards', 'create', '--org', t.organizationId, '--model-slug', 'cli-night-llm', '--input', '2', '--output', '8'];
+    const windows = JSON.stringify([
+      { name: 'night', days: [6, 7], start_utc: '22:00', end_utc: '06:00', input_cost_per_million: '1', output_cost_per_million: '4' },
+    ]);
+    const { stdout } = await promisify(execFile)('npm', ['run', '--silent', 'cli', '--', ...args, '--time-of-day-windows', windows], {
+      cwd: projectRoot,
+      env,
+      timeout: 120_000,
+    });
+    expect(JSON.parse(stdout.slice(stdout.indexOf('{')))).toMatchObject({
+      model_slug: 'cli-night-llm',
+      time_of_day_windows: [{ name: 'night', days: [6, 7], start_utc: '22:00', end_utc: '06:00', input_cost_per_million: '1' }],
+    });
   });
 });
