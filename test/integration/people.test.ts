@@ -390,8 +390,29 @@ describeEachHost(
 );
 
 describeEachHost(
-  'people behind a proxy (TRUST_PROXY)',
+  'people behind a proxy (TRUST_PROXY), with a per-person limit of 10',
   ({ host }) => {
+    it('a person past their own limit gets 429 with RateLimit-* headers, counted per person, not per key', async () => {
+      const h = host();
+      const org = (await admin(h, 'POST', '/organizations', { name: 'Limited' })).body.organization_id;
+      const who = `limited-${crypto.randomBytes(4).toString('hex')}@example.com`;
+      const invitation = await admin(h, 'POST', `/organizations/${org}/invitations`, { email: who, role: 'viewer' });
+      expect(
+        (await http(h.url, 'POST', '/v1/auth/invitations/accept', { json: { token: invitation.body.token, password: PASSWORD } })).status,
+      ).toBe(201);
+      const signedIn = await http(h.url, 'POST', '/v1/auth/sign-in', { json: { email: who, password: PASSWORD } });
+      const cookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0]!;
+      const answers: HttpResult[] = [];
+      for (let i = 0; i < 12; i++) answers.push(await http(h.url, 'GET', '/v1/cost-data/summary', { headers: { cookie } }));
+      expect(answers.map((r) => r.status)).toEqual([...Array(10).fill(200), 429, 429]);
+      expect(answers[0]!.headers.get('ratelimit-limit')).toBe('10');
+      expect(answers[10]!.body.error.code).toBe('RATE_LIMIT_EXCEEDED');
+      expect(Number(answers[10]!.headers.get('retry-after'))).toBeGreaterThan(0);
+      // A key of the same organization keeps its own window.
+      const key = await admin(h, 'POST', `/organizations/${org}/api-keys`, { scopes: ['costs:read'] });
+      expect((await http(h.url, 'GET', '/v1/cost-data/summary', { token: key.body.api_key })).status).toBe(200);
+    });
+
     it('the cookie is Secure when the proxy says https, and the audit trail records the forwarded address', async () => {
       const h = host();
       const org = (await admin(h, 'POST', '/organizations', { name: 'Proxied' })).body.organization_id;
@@ -414,5 +435,5 @@ describeEachHost(
       expect(audit.body.audit_events.map((e: any) => e.address)).toContain('198.51.100.9');
     });
   },
-  { env: { TRUST_PROXY: 'true' } },
+  { env: { TRUST_PROXY: 'true', RATE_LIMIT_SESSION_PER_15_MINUTES: '10' } },
 );
