@@ -60,7 +60,8 @@ export async function invite(
  */
 export async function acceptInvitation(db: ControlDb, token: string, password: string, address: string | null) {
   const tokenHash = hashToken(token);
-  const peek = await db.transaction((tx) => store.lockedInvitation(tx, tokenHash));
+  // A first look outside the transaction: argon2 (~100 ms) must not run while the row is locked.
+  const peek = await store.lockedInvitation(db, tokenHash);
   refuseUnusable(peek);
   const existing = await store.personByEmail(db, peek!.email);
   let newHash: string | null = null;
@@ -74,7 +75,11 @@ export async function acceptInvitation(db: ControlDb, token: string, password: s
   return db.transaction(async (tx) => {
     const invitation = await store.lockedInvitation(tx, tokenHash);
     refuseUnusable(invitation);
-    const person = (await store.personByEmail(tx, invitation!.email)) ?? (await store.insertPerson(tx, invitation!.email, newHash!));
+    const now = await store.personByEmail(tx, invitation!.email);
+    // An account created meanwhile was not proven by this password: accept again to prove it.
+    if (now && !existing)
+      throw new AppError(409, 'CONFLICT', `${now.email} has an account now; accept again with its password`, { field: 'password' });
+    const person = now ?? (await store.insertPerson(tx, invitation!.email, newHash!));
     if (!(await store.insertMembership(tx, invitation!.organization_id, person.id, invitation!.role))) {
       throw new AppError(409, 'CONFLICT', `${person.email} is already a member of this organization`, { field: 'token' });
     }
