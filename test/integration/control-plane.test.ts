@@ -44,6 +44,7 @@ const MIGRATION_NAMES = [
   '013_otlp_structural_spans',
   '014_rate_card_corrections',
   '015_people_sessions_audit',
+  '017_rate_card_time_windows',
 ];
 
 const sha256 = (s: string) => crypto.createHash('sha256').update(s).digest('hex');
