@@ -12,7 +12,7 @@
 // process, so it is left out: ingest's component starts the OTLP receiver, which feeds ingest.
 
 /** Top-level folders that are capabilities (console/ and sdks/ are their own packages). */
-const CAPABILITIES = ['ingest', 'otlp', 'processor', 'pricing', 'revenue', 'alerts', 'people', 'api'];
+const CAPABILITIES = ['ingest', 'otlp', 'processor', 'pricing', 'revenue', 'alerts', 'people', 'reconciliation', 'api'];
 const ANY_CAPABILITY = `^(${CAPABILITIES.join('|')})/`;
 
 /** What a capability keeps to itself, as a path pattern under its folder. */

@@ -18,6 +18,7 @@ const API_CONTROLLERS = [
   'otlp/**/*.controller.ts',
   'alerts/**/*.controller.ts',
   'people/**/*.controller.ts',
+  'reconciliation/**/*.controller.ts',
 ];
 
 const common = {

@@ -1,0 +1,54 @@
+// GET /reconciliation: the provider's imported figures (control plane) and our completed costs
+// (lake) for whole UTC days of the range, handed to the reconciliation rule. The tolerance is the
+// query's, else the organization's setting, else 1%.
+import { ValidationError } from '../../core/errors.js';
+import type { ReadContext } from '../../core/http/read-context.js';
+import { Big, formatMoney, isUnsignedDecimalString } from '../../core/money.js';
+import { assertMaxMonths, parseDateRange, utcDate } from '../../core/time.js';
+import { providerCostsIn, tolerancePercentOf } from '../../reconciliation/reconciliation.service.js';
+import { providerOfModel, reconciliationModel } from '../../reconciliation/model-keys.js';
+import { reconcile, type Reconciliation } from '../../reconciliation/variance.js';
+import { queryDailyModelCosts } from './reconciliation.queries.js';
+
+export interface ReconciliationReport extends Reconciliation {
+  start_date: string;
+  end_date: string;
+  /** The tolerance the flags used, in percent of the provider's cost. */
+  tolerance_percent: string;
+}
+
+const DAY_MS = 86_400_000;
+
+function tolerance(value: string | undefined): string | null {
+  if (value === undefined) return null;
+  if (!isUnsignedDecimalString(value) || new Big(value).gt(1000)) {
+    throw new ValidationError('tolerance_percent', 'must be a decimal from 0 to 1000');
+  }
+  return value;
+}
+
+export async function reconciliationOf(
+  rc: ReadContext,
+  q: { start_date: string; end_date: string; tolerance_percent?: string },
+): Promise<ReconciliationReport> {
+  const range = parseDateRange(q.start_date, q.end_date);
+  for (const [field, at] of [['start_date', range.start], ['end_date', range.end]] as const) {
+    if (at.getTime() % DAY_MS !== 0) throw new ValidationError(field, 'must be a UTC date: reconciliation compares whole days');
+  }
+  assertMaxMonths(range, 12);
+  const tolerancePercent = tolerance(q.tolerance_percent) ?? (await tolerancePercentOf(rc.db, rc.organizationId));
+  const startDate = utcDate(range.start);
+  const endDate = utcDate(range.end);
+  const [providerCosts, ours] = await Promise.all([
+    providerCostsIn(rc.db, rc.organizationId, startDate, endDate),
+    queryDailyModelCosts(rc.lake, { organizationId: rc.organizationId, range }),
+  ]);
+  const ourCosts = ours.map((r) => ({
+    date: r.date,
+    provider: providerOfModel(r.model, r.provider),
+    model: reconciliationModel(r.model ?? r.provider ?? ''),
+    cost: r.cost,
+  }));
+  const result = reconcile({ providerCosts, ourCosts, tolerancePercent: new Big(tolerancePercent) });
+  return { start_date: startDate, end_date: endDate, tolerance_percent: formatMoney(tolerancePercent), ...result };
+}

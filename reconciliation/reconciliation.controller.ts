@@ -1,0 +1,97 @@
+// Admin: reconciliation. Upload a provider's cost report (OpenAI's organization costs page,
+// Anthropic's cost report, or a CSV); each (provider, day) it covers replaces what an earlier
+// import held for it. The tolerance a day may drift is an organization setting.
+import type { Request as ExRequest } from 'express';
+import { Body, Controller, Get, Path, Post, Put, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
+import { appContext } from '../core/app-context.js';
+import { requireOrganization } from '../core/control/organizations.js';
+import { ValidationError } from '../core/errors.js';
+import type { ErrorEnvelope } from '../core/http/error-envelope.js';
+import { Big, formatMoney, isUnsignedDecimalString } from '../core/money.js';
+import { REPORT_FORMATS, type ReportFormat } from './provider-reports.js';
+import { importProviderReport, setOrganizationTolerance, tolerancePercentOf, type ImportSummary } from './reconciliation.service.js';
+
+export interface ImportProviderCostReportBody {
+  /**
+   * `openai_costs`: the JSON page of OpenAI's `GET /v1/organization/costs` (bucket_width 1d,
+   * best grouped by line_item and project_id); `anthropic_cost_report`: the JSON of Anthropic's
+   * `GET /v1/organizations/cost_report` (daily buckets, amounts in cents, best grouped by
+   * description and workspace_id); `csv`: text with a header naming date, provider, model, cost
+   * and optionally project (or key).
+   */
+  format: ReportFormat;
+  /** The report: the provider's JSON as returned, or the CSV text. */
+  report: unknown;
+}
+
+export interface ImportProviderCostReportResult extends ImportSummary {
+  organization_id: string;
+}
+
+export interface ReconciliationSettings {
+  organization_id: string;
+  /** Percent of the provider's cost a day may drift before it is out of tolerance. */
+  tolerance_percent: string;
+}
+
+export interface ReconciliationSettingsBody {
+  /** A decimal string from 0 to 1000 (percent). */
+  tolerance_percent: string;
+}
+
+@Route('admin/organizations')
+@Tags('Admin: reconciliation')
+@Security('admin')
+@Response<ErrorEnvelope>(400, 'Invalid body; error.details.field names the field')
+@Response<ErrorEnvelope>(401, 'Missing or invalid admin token')
+@Response<ErrorEnvelope>(404, 'Unknown organization')
+export class ReconciliationAdminController extends Controller {
+  /**
+   * Imports a provider's cost report. Each (provider, UTC day) the report covers replaces the
+   * figures an earlier import held for it, so importing the same report twice counts it once.
+   * @summary Import a provider cost report
+   */
+  @Post('{organizationId}/provider-cost-reports')
+  public async importProviderCostReport(
+    @Request() req: ExRequest,
+    @Path() organizationId: string,
+    @Body() body: ImportProviderCostReportBody,
+  ): Promise<ImportProviderCostReportResult> {
+    if (!REPORT_FORMATS.includes(body.format)) throw new ValidationError('format', `must be one of ${REPORT_FORMATS.join(', ')}`);
+    const { db } = appContext(req);
+    await requireOrganization(db, organizationId);
+    const summary = await importProviderReport(db, organizationId, body.format, body.report);
+    return { organization_id: organizationId, ...summary };
+  }
+
+  /**
+   * The organization's reconciliation tolerance (1% unless set).
+   * @summary Retrieve reconciliation settings
+   */
+  @Get('{organizationId}/reconciliation-settings')
+  public async getReconciliationSettings(@Request() req: ExRequest, @Path() organizationId: string): Promise<ReconciliationSettings> {
+    const { db } = appContext(req);
+    await requireOrganization(db, organizationId);
+    return { organization_id: organizationId, tolerance_percent: formatMoney(await tolerancePercentOf(db, organizationId)) };
+  }
+
+  /**
+   * Sets the percent of the provider's cost a day may drift before `GET /v1/reconciliation` flags it.
+   * @summary Update reconciliation settings
+   */
+  @Put('{organizationId}/reconciliation-settings')
+  public async putReconciliationSettings(
+    @Request() req: ExRequest,
+    @Path() organizationId: string,
+    @Body() body: ReconciliationSettingsBody,
+  ): Promise<ReconciliationSettings> {
+    const tolerance = body.tolerance_percent;
+    if (typeof tolerance !== 'string' || !isUnsignedDecimalString(tolerance) || new Big(tolerance).gt(1000)) {
+      throw new ValidationError('tolerance_percent', 'must be a decimal string from 0 to 1000');
+    }
+    const { db } = appContext(req);
+    await requireOrganization(db, organizationId);
+    await setOrganizationTolerance(db, organizationId, tolerance);
+    return { organization_id: organizationId, tolerance_percent: formatMoney(tolerance) };
+  }
+}
