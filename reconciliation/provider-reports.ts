@@ -160,6 +160,12 @@ function csvRecords(text: string): string[][] {
   return records.filter((r) => !(r.length === 1 && r[0].trim() === ''));
 }
 
+/** YYYY-MM-DD naming a real day (not 2026-02-30). */
+function isCalendarDate(date: string): boolean {
+  const at = Date.parse(`${date}T00:00:00Z`);
+  return DATE.test(date) && !Number.isNaN(at) && new Date(at).toISOString().slice(0, 10) === date;
+}
+
 /** CSV with a header naming date, provider, model, cost and optionally project (or key). */
 function parseCostCsv(report: unknown): ProviderCostLine[] {
   if (typeof report !== 'string') throw new ValidationError('report', 'must be the CSV text');
@@ -174,7 +180,7 @@ function parseCostCsv(report: unknown): ProviderCostLine[] {
     const at = `report.line[${n + 2}]`;
     const cell = (name: string) => (row[index(name)] ?? '').trim();
     const date = cell('date');
-    if (!DATE.test(date) || Number.isNaN(Date.parse(`${date}T00:00:00Z`))) throw new ValidationError(`${at}.date`, 'must be a date YYYY-MM-DD (UTC)');
+    if (!isCalendarDate(date)) throw new ValidationError(`${at}.date`, 'must be a date YYYY-MM-DD (UTC)');
     const provider = cell('provider').toLowerCase();
     const model = cell('model');
     if (provider === '' || provider.length > 100) throw new ValidationError(`${at}.provider`, 'must be 1 to 100 characters');
