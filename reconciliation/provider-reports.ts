@@ -85,7 +85,8 @@ function parseOpenAiCosts(report: unknown): ProviderCostLine[] {
     const date = wholeDay((bucket.start_time as number) * 1000, (bucket.end_time as number) * 1000, `${at}.start_time`);
     arrayAt(bucket, 'results', at).forEach((result, j) => {
       const r = `${at}.results[${j}]`;
-      if (!isObject(result) || !isObject(result.amount)) throw new ValidationError(`${r}.amount`, 'must be an object with value and currency');
+      if (!isObject(result) || !isObject(result.amount))
+        throw new ValidationError(`${r}.amount`, 'must be an object with value and currency');
       usd(result.amount.currency, `${r}.amount.currency`);
       const lineItem = optionalText(result.line_item, `${r}.line_item`);
       lines.push({

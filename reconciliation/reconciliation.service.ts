@@ -21,7 +21,12 @@ export interface ImportSummary {
   total_cost: string;
 }
 
-export async function importProviderReport(db: ControlDb, organizationId: string, format: ReportFormat, report: unknown): Promise<ImportSummary> {
+export async function importProviderReport(
+  db: ControlDb,
+  organizationId: string,
+  format: ReportFormat,
+  report: unknown,
+): Promise<ImportSummary> {
   const lines = sumCostLines(parseProviderReport(format, report));
   await replaceProviderCosts(db, organizationId, format, lines);
   const days = new Map<string, { provider: string; date: string; sum: Big }>();

@@ -41,7 +41,12 @@ interface CostRow {
 }
 
 /** Imported figures of UTC days in [startDate, endDate) (YYYY-MM-DD). */
-export async function listProviderCosts(db: Queryable, organizationId: string, startDate: string, endDate: string): Promise<ProviderCost[]> {
+export async function listProviderCosts(
+  db: Queryable,
+  organizationId: string,
+  startDate: string,
+  endDate: string,
+): Promise<ProviderCost[]> {
   const rows = await db.query<CostRow>(
     `SELECT to_char(cost_date, 'YYYY-MM-DD') AS cost_date, provider, model, project, amount::text AS amount
        FROM reconciliation_provider_costs

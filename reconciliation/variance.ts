@@ -139,7 +139,11 @@ function rowOf(cell: Cell, tolerance: Big): ReconciliationRow {
 }
 
 /** Rows (day, provider, model order), day totals over the compared providers, our unreported cost. */
-export function reconcile(input: { providerCosts: readonly ProviderCost[]; ourCosts: readonly OurCost[]; tolerancePercent: Big }): Reconciliation {
+export function reconcile(input: {
+  providerCosts: readonly ProviderCost[];
+  ourCosts: readonly OurCost[];
+  tolerancePercent: Big;
+}): Reconciliation {
   const { cells, unreported } = cellsOf(input.providerCosts, input.ourCosts);
   const rows = cells
     .map((cell) => rowOf(cell, input.tolerancePercent))
@@ -149,11 +153,7 @@ export function reconcile(input: { providerCosts: readonly ProviderCost[]; ourCo
   const days = [...byDay].map(([date, dayRows]) => ({
     date,
     providers: [...new Set(dayRows.map((r) => r.provider))],
-    ...varianceOf(
-      sumMoney(dayRows.map((r) => r.provider_cost)),
-      sumMoney(dayRows.map((r) => r.our_cost)),
-      input.tolerancePercent,
-    ),
+    ...varianceOf(sumMoney(dayRows.map((r) => r.provider_cost)), sumMoney(dayRows.map((r) => r.our_cost)), input.tolerancePercent),
   }));
   return { rows, days, unreported };
 }

@@ -32,7 +32,10 @@ export async function reconciliationOf(
   q: { start_date: string; end_date: string; tolerance_percent?: string },
 ): Promise<ReconciliationReport> {
   const range = parseDateRange(q.start_date, q.end_date);
-  for (const [field, at] of [['start_date', range.start], ['end_date', range.end]] as const) {
+  for (const [field, at] of [
+    ['start_date', range.start],
+    ['end_date', range.end],
+  ] as const) {
     if (at.getTime() % DAY_MS !== 0) throw new ValidationError(field, 'must be a UTC date: reconciliation compares whole days');
   }
   assertMaxMonths(range, 12);

@@ -3,7 +3,16 @@
 // reconciliation read over HTTP. Every figure is worked out by hand in the comments.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin } from '../support/http.js';
-import { apiGet, createTenant, ingest, startPipeline, waitForLake, type EventBody, type Pipeline, type Tenant } from '../support/pipeline.js';
+import {
+  apiGet,
+  createTenant,
+  ingest,
+  startPipeline,
+  waitForLake,
+  type EventBody,
+  type Pipeline,
+  type Tenant,
+} from '../support/pipeline.js';
 
 const DAY = '2026-01-02';
 const DAY_START = 1767312000; // 2026-01-02T00:00:00Z in Unix seconds
@@ -46,9 +55,24 @@ const OPENAI_REPORT = {
       end_time: DAY_START + 86_400,
       results: [
         // gpt-4o: 4.5 + 1.5 (proj_a) + 0.9 (proj_b) = 6.9.
-        { object: 'organization.costs.result', amount: { value: 4.5, currency: 'usd' }, line_item: 'gpt-4o-2024-08-06, input', project_id: 'proj_a' },
-        { object: 'organization.costs.result', amount: { value: 1.5, currency: 'usd' }, line_item: 'gpt-4o-2024-08-06, output', project_id: 'proj_a' },
-        { object: 'organization.costs.result', amount: { value: 0.9, currency: 'usd' }, line_item: 'gpt-4o-2024-08-06, input', project_id: 'proj_b' },
+        {
+          object: 'organization.costs.result',
+          amount: { value: 4.5, currency: 'usd' },
+          line_item: 'gpt-4o-2024-08-06, input',
+          project_id: 'proj_a',
+        },
+        {
+          object: 'organization.costs.result',
+          amount: { value: 1.5, currency: 'usd' },
+          line_item: 'gpt-4o-2024-08-06, output',
+          project_id: 'proj_a',
+        },
+        {
+          object: 'organization.costs.result',
+          amount: { value: 0.9, currency: 'usd' },
+          line_item: 'gpt-4o-2024-08-06, input',
+          project_id: 'proj_b',
+        },
         // Only the provider has it.
         { object: 'organization.costs.result', amount: { value: 0.4, currency: 'usd' }, line_item: 'dall-e-3, images', project_id: null },
       ],
@@ -65,8 +89,22 @@ const ANTHROPIC_REPORT = {
       ending_at: '2026-01-03T00:00:00Z',
       results: [
         // Cents: 597 → 5.97; 25 → 0.25 (a model only the provider has).
-        { amount: '597', currency: 'USD', model: 'claude-sonnet-4-20250514', cost_type: 'tokens', workspace_id: 'wrkspc_1', service_tier: 'standard' },
-        { amount: '25', currency: 'USD', model: 'claude-haiku-4-5-20251001', cost_type: 'tokens', workspace_id: null, service_tier: 'standard' },
+        {
+          amount: '597',
+          currency: 'USD',
+          model: 'claude-sonnet-4-20250514',
+          cost_type: 'tokens',
+          workspace_id: 'wrkspc_1',
+          service_tier: 'standard',
+        },
+        {
+          amount: '25',
+          currency: 'USD',
+          model: 'claude-haiku-4-5-20251001',
+          cost_type: 'tokens',
+          workspace_id: null,
+          service_tier: 'standard',
+        },
       ],
     },
   ],
@@ -97,7 +135,17 @@ afterAll(async () => {
 
 const EXPECTED_ROWS = [
   // anthropic: claude-haiku-4-5 only the provider has: −0.25, −100%.
-  { provider: 'anthropic', model: 'claude-haiku-4-5', side: 'provider_only', provider_cost: '0.25', our_cost: '0', variance: '-0.25', variance_percent: -100, out_of_tolerance: true, projects: [] },
+  {
+    provider: 'anthropic',
+    model: 'claude-haiku-4-5',
+    side: 'provider_only',
+    provider_cost: '0.25',
+    our_cost: '0',
+    variance: '-0.25',
+    variance_percent: -100,
+    out_of_tolerance: true,
+    projects: [],
+  },
   // claude-sonnet-4: 6 − 5.97 = 0.03 = 0.5025…% of 5.97 → 0.5, within 1%.
   {
     provider: 'anthropic',
@@ -110,7 +158,17 @@ const EXPECTED_ROWS = [
     out_of_tolerance: false,
     projects: [{ project: 'wrkspc_1', provider_cost: '5.97' }],
   },
-  { provider: 'openai', model: 'dall-e-3', side: 'provider_only', provider_cost: '0.4', our_cost: '0', variance: '-0.4', variance_percent: -100, out_of_tolerance: true, projects: [] },
+  {
+    provider: 'openai',
+    model: 'dall-e-3',
+    side: 'provider_only',
+    provider_cost: '0.4',
+    our_cost: '0',
+    variance: '-0.4',
+    variance_percent: -100,
+    out_of_tolerance: true,
+    projects: [],
+  },
   // gpt-4o: 7 − 6.9 = 0.1 = 1.4492…% of 6.9 → 1.45, beyond 1%.
   {
     provider: 'openai',
@@ -127,11 +185,28 @@ const EXPECTED_ROWS = [
     ],
   },
   // gpt-4o-mini only we have: +0.15, no percent over a zero provider cost.
-  { provider: 'openai', model: 'gpt-4o-mini', side: 'ours_only', provider_cost: '0', our_cost: '0.15', variance: '0.15', variance_percent: null, out_of_tolerance: true, projects: [] },
+  {
+    provider: 'openai',
+    model: 'gpt-4o-mini',
+    side: 'ours_only',
+    provider_cost: '0',
+    our_cost: '0.15',
+    variance: '0.15',
+    variance_percent: null,
+    out_of_tolerance: true,
+    projects: [],
+  },
 ].map((r) => ({ date: DAY, ...r }));
 
 // Day: provider 0.25 + 5.97 + 0.4 + 6.9 = 13.52; ours 6 + 7 + 0.15 = 13.15; −0.37 = −2.7366…% → −2.74.
-const EXPECTED_DAY = { date: DAY, providers: ['anthropic', 'openai'], provider_cost: '13.52', our_cost: '13.15', variance: '-0.37', variance_percent: -2.74 };
+const EXPECTED_DAY = {
+  date: DAY,
+  providers: ['anthropic', 'openai'],
+  provider_cost: '13.52',
+  our_cost: '13.15',
+  variance: '-0.37',
+  variance_percent: -2.74,
+};
 
 describe('reconciliation', () => {
   it('imports both reports and reconciles the day by hand', async () => {
@@ -210,7 +285,9 @@ describe('reconciliation', () => {
     const res = await importReport(t, 'openai_costs', bad);
     expect(res.status).toBe(400);
     expect(res.body.error.details.field).toBe('report.data[0].results[1].amount.value');
-    const cents = await importReport(t, 'anthropic_cost_report', { data: [{ starting_at: `${DAY}T00:00:00Z`, ending_at: `${DAY}T01:00:00Z`, results: [] }] });
+    const cents = await importReport(t, 'anthropic_cost_report', {
+      data: [{ starting_at: `${DAY}T00:00:00Z`, ending_at: `${DAY}T01:00:00Z`, results: [] }],
+    });
     expect(cents.status).toBe(400);
     expect(cents.body.error.details.field).toBe('report.data[0].starting_at');
     const csv = await importReport(t, 'csv', 'date,provider,model,cost\n2026-01-02,openai,gpt-4o,1.5e2\n');

@@ -15,11 +15,19 @@ describe('varianceOf', () => {
     // 0.100000000001 over 10 is beyond 1% though its percent rounds to 1.
     expect(varianceOf(new Big('10'), new Big('10.100000000001'), new Big('1')).out_of_tolerance).toBe(true);
     // Under by 3 of 4: −75%.
-    expect(varianceOf(new Big('4'), new Big('1'), new Big('1'))).toMatchObject({ variance: '-3', variance_percent: -75, out_of_tolerance: true });
+    expect(varianceOf(new Big('4'), new Big('1'), new Big('1'))).toMatchObject({
+      variance: '-3',
+      variance_percent: -75,
+      out_of_tolerance: true,
+    });
   });
   it('has no percent over a zero provider cost, and any variance there is out of tolerance', () => {
     expect(varianceOf(new Big(0), new Big('0.5'), new Big('50'))).toMatchObject({ variance_percent: null, out_of_tolerance: true });
-    expect(varianceOf(new Big(0), new Big(0), new Big('0'))).toMatchObject({ variance: '0', variance_percent: null, out_of_tolerance: false });
+    expect(varianceOf(new Big(0), new Big(0), new Big('0'))).toMatchObject({
+      variance: '0',
+      variance_percent: null,
+      out_of_tolerance: false,
+    });
   });
 });
 
