@@ -23,7 +23,7 @@ export interface ProviderCostLine {
 }
 
 /** Provider costs the report does not split by model (no line item, no model). */
-export const ALL_MODELS = '(all models)';
+const ALL_MODELS = '(all models)';
 const MAX_LINES = 100_000;
 const DAY_SECONDS = 86_400;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;

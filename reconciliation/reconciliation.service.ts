@@ -9,7 +9,7 @@ import { getTolerancePercent, listProviderCosts, replaceProviderCosts, setTolera
 import type { ProviderCost } from './variance.js';
 
 /** Percent of the provider's cost a day may drift before it is flagged, when nothing else is set. */
-export const DEFAULT_TOLERANCE_PERCENT = '1';
+const DEFAULT_TOLERANCE_PERCENT = '1';
 
 export interface ImportSummary {
   format: ReportFormat;

@@ -20,7 +20,7 @@ export interface OurCost {
   cost: string;
 }
 
-export type ReconciliationSide = 'both' | 'provider_only' | 'ours_only';
+type ReconciliationSide = 'both' | 'provider_only' | 'ours_only';
 
 export interface VarianceFigures {
   /** The provider's cost, USD. */
@@ -35,7 +35,7 @@ export interface VarianceFigures {
   out_of_tolerance: boolean;
 }
 
-export interface ReconciliationRow extends VarianceFigures {
+interface ReconciliationRow extends VarianceFigures {
   date: string;
   provider: string;
   model: string;
@@ -44,13 +44,13 @@ export interface ReconciliationRow extends VarianceFigures {
   projects: { project: string; provider_cost: string }[];
 }
 
-export interface ReconciliationDay extends VarianceFigures {
+interface ReconciliationDay extends VarianceFigures {
   date: string;
   /** Providers whose reports cover the day. */
   providers: string[];
 }
 
-export interface UnreportedCost {
+interface UnreportedCost {
   date: string;
   provider: string;
   our_cost: string;
