@@ -355,6 +355,94 @@ class PingResponse(BaseModel):
     """
 
 
+class WhatIfEndUser(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    end_user_id: str
+    external_id: str | None = Field(...)
+    """
+    The end user's external id (the events' user_id).
+    """
+    actual_cost: str
+    simulated_cost: str
+    actual_margin: str | None = Field(...)
+    """
+    Recognized revenue − actual_cost; null without revenue for this end user in the range, or without revenue:read.
+    """
+    simulated_margin: str | None = Field(...)
+    """
+    Recognized revenue − simulated_cost; null as actual_margin is.
+    """
+
+
+class WhatIfResult(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    actual_cost: str
+    """
+    Completed events' cost in the range and scope, as stored.
+    """
+    simulated_cost: str
+    """
+    The same events with the substitutions priced in.
+    """
+    difference: str
+    """
+    simulated_cost − actual_cost (negative: the scenario is cheaper).
+    """
+    end_users: list[WhatIfEndUser]
+    """
+    End users with completed events in the range (ordered by end_user_id); events without an end user count in the totals only.
+    """
+
+
+class WhatIfSubstitution(BaseModel):
+    """
+    Price the events of one model as if they had gone to another.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    from_model: str
+    """
+    The model name as the events carry it (exact match).
+    """
+    to_model: str
+    """
+    The model to price them at; the organization's cards (and the standard ones) must price it.
+    """
+    token_ratio: float | None = Field(None, ge=1e-06, le=1000.0)
+    """
+    Tokens the new model would use per token of the old one, applied to every token class and
+    rounded half-up to whole tokens (default 1).
+    """
+
+
+class WhatIfRequest(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    start_date: str
+    """
+    ISO 8601 date or datetime, inclusive. Must be before end_date.
+    """
+    end_date: str
+    """
+    ISO 8601 date or datetime, exclusive; at most 12 months after start_date.
+    """
+    end_user_id: str | None = None
+    """
+    The internal end-user UUID (as /margin-data and /end-user-costs name it): only this end user's events.
+    """
+    substitutions: list[WhatIfSubstitution]
+    """
+    At least one, at most 20, each from_model at most once.
+    """
+
+
 class UsageEventItem(BaseModel):
     """
     One stored usage event.
@@ -785,6 +873,103 @@ class SessionTree(BaseModel):
     withheld: WithheldSpans
     """
     Spans beyond node_limit (the latest by start time); all zeros unless truncated.
+    """
+
+
+class Project(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    provider_cost: str
+    project: str
+
+
+class ReconciliationRow(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    provider_cost: str
+    """
+    The provider's cost, USD.
+    """
+    our_cost: str
+    """
+    Our cost of completed events, USD.
+    """
+    variance: str
+    """
+    our_cost − provider_cost, USD.
+    """
+    variance_percent: float | None = Field(...)
+    """
+    variance / provider_cost × 100, 2 decimals; null when the provider's cost is 0.
+    """
+    out_of_tolerance: bool
+    """
+    |variance| > tolerance_percent % of the provider's cost (any variance over a zero provider cost).
+    """
+    date: str
+    provider: str
+    model: str
+    side: Literal['both', 'provider_only', 'ours_only']
+    projects: list[Project]
+    """
+    The provider's cost of this row by project, workspace or key, where the report has them.
+    """
+
+
+class ReconciliationDay(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    provider_cost: str
+    """
+    The provider's cost, USD.
+    """
+    our_cost: str
+    """
+    Our cost of completed events, USD.
+    """
+    variance: str
+    """
+    our_cost − provider_cost, USD.
+    """
+    variance_percent: float | None = Field(...)
+    """
+    variance / provider_cost × 100, 2 decimals; null when the provider's cost is 0.
+    """
+    out_of_tolerance: bool
+    """
+    |variance| > tolerance_percent % of the provider's cost (any variance over a zero provider cost).
+    """
+    date: str
+    providers: list[str]
+    """
+    Providers whose reports cover the day.
+    """
+
+
+class UnreportedCost(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    date: str
+    provider: str
+    our_cost: str
+
+
+class ReconciliationReport(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    rows: list[ReconciliationRow]
+    days: list[ReconciliationDay]
+    unreported: list[UnreportedCost]
+    start_date: str
+    end_date: str
+    tolerance_percent: str
+    """
+    The tolerance the flags used, in percent of the provider's cost.
     """
 
 
@@ -3185,6 +3370,74 @@ class AuditEventList(BaseModel):
 
 class ActorKind(RootModel[Literal['person', 'api_key', 'admin_token', 'anonymous']]):
     root: Literal['person', 'api_key', 'admin_token', 'anonymous']
+
+
+class Day(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    provider_cost: str
+    date: str
+    provider: str
+
+
+class ImportProviderCostReportResult(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    format: Literal['openai_costs', 'anthropic_cost_report', 'csv']
+    lines: float
+    """
+    Cost lines after summing a day's lines of one provider, model and project.
+    """
+    days: list[Day]
+    """
+    The (provider, day) pairs whose figures this import replaced, in order.
+    """
+    total_cost: str
+    """
+    USD over the whole report.
+    """
+    organization_id: str
+
+
+class ImportProviderCostReportBody(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    format: Literal['openai_costs', 'anthropic_cost_report', 'csv']
+    """
+    `openai_costs`: the JSON page of OpenAI's `GET /v1/organization/costs` (bucket_width 1d,
+    best grouped by line_item and project_id); `anthropic_cost_report`: the JSON of Anthropic's
+    `GET /v1/organizations/cost_report` (daily buckets, amounts in cents, best grouped by
+    description and workspace_id); `csv`: text with a header naming date, provider, model, cost
+    and optionally project (or key).
+    """
+    report: Any
+    """
+    The report: the provider's JSON as returned, or the CSV text.
+    """
+
+
+class ReconciliationSettings(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    organization_id: str
+    tolerance_percent: str
+    """
+    Percent of the provider's cost a day may drift before it is out of tolerance.
+    """
+
+
+class ReconciliationSettingsBody(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    tolerance_percent: str
+    """
+    A decimal string from 0 to 1000 (percent).
+    """
 
 
 class IntValue(RootModel[str]):

@@ -22,7 +22,7 @@ def _segment(value: object) -> str:
     return quote(str(value), safe="")
 
 
-READ_ENDPOINTS = {'ping': '/ping', 'usage_events': '/usage/events', 'usage_summary': '/usage/summary', 'usage_aggregation': '/usage/aggregation', 'usage_event': '/usage/events/{eventId}', 'sessions': '/attribution-data/sessions', 'session_tree': '/attribution-data/sessions/{sessionId}/tree', 'margin_by_end_user': '/margin-data/by-end-user', 'margin_trend': '/margin-data/trend', 'margin_summary': '/margin-data/summary', 'end_users': '/end-users', 'end_user_sessions': '/end-user-costs/{externalId}/sessions', 'end_user_summary': '/end-user-costs/{externalId}/summary', 'end_user_by_model': '/end-user-costs/{externalId}/by-model', 'end_user_by_provider': '/end-user-costs/{externalId}/by-provider', 'end_user_by_dimension': '/end-user-costs/{externalId}/by-dimension', 'end_user_trend': '/end-user-costs/{externalId}/trend', 'dimension_definitions': '/dimension-data/definitions', 'dimension_cost_trend': '/dimension-data/cost-trend', 'dimension_numeric_trend': '/dimension-data/numeric-trend', 'dimension_numeric_summary': '/dimension-data/numeric-summary', 'dimension_cost_breakdown': '/dimension-data/cost-breakdown', 'cost_trend': '/cost-data/trend', 'pending_rate_card': '/cost-data/pending-rate-card', 'cost_summary': '/cost-data/summary', 'cost_by_end_user': '/cost-data/by-end-user', 'attribution_by_agent': '/attribution-data/by-agent', 'agents': '/attribution-data/agents', 'workflows': '/attribution-data/workflows', 'attribution_by_dimension': '/attribution-data/by-dimension', 'attribution_dimension_values': '/attribution-data/dimension-values', 'unpriced_rates': '/rates/unpriced', 'rates': '/rates', 'own_rates': '/rates/own', 'budgets': '/budgets', 'budget_check': '/budgets/check', 'budget': '/budgets/{budgetId}'}
+READ_ENDPOINTS = {'ping': '/ping', 'usage_events': '/usage/events', 'usage_summary': '/usage/summary', 'usage_aggregation': '/usage/aggregation', 'usage_event': '/usage/events/{eventId}', 'sessions': '/attribution-data/sessions', 'session_tree': '/attribution-data/sessions/{sessionId}/tree', 'reconciliation': '/reconciliation', 'margin_by_end_user': '/margin-data/by-end-user', 'margin_trend': '/margin-data/trend', 'margin_summary': '/margin-data/summary', 'end_users': '/end-users', 'end_user_sessions': '/end-user-costs/{externalId}/sessions', 'end_user_summary': '/end-user-costs/{externalId}/summary', 'end_user_by_model': '/end-user-costs/{externalId}/by-model', 'end_user_by_provider': '/end-user-costs/{externalId}/by-provider', 'end_user_by_dimension': '/end-user-costs/{externalId}/by-dimension', 'end_user_trend': '/end-user-costs/{externalId}/trend', 'dimension_definitions': '/dimension-data/definitions', 'dimension_cost_trend': '/dimension-data/cost-trend', 'dimension_numeric_trend': '/dimension-data/numeric-trend', 'dimension_numeric_summary': '/dimension-data/numeric-summary', 'dimension_cost_breakdown': '/dimension-data/cost-breakdown', 'cost_trend': '/cost-data/trend', 'pending_rate_card': '/cost-data/pending-rate-card', 'cost_summary': '/cost-data/summary', 'cost_by_end_user': '/cost-data/by-end-user', 'attribution_by_agent': '/attribution-data/by-agent', 'agents': '/attribution-data/agents', 'workflows': '/attribution-data/workflows', 'attribution_by_dimension': '/attribution-data/by-dimension', 'attribution_dimension_values': '/attribution-data/dimension-values', 'unpriced_rates': '/rates/unpriced', 'rates': '/rates', 'own_rates': '/rates/own', 'budgets': '/budgets', 'budget_check': '/budgets/check', 'budget': '/budgets/{budgetId}'}
 """Every read method: its name and its path under /v1."""
 
 
@@ -56,6 +56,10 @@ class ReadMethods:
     def session_tree(self, session_id: str) -> models.SessionTree:
         """GET /v1/attribution-data/sessions/{sessionId}/tree: Retrieve a session's call tree"""
         return models.SessionTree.model_validate(self._transport.get(f"/attribution-data/sessions/{_segment(session_id)}/tree", {}))
+
+    def reconciliation(self, *, start_date: DateParam, end_date: DateParam, tolerance_percent: str | None = None) -> models.ReconciliationReport:
+        """GET /v1/reconciliation: Reconcile costs with the providers' reports"""
+        return models.ReconciliationReport.model_validate(self._transport.get("/reconciliation", {"start_date": _param(start_date), "end_date": _param(end_date), "tolerance_percent": _param(tolerance_percent)}))
 
     def margin_by_end_user(self, *, start_date: DateParam, end_date: DateParam) -> models.MarginByEndUser:
         """GET /v1/margin-data/by-end-user: List end users by margin"""
@@ -208,6 +212,10 @@ class AsyncReadMethods:
     async def session_tree(self, session_id: str) -> models.SessionTree:
         """GET /v1/attribution-data/sessions/{sessionId}/tree: Retrieve a session's call tree"""
         return models.SessionTree.model_validate(await self._transport.get(f"/attribution-data/sessions/{_segment(session_id)}/tree", {}))
+
+    async def reconciliation(self, *, start_date: DateParam, end_date: DateParam, tolerance_percent: str | None = None) -> models.ReconciliationReport:
+        """GET /v1/reconciliation: Reconcile costs with the providers' reports"""
+        return models.ReconciliationReport.model_validate(await self._transport.get("/reconciliation", {"start_date": _param(start_date), "end_date": _param(end_date), "tolerance_percent": _param(tolerance_percent)}))
 
     async def margin_by_end_user(self, *, start_date: DateParam, end_date: DateParam) -> models.MarginByEndUser:
         """GET /v1/margin-data/by-end-user: List end users by margin"""

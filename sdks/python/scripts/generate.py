@@ -72,6 +72,7 @@ READ_ENDPOINTS = {
     "budgets": "/budgets",
     "budget": "/budgets/{budgetId}",
     "budget_check": "/budgets/check",
+    "reconciliation": "/reconciliation",
 }
 
 

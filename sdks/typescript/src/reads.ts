@@ -48,6 +48,7 @@ export const READ_ENDPOINTS = {
   budgets: '/budgets',
   budget: '/budgets/{budgetId}',
   budgetCheck: '/budgets/check',
+  reconciliation: '/reconciliation',
 } as const satisfies Record<string, keyof paths>;
 
 type Endpoints = typeof READ_ENDPOINTS;

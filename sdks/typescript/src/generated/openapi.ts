@@ -72,6 +72,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/what-if": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Simulate a model substitution
+         * @description Prices the range's completed events again with each substitution's `from_model` events moved to
+         *     `to_model` (every token class × `token_ratio`, rounded half-up to whole tokens) by the
+         *     processor's pricing and the organization's cards in effect at each event's timestamp. Events
+         *     with a cost_override keep it; other models keep their stored cost. Margins (recognized revenue −
+         *     cost) are given for end users with revenue in the range and need revenue:read too: without it
+         *     they are null. Nothing is stored or changed.
+         */
+        post: operations["Simulate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/usage/events": {
         parameters: {
             query?: never;
@@ -194,6 +219,30 @@ export interface paths {
          *     spans (the earliest by start). Roots' subtree costs + untraced + withheld = the session's total.
          */
         get: operations["GetSessionTree"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reconciliation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Reconcile costs with the providers' reports
+         * @description The provider's cost (from imported reports) against ours (completed events) per UTC day ×
+         *     provider × model: variance = ours − provider's, in USD and percent of the provider's cost;
+         *     rows only one side has (`side`); days whose variance is beyond the tolerance
+         *     (`out_of_tolerance`). Only (day, provider) pairs a report covers are compared; our cost of
+         *     the others is listed in `unreported`.
+         */
+        get: operations["GetReconciliation"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1729,6 +1778,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/organizations/{organizationId}/provider-cost-reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import a provider cost report
+         * @description Imports a provider's cost report. Each (provider, UTC day) the report covers replaces the
+         *     figures an earlier import held for it, so importing the same report twice counts it once.
+         */
+        post: operations["ImportProviderCostReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/organizations/{organizationId}/reconciliation-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve reconciliation settings
+         * @description The organization's reconciliation tolerance (1% unless set).
+         */
+        get: operations["GetReconciliationSettings"];
+        /**
+         * Update reconciliation settings
+         * @description Sets the percent of the provider's cost a day may drift before `GET /v1/reconciliation` flags it.
+         */
+        put: operations["PutReconciliationSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/otlp/v1/traces": {
         parameters: {
             query?: never;
@@ -1982,6 +2076,50 @@ export interface components {
             ok: boolean;
             /** @description The organization the key belongs to. */
             organization_id: string;
+        };
+        WhatIfEndUser: {
+            end_user_id: string;
+            /** @description The end user's external id (the events' user_id). */
+            external_id: string | null;
+            actual_cost: string;
+            simulated_cost: string;
+            /** @description Recognized revenue − actual_cost; null without revenue for this end user in the range, or without revenue:read. */
+            actual_margin: string | null;
+            /** @description Recognized revenue − simulated_cost; null as actual_margin is. */
+            simulated_margin: string | null;
+        };
+        WhatIfResult: {
+            /** @description Completed events' cost in the range and scope, as stored. */
+            actual_cost: string;
+            /** @description The same events with the substitutions priced in. */
+            simulated_cost: string;
+            /** @description simulated_cost − actual_cost (negative: the scenario is cheaper). */
+            difference: string;
+            /** @description End users with completed events in the range (ordered by end_user_id); events without an end user count in the totals only. */
+            end_users: components["schemas"]["WhatIfEndUser"][];
+        };
+        /** @description Price the events of one model as if they had gone to another. */
+        WhatIfSubstitution: {
+            /** @description The model name as the events carry it (exact match). */
+            from_model: string;
+            /** @description The model to price them at; the organization's cards (and the standard ones) must price it. */
+            to_model: string;
+            /**
+             * Format: double
+             * @description Tokens the new model would use per token of the old one, applied to every token class and
+             *     rounded half-up to whole tokens (default 1).
+             */
+            token_ratio?: number;
+        };
+        WhatIfRequest: {
+            /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
+            start_date: string;
+            /** @description ISO 8601 date or datetime, exclusive; at most 12 months after start_date. */
+            end_date: string;
+            /** @description The internal end-user UUID (as /margin-data and /end-user-costs name it): only this end user's events. */
+            end_user_id?: string;
+            /** @description At least one, at most 20, each from_model at most once. */
+            substitutions: components["schemas"]["WhatIfSubstitution"][];
         };
         /** @description One stored usage event. */
         UsageEventItem: {
@@ -2264,6 +2402,64 @@ export interface components {
             node_limit: number;
             /** @description Spans beyond node_limit (the latest by start time); all zeros unless truncated. */
             withheld: components["schemas"]["WithheldSpans"];
+        };
+        /** @enum {string} */
+        ReconciliationSide: "both" | "provider_only" | "ours_only";
+        ReconciliationRow: {
+            /** @description The provider's cost, USD. */
+            provider_cost: string;
+            /** @description Our cost of completed events, USD. */
+            our_cost: string;
+            /** @description our_cost − provider_cost, USD. */
+            variance: string;
+            /**
+             * Format: double
+             * @description variance / provider_cost × 100, 2 decimals; null when the provider's cost is 0.
+             */
+            variance_percent: number | null;
+            /** @description |variance| > tolerance_percent % of the provider's cost (any variance over a zero provider cost). */
+            out_of_tolerance: boolean;
+            date: string;
+            provider: string;
+            model: string;
+            side: components["schemas"]["ReconciliationSide"];
+            /** @description The provider's cost of this row by project, workspace or key, where the report has them. */
+            projects: {
+                provider_cost: string;
+                project: string;
+            }[];
+        };
+        ReconciliationDay: {
+            /** @description The provider's cost, USD. */
+            provider_cost: string;
+            /** @description Our cost of completed events, USD. */
+            our_cost: string;
+            /** @description our_cost − provider_cost, USD. */
+            variance: string;
+            /**
+             * Format: double
+             * @description variance / provider_cost × 100, 2 decimals; null when the provider's cost is 0.
+             */
+            variance_percent: number | null;
+            /** @description |variance| > tolerance_percent % of the provider's cost (any variance over a zero provider cost). */
+            out_of_tolerance: boolean;
+            date: string;
+            /** @description Providers whose reports cover the day. */
+            providers: string[];
+        };
+        UnreportedCost: {
+            date: string;
+            provider: string;
+            our_cost: string;
+        };
+        ReconciliationReport: {
+            rows: components["schemas"]["ReconciliationRow"][];
+            days: components["schemas"]["ReconciliationDay"][];
+            unreported: components["schemas"]["UnreportedCost"][];
+            start_date: string;
+            end_date: string;
+            /** @description The tolerance the flags used, in percent of the provider's cost. */
+            tolerance_percent: string;
         };
         /** @enum {string} */
         ProfitabilityCategory: "profitable" | "break-even" | "unprofitable";
@@ -3778,6 +3974,46 @@ export interface components {
         };
         /** @enum {string} */
         ActorKind: "person" | "api_key" | "admin_token" | "anonymous";
+        /** @enum {string} */
+        ReportFormat: "openai_costs" | "anthropic_cost_report" | "csv";
+        ImportProviderCostReportResult: {
+            format: components["schemas"]["ReportFormat"];
+            /**
+             * Format: double
+             * @description Cost lines after summing a day's lines of one provider, model and project.
+             */
+            lines: number;
+            /** @description The (provider, day) pairs whose figures this import replaced, in order. */
+            days: {
+                provider_cost: string;
+                date: string;
+                provider: string;
+            }[];
+            /** @description USD over the whole report. */
+            total_cost: string;
+            organization_id: string;
+        };
+        ImportProviderCostReportBody: {
+            /**
+             * @description `openai_costs`: the JSON page of OpenAI's `GET /v1/organization/costs` (bucket_width 1d,
+             *     best grouped by line_item and project_id); `anthropic_cost_report`: the JSON of Anthropic's
+             *     `GET /v1/organizations/cost_report` (daily buckets, amounts in cents, best grouped by
+             *     description and workspace_id); `csv`: text with a header naming date, provider, model, cost
+             *     and optionally project (or key).
+             */
+            format: components["schemas"]["ReportFormat"];
+            /** @description The report: the provider's JSON as returned, or the CSV text. */
+            report: unknown;
+        };
+        ReconciliationSettings: {
+            organization_id: string;
+            /** @description Percent of the provider's cost a day may drift before it is out of tolerance. */
+            tolerance_percent: string;
+        };
+        ReconciliationSettingsBody: {
+            /** @description A decimal string from 0 to 1000 (percent). */
+            tolerance_percent: string;
+        };
         /** @description opentelemetry.proto.common.v1.AnyValue: at most one of the fields. */
         OtlpAnyValue: {
             stringValue?: string;
@@ -4071,6 +4307,75 @@ export interface operations {
             };
             /** @description Missing or invalid API key */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded (general tier); see RateLimit-* and Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    Simulate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WhatIfRequest"];
+            };
+        };
+        responses: {
+            /** @description The actual and simulated figures */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WhatIfResult"];
+                };
+            };
+            /** @description Bad or missing fields (error.details.field names it); start_date not before end_date */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks costs:read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description DATE_RANGE_TOO_LARGE: the range is longer than 12 months; NO_RATE_CARD: a to_model has no rate card pricing the events moved to it (error.details.field names the substitution) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4476,6 +4781,78 @@ export interface operations {
             };
             /** @description No event of the organization carries this session id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded (general tier); see RateLimit-* and Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    GetReconciliation: {
+        parameters: {
+            query: {
+                /** @description UTC date (YYYY-MM-DD), inclusive. Must be before end_date. */
+                start_date: components["schemas"]["IsoDateParam"];
+                /** @description UTC date (YYYY-MM-DD), exclusive; at most 12 months after start_date. */
+                end_date: components["schemas"]["IsoDateParam"];
+                /** @description Percent of the provider's cost a row or day may drift (decimal, 0–1000); default the organization's setting, else 1. */
+                tolerance_percent?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationReport"];
+                };
+            };
+            /** @description Bad or missing parameters (error.details.field names it); start_date not before end_date */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks costs:read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description DATE_RANGE_TOO_LARGE: the range is longer than 12 months */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9407,6 +9784,161 @@ export interface operations {
             };
             /** @description Not an owner or admin of the organization */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    ImportProviderCostReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportProviderCostReportBody"];
+            };
+        };
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportProviderCostReportResult"];
+                };
+            };
+            /** @description Invalid body; error.details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    GetReconciliationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationSettings"];
+                };
+            };
+            /** @description Invalid body; error.details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    PutReconciliationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReconciliationSettingsBody"];
+            };
+        };
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationSettings"];
+                };
+            };
+            /** @description Invalid body; error.details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
