@@ -45,6 +45,7 @@ const MIGRATION_NAMES = [
   '014_rate_card_corrections',
   '015_people_sessions_audit',
   '017_rate_card_time_windows',
+  '018_reconciliation',
 ];
 
 const sha256 = (s: string) => crypto.createHash('sha256').update(s).digest('hex');
