@@ -4,8 +4,10 @@ openapi/openapi.json; do not edit by hand, regenerate."""
 from __future__ import annotations
 
 import datetime as _dt
-from typing import TYPE_CHECKING, Any, Literal, Union
+from typing import TYPE_CHECKING, Any, Literal, Mapping, Union
 from urllib.parse import quote
+
+from pydantic import BaseModel
 
 from . import models
 from .events import wire_value as _param
@@ -20,6 +22,11 @@ DateParam = Union[str, _dt.date, _dt.datetime]
 def _segment(value: object) -> str:
     # Ids may come back from send() as UUID objects; a path segment is their text.
     return quote(str(value), safe="")
+
+
+def _body(body: object) -> object:
+    # A model is sent as the JSON the server reads (fields left unset are left out).
+    return body.model_dump(mode="json", exclude_none=True) if isinstance(body, BaseModel) else body
 
 
 READ_ENDPOINTS = {'ping': '/ping', 'usage_events': '/usage/events', 'usage_summary': '/usage/summary', 'usage_aggregation': '/usage/aggregation', 'usage_event': '/usage/events/{eventId}', 'sessions': '/attribution-data/sessions', 'session_tree': '/attribution-data/sessions/{sessionId}/tree', 'reconciliation': '/reconciliation', 'margin_by_end_user': '/margin-data/by-end-user', 'margin_trend': '/margin-data/trend', 'margin_summary': '/margin-data/summary', 'end_users': '/end-users', 'end_user_sessions': '/end-user-costs/{externalId}/sessions', 'end_user_summary': '/end-user-costs/{externalId}/summary', 'end_user_by_model': '/end-user-costs/{externalId}/by-model', 'end_user_by_provider': '/end-user-costs/{externalId}/by-provider', 'end_user_by_dimension': '/end-user-costs/{externalId}/by-dimension', 'end_user_trend': '/end-user-costs/{externalId}/trend', 'dimension_definitions': '/dimension-data/definitions', 'dimension_cost_trend': '/dimension-data/cost-trend', 'dimension_numeric_trend': '/dimension-data/numeric-trend', 'dimension_numeric_summary': '/dimension-data/numeric-summary', 'dimension_cost_breakdown': '/dimension-data/cost-breakdown', 'cost_trend': '/cost-data/trend', 'pending_rate_card': '/cost-data/pending-rate-card', 'cost_summary': '/cost-data/summary', 'cost_by_end_user': '/cost-data/by-end-user', 'attribution_by_agent': '/attribution-data/by-agent', 'agents': '/attribution-data/agents', 'workflows': '/attribution-data/workflows', 'attribution_by_dimension': '/attribution-data/by-dimension', 'attribution_dimension_values': '/attribution-data/dimension-values', 'unpriced_rates': '/rates/unpriced', 'rates': '/rates', 'own_rates': '/rates/own', 'budgets': '/budgets', 'budget_check': '/budgets/check', 'budget': '/budgets/{budgetId}'}
@@ -181,6 +188,10 @@ class ReadMethods:
         """GET /v1/budgets/{budgetId}: Retrieve a budget"""
         return models.BudgetStatusView.model_validate(self._transport.get(f"/budgets/{_segment(budget_id)}", {}))
 
+    def what_if(self, body: models.WhatIfRequest | Mapping[str, Any]) -> models.WhatIfResult:
+        """POST /v1/what-if: Simulate a model substitution"""
+        return models.WhatIfResult.model_validate(self._transport.post("/what-if", _body(body)))
+
 
 class AsyncReadMethods:
     _transport: AsyncTransport
@@ -336,3 +347,7 @@ class AsyncReadMethods:
     async def budget(self, budget_id: str) -> models.BudgetStatusView:
         """GET /v1/budgets/{budgetId}: Retrieve a budget"""
         return models.BudgetStatusView.model_validate(await self._transport.get(f"/budgets/{_segment(budget_id)}", {}))
+
+    async def what_if(self, body: models.WhatIfRequest | Mapping[str, Any]) -> models.WhatIfResult:
+        """POST /v1/what-if: Simulate a model substitution"""
+        return models.WhatIfResult.model_validate(await self._transport.post("/what-if", _body(body)))

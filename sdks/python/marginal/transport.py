@@ -1,5 +1,5 @@
 """HTTP to the service with httpx: one request → decoded JSON or a typed error, with the retry
-policy applied (GETs and signed POSTs alike; a signed POST is re-signed per attempt over the
+policy applied (GETs, read POSTs such as /what-if, and signed POSTs alike; a signed POST is re-signed per attempt over the
 same bytes, so its idempotency key never changes). `SyncTransport` and `AsyncTransport` differ
 only in how they wait."""
 
@@ -56,6 +56,13 @@ class SyncTransport:
         url = self.creds.api_url + path
         return self._retrying(lambda: self._send(lambda: self._client.get(url, params=_clean(params), headers=_headers(self.creds))))
 
+    def post(self, path: str, payload: Any) -> Any:
+        """A read with a JSON body (it changes nothing, so it is retried like a GET)."""
+        body = encode_json(payload)
+        url = self.creds.api_url + path
+        headers = {**_headers(self.creds), "Content-Type": "application/json"}
+        return self._retrying(lambda: self._send(lambda: self._client.post(url, content=body, headers=headers)))
+
     def post_signed(self, path: str, payload: Any) -> Any:
         return self._retrying(lambda: self.post_signed_once(path, payload))
 
@@ -99,6 +106,13 @@ class AsyncTransport:
     async def get(self, path: str, params: Optional[Mapping[str, Any]] = None) -> Any:
         url = self.creds.api_url + path
         return await self._retrying(lambda: self._client.get(url, params=_clean(params), headers=_headers(self.creds)))
+
+    async def post(self, path: str, payload: Any) -> Any:
+        """A read with a JSON body (it changes nothing, so it is retried like a GET)."""
+        body = encode_json(payload)
+        url = self.creds.api_url + path
+        headers = {**_headers(self.creds), "Content-Type": "application/json"}
+        return await self._retrying(lambda: self._client.post(url, content=body, headers=headers))
 
     async def post_signed(self, path: str, payload: Any) -> Any:
         body = encode_json(payload)

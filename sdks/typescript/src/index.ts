@@ -16,7 +16,7 @@ export {
   ServerError,
   ValidationError,
 } from './errors.js';
-export { READ_ENDPOINTS, type ReadMethods, type ReadParams, type ReadResult } from './reads.js';
+export { READ_ENDPOINTS, type ReadMethods, type ReadParams, type ReadResult, type WhatIfResult, type WhatIfScenario } from './reads.js';
 export { sign, signatureHeaders } from './signing.js';
 export { currentContext, withContext, type CaptureContext } from './context.js';
 export {

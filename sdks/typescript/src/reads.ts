@@ -3,6 +3,8 @@
 // openapi-typescript); requests go through openapi-fetch, whose fetch is the SDK's retrying one.
 // A method takes the path and query parameters in one object and returns the 200 body, or throws
 // the typed error of errors.ts. test/unit/reads.test.ts checks that every GET path has a method.
+// POST /what-if is a read with a JSON body (a scenario; it changes nothing): written by hand as
+// whatIf(body), retried like the GETs since repeating it is harmless.
 import createClient from 'openapi-fetch';
 import type { ResolvedConfig } from './config.js';
 import { errorFromResponse } from './errors.js';
@@ -66,6 +68,12 @@ export type ReadParams<M extends keyof Endpoints> = ParamsOf<GetOperation<Endpoi
 /** The 200 body of a read method. */
 export type ReadResult<M extends keyof Endpoints> = ResultOf<GetOperation<Endpoints[M]>>;
 
+type WhatIfOperation = paths['/what-if']['post'];
+/** The body of POST /what-if: range, optional end user, model substitutions. */
+export type WhatIfScenario = WhatIfOperation['requestBody']['content']['application/json'];
+/** The 200 body of POST /what-if. */
+export type WhatIfResult = ResultOf<WhatIfOperation>;
+
 export type ReadMethods = {
   [M in keyof Endpoints]: [RequiredKeys<ReadParams<M>>] extends [never]
     ? (params?: ReadParams<M>) => Promise<ReadResult<M>>
@@ -73,6 +81,8 @@ export type ReadMethods = {
 } & {
   /** GET /attribution-data/by-dimension?format=csv: the breakdown as CSV text. */
   attributionByDimensionCsv(params: Omit<ReadParams<'attributionByDimension'>, 'format'>): Promise<string>;
+  /** POST /what-if: the range's actual and simulated cost (and margins) under model substitutions. */
+  whatIf(scenario: WhatIfScenario): Promise<WhatIfResult>;
 };
 
 /** The read methods bound to one client's configuration. */
@@ -94,6 +104,12 @@ export function createReadMethods(config: ResolvedConfig): ReadMethods {
   const methods: Record<string, (params?: Record<string, unknown>) => Promise<unknown>> = {};
   for (const [name, path] of Object.entries(READ_ENDPOINTS)) methods[name] = (params = {}) => read(path, params, 'json');
   methods.attributionByDimensionCsv = (params = {}) => read(READ_ENDPOINTS.attributionByDimension, { ...params, format: 'csv' }, 'text');
+  const post = client.POST as unknown as (path: string, init: object) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+  methods.whatIf = async (scenario = {}) => {
+    const { data, error, response } = await post('/what-if', { body: scenario });
+    if (!response.ok) throw errorFromResponse(response.status, error, response.headers);
+    return data;
+  };
   return methods as unknown as ReadMethods;
 }
 
@@ -108,7 +124,13 @@ function parseJson(v: unknown): unknown {
 
 /** fetch with the SDK's retries and per-attempt timeout, answering a plain Response. */
 async function retryingFetch(config: ResolvedConfig, request: Request): Promise<Response> {
-  const answer = await requestWithRetry((signal) => config.fetch(new Request(request, { signal })), config.retry, {
+  // A body is read once, so each attempt of a POST gets its own Request over the same bytes.
+  const body = request.method === 'GET' ? null : await request.arrayBuffer();
+  const attempt = (signal: AbortSignal) =>
+    body === null
+      ? new Request(request, { signal })
+      : new Request(request.url, { method: request.method, headers: request.headers, body, signal });
+  const answer = await requestWithRetry((signal) => config.fetch(attempt(signal)), config.retry, {
     timeoutMs: config.timeoutMs,
   });
   const empty = answer.status === 204 || answer.status === 304;

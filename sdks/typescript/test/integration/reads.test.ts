@@ -119,6 +119,27 @@ describe('read methods return the API figures', () => {
     ).toBe(true);
   });
 
+  it('whatIf (POST /what-if): sdk-model-b priced as sdk-model-a with twice the tokens', async () => {
+    const res = await reader.whatIf({ ...range, substitutions: [{ from_model: 'sdk-model-b', to_model: 'sdk-model-a', token_ratio: 2 }] });
+    const isB = (e: UsageEvent) => e.model === 'sdk-model-b';
+    const asA = EVENTS.filter(isB).map((e) =>
+      expectedCost(
+        { ...e, model: 'sdk-model-a', input_tokens: e.input_tokens! * 2, output_tokens: e.output_tokens! * 2 } as Parameters<
+          typeof expectedCost
+        >[0],
+        card('sdk-model-a'),
+      ),
+    );
+    const actual = costWhere(() => true).total;
+    const simulated = actual.minus(costWhere(isB).total).plus(sumCosts(asA).total);
+    expect(sameAmount(res.actual_cost, actual)).toBe(true);
+    expect(sameAmount(res.simulated_cost, simulated)).toBe(true);
+    expect(sameAmount(res.difference, simulated.minus(actual))).toBe(true);
+    expect(res.end_users.map((u) => u.external_id).sort()).toEqual(['alice', 'bob']);
+    const invalid = await reader.whatIf({ ...range, substitutions: [] }).catch((e: unknown) => e);
+    expect(invalid).toMatchObject({ status: 400, code: 'VALIDATION_ERROR', field: 'substitutions' });
+  });
+
   it('errors are typed, with code, correlationId and details', async () => {
     const notFound = await reader.endUserTrend({ externalId: 'nobody', ...range }).catch((e: unknown) => e);
     expect(notFound).toBeInstanceOf(NotFoundError);
