@@ -11,6 +11,7 @@ from decimal import Decimal
 import pytest
 
 import marginal
+from marginal import models
 from marginal.reads import READ_ENDPOINTS
 
 from .waiting import eventually
@@ -194,3 +195,20 @@ def test_bad_parameters_raise_typed_errors(tenant_with_events):
     assert raised.value.status == 400 and raised.value.correlation_id and raised.value.field
     with pytest.raises(marginal.DateRangeTooLargeError):
         client.margin_summary(start_date="2024-01-01", end_date="2025-06-01")
+
+
+def test_what_if_prices_a_substitution(tenant_with_events):
+    # rd-model-v1 priced as itself with twice the tokens: every class doubles exactly, so the
+    # simulated cost is twice the actual one; the body may be a model or a plain dict.
+    client, events, now = tenant_with_events
+    total = sum((cost(e) for e in events), Decimal(0))
+    window = {"start_date": (now - dt.timedelta(days=1)).isoformat(), "end_date": (now + dt.timedelta(hours=1)).isoformat()}
+    scenario = models.WhatIfRequest(**window, substitutions=[{"from_model": "rd-model-v1", "to_model": "rd-model-v1", "token_ratio": 2}])
+    answer = client.what_if(scenario)
+    assert (Decimal(answer.actual_cost), Decimal(answer.simulated_cost), Decimal(answer.difference)) == (total, 2 * total, total)
+    assert sorted(u.external_id for u in answer.end_users) == ["alice", "bob"]
+    same = client.what_if({**window, "substitutions": [{"from_model": "rd-model-v1", "to_model": "rd-model-v1"}]})
+    assert Decimal(same.difference) == 0
+    with pytest.raises(marginal.ValidationError) as raised:
+        client.what_if({**window, "substitutions": []})
+    assert raised.value.field == "substitutions"
