@@ -45,6 +45,7 @@ const MIGRATION_NAMES = [
   '014_rate_card_corrections',
   '015_people_sessions_audit',
   '017_rate_card_time_windows',
+  '021_sso',
   '018_reconciliation',
 ];
 
@@ -106,6 +107,8 @@ for (const kind of CONTROL_DB_KINDS) {
           'people',
           'person_sessions',
           'rate_cards',
+          'reconciliation_provider_costs',
+          'reconciliation_settings',
           'repricing_partitions',
           'repricings',
           'revenue_connections',
