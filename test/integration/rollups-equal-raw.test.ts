@@ -229,6 +229,8 @@ const CASES: Array<[path: string, queries: Query[], ranged?: boolean]> = [
   ['/margin-data/by-end-user', [{}]],
   ['/margin-data/trend', [{}, { end_user_id: ALICE_ID }]],
   ['/margin-data/summary', [{}]],
+  // Whole UTC days only (a sub-day range is a 400); no report imported, so our cost is all unreported.
+  ['/reconciliation', [WHOLE, OCT], false],
 ];
 
 /** GETs that do not read the lake (or read one event by id, the same row either way). */
