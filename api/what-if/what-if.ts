@@ -24,7 +24,7 @@ export interface Substitution {
 }
 
 /** 422: a substitution's target model has no rate card that prices the events moved to it. */
-export class NoRateCardError extends AppError {
+class NoRateCardError extends AppError {
   constructor(field: string, reason: string) {
     super(422, 'NO_RATE_CARD', `${field}: ${reason}`, { field });
   }
@@ -82,7 +82,7 @@ export interface SubstitutedGroup extends PriceableEvent {
 }
 
 /** The group's events as the scenario has them: the target model, every token class scaled. */
-export function substitutedEvent(group: SubstitutedGroup, sub: Substitution): PriceableEvent {
+function substitutedEvent(group: SubstitutedGroup, sub: Substitution): PriceableEvent {
   const r = sub.tokenRatio;
   return {
     timestamp: group.timestamp,
