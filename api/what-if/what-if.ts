@@ -10,6 +10,7 @@ import { priceEvent, type PriceableEvent, type PricingRates } from '../../pricin
 import { matchTokenCard } from '../../pricing/rate-card-match.js';
 import { marginFigures } from '../../revenue/profitability.js';
 import { compareCodePoints } from '../../core/compare.js';
+import { textFault } from '../../core/text.js';
 import type { WhatIfEndUser, WhatIfResult, WhatIfSubstitution } from './what-if.types.js';
 
 const MAX_SUBSTITUTIONS = 20;
@@ -33,6 +34,8 @@ class NoRateCardError extends AppError {
 function modelName(raw: unknown, field: string): string {
   if (typeof raw !== 'string' || raw.trim() === '') throw new ValidationError(field, 'must be a non-empty model name');
   if (raw.length > 256) throw new ValidationError(field, 'must be at most 256 characters');
+  const fault = textFault(raw);
+  if (fault !== null) throw new ValidationError(field, fault);
   return raw;
 }
 

@@ -95,6 +95,10 @@ describe('parseSubstitutions', () => {
     expect(fieldOf(() => parseSubstitutions(many))).toEqual([400, 'substitutions']);
     expect(fieldOf(() => parseSubstitutions([{ from_model: ' ', to_model: 'beta' }]))).toEqual([400, 'substitutions[0].from_model']);
     expect(fieldOf(() => parseSubstitutions([{ from_model: 'alpha', to_model: '' }]))).toEqual([400, 'substitutions[0].to_model']);
+    expect(fieldOf(() => parseSubstitutions([{ from_model: 'al\u0000pha', to_model: 'beta' }]))).toEqual([
+      400,
+      'substitutions[0].from_model',
+    ]);
     expect(
       fieldOf(() =>
         parseSubstitutions([
