@@ -142,16 +142,42 @@ export async function signIn(
     });
     throw new SignInFailedError();
   }
+  return startSession(db, masterKey, {
+    person,
+    address: attempt.address,
+    previousToken: attempt.previousToken,
+    method: 'password',
+    forgetSubject: subjects[0]!,
+  });
+}
+
+/**
+ * Starts a session for a person whose identity is proven (a password, or an ID token from the
+ * organization's OpenID provider): the one place sessions begin, so both ways set the same cookie,
+ * CSRF token and `sign_in` audit row (with `method`), and end the cookie's old session (no fixation).
+ */
+export async function startSession(
+  db: ControlDb,
+  masterKey: Buffer,
+  s: {
+    person: { id: string; email: string };
+    address: string | null;
+    previousToken: string | null;
+    method: 'password' | 'sso';
+    forgetSubject?: string;
+  },
+): Promise<SignedIn> {
+  const { person } = s;
   const token = newToken();
   const session = await db.transaction(async (tx) => {
-    if (attempt.previousToken) await store.deleteSessionByHash(tx, hashToken(attempt.previousToken));
+    if (s.previousToken) await store.deleteSessionByHash(tx, hashToken(s.previousToken));
     await store.deleteDeadSessions(tx, person.id, SESSION_IDLE_HOURS);
-    await store.forgetFailures(tx, subjects[0]!);
+    if (s.forgetSubject) await store.forgetFailures(tx, s.forgetSubject);
     await store.forgetOldFailures(tx);
-    const s = await store.insertSession(tx, {
+    const row = await store.insertSession(tx, {
       personId: person.id,
       tokenHash: hashToken(token),
-      address: attempt.address,
+      address: s.address,
       lifetimeHours: SESSION_LIFETIME_HOURS,
     });
     await recordAudit(tx, {
@@ -160,10 +186,10 @@ export async function signIn(
       actorKind: 'person',
       actorId: person.id,
       subjectPersonId: person.id,
-      address: attempt.address,
-      details: { session_id: s.id },
+      address: s.address,
+      details: { session_id: row.id, method: s.method },
     });
-    return s;
+    return row;
   });
   return {
     token,

@@ -45,8 +45,8 @@ const MIGRATION_NAMES = [
   '014_rate_card_corrections',
   '015_people_sessions_audit',
   '017_rate_card_time_windows',
-  '021_sso',
   '018_reconciliation',
+  '021_sso',
 ];
 
 const sha256 = (s: string) => crypto.createHash('sha256').update(s).digest('hex');
@@ -115,6 +115,8 @@ for (const kind of CONTROL_DB_KINDS) {
           'revenue_records',
           'schema_migrations',
           'sign_in_failures',
+          'sso_attempts',
+          'sso_configurations',
           'subscriptions',
           'unit_rates',
           'webhook_attempts',
