@@ -16,6 +16,7 @@ import { prepareReads, type PrepareReadsOptions } from './lake/prepare-reads.js'
 import { DeliveryWorker, type DeliveryWorkerOptions } from '../alerts/webhooks/delivery-worker.js';
 import { evaluateEndUserMargins } from '../alerts/evaluation/margin-evaluation.js';
 import { SessionDirectory } from '../people/people.service.js';
+import { startAnomalyAlerts, type AnomalyAlertOptions } from './anomalies/anomaly-alerts.js';
 
 declare module '../core/app-context.js' {
   interface AppServices {
@@ -42,6 +43,8 @@ export interface ApiComponentOptions {
   prepare?: PrepareReadsOptions | false;
   /** Webhook delivery worker timing (tests); private URLs follow WEBHOOK_ALLOW_PRIVATE_URLS. */
   webhooks?: Omit<DeliveryWorkerOptions, 'allowPrivateUrls'>;
+  /** The cost.anomaly tick (api/anomalies/anomaly-alerts.ts). */
+  anomalyAlerts?: AnomalyAlertOptions;
 }
 
 export function apiComponent(options: ApiComponentOptions = {}): StartComponent {
@@ -76,12 +79,20 @@ export function apiComponent(options: ApiComponentOptions = {}): StartComponent 
     revenueSync.start();
     const warmUp = warmRecentCosts(lakeQuery, ctx.services.apiClock, ctx.logger, options.warmDays ?? 92);
     ctx.services.costWarmUp = warmUp;
+    const anomalyAlerts = startAnomalyAlerts(
+      ctx.db,
+      lakeQuery,
+      ctx.services.apiClock,
+      ctx.logger.child({ service: 'anomalies' }),
+      options.anomalyAlerts,
+    );
     return {
       name: 'api',
       routes: withConsole(RegisterRoutes),
       stop: async () => {
         await webhooks.stop();
         await warmUp.stop();
+        await anomalyAlerts.stop();
         delete ctx.services.lakeQuery;
         await lakeQuery.closeWhenIdle();
         await revenueSync.stop();

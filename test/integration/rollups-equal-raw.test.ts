@@ -231,6 +231,7 @@ const CASES: Array<[path: string, queries: Query[], ranged?: boolean]> = [
   ['/margin-data/summary', [{}]],
   // Whole UTC days only (a sub-day range is a 400); no report imported, so our cost is all unreported.
   ['/reconciliation', [WHOLE, OCT], false],
+  ['/anomalies', [{}]],
 ];
 
 /** GETs that do not read the lake (or read one event by id, the same row either way). */

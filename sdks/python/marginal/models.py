@@ -3215,6 +3215,54 @@ class BudgetPatchBody(RootModel[PartialBudgetBody]):
     root: PartialBudgetBody
 
 
+class SsoConfigurationView(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    organization_id: str
+    issuer: str
+    client_id: str
+    client_secret_set: bool
+    """
+    Always true: the secret is stored encrypted and never answered back.
+    """
+    allowed_domains: list[str]
+    default_role: Literal['owner', 'admin', 'analyst', 'finance', 'viewer']
+    redirect_uri: str
+    """
+    Register this as the client's redirect URI at the provider.
+    """
+    sign_in_url: str
+    """
+    Where a browser starts signing in to this organization.
+    """
+    created_at: str
+    updated_at: str
+
+
+class SsoSettingsBody(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    issuer: str
+    """
+    The provider's issuer URL; its discovery document is `<issuer>/.well-known/openid-configuration`.
+    """
+    client_id: str
+    client_secret: str
+    """
+    Stored encrypted under the master key; never answered back.
+    """
+    allowed_domains: list[str]
+    """
+    Email domains whose people may sign in (and join), e.g. `["acme.com"]`.
+    """
+    default_role: Literal['owner', 'admin', 'analyst', 'finance', 'viewer']
+    """
+    The role a person gets when SSO adds them to the organization; existing members keep theirs.
+    """
+
+
 class MemberView(BaseModel):
     model_config = ConfigDict(
         extra='allow',

@@ -29,7 +29,7 @@ def _body(body: object) -> object:
     return body.model_dump(mode="json", exclude_none=True) if isinstance(body, BaseModel) else body
 
 
-READ_ENDPOINTS = {'ping': '/ping', 'usage_events': '/usage/events', 'usage_summary': '/usage/summary', 'usage_aggregation': '/usage/aggregation', 'usage_event': '/usage/events/{eventId}', 'sessions': '/attribution-data/sessions', 'session_tree': '/attribution-data/sessions/{sessionId}/tree', 'reconciliation': '/reconciliation', 'margin_by_end_user': '/margin-data/by-end-user', 'margin_trend': '/margin-data/trend', 'margin_summary': '/margin-data/summary', 'end_users': '/end-users', 'end_user_sessions': '/end-user-costs/{externalId}/sessions', 'end_user_summary': '/end-user-costs/{externalId}/summary', 'end_user_by_model': '/end-user-costs/{externalId}/by-model', 'end_user_by_provider': '/end-user-costs/{externalId}/by-provider', 'end_user_by_dimension': '/end-user-costs/{externalId}/by-dimension', 'end_user_trend': '/end-user-costs/{externalId}/trend', 'dimension_definitions': '/dimension-data/definitions', 'dimension_cost_trend': '/dimension-data/cost-trend', 'dimension_numeric_trend': '/dimension-data/numeric-trend', 'dimension_numeric_summary': '/dimension-data/numeric-summary', 'dimension_cost_breakdown': '/dimension-data/cost-breakdown', 'cost_trend': '/cost-data/trend', 'pending_rate_card': '/cost-data/pending-rate-card', 'cost_summary': '/cost-data/summary', 'cost_by_end_user': '/cost-data/by-end-user', 'attribution_by_agent': '/attribution-data/by-agent', 'agents': '/attribution-data/agents', 'workflows': '/attribution-data/workflows', 'attribution_by_dimension': '/attribution-data/by-dimension', 'attribution_dimension_values': '/attribution-data/dimension-values', 'unpriced_rates': '/rates/unpriced', 'rates': '/rates', 'own_rates': '/rates/own', 'budgets': '/budgets', 'budget_check': '/budgets/check', 'budget': '/budgets/{budgetId}'}
+READ_ENDPOINTS = {'ping': '/ping', 'usage_events': '/usage/events', 'usage_summary': '/usage/summary', 'usage_aggregation': '/usage/aggregation', 'usage_event': '/usage/events/{eventId}', 'sessions': '/attribution-data/sessions', 'session_tree': '/attribution-data/sessions/{sessionId}/tree', 'reconciliation': '/reconciliation', 'margin_by_end_user': '/margin-data/by-end-user', 'margin_trend': '/margin-data/trend', 'margin_summary': '/margin-data/summary', 'end_users': '/end-users', 'end_user_sessions': '/end-user-costs/{externalId}/sessions', 'end_user_summary': '/end-user-costs/{externalId}/summary', 'end_user_by_model': '/end-user-costs/{externalId}/by-model', 'end_user_by_provider': '/end-user-costs/{externalId}/by-provider', 'end_user_by_dimension': '/end-user-costs/{externalId}/by-dimension', 'end_user_trend': '/end-user-costs/{externalId}/trend', 'dimension_definitions': '/dimension-data/definitions', 'dimension_cost_trend': '/dimension-data/cost-trend', 'dimension_numeric_trend': '/dimension-data/numeric-trend', 'dimension_numeric_summary': '/dimension-data/numeric-summary', 'dimension_cost_breakdown': '/dimension-data/cost-breakdown', 'cost_trend': '/cost-data/trend', 'pending_rate_card': '/cost-data/pending-rate-card', 'cost_summary': '/cost-data/summary', 'cost_by_end_user': '/cost-data/by-end-user', 'attribution_by_agent': '/attribution-data/by-agent', 'agents': '/attribution-data/agents', 'workflows': '/attribution-data/workflows', 'attribution_by_dimension': '/attribution-data/by-dimension', 'attribution_dimension_values': '/attribution-data/dimension-values', 'anomalies': '/anomalies', 'unpriced_rates': '/rates/unpriced', 'rates': '/rates', 'own_rates': '/rates/own', 'budgets': '/budgets', 'budget_check': '/budgets/check', 'budget': '/budgets/{budgetId}'}
 """Every read method: its name and its path under /v1."""
 
 
@@ -163,6 +163,10 @@ class ReadMethods:
     def attribution_dimension_values(self, *, dimension: str, start_date: DateParam, end_date: DateParam) -> models.DimensionValues:
         """GET /v1/attribution-data/dimension-values: List a key's values"""
         return models.DimensionValues.model_validate(self._transport.get("/attribution-data/dimension-values", {"dimension": _param(dimension), "start_date": _param(start_date), "end_date": _param(end_date)}))
+
+    def anomalies(self, *, start_date: DateParam, end_date: DateParam) -> models.AnomalyList:
+        """GET /v1/anomalies: List cost anomalies"""
+        return models.AnomalyList.model_validate(self._transport.get("/anomalies", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
     def unpriced_rates(self, *, start_date: DateParam, end_date: DateParam) -> models.UnpricedList:
         """GET /v1/rates/unpriced: List unpriced models and units"""
@@ -323,6 +327,10 @@ class AsyncReadMethods:
     async def attribution_dimension_values(self, *, dimension: str, start_date: DateParam, end_date: DateParam) -> models.DimensionValues:
         """GET /v1/attribution-data/dimension-values: List a key's values"""
         return models.DimensionValues.model_validate(await self._transport.get("/attribution-data/dimension-values", {"dimension": _param(dimension), "start_date": _param(start_date), "end_date": _param(end_date)}))
+
+    async def anomalies(self, *, start_date: DateParam, end_date: DateParam) -> models.AnomalyList:
+        """GET /v1/anomalies: List cost anomalies"""
+        return models.AnomalyList.model_validate(await self._transport.get("/anomalies", {"start_date": _param(start_date), "end_date": _param(end_date)}))
 
     async def unpriced_rates(self, *, start_date: DateParam, end_date: DateParam) -> models.UnpricedList:
         """GET /v1/rates/unpriced: List unpriced models and units"""

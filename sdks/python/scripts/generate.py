@@ -75,6 +75,7 @@ READ_ENDPOINTS = {
     "budget": "/budgets/{budgetId}",
     "budget_check": "/budgets/check",
     "reconciliation": "/reconciliation",
+    "anomalies": "/anomalies",
 }
 
 # Method name → path under /v1 of a POST that reads (its body is the question; nothing changes).

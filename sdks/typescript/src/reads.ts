@@ -51,6 +51,7 @@ export const READ_ENDPOINTS = {
   budget: '/budgets/{budgetId}',
   budgetCheck: '/budgets/check',
   reconciliation: '/reconciliation',
+  anomalies: '/anomalies',
 } as const satisfies Record<string, keyof paths>;
 
 type Endpoints = typeof READ_ENDPOINTS;

@@ -1531,6 +1531,36 @@ export interface paths {
         patch: operations["UpdateBudget"];
         trace?: never;
     };
+    "/admin/organizations/{organizationId}/sso": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Show single sign-on
+         * @description The organization's single sign-on settings, without the client secret.
+         */
+        get: operations["GetOrganizationSso"];
+        /**
+         * Set single sign-on
+         * @description Sets the organization's OpenID Connect provider: issuer, client id and secret (stored
+         *     encrypted), the email domains allowed to sign in, and the role new people get. Register the
+         *     answer's `redirect_uri` at the provider. Replaces any earlier settings.
+         */
+        put: operations["SetOrganizationSso"];
+        post?: never;
+        /**
+         * Remove single sign-on
+         * @description Turns single sign-on off for the organization; its people keep their memberships and sessions.
+         */
+        delete: operations["RemoveOrganizationSso"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/members": {
         parameters: {
             query?: never;
@@ -3878,6 +3908,32 @@ export interface components {
         BudgetPatchBody: components["schemas"]["Partial_BudgetBody_"];
         /** @enum {string} */
         Role: "owner" | "admin" | "analyst" | "finance" | "viewer";
+        SsoConfigurationView: {
+            organization_id: string;
+            issuer: string;
+            client_id: string;
+            /** @description Always true: the secret is stored encrypted and never answered back. */
+            client_secret_set: boolean;
+            allowed_domains: string[];
+            default_role: components["schemas"]["Role"];
+            /** @description Register this as the client's redirect URI at the provider. */
+            redirect_uri: string;
+            /** @description Where a browser starts signing in to this organization. */
+            sign_in_url: string;
+            created_at: string;
+            updated_at: string;
+        };
+        SsoSettingsBody: {
+            /** @description The provider's issuer URL; its discovery document is `<issuer>/.well-known/openid-configuration`. */
+            issuer: string;
+            client_id: string;
+            /** @description Stored encrypted under the master key; never answered back. */
+            client_secret: string;
+            /** @description Email domains whose people may sign in (and join), e.g. `["acme.com"]`. */
+            allowed_domains: string[];
+            /** @description The role a person gets when SSO adds them to the organization; existing members keep theirs. */
+            default_role: components["schemas"]["Role"];
+        };
         MemberView: {
             person_id: string;
             email: string;
@@ -9184,6 +9240,155 @@ export interface operations {
                 };
             };
             /** @description Unknown organization or budget */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    GetOrganizationSso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoConfigurationView"];
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization, or no SSO configured */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    SetOrganizationSso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SsoSettingsBody"];
+            };
+        };
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoConfigurationView"];
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization, or no SSO configured */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    RemoveOrganizationSso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization, or no SSO configured */
             404: {
                 headers: {
                     [name: string]: unknown;
