@@ -1719,6 +1719,85 @@ class DimensionValues(BaseModel):
     dimension: str
 
 
+class AnomalyContributor(BaseModel):
+    """
+    The value of another dimension that carried the largest part of the jump.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    dimension: Literal['end_user', 'agent', 'model', 'feature']
+    """
+    What a cost series is kept per.
+    """
+    value: str
+    """
+    External id for end users.
+    """
+    cost: str
+    """
+    Its cost within the anomaly's series on the day.
+    """
+    baseline: str
+    """
+    Its baseline within the series (same rule as the series').
+    """
+    increase: str
+    """
+    cost − baseline.
+    """
+
+
+class Anomaly(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    date: str
+    """
+    UTC date, YYYY-MM-DD.
+    """
+    dimension: Literal['end_user', 'agent', 'model', 'feature']
+    """
+    What a cost series is kept per.
+    """
+    value: str
+    """
+    External id for end users; the model, agent id or feature otherwise.
+    """
+    cost: str
+    """
+    The day's completed cost of the series.
+    """
+    baseline: str
+    """
+    Median cost of the same weekday over the previous 28 days (see docs/api.md "Anomalies").
+    """
+    increase: str
+    """
+    cost − baseline: the severity items are ordered by within a date.
+    """
+    ratio: float
+    """
+    cost / baseline, rounded to 2 decimals.
+    """
+    z_score: float
+    """
+    Robust z of the jump, rounded to 2 decimals.
+    """
+    contributors: list[AnomalyContributor]
+    """
+    The top contributor of the increase in each other dimension that explains some of it, largest first.
+    """
+
+
+class AnomalyList(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    items: list[Anomaly]
+
+
 class SubscriptionView(BaseModel):
     model_config = ConfigDict(
         extra='allow',
@@ -3043,7 +3122,7 @@ class BudgetStatusView(BaseModel):
     )
     id: str
     name: str | None = Field(...)
-    scope: Literal['agent', 'organization', 'end_user', 'each_end_user', 'workflow', 'dimension']
+    scope: Literal['agent', 'end_user', 'organization', 'each_end_user', 'workflow', 'dimension']
     user_id: str | None = Field(...)
     agent_id: str | None = Field(...)
     workflow_id: str | None = Field(...)
@@ -3097,7 +3176,7 @@ class Budget(BaseModel):
     amount: str
     period_end: str
     period: Literal['daily', 'weekly', 'monthly']
-    scope: Literal['agent', 'organization', 'end_user', 'each_end_user', 'workflow', 'dimension']
+    scope: Literal['agent', 'end_user', 'organization', 'each_end_user', 'workflow', 'dimension']
     name: str | None = Field(...)
     budget_id: str
 
@@ -3130,7 +3209,7 @@ class BudgetView(BaseModel):
     )
     id: str
     name: str | None = Field(...)
-    scope: Literal['agent', 'organization', 'end_user', 'each_end_user', 'workflow', 'dimension']
+    scope: Literal['agent', 'end_user', 'organization', 'each_end_user', 'workflow', 'dimension']
     user_id: str | None = Field(...)
     agent_id: str | None = Field(...)
     workflow_id: str | None = Field(...)
@@ -3148,7 +3227,7 @@ class BudgetBody(BaseModel):
         extra='allow',
     )
     name: str | None = Field(None, max_length=200)
-    scope: Literal['agent', 'organization', 'end_user', 'each_end_user', 'workflow', 'dimension']
+    scope: Literal['agent', 'end_user', 'organization', 'each_end_user', 'workflow', 'dimension']
     """
     `organization`, `end_user` (with `user_id`), `each_end_user`, `agent` (with `agent_id`), `workflow` (with `workflow_id`), `dimension` (with `dimension_key` and `dimension_value`).
     """
@@ -3183,7 +3262,7 @@ class PartialBudgetBody(BaseModel):
         extra='allow',
     )
     name: str | None = Field(None, max_length=200)
-    scope: Literal['agent', 'organization', 'end_user', 'each_end_user', 'workflow', 'dimension'] | None = (
+    scope: Literal['agent', 'end_user', 'organization', 'each_end_user', 'workflow', 'dimension'] | None = (
         None
     )
     """

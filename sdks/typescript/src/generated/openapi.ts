@@ -759,6 +759,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/anomalies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List cost anomalies
+         * @description Cost spikes on each UTC date overlapping [start_date, end_date) (none after today): a series
+         *     (an end user, agent, model or feature) whose day cost is at least 2.25 × its baseline (the
+         *     median of the same weekday over the previous 28 days), with a robust z of at least 4 and an
+         *     increase of at least 1 currency unit, after 14 days with cost in those 28. Sorted by date,
+         *     then by increase (largest first); each names the top contributor of the increase in the other
+         *     dimensions.
+         */
+        get: operations["GetAnomalies"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/organizations/{organizationId}/subscriptions": {
         parameters: {
             query?: never;
@@ -2963,6 +2988,51 @@ export interface components {
             truncated: boolean;
             dimension: string;
         };
+        /**
+         * @description What a cost series is kept per.
+         * @enum {string}
+         */
+        AnomalyDimension: "end_user" | "agent" | "model" | "feature";
+        /** @description The value of another dimension that carried the largest part of the jump. */
+        AnomalyContributor: {
+            dimension: components["schemas"]["AnomalyDimension"];
+            /** @description External id for end users. */
+            value: string;
+            /** @description Its cost within the anomaly's series on the day. */
+            cost: string;
+            /** @description Its baseline within the series (same rule as the series'). */
+            baseline: string;
+            /** @description cost − baseline. */
+            increase: string;
+        };
+        Anomaly: {
+            /** @description UTC date, YYYY-MM-DD. */
+            date: string;
+            dimension: components["schemas"]["AnomalyDimension"];
+            /** @description External id for end users; the model, agent id or feature otherwise. */
+            value: string;
+            /** @description The day's completed cost of the series. */
+            cost: string;
+            /** @description Median cost of the same weekday over the previous 28 days (see docs/api.md "Anomalies"). */
+            baseline: string;
+            /** @description cost − baseline: the severity items are ordered by within a date. */
+            increase: string;
+            /**
+             * Format: double
+             * @description cost / baseline, rounded to 2 decimals.
+             */
+            ratio: number;
+            /**
+             * Format: double
+             * @description Robust z of the jump, rounded to 2 decimals.
+             */
+            z_score: number;
+            /** @description The top contributor of the increase in each other dimension that explains some of it, largest first. */
+            contributors: components["schemas"]["AnomalyContributor"][];
+        };
+        AnomalyList: {
+            items: components["schemas"]["Anomaly"][];
+        };
         /** @enum {string} */
         SubscriptionStatus: "active" | "inactive" | "canceled";
         SubscriptionView: {
@@ -3785,7 +3855,7 @@ export interface components {
             margin_below_percent?: number | null;
         };
         /** @enum {string} */
-        BudgetScope: "agent" | "organization" | "end_user" | "each_end_user" | "workflow" | "dimension";
+        BudgetScope: "agent" | "end_user" | "organization" | "each_end_user" | "workflow" | "dimension";
         /** @enum {string} */
         BudgetPeriod: "daily" | "weekly" | "monthly";
         BudgetStatusView: {
@@ -3888,7 +3958,7 @@ export interface components {
              * @description `organization`, `end_user` (with `user_id`), `each_end_user`, `agent` (with `agent_id`), `workflow` (with `workflow_id`), `dimension` (with `dimension_key` and `dimension_value`).
              * @enum {string}
              */
-            scope?: "agent" | "organization" | "end_user" | "each_end_user" | "workflow" | "dimension";
+            scope?: "agent" | "end_user" | "organization" | "each_end_user" | "workflow" | "dimension";
             /** @description The end user's external id (the `user_id` sent on events); scope `end_user` only. */
             user_id?: string;
             agent_id?: string;
@@ -6526,6 +6596,76 @@ export interface operations {
             };
             /** @description The key lacks costs:read */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded (general tier); see RateLimit-* and Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    GetAnomalies: {
+        parameters: {
+            query: {
+                /** @description ISO 8601 date or datetime, inclusive. Must be strictly before end_date. */
+                start_date: components["schemas"]["IsoDateParam"];
+                /** @description ISO 8601 date or datetime, exclusive. At most 90 days after start_date. */
+                end_date: components["schemas"]["IsoDateParam"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnomalyList"];
+                };
+            };
+            /** @description Bad or missing dates (error.details.field names it); start_date not before end_date */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks costs:read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description DATE_RANGE_TOO_LARGE: the range is longer than 90 days */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
