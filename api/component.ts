@@ -16,6 +16,7 @@ import { prepareReads, type PrepareReadsOptions } from './lake/prepare-reads.js'
 import { DeliveryWorker, type DeliveryWorkerOptions } from '../alerts/webhooks/delivery-worker.js';
 import { evaluateEndUserMargins } from '../alerts/evaluation/margin-evaluation.js';
 import { SessionDirectory } from '../people/people.service.js';
+import { reconciliationVarianceAlerts } from './reconciliation/variance-alerts.js';
 import { startAnomalyAlerts, type AnomalyAlertOptions } from './anomalies/anomaly-alerts.js';
 
 declare module '../core/app-context.js' {
@@ -74,6 +75,7 @@ export function apiComponent(options: ApiComponentOptions = {}): StartComponent 
     }
     // Revenue announces its changes; the alerts answer them (revenue/ does not import alerts/).
     const revenueMoved = (ctx.services.revenueMoved = (db, organizationId, now) => evaluateEndUserMargins(db, organizationId, null, now));
+    ctx.services.providerCostsImported = reconciliationVarianceAlerts(lakeQuery);
     const revenueSync = new RevenueSync({ db: ctx.db, masterKey: ctx.masterKey, logger: ctx.logger, revenueMoved }, options.revenue);
     ctx.services.revenueSync = revenueSync;
     revenueSync.start();
@@ -98,6 +100,7 @@ export function apiComponent(options: ApiComponentOptions = {}): StartComponent 
         await revenueSync.stop();
         delete ctx.services.revenueSync;
         delete ctx.services.revenueMoved;
+        delete ctx.services.providerCostsImported;
         delete ctx.services.personSessions;
       },
     };

@@ -3,7 +3,7 @@
 // import held for it. The tolerance a day may drift is an organization setting.
 import type { Request as ExRequest } from 'express';
 import { Body, Controller, Get, Path, Post, Put, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
-import { appContext } from '../core/app-context.js';
+import { appContext, service } from '../core/app-context.js';
 import { requireOrganization } from '../core/control/organizations.js';
 import { ValidationError } from '../core/errors.js';
 import type { ErrorEnvelope } from '../core/http/error-envelope.js';
@@ -61,6 +61,8 @@ export class ReconciliationAdminController extends Controller {
     const { db } = appContext(req);
     await requireOrganization(db, organizationId);
     const summary = await importProviderReport(db, organizationId, body.format, body.report);
+    // Days now beyond the tolerance announce themselves (reconciliation.variance, once per figures).
+    await service(req, 'providerCostsImported')(db, organizationId, summary.days);
     return { organization_id: organizationId, ...summary };
   }
 

@@ -9,6 +9,8 @@ const WEBHOOK_EVENT_TYPES = [
   'end_user.unprofitable',
   'end_user.profitable',
   'end_user.margin_below',
+  // A day whose provider report and our cost drift beyond the tolerance (api/reconciliation/variance-alerts.ts).
+  'reconciliation.variance',
   // A day's cost spike of an end user, agent, model or feature (api/anomalies/anomaly-alerts.ts).
   'cost.anomaly',
   // Sent only by the admin API's "send a test event"; lets an operator check an endpoint.

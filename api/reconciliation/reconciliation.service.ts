@@ -1,10 +1,11 @@
 // GET /reconciliation: the provider's imported figures (control plane) and our completed costs
 // (lake) for whole UTC days of the range, handed to the reconciliation rule. The tolerance is the
 // query's, else the organization's setting, else 1%.
+import type { Queryable } from '../../core/control/db.js';
 import { ValidationError } from '../../core/errors.js';
 import type { ReadContext } from '../../core/http/read-context.js';
 import { Big, formatMoney, isUnsignedDecimalString } from '../../core/money.js';
-import { assertMaxMonths, parseDateRange, utcDate } from '../../core/time.js';
+import { assertMaxMonths, parseDateRange, utcDate, type DateRange } from '../../core/time.js';
 import { providerCostsIn, tolerancePercentOf } from '../../reconciliation/reconciliation.service.js';
 import { providerOfModel, reconciliationModel } from '../../reconciliation/model-keys.js';
 import { reconcile, type Reconciliation } from '../../reconciliation/variance.js';
@@ -40,10 +41,18 @@ export async function reconciliationOf(
   }
   assertMaxMonths(range, 12);
   const tolerancePercent = tolerance(q.tolerance_percent) ?? (await tolerancePercentOf(rc.db, rc.organizationId));
-  const startDate = utcDate(range.start);
-  const endDate = utcDate(range.end);
+  const result = await reconcileRange(rc, range, new Big(tolerancePercent));
+  return { start_date: utcDate(range.start), end_date: utcDate(range.end), tolerance_percent: formatMoney(tolerancePercent), ...result };
+}
+
+/** The reconciliation of whole UTC days [range.start, range.end): imported figures against the lake. */
+export async function reconcileRange(
+  rc: { db: Queryable; lake: ReadContext['lake']; organizationId: string },
+  range: DateRange,
+  tolerancePercent: Big,
+): Promise<Reconciliation> {
   const [providerCosts, ours] = await Promise.all([
-    providerCostsIn(rc.db, rc.organizationId, startDate, endDate),
+    providerCostsIn(rc.db, rc.organizationId, utcDate(range.start), utcDate(range.end)),
     queryDailyModelCosts(rc.lake, { organizationId: rc.organizationId, range }),
   ]);
   const ourCosts = ours.map((r) => ({
@@ -52,6 +61,5 @@ export async function reconciliationOf(
     model: reconciliationModel(r.model ?? r.provider ?? ''),
     cost: r.cost,
   }));
-  const result = reconcile({ providerCosts, ourCosts, tolerancePercent: new Big(tolerancePercent) });
-  return { start_date: startDate, end_date: endDate, tolerance_percent: formatMoney(tolerancePercent), ...result };
+  return reconcile({ providerCosts, ourCosts, tolerancePercent });
 }

@@ -119,6 +119,18 @@ let other: Tenant;
 const importReport = (tenant: Tenant, format: string, report: unknown) =>
   admin(p.host, 'POST', `/organizations/${tenant.organizationId}/provider-cost-reports`, { format, report });
 
+/** The organization's reconciliation.variance events, oldest first. */
+const varianceEvents = async (tenant: Tenant) =>
+  (
+    (await admin(p.host, 'GET', `/organizations/${tenant.organizationId}/webhook-events?limit=1000`)).body.events as Array<{
+      type: string;
+      data: Record<string, unknown>;
+    }>
+  )
+    .filter((e) => e.type === 'reconciliation.variance')
+    .reverse()
+    .map((e) => e.data);
+
 beforeAll(async () => {
   p = await startPipeline();
   t = await createTenant(p, { name: 'reconciliation', rateCards: CARDS });
@@ -235,12 +247,32 @@ describe('reconciliation', () => {
     });
   });
 
+  it('announces a day beyond the tolerance once per set of figures (reconciliation.variance)', async () => {
+    // After the OpenAI import alone the day was openai only: 7.3 against 7 + 0.15 = 7.15, −0.15 =
+    // −2.054…% → −2.05; after the Anthropic one, the whole day as above.
+    expect(await varianceEvents(t)).toEqual([
+      {
+        date: DAY,
+        providers: ['openai'],
+        provider_cost: '7.3',
+        our_cost: '7.15',
+        variance: '-0.15',
+        variance_percent: -2.05,
+        out_of_tolerance: true,
+        tolerance_percent: '1',
+      },
+      { ...EXPECTED_DAY, out_of_tolerance: true, tolerance_percent: '1' },
+    ]);
+  });
+
   it('counts a report imported twice once', async () => {
     const again = await importReport(t, 'openai_costs', OPENAI_REPORT);
     expect(again.status).toBe(200);
     const res = await apiGet(p, t.readKey, '/reconciliation', RANGE);
     expect(res.body.rows).toEqual(EXPECTED_ROWS);
     expect(res.body.days[0].provider_cost).toBe('13.52');
+    // The same figures again: no second event.
+    expect(await varianceEvents(t)).toHaveLength(2);
   });
 
   it('takes the tolerance from the query, else the organization setting', async () => {
@@ -270,6 +302,9 @@ describe('reconciliation', () => {
     ]);
     // Put the OpenAI report back for the tests after this one.
     expect((await importReport(t, 'openai_costs', OPENAI_REPORT)).status).toBe(200);
+    // At the 2% setting the CSV's day (13.22 against 13.15: −0.53%) is within; the day put back
+    // has fired before: still two events.
+    expect(await varianceEvents(t)).toHaveLength(2);
   });
 
   it('another organization sees none of it', async () => {
@@ -277,6 +312,7 @@ describe('reconciliation', () => {
     expect(res.status).toBe(200);
     // Its own gpt-4o cost (2.5) has no report: unreported only.
     expect(res.body).toMatchObject({ rows: [], days: [], unreported: [{ date: DAY, provider: 'openai', our_cost: '2.5' }] });
+    expect(await varianceEvents(other)).toEqual([]);
   });
 
   it('answers 400 naming the field of a malformed report or parameter', async () => {
