@@ -163,6 +163,8 @@ def test_every_read_method_answers_with_its_model(tenant_with_events):
         "budgets": lambda: client.budgets(),
         "budget": lambda: client.budget(client.budgets().budgets[0].id),
         "budget_check": lambda: client.budget_check(user_id="bob"),
+        "reconciliation": lambda: client.reconciliation(start_date=start.date(), end_date=end.date() + dt.timedelta(days=1)),
+        "anomalies": lambda: client.anomalies(**window),
     }
     assert sorted(calls) == sorted(READ_ENDPOINTS)
     answers = {name: call() for name, call in calls.items()}
