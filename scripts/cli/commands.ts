@@ -149,8 +149,20 @@ export const COMMANDS: CommandSpec[] = [
       { name: 'issuer', type: 'string', required: true, help: "the provider's issuer URL (https)" },
       { name: 'client-id', type: 'string', required: true, help: 'the client id registered at the provider' },
       { name: 'client-secret', type: 'string', required: true, help: 'the client secret (stored encrypted)' },
-      { name: 'domains', type: 'list', required: true, field: 'allowed_domains', help: 'email domains allowed to sign in, comma-separated' },
-      { name: 'role', type: 'string', required: true, field: 'default_role', help: 'role for new people: owner, admin, analyst, finance or viewer' },
+      {
+        name: 'domains',
+        type: 'list',
+        required: true,
+        field: 'allowed_domains',
+        help: 'email domains allowed to sign in, comma-separated',
+      },
+      {
+        name: 'role',
+        type: 'string',
+        required: true,
+        field: 'default_role',
+        help: 'role for new people: owner, admin, analyst, finance or viewer',
+      },
     ],
   },
   {
