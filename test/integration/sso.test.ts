@@ -150,6 +150,46 @@ describeEachHost('single sign-on', ({ host }) => {
     expect((await admin(h, 'GET', `/organizations/${org}/sso`)).body.default_role).toBe('analyst');
   });
 
+  it('owners and admins set it with their session; an admin may not make SSO give owner; an analyst may not', async () => {
+    const password = 'correct horse battery staple';
+    async function member(role: string) {
+      const who = `${role}-${suffix}@example.com`;
+      const invitation = await admin(h, 'POST', `/organizations/${org}/invitations`, { email: who, role });
+      expect((await http(h.url, 'POST', '/v1/auth/invitations/accept', { json: { token: invitation.body.token, password } })).status).toBe(
+        201,
+      );
+      const signedIn = await http(h.url, 'POST', '/v1/auth/sign-in', { json: { email: who, password } });
+      return { headers: { cookie: (signedIn.headers.get('set-cookie') ?? '').split(';')[0]!, 'x-csrf-token': signedIn.body.csrf_token } };
+    }
+    const settings = (role: string) => ({
+      issuer: idp.issuer,
+      client_id: idp.clientId,
+      client_secret: idp.clientSecret,
+      allowed_domains: [domain, `other-${suffix}.example`],
+      default_role: role,
+    });
+    const owner = await member('owner');
+    const shown = await http(h.url, 'GET', '/v1/members/sso', owner);
+    expect(shown.status).toBe(200);
+    expect(shown.body).toMatchObject({ organization_id: org, default_role: 'analyst', client_secret_set: true });
+    const set = await http(h.url, 'PUT', '/v1/members/sso', { ...owner, json: settings('analyst') });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    const bad = await http(h.url, 'PUT', '/v1/members/sso', { ...owner, json: { ...settings('analyst'), issuer: 'nope' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details.field).toBe('issuer');
+
+    const anAdmin = await member('admin');
+    const escalation = await http(h.url, 'PUT', '/v1/members/sso', { ...anAdmin, json: settings('owner') });
+    expect(escalation.status).toBe(403);
+    expect(escalation.body.error.details.field).toBe('default_role');
+    const analyst = await member('analyst');
+    expect((await http(h.url, 'GET', '/v1/members/sso', analyst)).status).toBe(403);
+    expect((await admin(h, 'GET', `/organizations/${org}/sso`)).body.default_role).toBe('analyst');
+    const byPerson = (await audit('sso.configured')).filter((r) => r.actor_kind === 'person');
+    expect(byPerson).toHaveLength(1);
+    expect(byPerson[0]!.details.client_secret_changed).toBe(false);
+  });
+
   it('signs a new person in through the provider with the configured role, as password sign-in would', async () => {
     const email = `carol@${domain}`;
     const { cookie, session } = await signInThrough(account('carol', email));
