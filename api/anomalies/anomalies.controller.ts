@@ -18,9 +18,9 @@ import type { AnomalyList } from './anomalies.types.js';
 export class AnomaliesController extends Controller {
   /**
    * Cost spikes on each UTC date overlapping [start_date, end_date) (none after today): a series
-   * (an end user, agent, model or feature) whose day cost is at least 2.25 × its baseline (the
-   * median of the same weekday over the previous 28 days), with a robust z of at least 4 and an
-   * increase of at least 1 currency unit, after 14 days with cost in those 28. Sorted by date,
+   * (an end user, agent, model or feature) whose day cost is a multiple of its baseline (the median
+   * of the same weekday over the previous 28 days), far beyond its usual variation and by at least
+   * one currency unit; docs/api.md "Anomalies" gives the rule and its constants. Sorted by date,
    * then by increase (largest first); each names the top contributor of the increase in the other
    * dimensions.
    * @summary List cost anomalies

@@ -19,7 +19,7 @@ import { DAY_MS, utcDate } from '../../core/time.js';
 
 export const WINDOW_DAYS = 28;
 export const MIN_ACTIVE_DAYS = 14;
-export const MIN_RATIO = 2.25;
+export const MIN_RATIO = 2.4;
 export const MIN_Z = 4;
 export const MIN_INCREASE = new Big(1);
 /** Floor of the relative scale: a steady series is treated as varying by at least 5%. */

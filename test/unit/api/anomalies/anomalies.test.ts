@@ -36,19 +36,19 @@ describe('detectSpike', () => {
     expect(spike.zScore).toBeCloseTo(60, 9);
   });
 
-  it('2× is not a spike (the ratio must reach 2.25); 2.25× is', () => {
+  it('2.3× is not a spike (the ratio must reach 2.4); 2.4× is', () => {
     expect(
       detectSpike(
         DAY,
-        series(() => '10', '20'),
+        series(() => '10', '23'),
       ),
     ).toBeNull();
     expect(
       detectSpike(
         DAY,
-        series(() => '10', '22.5'),
+        series(() => '10', '24'),
       )?.ratio,
-    ).toBe(2.25);
+    ).toBe(2.4);
   });
 
   it('cents never alarm: $0.10 a day then $0.50 is 5× but an increase of 0.40 < 1', () => {
@@ -87,7 +87,7 @@ describe('detectSpike', () => {
     const spike = detectSpike(DAY, series(weekly, '8'))!;
     expect(spike.baseline.toString()).toBe('2');
     expect(spike.ratio).toBe(4);
-    // $10 on that Monday is 5× its baseline too; $4 is 2×: not a spike.
+    // $4 is 2× its baseline: not a spike.
     expect(detectSpike(DAY, series(weekly, '4'))).toBeNull();
   });
 
