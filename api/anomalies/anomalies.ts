@@ -96,6 +96,8 @@ function relativeScale(costs: readonly Big[]): number {
 /** The spike on `date` of a series with these daily costs, or null when the day is not one. */
 export function detectSpike(date: string, history: DailyCosts): Spike | null {
   const cost = toBig(history.get(date) ?? '0');
+  // A day under MIN_INCREASE cannot rise that much above a positive baseline: skip the window.
+  if (cost.lt(MIN_INCREASE)) return null;
   const costs = windowCosts(date, history);
   if (costs.filter((c) => c.gt(0)).length < MIN_ACTIVE_DAYS) return null;
   const baseline = baselineOf(costs, 0);
