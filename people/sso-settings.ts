@@ -5,12 +5,28 @@ import { isRole, type Role } from '../core/auth/roles.js';
 import { ValidationError } from '../core/errors.js';
 
 export interface SsoSettingsBody {
-  /** The provider's issuer URL; its discovery document is `<issuer>/.well-known/openid-configuration`. */
+  /**
+   * The provider's issuer URL (https; http only on a loopback host); its discovery document is
+   * `<issuer>/.well-known/openid-configuration`.
+   * @minLength 1
+   * @maxLength 2000
+   */
   issuer: string;
+  /**
+   * @minLength 1
+   * @maxLength 255
+   */
   client_id: string;
-  /** Stored encrypted under the master key; never answered back. */
+  /**
+   * Stored encrypted under the master key; never answered back.
+   * @minLength 1
+   */
   client_secret: string;
-  /** Email domains whose people may sign in (and join), e.g. `["acme.com"]`. */
+  /**
+   * Email domains whose people may sign in (and join), e.g. `["acme.com"]`.
+   * @minItems 1
+   * @maxItems 50
+   */
   allowed_domains: string[];
   /** The role a person gets when SSO adds them to the organization; existing members keep theirs. */
   default_role: Role;

@@ -25,14 +25,16 @@ export class ReconciliationController extends Controller {
    * @summary Reconcile costs with the providers' reports
    * @param start_date UTC date (YYYY-MM-DD), inclusive. Must be before end_date.
    * @param end_date UTC date (YYYY-MM-DD), exclusive; at most 12 months after start_date.
-   * @param tolerance_percent Percent of the provider's cost a row or day may drift (decimal, 0–1000); default the organization's setting, else 1.
+   * @param tolerance_percent Percent of the provider's cost a row or day may drift, 0 to 1000; default the organization's setting, else 1.
+   * @minimum tolerance_percent 0
+   * @maximum tolerance_percent 1000
    */
   @Get()
   public async getReconciliation(
     @Request() req: ExRequest,
     @Query() start_date: IsoDateParam,
     @Query() end_date: IsoDateParam,
-    @Query() tolerance_percent?: string,
+    @Query() tolerance_percent?: number,
   ): Promise<ReconciliationReport> {
     return reconciliationOf(readContext(req), { start_date, end_date, tolerance_percent });
   }

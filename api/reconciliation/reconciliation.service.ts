@@ -4,8 +4,8 @@
 import type { Queryable } from '../../core/control/db.js';
 import { ValidationError } from '../../core/errors.js';
 import type { ReadContext } from '../../core/http/read-context.js';
-import { Big, formatMoney, isUnsignedDecimalString } from '../../core/money.js';
-import { assertMaxMonths, parseDateRange, utcDate, type DateRange } from '../../core/time.js';
+import { Big, formatMoney, toBig } from '../../core/money.js';
+import { assertMaxMonths, DAY_MS, parseDateRange, utcDate, type DateRange } from '../../core/time.js';
 import { providerCostsIn, tolerancePercentOf } from '../../reconciliation/reconciliation.service.js';
 import { providerOfModel, reconciliationModel } from '../../reconciliation/model-keys.js';
 import { reconcile, type Reconciliation } from '../../reconciliation/variance.js';
@@ -18,19 +18,17 @@ export interface ReconciliationReport extends Reconciliation {
   tolerance_percent: string;
 }
 
-const DAY_MS = 86_400_000;
-
-function tolerance(value: string | undefined): string | null {
+/** The query's tolerance (tsoa checked 0 to 1000) as an exact decimal: a number by its shortest decimal text. */
+function tolerance(value: number | undefined): string | null {
   if (value === undefined) return null;
-  if (!isUnsignedDecimalString(value) || new Big(value).gt(1000)) {
-    throw new ValidationError('tolerance_percent', 'must be a decimal from 0 to 1000');
-  }
-  return value;
+  if (!Number.isFinite(value) || value < 0 || value > 1000)
+    throw new ValidationError('tolerance_percent', 'must be a number from 0 to 1000');
+  return toBig(value).toFixed();
 }
 
 export async function reconciliationOf(
   rc: ReadContext,
-  q: { start_date: string; end_date: string; tolerance_percent?: string },
+  q: { start_date: string; end_date: string; tolerance_percent?: number },
 ): Promise<ReconciliationReport> {
   const range = parseDateRange(q.start_date, q.end_date);
   for (const [field, at] of [

@@ -48,6 +48,9 @@ export function createHttpApp(ctx: AppContext, routeSets: RegisterRoutes[]): Exp
   app.use(answerOptions(routes));
   app.use(authenticateEncodedBody(ctx));
   app.use(checkRequestText(routes));
+  // Before the routes: a documented path's own methods decide, even where a templated route would
+  // take the method (PATCH /members/invitations is not PATCH /members/{personId}).
+  app.use(methodNotAllowed(routes));
 
   const keepRaw = (req: Request, _res: unknown, buf: Buffer) => {
     (req as Request & { rawBody?: Buffer }).rawBody = buf;
@@ -72,7 +75,6 @@ export function createHttpApp(ctx: AppContext, routeSets: RegisterRoutes[]): Exp
   });
   app.get('/healthz', (_req, res) => res.json({ ok: true }));
 
-  app.use(methodNotAllowed(routes));
   app.use((req, _res, next) => next(new NotFoundError('Route', `${req.method} ${req.path}`)));
   app.use(errorHandler(ctx.logger));
   return app;

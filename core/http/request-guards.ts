@@ -128,11 +128,17 @@ export function checkRequestText(routes: RouteTable) {
   };
 }
 
-/** After the routes: a known path with an unsupported method is 405 (with Allow), not 404. */
+/**
+ * A documented path asked with a method the document does not list for it is 405 (with Allow),
+ * before any route sees it: the most literal template is the path the document means, so a
+ * templated route with that method (PATCH /members/{personId}) must not take PATCH
+ * /members/invitations. HEAD goes where GET does (Express answers it with the GET route).
+ */
 export function methodNotAllowed(routes: RouteTable) {
   return (req: Request, _res: Response, next: NextFunction): void => {
     const template = routes.match(req.path);
-    if (!template || template.methods.includes(req.method)) return next();
+    const method = req.method === 'HEAD' ? 'GET' : req.method;
+    if (!template || template.methods.includes(method)) return next();
     const allow = template.methods.join(', ');
     next(
       new AppError(

@@ -3323,16 +3323,17 @@ class SsoSettingsBody(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    issuer: str
+    issuer: str = Field(..., max_length=2000, min_length=1)
     """
-    The provider's issuer URL; its discovery document is `<issuer>/.well-known/openid-configuration`.
+    The provider's issuer URL (https; http only on a loopback host); its discovery document is
+    `<issuer>/.well-known/openid-configuration`.
     """
-    client_id: str
-    client_secret: str
+    client_id: str = Field(..., max_length=255, min_length=1)
+    client_secret: str = Field(..., min_length=1)
     """
     Stored encrypted under the master key; never answered back.
     """
-    allowed_domains: list[str]
+    allowed_domains: list[str] = Field(..., max_length=50, min_length=1)
     """
     Email domains whose people may sign in (and join), e.g. `["acme.com"]`.
     """

@@ -4019,7 +4019,10 @@ export interface components {
             updated_at: string;
         };
         SsoSettingsBody: {
-            /** @description The provider's issuer URL; its discovery document is `<issuer>/.well-known/openid-configuration`. */
+            /**
+             * @description The provider's issuer URL (https; http only on a loopback host); its discovery document is
+             *     `<issuer>/.well-known/openid-configuration`.
+             */
             issuer: string;
             client_id: string;
             /** @description Stored encrypted under the master key; never answered back. */
@@ -4957,8 +4960,8 @@ export interface operations {
                 start_date: components["schemas"]["IsoDateParam"];
                 /** @description UTC date (YYYY-MM-DD), exclusive; at most 12 months after start_date. */
                 end_date: components["schemas"]["IsoDateParam"];
-                /** @description Percent of the provider's cost a row or day may drift (decimal, 0–1000); default the organization's setting, else 1. */
-                tolerance_percent?: string;
+                /** @description Percent of the provider's cost a row or day may drift, 0 to 1000; default the organization's setting, else 1. */
+                tolerance_percent?: number;
             };
             header?: never;
             path?: never;
