@@ -54,10 +54,18 @@ export class AuditEventsController extends Controller {
       action: action ?? null,
       actorKind: actor_kind ?? null,
       personId: person_id === undefined ? null : requireUuid('person_id', person_id),
-      start: parseDateParam('start_date', start_date, false),
-      end: parseDateParam('end_date', end_date, false),
+      start: withinStoredRange(parseDateParam('start_date', start_date, false)),
+      end: withinStoredRange(parseDateParam('end_date', end_date, false)),
       ...page,
     });
     return { audit_events: rows.map(auditEventView), total, ...page };
   }
+}
+
+// PostgreSQL has no year 0 (ISO 8601's 0000 is 1 BC there) and stops at 294276; a filter bound
+// beyond any audit event's time selects the same rows as the nearest stored-range bound.
+const EARLIEST = Date.UTC(1970, 0, 1);
+const LATEST = Date.UTC(9999, 11, 31);
+function withinStoredRange(at: Date | null): Date | null {
+  return at === null ? null : new Date(Math.min(Math.max(at.getTime(), EARLIEST), LATEST));
 }
