@@ -163,12 +163,14 @@ describe('POST /v1/what-if', () => {
         apiGet(p, t.readKey, '/margin-data/by-end-user', { start_date: '2025-01-01', end_date: '2025-02-01' }),
         apiGet(p, t.readKey, '/usage/events', { start_date: '2024-12-01', end_date: '2025-03-01', limit: 100 }),
       ]).then((all) => all.map((r) => ({ status: r.status, body: r.body })));
-    const before = { lake: lakeSnapshot(p.lakeDir), reads: await reads() };
+    // The tenant's own lake files (other test files' organizations share the lake and may still be
+    // flushing), once the processor has finished compacting what the setup flushed.
+    const before = { lake: await quietLakeSnapshot(p.lakeDir, t.organizationId), reads: await reads() };
     for (const r of before.reads) expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(Object.keys(before.lake).some((f) => f.endsWith('.parquet'))).toBe(true);
     expect((await whatIf(t.readKey, SCENARIO)).status).toBe(200);
     expect((await whatIf(t.readKey, { ...SCENARIO, end_user_id: id('alice') })).status).toBe(200);
-    expect(lakeSnapshot(p.lakeDir)).toEqual(before.lake);
+    expect(lakeSnapshot(p.lakeDir, t.organizationId)).toEqual(before.lake);
     expect(await reads()).toEqual(before.reads);
   });
 });
@@ -245,14 +247,27 @@ describe('POST /v1/what-if: bad scenarios', () => {
 });
 
 /** Every file under the lake directory (path → size and mtime), but the read side's derived-day cache (`_derived`), which reads may fill. */
-function lakeSnapshot(dir: string): Record<string, string> {
+/** The lake's files once two looks 1.5 s apart agree (at most 30 s). */
+async function quietLakeSnapshot(dir: string, organizationId: string): Promise<Record<string, string>> {
+  let last = lakeSnapshot(dir, organizationId);
+  for (let waited = 0; waited < 30_000; waited += 1_500) {
+    await new Promise((r) => setTimeout(r, 1_500));
+    const now = lakeSnapshot(dir, organizationId);
+    if (JSON.stringify(now) === JSON.stringify(last)) return now;
+    last = now;
+  }
+  return last;
+}
+
+/** Size and mtime of each lake file of one organization (`…/org=<id>/…`). */
+function lakeSnapshot(dir: string, organizationId: string): Record<string, string> {
   const out: Record<string, string> = {};
   const walk = (d: string) => {
     for (const entry of fs.readdirSync(d, { withFileTypes: true })) {
       const full = path.join(d, entry.name);
       if (entry.isDirectory()) {
         if (entry.name !== '_derived') walk(full);
-      } else {
+      } else if (full.includes(`${path.sep}org=${organizationId}${path.sep}`)) {
         const s = fs.statSync(full);
         out[path.relative(dir, full)] = `${s.size}:${s.mtimeMs}`;
       }
