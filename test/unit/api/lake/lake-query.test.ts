@@ -3,9 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LakeQuery, splitWholeDays, splitWholeHours, type Derivation } from '../../../../api/lake/lake-query.js';
-import { endUserIdFor, eventIdFor } from '../../../../core/ids.js';
-import { NO_PROVENANCE, type LakeEventRow } from '../../../../core/lake/events-schema.js';
+import type { LakeEventRow } from '../../../../core/lake/events-schema.js';
 import { LakeWriter } from '../../../../processor/lake/lake-writer.js';
+import { lakeEvent } from '../../../support/lake-event-builder.js';
 
 const d = (s: string) => new Date(s);
 
@@ -53,60 +53,23 @@ const ORG = '0b9a5c1e-6f3d-4a8e-9c2b-1d7e5f4a3b21';
 const OTHER = '7c4e2a9d-1b3f-4e6a-8d5c-9f2e1a7b6c43';
 
 function row(offset: number, at: string, totalCost: string, org = ORG): LakeEventRow {
-  const key = `k${offset}`;
   const ts = d(at);
-  return {
-    event_id: eventIdFor(org, key),
+  return lakeEvent({
     organization_id: org,
-    idempotency_key: key,
+    idempotency_key: `k${offset}`,
     api_key_id: 'key',
     owner_user_id: null,
-    subscription_id: null,
     received_at: ts,
     event_timestamp: ts,
+    priced_at: ts,
     user_id: 'u1',
-    end_user_id: endUserIdFor(org, 'u1'),
-    model: 'gpt-4o',
-    provider: 'openai',
-    metric: null,
-    unit: null,
-    quantity: null,
     input_tokens: 10,
     output_tokens: 5,
-    cache_creation_input_tokens: null,
-    cache_read_input_tokens: null,
-    reasoning_tokens: null,
     input_cost: totalCost,
     output_cost: '0',
-    cache_creation_cost: null,
-    cache_read_cost: null,
-    reasoning_cost: null,
-    unit_cost: null,
     total_cost: totalCost,
-    cost_override: null,
-    status: 'completed',
-    status_reason: null,
-    rate_card_slug: 'gpt-4o',
-    session_id: null,
-    span_id: null,
-    parent_span_id: null,
-    span_name: null,
-    span_kind: null,
-    started_at: null,
-    timestamp_provided: true,
-    agent_id: null,
-    workflow_id: null,
-    feature: null,
-    metadata: '{}',
-    flag_reason: null,
-    kafka_partition: 0,
     kafka_offset: offset,
-    priced_at: ts,
-    service_tier: null,
-    cache_creation_1h_input_tokens: null,
-    cache_creation_1h_cost: null,
-    ...NO_PROVENANCE,
-  };
+  });
 }
 
 describe('LakeQuery', () => {
