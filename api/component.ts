@@ -16,6 +16,9 @@ import { prepareReads, type PrepareReadsOptions } from './lake/prepare-reads.js'
 import { DeliveryWorker, type DeliveryWorkerOptions } from '../alerts/webhooks/delivery-worker.js';
 import { evaluateEndUserMargins } from '../alerts/evaluation/margin-evaluation.js';
 import { SessionDirectory } from '../people/people.service.js';
+import { AuditRetention, auditTrail } from '../people/audit-trail.js';
+import { PasswordResets } from '../people/password-reset.js';
+import { passwordResetSenders } from '../people/password-reset-senders.js';
 import { reconciliationVarianceAlerts } from './reconciliation/variance-alerts.js';
 import { startAnomalyAlerts, type AnomalyAlertOptions } from './anomalies/anomaly-alerts.js';
 
@@ -59,6 +62,17 @@ export function apiComponent(options: ApiComponentOptions = {}): StartComponent 
     ctx.services.apiClock = options.now ?? (() => new Date());
     // People's sessions for the one authentication module (core/http/authentication.ts).
     ctx.services.personSessions = new SessionDirectory(ctx.db, ctx.masterKey);
+    // The audit trail every capability records admin changes in (core/http/audit-trail.ts), and its retention.
+    ctx.services.auditTrail = auditTrail;
+    const auditRetention = new AuditRetention(ctx.db, ctx.logger, { retentionDays: ctx.config.auditRetentionDays });
+    auditRetention.start();
+    const passwordResets = new PasswordResets(
+      ctx.db,
+      passwordResetSenders(ctx.config, ctx.logger.child({ service: 'password-reset' })),
+      ctx.logger,
+      ctx.config.publicUrl ?? `http://${ctx.config.host}:${ctx.config.port}`,
+    );
+    ctx.services.passwordResets = passwordResets;
     // Webhooks are sent wherever the api runs (every api replica; claims never overlap).
     const webhooks = new DeliveryWorker(ctx.db, ctx.masterKey, ctx.logger.child({ service: 'webhooks' }), {
       ...options.webhooks,
@@ -102,6 +116,10 @@ export function apiComponent(options: ApiComponentOptions = {}): StartComponent 
         delete ctx.services.revenueMoved;
         delete ctx.services.providerCostsImported;
         delete ctx.services.personSessions;
+        await auditRetention.stop();
+        delete ctx.services.auditTrail;
+        await passwordResets.settled();
+        delete ctx.services.passwordResets;
       },
     };
   };

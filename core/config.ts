@@ -59,6 +59,35 @@ export interface Config {
    * last-year windows) still sees whole trees.
    */
   otlpStructuralSpansRetentionDays: number;
+  /** Days an audit-trail row is kept (AUDIT_RETENTION_DAYS); 0 keeps every row. Default 400. */
+  auditRetentionDays: number;
+  /** The origin people reach the service at (PUBLIC_URL): links in password-reset messages, never taken from a request's Host. */
+  publicUrl: string | null;
+  /** Where password-reset links go (people/password-reset-senders.ts). */
+  passwordReset: PasswordResetDelivery;
+}
+
+interface PasswordResetDelivery {
+  /** PASSWORD_RESET_WEBHOOK_URL: each link is POSTed here as JSON. */
+  webhookUrl: string | null;
+  /** PASSWORD_RESET_WEBHOOK_SECRET: signs that POST (Marginal-Signature, the webhooks' scheme). */
+  webhookSecret: SecretValue | null;
+  /** PASSWORD_RESET_LOG_LINKS: the log line carries the link itself (development only; decision 0138). */
+  logLinks: boolean;
+  /** SMTP_HOST and friends: mail the link to the person. */
+  smtp: SmtpSettings | null;
+}
+
+interface SmtpSettings {
+  host: string;
+  /** SMTP_PORT, default 587 (465 with SMTP_SECURE). */
+  port: number;
+  /** SMTP_SECURE: TLS from the first byte (port 465) rather than STARTTLS. */
+  secure: boolean;
+  user: string | null;
+  password: SecretValue | null;
+  /** SMTP_FROM: the sender address. */
+  from: string;
 }
 
 export class ConfigError extends Error {}
@@ -92,6 +121,34 @@ function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   if (/^(1|true|yes|on)$/i.test(v)) return true;
   if (/^(0|false|no|off)$/i.test(v)) return false;
   throw new ConfigError(`${name} must be true or false, got ${JSON.stringify(v)}`);
+}
+
+function secret(env: NodeJS.ProcessEnv, name: string): SecretValue | null {
+  const v = str(env, name);
+  return v === null ? null : new SecretValue(v);
+}
+
+function publicUrl(env: NodeJS.ProcessEnv): string | null {
+  const v = str(env, 'PUBLIC_URL');
+  if (v === null) return null;
+  if (!URL.canParse(v) || !/^https?:$/.test(new URL(v).protocol)) throw new ConfigError(`PUBLIC_URL must be an http(s) URL, got "${v}"`);
+  return new URL(v).origin;
+}
+
+function smtpSettings(env: NodeJS.ProcessEnv): SmtpSettings | null {
+  const host = str(env, 'SMTP_HOST');
+  if (host === null) return null;
+  const from = str(env, 'SMTP_FROM');
+  if (from === null) throw new ConfigError('SMTP_FROM is required when SMTP_HOST is set');
+  const secure = bool(env, 'SMTP_SECURE', false);
+  return {
+    host,
+    port: int(env, 'SMTP_PORT', secure ? 465 : 587),
+    secure,
+    user: str(env, 'SMTP_USER'),
+    password: secret(env, 'SMTP_PASSWORD'),
+    from,
+  };
 }
 
 function isLoopbackHost(host: string): boolean {
@@ -148,6 +205,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: str(env, 'LOG_LEVEL') ?? 'info',
     webhookAllowPrivateUrls: bool(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', isLoopbackHost(str(env, 'HOST') ?? '127.0.0.1')),
     otlpStructuralSpansRetentionDays: int(env, 'OTLP_STRUCTURAL_SPANS_RETENTION_DAYS', 400, 0),
+    auditRetentionDays: int(env, 'AUDIT_RETENTION_DAYS', 400, 0),
+    publicUrl: publicUrl(env),
+    passwordReset: {
+      webhookUrl: str(env, 'PASSWORD_RESET_WEBHOOK_URL'),
+      webhookSecret: secret(env, 'PASSWORD_RESET_WEBHOOK_SECRET'),
+      logLinks: bool(env, 'PASSWORD_RESET_LOG_LINKS', false),
+      smtp: smtpSettings(env),
+    },
   };
 }
 

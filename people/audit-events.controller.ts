@@ -7,7 +7,7 @@ import { pageParams } from '../core/http/paging.js';
 import type { ErrorEnvelope } from '../core/http/error-envelope.js';
 import type { IsoDateParam, TextParam, UuidParam } from '../core/http/params.js';
 import { parseDateParam } from '../core/time.js';
-import type { ActorKind } from './audit.store.js';
+import type { ActorKind } from '../core/http/audit-trail.js';
 import { listAudit } from './audit.store.js';
 import { personActor } from './request-actor.js';
 import { auditEventView, type AuditEventList } from './people-views.js';

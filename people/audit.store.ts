@@ -2,18 +2,7 @@
 // `details`. An organization's trail holds its own rows and the personal rows (sign-in, sign-out)
 // of the people who are its members now.
 import type { Queryable } from '../core/control/db.js';
-
-export type ActorKind = 'person' | 'api_key' | 'admin_token' | 'anonymous';
-
-export interface AuditEntry {
-  organizationId: string | null;
-  action: string;
-  actorKind: ActorKind;
-  actorId: string | null;
-  subjectPersonId: string | null;
-  address: string | null;
-  details: Record<string, unknown>;
-}
+import type { ActorKind, AuditEntry } from '../core/http/audit-trail.js';
 
 export interface AuditRow {
   id: string;
@@ -65,4 +54,17 @@ export async function listAudit(db: Queryable, f: AuditFilter): Promise<{ rows: 
     db.query<{ total: string }>(`SELECT count(*)::text AS total FROM audit_events a WHERE ${where}`, params),
   ]);
   return { rows, total: Number(count[0]!.total) };
+}
+
+/** Deletes at most `limit` rows that occurred before `cutoff` (retention); returns how many. Bounded, so the caller loops. */
+export async function deleteAuditBefore(db: Queryable, cutoff: Date, limit: number): Promise<number> {
+  const [row] = await db.query<{ deleted: number }>(
+    `WITH gone AS (
+       DELETE FROM audit_events
+        WHERE id = ANY (ARRAY(SELECT id FROM audit_events WHERE occurred_at < $1 LIMIT $2))
+       RETURNING 1)
+     SELECT count(*)::int AS deleted FROM gone`,
+    [cutoff, limit],
+  );
+  return row?.deleted ?? 0;
 }

@@ -1,9 +1,10 @@
 // People's sign-in surface: accept an invitation, sign in (the session cookie and its CSRF token),
-// who am I, sign out here or everywhere. Sign-in and accepting carry no session yet, so no CSRF
-// token; every other write here needs X-CSRF-Token (core/http/authentication.ts).
+// who am I, sign out here or everywhere, reset a forgotten password. Sign-in, accepting and
+// resetting carry no session yet, so no CSRF token; every other write here needs X-CSRF-Token
+// (core/http/authentication.ts).
 import type { Request as ExRequest } from 'express';
 import { Body, Controller, Get, Post, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
-import { appContext } from '../core/app-context.js';
+import { appContext, service } from '../core/app-context.js';
 import { sessionCookie } from '../core/auth/person-sessions.js';
 import { personAuthOf } from '../core/http/authentication.js';
 import { ValidationError } from '../core/errors.js';
@@ -13,9 +14,17 @@ import { normalizeEmail } from './email-address.js';
 import { acceptInvitation, signIn, signOut } from './people.service.js';
 import { personEmail, membershipsOfPerson } from './people.store.js';
 import { csrfTokenOf } from './people-tokens.js';
-import { clientAddress } from './request-actor.js';
+import { clientAddress } from '../core/http/audit-trail.js';
 import { clearSessionCookie, setSessionCookie } from './session-cookie.js';
-import type { AcceptedInvitationView, AcceptInvitationBody, SessionView, SignInBody } from './people-views.js';
+import type {
+  AcceptedInvitationView,
+  AcceptInvitationBody,
+  ConfirmPasswordResetBody,
+  PasswordResetBody,
+  PasswordResetRequestedView,
+  SessionView,
+  SignInBody,
+} from './people-views.js';
 import { sessionView } from './people-views.js';
 
 @Route('auth')
@@ -102,6 +111,36 @@ export class AuthController extends Controller {
   @Response<ErrorEnvelope>(403, 'X-CSRF-Token missing or wrong')
   public async signOutEverywhere(@Request() req: ExRequest): Promise<void> {
     await signOut(appContext(req).db, personAuthOf(req).person, clientAddress(req), true);
+    clearSessionCookie(req, req.res!);
+    this.setStatus(204);
+  }
+
+  /**
+   * Asks for a password-reset link for this email. The answer is the same whether or not the
+   * email has an account; when it has, a link with a single-use token (valid 30 minutes) is sent
+   * by the configured senders (a log line, a webhook, mail). Limited per email and per address.
+   * @summary Ask for a password reset
+   */
+  @Post('password-reset')
+  @SuccessResponse(202, 'Accepted (whether or not the email has an account)')
+  @Response<ErrorEnvelope>(429, 'Too many requests for this email or from this address; Retry-After says when to try again')
+  public async requestPasswordReset(@Request() req: ExRequest, @Body() body: PasswordResetBody): Promise<PasswordResetRequestedView> {
+    const email = normalizeEmail('email', body.email);
+    service(req, 'passwordResets').request(appContext(req).rateLimiter, email, clientAddress(req));
+    this.setStatus(202);
+    return { status: 'accepted' };
+  }
+
+  /**
+   * Sets a new password with the token of a reset link. The token works once and expires; every
+   * session of the person ends (sign in again with the new password).
+   * @summary Confirm a password reset
+   */
+  @Post('password-reset/confirm')
+  @SuccessResponse(204, 'Password set; every session of the person ended')
+  public async confirmPasswordReset(@Request() req: ExRequest, @Body() body: ConfirmPasswordResetBody): Promise<void> {
+    const token = requireText('token', body.token, 200);
+    await service(req, 'passwordResets').confirm(token, body.password, clientAddress(req));
     clearSessionCookie(req, req.res!);
     this.setStatus(204);
   }

@@ -8,7 +8,8 @@ import type { ErrorEnvelope } from '../core/http/error-envelope.js';
 import type { UuidParam } from '../core/http/params.js';
 import { requireUuid } from '../core/http/input.js';
 import { normalizeEmail } from './email-address.js';
-import { clientAddress, requestOrigin } from './request-actor.js';
+import { clientAddress } from '../core/http/audit-trail.js';
+import { requestOrigin } from './request-actor.js';
 import { changeRole, INVITATION_DEFAULT_HOURS, invite } from './people.service.js';
 import { membersOfOrganization } from './people.store.js';
 import {

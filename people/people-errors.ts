@@ -20,3 +20,16 @@ export class SignInLockedError extends AppError {
     );
   }
 }
+
+/** 429 past the password-reset limits (per email and per address); the same whether or not the email has an account. */
+export class PasswordResetLimitedError extends AppError {
+  constructor(retryAfterSeconds: number) {
+    super(
+      429,
+      'RATE_LIMIT_EXCEEDED',
+      `Too many password reset requests; try again in ${retryAfterSeconds} s`,
+      { field: 'email', retryable: true, retryAfterSeconds },
+      { 'Retry-After': String(retryAfterSeconds) },
+    );
+  }
+}

@@ -35,6 +35,29 @@ export interface SignInBody {
   password: string;
 }
 
+export interface PasswordResetBody {
+  /** @maxLength 254 must be at most 254 characters */
+  email: string;
+}
+
+export interface ConfirmPasswordResetBody {
+  /**
+   * The token of the reset link.
+   * @maxLength 200 must be at most 200 characters
+   */
+  token: string;
+  /**
+   * The new password (12–256 characters).
+   * @maxLength 256 must be at most 256 characters
+   */
+  password: string;
+}
+
+export interface PasswordResetRequestedView {
+  /** Always `accepted`: the same answer whether or not the email has an account. */
+  status: 'accepted';
+}
+
 export interface ChangeRoleBody {
   role: Role;
 }

@@ -6,7 +6,8 @@ import type { PersonSessions, ResolvedSession } from '../core/auth/person-sessio
 import type { Role } from '../core/auth/roles.js';
 import type { ControlDb } from '../core/control/db.js';
 import { AccessDeniedError, AppError, NotFoundError, ValidationError } from '../core/errors.js';
-import { recordAudit, type ActorKind } from './audit.store.js';
+import type { Actor } from '../core/http/audit-trail.js';
+import { recordAudit } from './audit.store.js';
 import { ACCOUNT_LOCKOUT, ADDRESS_LOCKOUT, FAILURE_MEMORY_SECONDS, lockSeconds, type LockoutPolicy } from './lockout.js';
 import { judgeRoleChange } from './member-rules.js';
 import { checkNewPassword, hashPassword, passwordMatches, UNKNOWN_ACCOUNT_HASH } from './passwords.js';
@@ -18,13 +19,6 @@ export const INVITATION_DEFAULT_HOURS = 7 * 24;
 /** A session lives at most a week, and dies after a day without a request. */
 const SESSION_LIFETIME_HOURS = 7 * 24;
 const SESSION_IDLE_HOURS = 24;
-
-/** Who acts, as the audit trail records it. */
-export interface Actor {
-  kind: ActorKind;
-  id: string | null;
-  address: string | null;
-}
 
 export interface IssuedInvitation extends store.InvitationRow {
   token: string;

@@ -1,20 +1,9 @@
-// Who a request to people's endpoints comes from: the client's address (the socket's peer, or with
-// TRUST_PROXY the address the nearest proxy saw), the acting person, and the origin links point at.
+// Who a request to people's endpoints comes from: the acting person with their role (the address
+// is core/http/audit-trail.ts's rule), and the origin links point at.
 import type { Request as ExRequest } from 'express';
-import { appContext } from '../core/app-context.js';
 import { isRole, type Role } from '../core/auth/roles.js';
 import { personAuthOf } from '../core/http/authentication.js';
-import type { Actor } from './people.service.js';
-
-/** The client's address: the socket's peer, or with TRUST_PROXY the address the nearest proxy saw. */
-export function clientAddress(req: ExRequest): string | null {
-  if (appContext(req).config.trustProxy) {
-    const forwarded = req.headers['x-forwarded-for'];
-    const last = typeof forwarded === 'string' ? forwarded.split(',').at(-1)?.trim() : undefined;
-    if (last) return last.slice(0, 100);
-  }
-  return req.socket.remoteAddress ?? null;
-}
+import { type Actor, clientAddress } from '../core/http/audit-trail.js';
 
 /** The signed-in owner or admin as the audit trail records them, with their role in the chosen organization. */
 export function personActor(req: ExRequest): Actor & { role: Role; organizationId: string } {

@@ -15,6 +15,7 @@ import { rateCardCorrectionView, type RateCardCorrectionView } from './rate-card
 import { ValidationError } from '../core/errors.js';
 import { STANDARD_SERVICE_TIER, type ContextTier, type TimeWindow } from './pricing.types.js';
 import { layOutTimeWindows } from './time-windows.js';
+import { auditChange } from '../core/http/audit-trail.js';
 import type { ErrorEnvelope } from '../core/http/error-envelope.js';
 import { parseDateParam } from '../core/time.js';
 import { parseNullableRate, parseRate, requireText } from '../core/http/input.js';
@@ -206,6 +207,12 @@ export class RateCardsController extends Controller {
     const { db } = appContext(req);
     await requireOrganization(db, organizationId);
     const write = await writeRateCard(db, organizationId, input, ADMIN_TOKEN_ACTOR);
+    await auditChange(req, {
+      organizationId,
+      action: write.superseded ? 'rate_card.corrected' : 'rate_card.created',
+      ...(write.superseded ? { before: rateCardView(write.superseded) } : {}),
+      after: rateCardView(write.card),
+    });
     this.setStatus(201);
     return { ...rateCardView(write.card), ...rateCardCorrectionView(organizationId, write) };
   }

@@ -6,6 +6,7 @@ import type { Request as ExRequest } from 'express';
 import { Body, Controller, Get, Path, Post, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import { appContext, service } from '../core/app-context.js';
 import { requireOrganization } from '../core/control/organizations.js';
+import { auditChange } from '../core/http/audit-trail.js';
 import type { ErrorEnvelope } from '../core/http/error-envelope.js';
 import { parseDateRange } from '../core/time.js';
 import { getRatesVersion } from './rate-cards.store.js';
@@ -63,8 +64,10 @@ export class RepricingsController extends Controller {
       partitions,
       eventsTotal: span?.events ?? 0,
     });
+    const view = repricingView(job);
+    await auditChange(req, { organizationId, action: 'repricing.created', after: view });
     this.setStatus(202);
-    return repricingView(job);
+    return view;
   }
 
   /**

@@ -5,6 +5,7 @@ import { Body, Controller, Get, Path, Post, Request, Response, Route, Security, 
 import { appContext } from '../core/app-context.js';
 import { requireOrganization } from '../core/control/organizations.js';
 import { createUnitRate, listUnitRates } from './rate-cards.store.js';
+import { auditChange } from '../core/http/audit-trail.js';
 import type { ErrorEnvelope } from '../core/http/error-envelope.js';
 import { parseDateParam } from '../core/time.js';
 import { exactlyOne, parseRate, requireText } from '../core/http/input.js';
@@ -72,8 +73,10 @@ export class UnitRatesController extends Controller {
     const { db } = appContext(req);
     await requireOrganization(db, organizationId);
     const rate = await createUnitRate(db, organizationId, input);
+    const view = unitRateView(rate);
+    await auditChange(req, { organizationId, action: 'unit_rate.created', after: view });
     this.setStatus(201);
-    return unitRateView(rate);
+    return view;
   }
 
   /**

@@ -16,6 +16,7 @@ import {
   type RevenueSource,
 } from './revenue.store.js';
 import { NotFoundError, ValidationError } from '../core/errors.js';
+import { auditChange } from '../core/http/audit-trail.js';
 import type { ErrorEnvelope } from '../core/http/error-envelope.js';
 import { Big, fractionDigits, isDecimalString, MONEY_SCALE } from '../core/money.js';
 import type { StripeSyncReport } from './stripe-sync.js';
@@ -133,6 +134,7 @@ export class RevenueController extends Controller {
     const { db } = appContext(req);
     await requireOrganization(db, organizationId);
     const { upserted, connection } = await importRevenueRecords(db, organizationId, records);
+    await auditChange(req, { organizationId, action: 'revenue_records.imported', details: { upserted } });
     // Revenue moved: end-user margin alerts (revenue-moved.ts) for every end user of the organization.
     await service(req, 'revenueMoved')(db, organizationId, new Date());
     return { organization_id: organizationId, upserted, connection: connectionView(connection) };
@@ -187,10 +189,17 @@ export class RevenueController extends Controller {
     const { db } = appContext(req);
     await requireOrganization(db, organizationId);
     const sync = service(req, 'revenueSync');
+    const previous = (await listRevenueConnections(db, organizationId)).find((c) => c.kind === 'stripe');
     const connection = await sync.connectStripe(organizationId, {
       secretKey: body.secret_key,
       customerMetadataKey: body.customer_metadata_key,
       unmatchedCustomers: body.unmatched_customers,
+    });
+    await auditChange(req, {
+      organizationId,
+      action: 'revenue_connection.connected',
+      ...(previous ? { before: connectionView(previous) } : {}),
+      after: connectionView(connection),
     });
     const { report } = await sync.startSync(organizationId);
     this.setStatus(201);
@@ -221,7 +230,9 @@ export class RevenueController extends Controller {
     const { db } = appContext(req);
     await requireOrganization(db, organizationId);
     const sync = service(req, 'revenueSync');
-    return connectionView(await sync.disconnectStripe(organizationId), await sync.report(organizationId));
+    const disconnected = await sync.disconnectStripe(organizationId);
+    await auditChange(req, { organizationId, action: 'revenue_connection.disconnected', after: connectionView(disconnected) });
+    return connectionView(disconnected, await sync.report(organizationId));
   }
 
   /**

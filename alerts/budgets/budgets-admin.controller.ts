@@ -4,6 +4,7 @@ import type { Request as ExRequest } from 'express';
 import { Body, Controller, Delete, Get, Patch, Path, Post, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import { appContext } from '../../core/app-context.js';
 import { requireOrganization } from '../../core/control/organizations.js';
+import { auditChange } from '../../core/http/audit-trail.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import { createBudget, deleteBudget, getBudget, listBudgets, updateBudget } from './budgets.store.js';
 import { budgetStatuses, forgetBudgets } from './budget-status.js';
@@ -37,8 +38,10 @@ export class BudgetsAdminController extends Controller {
     await requireOrganization(db, organizationId);
     const created = await createBudget(db, organizationId, input);
     forgetBudgets(organizationId);
+    const view = budgetView(created);
+    await auditChange(req, { organizationId, action: 'budget.created', after: view });
     this.setStatus(201);
-    return budgetView(created);
+    return view;
   }
 
   /**
@@ -86,7 +89,9 @@ export class BudgetsAdminController extends Controller {
     const stored = await getBudget(db, organizationId, budgetId);
     const updated = await updateBudget(db, organizationId, budgetId, parseBudget(mergeBudgetPatch(stored, body)));
     forgetBudgets(organizationId);
-    return budgetView(updated);
+    const view = budgetView(updated);
+    await auditChange(req, { organizationId, action: 'budget.updated', before: budgetView(stored), after: view });
+    return view;
   }
 
   /**
@@ -100,6 +105,8 @@ export class BudgetsAdminController extends Controller {
     await requireOrganization(db, organizationId);
     const deleted = await deleteBudget(db, organizationId, budgetId);
     forgetBudgets(organizationId);
-    return budgetView(deleted);
+    const view = budgetView(deleted);
+    await auditChange(req, { organizationId, action: 'budget.deleted', before: view });
+    return view;
   }
 }

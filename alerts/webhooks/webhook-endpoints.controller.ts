@@ -20,6 +20,7 @@ import {
 } from '@tsoa/runtime';
 import { appContext } from '../../core/app-context.js';
 import { requireOrganization } from '../../core/control/organizations.js';
+import { auditChange } from '../../core/http/audit-trail.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import { pageParams } from '../../core/http/paging.js';
 import { nudgeDeliveries } from './delivery-worker.js';
@@ -77,6 +78,7 @@ export class WebhookEndpointsController extends Controller {
     const description = parseDescription(body.description);
     await requireOrganization(ctx.db, organizationId);
     const { endpoint, secret } = await createEndpoint(ctx.db, ctx.masterKey, organizationId, { url, enabledEvents, description });
+    await auditChange(req, { organizationId, action: 'webhook_endpoint.created', after: endpointView(endpoint) });
     this.setStatus(201);
     return { ...endpointView(endpoint), secret };
   }
@@ -129,14 +131,21 @@ export class WebhookEndpointsController extends Controller {
     const description = body.description === undefined ? undefined : parseDescription(body.description);
     const grace = parseGraceSeconds(body.rotation_grace_seconds);
     await requireOrganization(ctx.db, organizationId);
-    let endpoint = await updateEndpoint(ctx.db, organizationId, endpointId, { url, enabledEvents, description, enabled: body.enabled });
+    const before = endpointView(await getEndpoint(ctx.db, organizationId, endpointId));
+    await updateEndpoint(ctx.db, organizationId, endpointId, { url, enabledEvents, description, enabled: body.enabled });
     if (body.enabled === true) nudgeDeliveries();
-    if (body.rotate_secret === true) {
-      const rotated = await rotateEndpointSecret(ctx.db, ctx.masterKey, organizationId, endpointId, grace);
-      return { ...endpointView(rotated.endpoint), secret: rotated.secret };
-    }
-    endpoint = await getEndpoint(ctx.db, organizationId, endpointId);
-    return endpointView(endpoint);
+    const rotated =
+      body.rotate_secret === true ? await rotateEndpointSecret(ctx.db, ctx.masterKey, organizationId, endpointId, grace) : null;
+    const after = endpointView(rotated?.endpoint ?? (await getEndpoint(ctx.db, organizationId, endpointId)));
+    // A rotation is recorded as the fact, never the secret.
+    await auditChange(req, {
+      organizationId,
+      action: 'webhook_endpoint.updated',
+      before,
+      after,
+      details: { secret_rotated: rotated !== null },
+    });
+    return rotated ? { ...after, secret: rotated.secret } : after;
   }
 
   /**
@@ -151,7 +160,9 @@ export class WebhookEndpointsController extends Controller {
   ): Promise<WebhookEndpointView> {
     const { db } = appContext(req);
     await requireOrganization(db, organizationId);
-    return endpointView(await deleteEndpoint(db, organizationId, endpointId));
+    const view = endpointView(await deleteEndpoint(db, organizationId, endpointId));
+    await auditChange(req, { organizationId, action: 'webhook_endpoint.deleted', before: view });
+    return view;
   }
 
   /**

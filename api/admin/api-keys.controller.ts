@@ -7,6 +7,7 @@ import { appContext } from '../../core/app-context.js';
 import type { Scope } from '../../core/auth/scopes.js';
 import { issueApiKey, listApiKeys, revokeApiKey } from '../../core/control/api-keys.js';
 import { requireOrganization } from '../../core/control/organizations.js';
+import { auditChange } from '../../core/http/audit-trail.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import { requireUuid } from '../../core/http/input.js';
 import { apiKeyView, issuedApiKeyView, type ApiKeyList, type ApiKeyView, type IssuedApiKeyView } from './admin-views.js';
@@ -45,6 +46,7 @@ export class ApiKeysController extends Controller {
     const ctx = appContext(req);
     await requireOrganization(ctx.db, organizationId);
     const key = await issueApiKey(ctx.db, ctx.masterKey, organizationId, { scopes: body.scopes, ownerUserId });
+    await auditChange(req, { organizationId, action: 'api_key.created', after: apiKeyView(key) });
     this.setStatus(201);
     return issuedApiKeyView(key);
   }
@@ -70,6 +72,7 @@ export class ApiKeysController extends Controller {
     const ctx = appContext(req);
     const key = await revokeApiKey(ctx.db, organizationId, keyId);
     ctx.auth.invalidate();
+    await auditChange(req, { organizationId, action: 'api_key.revoked', after: apiKeyView(key) });
     return apiKeyView(key);
   }
 }

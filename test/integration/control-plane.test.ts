@@ -47,6 +47,7 @@ const MIGRATION_NAMES = [
   '017_rate_card_time_windows',
   '018_reconciliation',
   '021_sso',
+  '026_password_resets',
 ];
 
 const sha256 = (s: string) => crypto.createHash('sha256').update(s).digest('hex');
@@ -104,6 +105,7 @@ for (const kind of CONTROL_DB_KINDS) {
           'organizations',
           'otlp_attribute_mappings',
           'otlp_structural_spans',
+          'password_resets',
           'people',
           'person_sessions',
           'rate_cards',

@@ -3455,6 +3455,37 @@ class SignInBody(BaseModel):
     password: str = Field(..., max_length=256)
 
 
+class PasswordResetRequestedView(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    status: Literal['accepted']
+    """
+    Always `accepted`: the same answer whether or not the email has an account.
+    """
+
+
+class PasswordResetBody(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    email: str = Field(..., max_length=254)
+
+
+class ConfirmPasswordResetBody(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    token: str = Field(..., max_length=200)
+    """
+    The token of the reset link.
+    """
+    password: str = Field(..., max_length=256)
+    """
+    The new password (12–256 characters).
+    """
+
+
 class Actor(BaseModel):
     model_config = ConfigDict(
         extra='allow',

@@ -1837,6 +1837,49 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a password reset
+         * @description Asks for a password-reset link for this email. The answer is the same whether or not the
+         *     email has an account; when it has, a link with a single-use token (valid 30 minutes) is sent
+         *     by the configured senders (a log line, a webhook, mail). Limited per email and per address.
+         */
+        post: operations["RequestPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/password-reset/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a password reset
+         * @description Sets a new password with the token of a reset link. The token works once and expires; every
+         *     session of the person ends (sign in again with the new password).
+         */
+        post: operations["ConfirmPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/audit-events": {
         parameters: {
             query?: never;
@@ -4094,6 +4137,22 @@ export interface components {
         };
         SignInBody: {
             email: string;
+            password: string;
+        };
+        PasswordResetRequestedView: {
+            /**
+             * @description Always `accepted`: the same answer whether or not the email has an account.
+             * @enum {string}
+             */
+            status: "accepted";
+        };
+        PasswordResetBody: {
+            email: string;
+        };
+        ConfirmPasswordResetBody: {
+            /** @description The token of the reset link. */
+            token: string;
+            /** @description The new password (12–256 characters). */
             password: string;
         };
         /** @description Construct a type with a set of properties K of type T */
@@ -10202,6 +10261,79 @@ export interface operations {
             };
             /** @description X-CSRF-Token missing or wrong */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    RequestPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordResetBody"];
+            };
+        };
+        responses: {
+            /** @description Accepted (whether or not the email has an account) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasswordResetRequestedView"];
+                };
+            };
+            /** @description Invalid body; error.details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests for this email or from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    ConfirmPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConfirmPasswordResetBody"];
+            };
+        };
+        responses: {
+            /** @description Password set; every session of the person ended */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid body; error.details.field names the field */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
