@@ -1,0 +1,103 @@
+// People's security, tried as an attacker would, over every operation of the OpenAPI document
+// (PGlite and PostgreSQL): a session's write without its CSRF token (none, a made-up one, another
+// session's) is refused on every state-changing route and changes nothing; a member below admin
+// gets 403 from every admin and member-management route; an admin cannot make themselves owner.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import { beforeAll, expect, it } from 'vitest';
+import { fromRoot } from '../../core/paths.js';
+import { describeEachHost, type TestHost } from '../support/http.js';
+import { asPerson, createOrganization, expectEnvelope, type Person, signedInPerson } from '../support/people.js';
+
+type Security = Record<string, string[]>[];
+interface Operation {
+  method: string;
+  /** Under /v1, path parameters filled with random UUIDs. */
+  path: string;
+  security: Security;
+}
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+function operations(): Operation[] {
+  const doc = JSON.parse(fs.readFileSync(fromRoot('openapi', 'openapi.json'), 'utf8')) as {
+    paths: Record<string, Record<string, { security?: Security }>>;
+  };
+  return Object.entries(doc.paths).flatMap(([p, ops]) =>
+    Object.entries(ops).map(([method, op]) => ({
+      method: method.toUpperCase(),
+      path: `/v1${p.replace(/\{[^}]+\}/g, () => crypto.randomUUID())}`,
+      security: op.security ?? [],
+    })),
+  );
+}
+
+const scheme = (op: Operation, name: string) => op.security.some((req) => name in req);
+/** Ingestion is the ingest component's (not this host's), and people never ingest. */
+const ingests = (op: Operation) => op.security.some((req) => (req.api_key ?? []).includes('usage:write'));
+
+describeEachHost('people security', ({ host }) => {
+  let h: TestHost;
+  let org: string;
+  let owner: Person;
+
+  beforeAll(async () => {
+    h = host();
+    org = await createOrganization(h, 'Guarded');
+    owner = await signedInPerson(h, org, 'owner');
+  });
+
+  it('CSRF: every state-changing route a session reaches refuses it without its own X-CSRF-Token, and nothing changes', async () => {
+    const other = await signedInPerson(h, org, 'viewer');
+    const writes = operations().filter(
+      (op) => WRITE_METHODS.has(op.method) && (scheme(op, 'api_key') || scheme(op, 'session')) && !ingests(op),
+    );
+    expect(writes.length).toBeGreaterThan(3);
+    const before = (await asPerson(h, owner, 'GET', '/v1/audit-events?limit=1000')).body.total;
+    for (const op of writes) {
+      for (const csrf of [null, 'made-up-token', other.csrf]) {
+        const res = await asPerson(h, owner, op.method, op.path, { csrf, json: {} });
+        expectEnvelope(res, 403, 'X-CSRF-Token');
+        expect(res.body.error.code, `${op.method} ${op.path}`).toBe('CSRF_TOKEN_INVALID');
+      }
+    }
+    // The owner is still signed in (sign-out was refused) and the trail gained nothing.
+    const after = await asPerson(h, owner, 'GET', '/v1/audit-events?limit=1000');
+    expect(after.status).toBe(200);
+    expect(after.body.total).toBe(before);
+  });
+
+  it('role escalation: finance, viewer and analyst people get 403 from every admin route and every member-management route', async () => {
+    const ops = operations();
+    const adminOps = ops.filter((op) => scheme(op, 'admin'));
+    const managing = ops.filter((op) => op.security.some((req) => (req.session ?? []).includes('organization:admin')));
+    expect(adminOps.length).toBeGreaterThan(30);
+    expect(managing.length).toBeGreaterThan(3);
+    for (const role of ['finance', 'viewer', 'analyst']) {
+      const p = await signedInPerson(h, org, role);
+      for (const op of adminOps) {
+        expectEnvelope(await asPerson(h, p, op.method, op.path, { json: op.method === 'GET' ? undefined : {} }), 403, 'Authorization');
+      }
+      for (const op of managing) {
+        const res = await asPerson(h, p, op.method, op.path, { json: op.method === 'GET' ? undefined : {} });
+        expect(res.status, `${role} ${op.method} ${op.path}`).toBe(403);
+        expect(res.body.error.details.requiredScope, `${role} ${op.method} ${op.path}`).toBe('organization:admin');
+      }
+    }
+    // An owner's session is no key to the admin routes either.
+    expectEnvelope(await asPerson(h, owner, 'GET', `/v1/admin/organizations/${org}/api-keys`), 403, 'Authorization');
+  });
+
+  it('an admin cannot make themselves owner, demote an owner, or invite one; the roles stay as they were', async () => {
+    const adm = await signedInPerson(h, org, 'admin');
+    expectEnvelope(await asPerson(h, adm, 'PATCH', `/v1/members/${adm.personId}`, { json: { role: 'owner' } }), 403, 'role');
+    expectEnvelope(await asPerson(h, adm, 'PATCH', `/v1/members/${owner.personId}`, { json: { role: 'viewer' } }), 403, 'role');
+    const invite = await asPerson(h, adm, 'POST', '/v1/members/invitations', {
+      json: { email: `boss-${Date.now()}@example.com`, role: 'owner' },
+    });
+    expectEnvelope(invite, 403, 'role');
+    const members = (await asPerson(h, owner, 'GET', '/v1/members')).body.members as { person_id: string; role: string }[];
+    expect(members.find((m) => m.person_id === adm.personId)?.role).toBe('admin');
+    expect(members.find((m) => m.person_id === owner.personId)?.role).toBe('owner');
+  });
+});
