@@ -21,6 +21,7 @@ import { PasswordResets } from '../people/password-reset.js';
 import { passwordResetSenders } from '../people/password-reset-senders.js';
 import { reconciliationVarianceAlerts } from './reconciliation/variance-alerts.js';
 import { startAnomalyAlerts, type AnomalyAlertOptions } from './anomalies/anomaly-alerts.js';
+import { startExportRunner, type ExportRunnerOptions } from './exports/export-runner.js';
 
 declare module '../core/app-context.js' {
   interface AppServices {
@@ -49,6 +50,8 @@ export interface ApiComponentOptions {
   webhooks?: Omit<DeliveryWorkerOptions, 'allowPrivateUrls'>;
   /** The cost.anomaly tick (api/anomalies/anomaly-alerts.ts). */
   anomalyAlerts?: AnomalyAlertOptions;
+  /** The scheduled-export tick (api/exports/export-runner.ts). */
+  exports?: ExportRunnerOptions;
 }
 
 export function apiComponent(options: ApiComponentOptions = {}): StartComponent {
@@ -102,6 +105,18 @@ export function apiComponent(options: ApiComponentOptions = {}): StartComponent 
       ctx.logger.child({ service: 'anomalies' }),
       options.anomalyAlerts,
     );
+    const exportRunner = startExportRunner(
+      {
+        db: ctx.db,
+        lake: lakeQuery,
+        masterKey: ctx.masterKey,
+        dataDir: ctx.config.dataDir,
+        extensionDirectory: ctx.config.lake.extensionDirectory,
+      },
+      ctx.services.apiClock,
+      ctx.logger.child({ service: 'exports' }),
+      options.exports,
+    );
     return {
       name: 'api',
       routes: withConsole(RegisterRoutes),
@@ -109,6 +124,7 @@ export function apiComponent(options: ApiComponentOptions = {}): StartComponent 
         await webhooks.stop();
         await warmUp.stop();
         await anomalyAlerts.stop();
+        await exportRunner.stop();
         delete ctx.services.lakeQuery;
         await lakeQuery.closeWhenIdle();
         await revenueSync.stop();

@@ -13,6 +13,9 @@ const WEBHOOK_EVENT_TYPES = [
   'reconciliation.variance',
   // A day's cost spike of an end user, agent, model or feature (api/anomalies/anomaly-alerts.ts).
   'cost.anomaly',
+  // A scheduled export's run wrote its object, or failed its last attempt (api/exports/export-runner.ts).
+  'export.completed',
+  'export.failed',
   // Sent only by the admin API's "send a test event"; lets an operator check an endpoint.
   'webhook.test',
 ] as const;

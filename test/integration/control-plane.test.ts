@@ -47,6 +47,7 @@ const MIGRATION_NAMES = [
   '017_rate_card_time_windows',
   '018_reconciliation',
   '021_sso',
+  '022_export_schedules',
   '026_password_resets',
 ];
 
@@ -97,6 +98,8 @@ for (const kind of CONTROL_DB_KINDS) {
           'credit_grants',
           'dimension_definitions',
           'end_users',
+          'export_runs',
+          'export_schedules',
           'ingest_groups',
           'ingest_ledger',
           'ingest_ledger_states',
