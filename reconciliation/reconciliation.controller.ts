@@ -6,6 +6,7 @@ import { Body, Controller, Get, Path, Post, Put, Request, Response, Route, Secur
 import { appContext, service } from '../core/app-context.js';
 import { requireOrganization } from '../core/control/organizations.js';
 import { ValidationError } from '../core/errors.js';
+import { auditChange } from '../core/http/audit-trail.js';
 import type { ErrorEnvelope } from '../core/http/error-envelope.js';
 import { Big, formatMoney, isUnsignedDecimalString } from '../core/money.js';
 import { REPORT_FORMATS, type ReportFormat } from './provider-reports.js';
@@ -61,6 +62,11 @@ export class ReconciliationAdminController extends Controller {
     const { db } = appContext(req);
     await requireOrganization(db, organizationId);
     const summary = await importProviderReport(db, organizationId, body.format, body.report);
+    await auditChange(req, {
+      organizationId,
+      action: 'provider_cost_report.imported',
+      details: { format: summary.format, lines: summary.lines, days: summary.days.length, total_cost: summary.total_cost },
+    });
     // Days now beyond the tolerance announce themselves (reconciliation.variance, once per figures).
     await service(req, 'providerCostsImported')(db, organizationId, summary.days);
     return { organization_id: organizationId, ...summary };
@@ -93,7 +99,10 @@ export class ReconciliationAdminController extends Controller {
     }
     const { db } = appContext(req);
     await requireOrganization(db, organizationId);
+    const before = { tolerance_percent: formatMoney(await tolerancePercentOf(db, organizationId)) };
     await setOrganizationTolerance(db, organizationId, tolerance);
-    return { organization_id: organizationId, tolerance_percent: formatMoney(tolerance) };
+    const after = { organization_id: organizationId, tolerance_percent: formatMoney(tolerance) };
+    await auditChange(req, { organizationId, action: 'reconciliation_settings.updated', before, after });
+    return after;
   }
 }

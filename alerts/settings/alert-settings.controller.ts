@@ -3,6 +3,7 @@ import type { Request as ExRequest } from 'express';
 import { Body, Controller, Get, Path, Put, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
 import { appContext } from '../../core/app-context.js';
 import { requireOrganization } from '../../core/control/organizations.js';
+import { auditChange } from '../../core/http/audit-trail.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import { ValidationError } from '../../core/errors.js';
 import { rearmCreditAlerts } from '../credits/credit-alerts.js';
@@ -81,6 +82,8 @@ export class AlertSettingsController extends Controller {
     });
     // A new level re-arms credits.low when the balance is above it.
     await rearmCreditAlerts(db, organizationId, (await getCreditBalance(db, organizationId)) ?? 0);
-    return view(organizationId, saved);
+    const after = view(organizationId, saved);
+    await auditChange(req, { organizationId, action: 'alert_settings.updated', before: view(organizationId, current), after });
+    return after;
   }
 }

@@ -5,6 +5,7 @@ import { Body, Controller, Get, Path, Post, Request, Response, Route, Security, 
 import { appContext } from '../../core/app-context.js';
 import { getCreditBalance, grantCredits, listCreditGrants } from '../../core/control/credits.js';
 import { requireOrganization } from '../../core/control/organizations.js';
+import { auditChange } from '../../core/http/audit-trail.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import { requireText } from '../../core/http/input.js';
 import { rearmCreditAlerts } from '../../alerts/credits/credit-alerts.js';
@@ -49,6 +50,11 @@ export class CreditsController extends Controller {
     await requireOrganization(db, organizationId);
     const { balance, grantId } = await grantCredits(db, organizationId, body.amount, note);
     await rearmCreditAlerts(db, organizationId, balance);
+    await auditChange(req, {
+      organizationId,
+      action: 'credits.granted',
+      details: { grant_id: grantId, amount: body.amount, note, balance },
+    });
     this.setStatus(201);
     return { organization_id: organizationId, balance, grant_id: grantId };
   }

@@ -8,6 +8,7 @@ import { dimensionRollupProgress, type DimensionRollupProgress } from '../lake/d
 import { ingestSettingsChanged } from './ingest-settings.js';
 import { createDimension, getDimension, listDimensions } from '../../core/control/dimensions.js';
 import { requireOrganization } from '../../core/control/organizations.js';
+import { auditChange } from '../../core/http/audit-trail.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import { requireText } from '../../core/http/input.js';
 import { dimensionView, type DimensionDefinitionList, type DimensionDefinitionView } from './admin-views.js';
@@ -66,8 +67,10 @@ export class DimensionsController extends Controller {
     await requireOrganization(db, organizationId);
     const dimension = await createDimension(db, organizationId, input);
     ingestSettingsChanged(req, organizationId);
+    const view = dimensionView(dimension);
+    await auditChange(req, { organizationId, action: 'dimension.created', after: view });
     this.setStatus(201);
-    return dimensionView(dimension);
+    return view;
   }
 
   /**

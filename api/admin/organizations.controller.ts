@@ -4,6 +4,7 @@ import type { Request as ExRequest } from 'express';
 import { Body, Controller, Get, Path, Post, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import { appContext } from '../../core/app-context.js';
 import { createOrganization, listOrganizations, requireOrganization } from '../../core/control/organizations.js';
+import { auditChange } from '../../core/http/audit-trail.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import { requireText } from '../../core/http/input.js';
 import { organizationView, type OrganizationList, type OrganizationView } from './admin-views.js';
@@ -40,8 +41,10 @@ export class OrganizationsController extends Controller {
     const name = requireText('name', body.name, 200);
     const plan = body.plan === undefined ? undefined : requireText('plan', body.plan, 200);
     const org = await createOrganization(appContext(req).db, { name, plan });
+    const view = organizationView(org);
+    await auditChange(req, { organizationId: org.id, action: 'organization.created', after: view });
     this.setStatus(201);
-    return organizationView(org);
+    return view;
   }
 
   /**

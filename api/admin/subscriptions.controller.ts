@@ -6,6 +6,7 @@ import { appContext } from '../../core/app-context.js';
 import { ingestSettingsChanged } from './ingest-settings.js';
 import { DEFAULT_PLAN, requireOrganization } from '../../core/control/organizations.js';
 import { createSubscription, listSubscriptions, setSubscriptionStatus, type SubscriptionStatus } from '../../core/control/subscriptions.js';
+import { auditChange } from '../../core/http/audit-trail.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import { requireText } from '../../core/http/input.js';
 import { subscriptionView, type SubscriptionList, type SubscriptionView } from './admin-views.js';
@@ -52,8 +53,10 @@ export class SubscriptionsController extends Controller {
     await requireOrganization(db, organizationId);
     const subscription = await createSubscription(db, organizationId, { plan, status: body.status });
     ingestSettingsChanged(req, organizationId);
+    const view = subscriptionView(subscription);
+    await auditChange(req, { organizationId, action: 'subscription.created', after: view });
     this.setStatus(201);
-    return subscriptionView(subscription);
+    return view;
   }
 
   /**
@@ -84,6 +87,8 @@ export class SubscriptionsController extends Controller {
   ): Promise<SubscriptionView> {
     const subscription = await setSubscriptionStatus(appContext(req).db, organizationId, subscriptionId, body.status);
     ingestSettingsChanged(req, organizationId);
-    return subscriptionView(subscription);
+    const view = subscriptionView(subscription);
+    await auditChange(req, { organizationId, action: 'subscription.updated', after: view });
+    return view;
   }
 }

@@ -1,5 +1,5 @@
 // The audit trail of admin actions (PGlite and PostgreSQL): each change to keys, rate cards, unit
-// rates, budgets, webhook endpoints, revenue and re-pricings appears in its organization's trail
+// rates, budgets, webhook endpoints, revenue, re-pricings and settings appears in its organization's trail
 // with who made it, from where, and what changed, never a secret; rows past AUDIT_RETENTION_DAYS
 // are deleted by the retention tick.
 import { beforeAll, expect, it } from 'vitest';
@@ -84,6 +84,34 @@ describeEachHost('audit trail of admin actions', ({ host }) => {
     const stranger = await signedInPerson(h, other, 'owner');
     const theirs = await asPerson(h, stranger, 'GET', '/v1/audit-events?actor_kind=admin_token&limit=1000');
     expect(theirs.body.audit_events.some((e: any) => e.organization_id === org)).toBe(false);
+  });
+
+  it('organizations, credits, dimensions, subscriptions and alert and reconciliation settings are recorded too', async () => {
+    const created = await admin(h, 'POST', '/organizations', { name: 'Audited too' });
+    expect(created.status).toBe(201);
+    const fresh = created.body.organization_id;
+    const on = async (method: string, path: string, json: unknown) => {
+      const res = await admin(h, method, `/organizations/${fresh}${path}`, json);
+      expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
+    };
+    await on('POST', '/credits', { amount: 500, note: 'welcome' });
+    await on('POST', '/dimensions', { key: 'team', name: 'Team', value_type: 'string' });
+    await on('POST', '/subscriptions', { plan: 'pro' });
+    await on('PUT', '/alert-settings', { credits_low_balance: 20 });
+    await on('PUT', '/reconciliation-settings', { tolerance_percent: '2.5' });
+
+    const owner = await signedInPerson(h, fresh, 'owner');
+    const events = (await asPerson(h, owner, 'GET', '/v1/audit-events?actor_kind=admin_token&limit=1000')).body.audit_events as any[];
+    const details = (action: string) => events.find((e) => e.action === action)?.details;
+    expect(details('organization.created')).toMatchObject({ after: { organization_id: fresh, name: 'Audited too' } });
+    expect(details('credits.granted')).toMatchObject({ amount: 500, note: 'welcome', balance: 500 });
+    expect(details('dimension.created')).toMatchObject({ after: { key: 'team' } });
+    expect(details('subscription.created')).toMatchObject({ after: { plan: 'pro' } });
+    expect(details('alert_settings.updated')).toMatchObject({ before: { credits_low_balance: null }, after: { credits_low_balance: 20 } });
+    expect(details('reconciliation_settings.updated')).toMatchObject({
+      before: { tolerance_percent: '1' },
+      after: { tolerance_percent: '2.5' },
+    });
   });
 
   it('the retention tick deletes rows older than the retention, and keeps the rest', async () => {
