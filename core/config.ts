@@ -9,7 +9,13 @@ export interface Config {
   port: number;
   dataDir: string;
   lakeDir: string;
-  /** The open lake (DuckLake; docs/open-lake-plan.md): not yet read or written by the service. */
+  /**
+   * Which lake the processor writes (LAKE_FORMAT): `files`, our manifests under lakeDir (the
+   * default until the api reads DuckLake), or `ducklake`, the open lake of `lake`
+   * (docs/decisions/0139-lake-format-switch.md).
+   */
+  lakeFormat: 'files' | 'ducklake';
+  /** The open lake (DuckLake; docs/open-lake-plan.md), written by the processor when lakeFormat is `ducklake`. */
   lake: LakeSettings;
   /** Comma-separated brokers; unset in all-in-one mode means "start the local broker". */
   kafkaBrokers: string[] | null;
@@ -179,6 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: int(env, 'PORT', 8080, 0),
     dataDir,
     lakeDir: path.resolve(str(env, 'LAKE_DIR') ?? path.join(dataDir, 'lake')),
+    lakeFormat: lakeFormat(env),
     lake: lakeSettings(env, dataDir),
     kafkaBrokers: brokers
       ? brokers
@@ -216,13 +223,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
+function lakeFormat(env: NodeJS.ProcessEnv): Config['lakeFormat'] {
+  const v = str(env, 'LAKE_FORMAT') ?? 'files';
+  if (v !== 'files' && v !== 'ducklake') throw new ConfigError(`LAKE_FORMAT must be files or ducklake, got "${v}"`);
+  return v;
+}
+
 /**
  * LAKE_URL (a folder, or s3://bucket/prefix with the standard AWS variables, each overridden by
  * its MARGINAL_S3_ twin), LAKE_CATALOG_URL (PostgreSQL URL, sqlite:<file> or a DuckDB file;
  * default: DATABASE_URL when set, else a DuckDB file beside the data) and LAKE_EXTENSION_DIR.
  */
 function lakeSettings(env: NodeJS.ProcessEnv, dataDir: string): LakeSettings {
-  const url = str(env, 'LAKE_URL') ?? path.join(dataDir, 'lake');
+  // Unset: the same folder as the file lake's (LAKE_DIR); DuckLake writes under its main/ subfolder.
+  const url = str(env, 'LAKE_URL') ?? str(env, 'LAKE_DIR') ?? path.join(dataDir, 'lake');
   const onS3 = url.startsWith('s3://');
   if (!onS3 && /^[a-z][a-z0-9+.-]+:\/\//i.test(url)) throw new ConfigError(`LAKE_URL must be a folder or s3://bucket/prefix, got "${url}"`);
   const dataPath = onS3 ? s3DataPath(url) : `${path.resolve(url)}${path.sep}`;

@@ -17,7 +17,7 @@ import type { RateBook } from '../pricing/rate-book.js';
 import type { UsageEventCodec } from '../core/registry/usage-event-codec.js';
 import type { DeadLetterQueue } from './dlq.js';
 import type { GroupMemberStore } from './group-member.js';
-import type { LakeWriter } from './lake/lake-writer.js';
+import type { ProcessorLake } from './lake/lake-writer.js';
 import { assignedPartitions, deadLetters, pricedEvents } from './metrics.js';
 import { PartitionWorker, type FlushAlerts } from './partition-worker.js';
 import { priceRecord, refusedRecord, type RecordOutcome, type RecordPricingDeps } from './price-record.js';
@@ -31,7 +31,7 @@ export interface ProcessorOptions {
   rateBook: RateBook;
   /** The control plane the RateBook reads (re-pricing polls rates versions from it). */
   db: Queryable;
-  lake: LakeWriter;
+  lake: ProcessorLake;
   dlq: DeadLetterQueue;
   logger: Logger;
   groupId?: string;

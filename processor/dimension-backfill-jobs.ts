@@ -1,15 +1,15 @@
 // Dimension backfill on the re-pricer's tick: a dimension defined through the admin API (POST
 // /v1/admin/organizations/{id}/dimensions) reaches the lake writer's DimensionBook within about a
 // second; from then on flushes roll it up, and this pass rewrites, in each partition this
-// processor owns, the dimension rollups of the days written before (LakeWriter.backfillDimensions,
+// processor owns, the dimension rollups of the days written before (ProcessorLake.backfillDimensions,
 // a bounded number of days per call, one manifest swap each). Progress needs no record of its
 // own: the manifests say which days are covered (GET .../dimensions/{key}/rollup reads them).
 import type { Logger } from '../core/logger.js';
-import { LakeFencedError, type LakeWriter } from './lake/lake-writer.js';
+import { LakeFencedError, type ProcessorLake } from './lake/lake-writer.js';
 import type { PartitionWorker } from './partition-worker.js';
 
 export async function runDimensionBackfills(
-  deps: { lake: LakeWriter; logger: Logger },
+  deps: { lake: ProcessorLake; logger: Logger },
   workers: readonly PartitionWorker[],
   stopped: () => boolean,
 ): Promise<void> {

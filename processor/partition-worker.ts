@@ -17,7 +17,7 @@ import type { LakeRefusal } from './price-record.js';
 import {
   EventBatch,
   LakeFencedError,
-  type LakeWriter,
+  type ProcessorLake,
   type RewriteResult,
   type RewriteSelector,
   type RowTransform,
@@ -32,7 +32,7 @@ const LOAD_BACKOFF = { firstMs: 250, maxMs: 10_000 };
 const LAKE_WRITE_ATTEMPTS = 3;
 
 export interface PartitionWorkerDeps {
-  lake: LakeWriter;
+  lake: ProcessorLake;
   logger: Logger;
   /** Tells the consumer group the partition's durable position (best effort). */
   commit(partition: number, nextOffset: number): Promise<void>;

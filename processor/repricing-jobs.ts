@@ -18,7 +18,7 @@ import type { Logger } from '../core/logger.js';
 import { priceEvent, type PricedCost, type PricingRates } from '../pricing/price-event.js';
 import type { RateBook } from '../pricing/rate-book.js';
 import { listRunningRepricings, recordRepricedPartition, reportRepricingProgress, type Repricing } from '../pricing/repricings.store.js';
-import { LakeFencedError, type LakeWriter } from './lake/lake-writer.js';
+import { LakeFencedError, type ProcessorLake } from './lake/lake-writer.js';
 import type { PartitionWorker } from './partition-worker.js';
 import { costFits, priceableFromRow, rowWithCost } from './to-lake-row.js';
 import { utcDate } from '../core/time.js';
@@ -96,7 +96,7 @@ export function repriceHistoryTransform(
 }
 
 export interface RepricingJobDeps {
-  lake: LakeWriter;
+  lake: ProcessorLake;
   rateBook: RateBook;
   db: Queryable;
   logger: Logger;

@@ -14,7 +14,7 @@ import { listRatesVersions } from '../pricing/rate-cards.store.js';
 import type { Logger } from '../core/logger.js';
 import { priceEvent, type PricingRates } from '../pricing/price-event.js';
 import type { RateBook } from '../pricing/rate-book.js';
-import { LakeFencedError, type LakeWriter, type PartitionManifestView } from './lake/lake-writer.js';
+import { LakeFencedError, type ProcessorLake, type PartitionManifestView } from './lake/lake-writer.js';
 import { repricedEvents, repricingDuration } from './metrics.js';
 import type { PartitionWorker } from './partition-worker.js';
 import { priceableFromRow, repricedLakeRow } from './to-lake-row.js';
@@ -23,7 +23,7 @@ import { runRepricingJobs } from './repricing-jobs.js';
 import { runDimensionBackfills } from './dimension-backfill-jobs.js';
 
 export interface RepricerDeps {
-  lake: LakeWriter;
+  lake: ProcessorLake;
   rateBook: RateBook;
   /** The control plane, for every organization's rates_version in one query per tick, and re-pricing jobs. */
   db: Queryable;
@@ -35,7 +35,8 @@ export interface RepricerDeps {
 }
 
 /** Organizations with pending_rate_card rows in a partition, from its manifest alone. */
-export function organizationsWithPendingRows(view: Pick<PartitionManifestView, 'files'>): string[] {
+export function organizationsWithPendingRows(view: Pick<PartitionManifestView, 'files' | 'pendingOrganizations'>): string[] {
+  if (view.pendingOrganizations) return [...view.pendingOrganizations].sort();
   const orgs = new Set<string>();
   for (const f of view.files) {
     if (f.table !== 'events') continue;

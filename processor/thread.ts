@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
+import { loadConfig } from '../core/config.js';
 import { queryableOverPort } from '../core/control/db-port.js';
 import { openControlDb } from '../core/control/db.js';
 import { errorFields } from '../core/control/thread-values.js';
@@ -38,13 +39,21 @@ function setThreadNice(nice: number, log: Logger): void {
 
 setThreadNice(data.config.processorThreadNice, logger);
 
+/**
+ * The host's config, with the open lake's settings read again here: structured clone keeps a
+ * SecretValue's shape but not its value, and openLake refuses such copies.
+ */
+function threadConfig(): ProcessorThreadData['config'] {
+  return data.config.lakeFormat === 'ducklake' ? { ...data.config, lake: loadConfig().lake } : data.config;
+}
+
 if (!data.dbPort && !data.config.databaseUrl) throw new Error('the processor thread needs the PGlite port or DATABASE_URL');
 const db = data.dbPort
   ? queryableOverPort(data.dbPort)
   : await openControlDb({ databaseUrl: data.config.databaseUrl, pgliteDir: null, maxConnections: 2 });
 // Imported only now, so nothing of the processor runs before the nice value is set.
 const started: Promise<RunningProcessor | null> = import('./component.js')
-  .then(({ runProcessor }) => runProcessor({ config: data.config, db, logger }, data.infra))
+  .then(({ runProcessor }) => runProcessor({ config: threadConfig(), db, logger }, data.infra))
   .then(
     (running) => {
       post({ type: 'ready' });

@@ -2,8 +2,9 @@
 // (its first publish succeeded but was not acknowledged); both copies have the same event_id,
 // organization and therefore partition. The window holds the ids of events received within
 // `retentionMs` of the newest received_at seen (not the wall clock, so replays behave the same),
-// capped at `maxEntries`. It is rebuilt from the partition's own lake files when the partition is
-// assigned, so a crash loses nothing: the files named by the manifest are exactly what was written.
+// capped at `maxEntries`. It is rebuilt from the partition's own lake files (or its rows of the open
+// lake's events table) when the partition is assigned, so a crash loses nothing: the lake holds
+// exactly what was committed.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { absolutePath } from '../../core/lake/layout.js';
 import type { Manifest } from '../../core/lake/manifest.js';
@@ -79,13 +80,28 @@ export class DedupWindow {
     const cutoff = newest - this.retentionMs;
     const files = events.filter((f) => Date.parse(f.max_received_at) >= cutoff).map((f) => absolutePath(lakeDir, f.path));
     const source = parquetRelationSql(files, EVENTS_COLUMNS);
+    await this.fill(conn, source, `received_at >= epoch_ms(CAST(${cutoff} AS BIGINT))`);
+  }
+
+  /** Refill from the partition's rows of the open lake's events table (DuckLake, attached as `lake`). */
+  async rebuildFromLake(conn: DuckDBConnection, partition: number): Promise<void> {
+    this.ids.clear();
+    this.newest = -Infinity;
+    const own = `kafka_partition = ${Math.trunc(partition)}`;
+    await this.fill(
+      conn,
+      'lake.events',
+      `${own} AND received_at >= (SELECT max(received_at) FROM lake.events WHERE ${own}) - to_milliseconds(CAST(${this.retentionMs} AS BIGINT))`,
+    );
+  }
+
+  /** Adds the newest maxEntries ids of `source` matching `where`, oldest first. */
+  private async fill(conn: DuckDBConnection, source: string, where: string): Promise<void> {
     const reader = await conn.runAndReadAll(
       `SELECT event_id, CAST(epoch_ms(received_at) AS DOUBLE) AS received_ms FROM ${source}
-       WHERE received_at >= epoch_ms(CAST(${cutoff} AS BIGINT)) ORDER BY kafka_offset DESC LIMIT ${this.maxEntries}`,
+       WHERE ${where} ORDER BY kafka_offset DESC LIMIT ${this.maxEntries}`,
     );
-    const cols = reader.getColumns();
-    const ids = cols[0] as string[];
-    const times = cols[1] as number[];
-    for (let i = ids.length - 1; i >= 0; i--) this.add(ids[i]!, times[i]!);
+    const rows = reader.getRows();
+    for (let i = rows.length - 1; i >= 0; i--) this.add(rows[i]![0] as string, rows[i]![1] as number);
   }
 }

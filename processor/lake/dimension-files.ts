@@ -13,7 +13,10 @@ import { rollupFromEventsSql } from '../../core/lake/rollups.js';
 import type { LakeContext } from './partition-state.js';
 
 /** Each organization's dimension set now (empty sets left out). */
-export async function dimensionSetsOf(ctx: LakeContext, organizationIds: Iterable<string>): Promise<Map<string, DimensionSet>> {
+export async function dimensionSetsOf(
+  ctx: Pick<LakeContext, 'dimensions'>,
+  organizationIds: Iterable<string>,
+): Promise<Map<string, DimensionSet>> {
   const out = new Map<string, DimensionSet>();
   if (!ctx.dimensions) return out;
   const ids = [...new Set(organizationIds)].sort();

@@ -23,6 +23,7 @@ import {
   type CopiedFile,
   type EventsGroupStats,
 } from './lake-files.js';
+import type { DedupWindow } from './dedup-window.js';
 import type { LakeContext, PartitionState } from './partition-state.js';
 
 export interface FlushResult {
@@ -39,6 +40,68 @@ export interface FlushResult {
   timings: Record<'stage' | 'write' | 'sync' | 'manifest', number>;
 }
 
+/** Which rows of a batch a flush writes: positions skipped (already flushed, or duplicate ids), in ascending order. */
+export interface AdmittedBatch {
+  batch: EventBatch;
+  skipped: number[];
+  /** Rows to write. */
+  written: number;
+  duplicates: number;
+  alreadyFlushed: number;
+  /** Takes the admitted ids out of the de-duplication window again (the flush failed). */
+  forget(): void;
+}
+
+/**
+ * The exactly-once filter every lake format's flush runs first: rows below the lake's next offset
+ * (`fromOffset`) were written by an earlier flush, ids the window has seen are duplicates. New ids
+ * join the window as they are checked (so a repeat later in the batch is caught by the same
+ * lookup); forget() takes them out if the write then fails.
+ */
+export function admitBatch(
+  partition: number,
+  dedup: DedupWindow,
+  fromOffset: number,
+  rows: readonly LakeEventRow[] | EventBatch,
+  nextOffset: number,
+): AdmittedBatch {
+  if (!Number.isSafeInteger(nextOffset) || nextOffset < fromOffset) {
+    throw new RangeError(`partition ${partition}: next offset ${nextOffset} is behind the lake's ${fromOffset}`);
+  }
+  const batch = rows instanceof EventBatch ? rows : EventBatch.of(rows);
+  const { eventIds, offsets, partitions, receivedMs } = batch;
+  const skipped: number[] = [];
+  let duplicates = 0;
+  let alreadyFlushed = 0;
+  const newestBefore = dedup.newestReceivedMs;
+  let checked = 0; // rows [0, checked) have been through the loop below
+  const forget = () => dedup.forget(eventIdsOf(batch, checked, skipped), newestBefore);
+  try {
+    for (let i = 0; i < batch.size; i++, checked++) {
+      const eventId = eventIds[i]!;
+      if (partitions[i] !== partition) {
+        throw new RangeError(`event ${eventId} is from partition ${partitions[i]}, not ${partition}`);
+      }
+      if (offsets[i]! >= nextOffset) {
+        throw new RangeError(`event ${eventId} has offset ${offsets[i]}, not below next offset ${nextOffset}`);
+      }
+      if (offsets[i]! < fromOffset) {
+        alreadyFlushed++;
+        skipped.push(i);
+        continue;
+      }
+      if (!dedup.addNew(eventId, receivedMs[i]!)) {
+        duplicates++;
+        skipped.push(i);
+      }
+    }
+  } catch (e) {
+    forget();
+    throw e;
+  }
+  return { batch, skipped, written: batch.size - skipped.length, duplicates, alreadyFlushed, forget };
+}
+
 export async function flushBatch(
   state: PartitionState,
   ctx: LakeContext,
@@ -46,56 +109,25 @@ export async function flushBatch(
   nextOffset: number,
 ): Promise<FlushResult> {
   const manifest = state.manifest;
-  if (!Number.isSafeInteger(nextOffset) || nextOffset < manifest.next_offset) {
-    throw new RangeError(`partition ${state.partition}: next offset ${nextOffset} is behind the manifest's ${manifest.next_offset}`);
-  }
-  const batch = rows instanceof EventBatch ? rows : EventBatch.of(rows);
-  const { eventIds, offsets, partitions, receivedMs } = batch;
-  // Rows of the batch that must not be written (positions in the batch, ascending), normally none.
-  const skipped: number[] = [];
-  let duplicates = 0;
-  let alreadyFlushed = 0;
-  // New ids join the window as they are checked (so a repeat later in the batch is caught by the
-  // same lookup); if the flush then fails they are taken out again.
-  const newestBefore = state.dedup.newestReceivedMs;
-  let checked = 0; // rows [0, checked) have been through the loop below
-  const forgetAdded = () => state.dedup.forget(eventIdsOf(batch, checked, skipped), newestBefore);
-  let entries: ManifestFile[];
+  const { batch, skipped, written, duplicates, alreadyFlushed, forget } = admitBatch(
+    state.partition,
+    state.dedup,
+    manifest.next_offset,
+    rows,
+    nextOffset,
+  );
   const timings = { stage: 0, write: 0, sync: 0, manifest: 0 };
-  try {
-    for (let i = 0; i < batch.size; i++, checked++) {
-      const eventId = eventIds[i]!;
-      if (partitions[i] !== state.partition) {
-        throw new RangeError(`event ${eventId} is from partition ${partitions[i]}, not ${state.partition}`);
-      }
-      if (offsets[i]! >= nextOffset) {
-        throw new RangeError(`event ${eventId} has offset ${offsets[i]}, not below next offset ${nextOffset}`);
-      }
-      if (offsets[i]! < manifest.next_offset) {
-        alreadyFlushed++;
-        skipped.push(i);
-        continue;
-      }
-      if (!state.dedup.addNew(eventId, receivedMs[i]!)) {
-        duplicates++;
-        skipped.push(i);
-      }
-    }
-  } catch (e) {
-    forgetAdded();
-    throw e;
-  }
-  const written = batch.size - skipped.length;
   if (written === 0 && nextOffset === manifest.next_offset) {
     return { written: 0, duplicates, alreadyFlushed, files: 0, nextOffset, timings };
   }
+  let entries: ManifestFile[];
   try {
     entries = written > 0 ? await writeBatchFiles(state.conn, ctx, state.partition, batch, skipped, timings) : [];
     const t = performance.now();
     await state.commit(ctx, { next_offset: nextOffset, files: [...manifest.files, ...entries], garbage: manifest.garbage });
     timings.manifest = performance.now() - t;
   } catch (e) {
-    forgetAdded();
+    forget();
     throw e;
   }
   state.dedup.evict();

@@ -63,9 +63,25 @@ export interface PartitionManifestView {
   nextOffset: number;
   version: number;
   files: readonly ManifestFile[];
+  /** Organizations with pending_rate_card rows, from lakes that list no files (DuckLake); absent: read `files`. */
+  pendingOrganizations?: readonly string[];
 }
 
-export class LakeWriter {
+/**
+ * What the partition loop needs of a lake (the contract in this file's header): the manifest lake
+ * here, and the open lake of ducklake-writer.ts (LAKE_FORMAT, docs/decisions/0139).
+ */
+export interface ProcessorLake {
+  readManifest(partition: number): Promise<PartitionManifestView>;
+  flush(partition: number, rows: readonly LakeEventRow[] | EventBatch, nextOffset: number): Promise<FlushResult>;
+  compactPartition(partition: number): Promise<CompactionResult & GarbageResult>;
+  rewriteRows(partition: number, selector: RewriteSelector, transform: RowTransform, options?: RewriteOptions): Promise<RewriteResult>;
+  backfillDimensions(partition: number, options?: DimensionBackfillOptions): Promise<DimensionBackfillResult>;
+  releasePartition(partition: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class LakeWriter implements ProcessorLake {
   private readonly partitions = new Map<number, Promise<PartitionState>>();
 
   private constructor(

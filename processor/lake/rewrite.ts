@@ -56,7 +56,8 @@ export interface RewriteResult {
 const REPLACEMENTS = 'lake_rewrite_rows';
 const GROUP = 'lake_rewrite_group';
 
-function assertSameIdentity(before: LakeEventRow, after: LakeEventRow): void {
+/** A replacement keeps its event's identity (a rewrite may change costs and status, never which event it is). */
+export function assertSameIdentity(before: LakeEventRow, after: LakeEventRow): void {
   const same =
     after.event_id === before.event_id &&
     after.organization_id === before.organization_id &&

@@ -1,7 +1,8 @@
 // The processor as its own OS process (node --import tsx processor/main.ts), for tests that kill
-// it with SIGKILL or stop it with SIGTERM. Output is kept (last 200 lines) for failure messages.
+// it with SIGKILL or stop it with SIGTERM. It writes the lake test-lake.ts says (MARGINAL_TEST_LAKE). Output is kept (last 200 lines) for failure messages.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fromRoot } from '../../core/paths.js';
+import { childLakeEnv } from './test-lake.js';
 
 export interface ProcessorChild {
   readonly pid: number;
@@ -15,7 +16,7 @@ export interface ProcessorChild {
 export function spawnProcessor(env: Record<string, string>): ProcessorChild {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', fromRoot('processor', 'main.ts')], {
     cwd: fromRoot(),
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...env, ...childLakeEnv(env) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { Kafka, Producer } from 'kafkajs';
 import { endUserIdFor } from '../../core/ids.js';
 import { USAGE_EVENTS_TOPIC, createIdempotentProducer, createKafka, ensureTopics } from '../../core/kafka/client.js';
@@ -21,7 +21,12 @@ import { RateBook } from '../../pricing/rate-book.js';
 import { createUsageEventCodec, type UsageEventCodec } from '../../core/registry/usage-event-codec.js';
 import { Processor, type ProcessorOptions } from '../../processor/consumer.js';
 import { DeadLetterQueue } from '../../processor/dlq.js';
-import { LakeWriter } from '../../processor/lake/lake-writer.js';
+import type { LakeTable } from '../../core/lake/layout.js';
+import type { ManifestFile } from '../../core/lake/manifest.js';
+import { DuckLakeWriter } from '../../processor/lake/ducklake-writer.js';
+import { LakeWriter, type ProcessorLake } from '../../processor/lake/lake-writer.js';
+import { openFreshControlDb } from './control-db.js';
+import { duckLakeEnv, duckLakeSettingsOf, markDuckLake, testDuckLake, testLakeFormat } from './test-lake.js';
 import type { UsageEvent } from '../../schemas/usage-event.js';
 import { usageEvent as buildUsageEvent } from './usage-event-builder.js';
 
@@ -96,7 +101,7 @@ export function tempLakeDir(label: string): string {
 
 export interface RunningProcessor {
   processor: Processor;
-  lake: LakeWriter;
+  lake: ProcessorLake;
   stop(): Promise<void>;
 }
 
@@ -114,7 +119,7 @@ export async function startInProcessProcessor(opts: {
   // The DLQ topic always; usage-events itself only when the test reads it.
   await ensureTopics(kafka, { partitions: opts.partitions ?? 4 });
   const codec = await createUsageEventCodec(opts.registryUrl);
-  const lake = await LakeWriter.open(opts.lakeDir);
+  const lake = await openTestProcessorLake(opts.lakeDir);
   const dlq = await DeadLetterQueue.open(kafka);
   const processor = await Processor.start({
     kafka,
@@ -138,6 +143,59 @@ export async function startInProcessProcessor(opts: {
   };
 }
 
+/**
+ * The lake an in-process processor writes (test-lake.ts): the manifest lake of `lakeDir`, or with
+ * MARGINAL_TEST_LAKE=ducklake a DuckLake there, its catalog in a fresh PostgreSQL database (the
+ * same lake again when a later processor starts on the folder; the test cluster is thrown away).
+ */
+async function openTestProcessorLake(lakeDir: string): Promise<ProcessorLake> {
+  if (testLakeFormat() !== 'ducklake') return LakeWriter.open(lakeDir);
+  if (!duckLakeSettingsOf(lakeDir)) {
+    const catalog = await openFreshControlDb('postgres', { migrate: false });
+    await catalog.db.close();
+    markDuckLake(lakeDir, duckLakeEnv(lakeDir, catalog.url!));
+  }
+  return DuckLakeWriter.open(duckLakeSettingsOf(lakeDir)!);
+}
+
+/**
+ * Runs `read` with a connection and each lake table as a relation for `organizationId`: the
+ * manifest lake's files through LakeReader, or the DuckLake's tables; `eventEntries` lists the
+ * manifest lake's events files (null for DuckLake, which names none).
+ */
+async function readLake<T>(
+  lakeDir: string,
+  organizationId: string,
+  read: (
+    conn: DuckDBConnection,
+    relation: (table: LakeTable) => Promise<string>,
+    eventEntries: (() => Promise<ManifestFile[]>) | null,
+  ) => Promise<T>,
+): Promise<T> {
+  const duckLake = testDuckLake(lakeDir);
+  if (duckLake) {
+    const conn = await (await duckLake).instance.connect();
+    try {
+      return await read(conn, async (table) => `lake.${table}`, null);
+    } finally {
+      conn.closeSync();
+    }
+  }
+  const reader = await LakeReader.open(lakeDir, { refreshIntervalMs: 0 });
+  const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
+  const conn = await instance.connect();
+  try {
+    return await read(
+      conn,
+      (table) => reader.relation(table, organizationId),
+      () => reader.entries('events', organizationId),
+    );
+  } finally {
+    conn.closeSync();
+    instance.closeSync();
+  }
+}
+
 export interface LakeTotals {
   rows: number;
   distinctEvents: number;
@@ -151,13 +209,10 @@ export interface LakeTotals {
 
 /** What the lake holds for one organization, read the way the api reads it. */
 export async function lakeTotals(lakeDir: string, organizationId: string): Promise<LakeTotals> {
-  const reader = await LakeReader.open(lakeDir, { refreshIntervalMs: 0 });
-  const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
-  const conn = await instance.connect();
-  try {
+  return readLake(lakeDir, organizationId, async (conn, relation) => {
     const org = sqlStringLiteral(organizationId);
-    const events = await reader.relation('events', organizationId);
-    const daily = await reader.relation('daily_costs', organizationId);
+    const events = await relation('events');
+    const daily = await relation('daily_costs');
     const totals = (
       await conn.runAndReadAll(
         `SELECT CAST(count(*) AS DOUBLE), CAST(count(DISTINCT event_id) AS DOUBLE), CAST(coalesce(sum(total_cost), 0) AS VARCHAR)
@@ -180,10 +235,7 @@ export async function lakeTotals(lakeDir: string, organizationId: string): Promi
       rollupEvents: rollup[0] as number,
       rollupCost: rollup[1] as string,
     };
-  } finally {
-    conn.closeSync();
-    instance.closeSync();
-  }
+  });
 }
 
 /** What the dimension rollups hold for one organization (as the api reads them) and whether every events file is covered. */
@@ -202,50 +254,42 @@ export async function lakeDimensionTotals(
   key: string,
   numberKey: string,
 ): Promise<LakeDimensionTotals> {
-  const reader = await LakeReader.open(lakeDir, { refreshIntervalMs: 0 });
-  const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
-  const conn = await instance.connect();
-  try {
+  return readLake(lakeDir, organizationId, async (conn, relation, eventEntries) => {
     const org = sqlStringLiteral(organizationId);
     const costs = await conn.runAndReadAll(
-      `SELECT dim_value, CAST(sum(event_count) AS DOUBLE), CAST(sum(total_cost) AS VARCHAR) FROM ${await reader.relation('dimension_costs', organizationId)}
+      `SELECT dim_value, CAST(sum(event_count) AS DOUBLE), CAST(sum(total_cost) AS VARCHAR) FROM ${await relation('dimension_costs')}
         WHERE organization_id = ${org} AND dimension_key = ${sqlStringLiteral(key)} AND status = 'completed' GROUP BY 1`,
     );
     const numbers = (
       await conn.runAndReadAll(
-        `SELECT CAST(coalesce(sum(value_count), 0) AS DOUBLE), CAST(coalesce(sum(sum_value), 0) AS VARCHAR) FROM ${await reader.relation('dimension_numbers', organizationId)}
+        `SELECT CAST(coalesce(sum(value_count), 0) AS DOUBLE), CAST(coalesce(sum(sum_value), 0) AS VARCHAR) FROM ${await relation('dimension_numbers')}
           WHERE organization_id = ${org} AND dimension_key = ${sqlStringLiteral(numberKey)} AND status <> 'failed'`,
       )
     ).getRows()[0]!;
-    const files = await reader.entries('events', organizationId);
+    // DuckLake names no files: every commit rolls up the dimensions defined when it was written,
+    // so the rollup covers the events when both keys have rows.
+    const files = eventEntries ? await eventEntries() : null;
+    const covered = files
+      ? files.length > 0 && files.every((f) => f.dimensions?.[key] === 'string' && f.dimensions?.[numberKey] === 'number')
+      : costs.currentRowCount > 0 && (numbers[0] as number) > 0;
     return {
       costs: new Map(costs.getRows().map((r) => [r[0] as string | null, { events: r[1] as number, cost: r[2] as string }])),
       numbers: { count: numbers[0] as number, sum: numbers[1] as string },
-      covered: files.length > 0 && files.every((f) => f.dimensions?.[key] === 'string' && f.dimensions?.[numberKey] === 'number'),
+      covered,
     };
-  } finally {
-    conn.closeSync();
-    instance.closeSync();
-  }
+  });
 }
 
 /** Event ids in the lake for one organization, with how often each appears. */
 export async function lakeEventIdCounts(lakeDir: string, organizationId: string): Promise<Map<string, number>> {
-  const reader = await LakeReader.open(lakeDir, { refreshIntervalMs: 0 });
-  const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
-  const conn = await instance.connect();
-  try {
-    const events = await reader.relation('events', organizationId);
+  return readLake(lakeDir, organizationId, async (conn, relation) => {
     const rows = (
       await conn.runAndReadAll(
-        `SELECT event_id, CAST(count(*) AS DOUBLE) FROM ${events} WHERE organization_id = ${sqlStringLiteral(organizationId)} GROUP BY event_id`,
+        `SELECT event_id, CAST(count(*) AS DOUBLE) FROM ${await relation('events')} WHERE organization_id = ${sqlStringLiteral(organizationId)} GROUP BY event_id`,
       )
     ).getRows();
     return new Map(rows.map((r) => [r[0] as string, r[1] as number]));
-  } finally {
-    conn.closeSync();
-    instance.closeSync();
-  }
+  });
 }
 
 /** Polls `check` until it returns true or `timeoutMs` passes (then throws with `what`). */

@@ -17,6 +17,17 @@ describe('lake settings', () => {
     expect(lake.extensionDirectory).toBe(path.resolve('.cache/duckdb-extensions'));
   });
 
+  it('LAKE_FORMAT picks the lake the processor writes: files by default, ducklake on request, nothing else', () => {
+    expect(loadConfig(base).lakeFormat).toBe('files');
+    expect(loadConfig({ ...base, LAKE_FORMAT: 'ducklake' }).lakeFormat).toBe('ducklake');
+    expect(() => loadConfig({ ...base, LAKE_FORMAT: 'iceberg' })).toThrow(ConfigError);
+  });
+
+  it('an unset LAKE_URL follows LAKE_DIR, the folder of the lake either way', () => {
+    expect(loadConfig({ ...base, LAKE_DIR: '/mnt/lake' }).lake.dataPath).toBe('/mnt/lake/');
+    expect(loadConfig({ ...base, LAKE_DIR: '/mnt/lake', LAKE_URL: '/mnt/open' }).lake.dataPath).toBe('/mnt/open/');
+  });
+
   it('distributed default: the catalog is the control-plane database; LAKE_CATALOG_URL overrides it', () => {
     const viaDatabase = loadConfig({ ...base, DATABASE_URL: 'postgres://m:pw@db:5432/marginal' }).lake.catalog;
     expect(viaDatabase.kind).toBe('postgres');

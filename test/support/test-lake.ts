@@ -1,0 +1,77 @@
+// Which lake a test's processor writes, so the processor suites run unchanged on either: the
+// manifest lake (default) or, with MARGINAL_TEST_LAKE=ducklake in the environment, the open lake
+// (LAKE_FORMAT=ducklake: data in the test's lake folder, catalog in a PostgreSQL database). A
+// DuckLake test lake is recorded by a small file in its folder naming its LAKE_* / AWS_* settings,
+// so the readers of processor-fixtures.ts (given only the folder) open the same lake; readers stay
+// open per folder (a PostgreSQL catalog shows every commit to a long-lived reader).
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadConfig } from '../../core/config.js';
+import { ensureLakeTables, type OpenLake, openLake } from '../../core/lake/lake-catalog.js';
+import type { LakeSettings } from '../../core/lake/lake-settings.js';
+
+const MARKER = '.marginal-test-ducklake.json';
+
+/** The lake format the processor suites run on (MARGINAL_TEST_LAKE: files | ducklake). */
+export function testLakeFormat(): 'files' | 'ducklake' {
+  const v = process.env.MARGINAL_TEST_LAKE ?? 'files';
+  if (v !== 'files' && v !== 'ducklake') throw new Error(`MARGINAL_TEST_LAKE must be files or ducklake, got ${v}`);
+  return v;
+}
+
+/** The environment of a DuckLake in `lakeDir` with its catalog at `catalogUrl` (plus S3 settings when the data is on S3). */
+export function duckLakeEnv(lakeDir: string, catalogUrl: string, s3: Record<string, string> = {}): Record<string, string> {
+  return { LAKE_FORMAT: 'ducklake', LAKE_URL: lakeDir, LAKE_CATALOG_URL: catalogUrl, ...s3 };
+}
+
+/** Records that the lake of `lakeDir` is the DuckLake of `env` (as a processor is started on it). */
+export function markDuckLake(lakeDir: string, env: Record<string, string>): void {
+  fs.mkdirSync(lakeDir, { recursive: true });
+  fs.writeFileSync(path.join(lakeDir, MARKER), JSON.stringify(env));
+}
+
+/** The settings of the DuckLake recorded in `lakeDir`, or null for a manifest lake. */
+export function duckLakeSettingsOf(lakeDir: string): LakeSettings | null {
+  const file = path.join(lakeDir, MARKER);
+  if (!fs.existsSync(file)) return null;
+  return loadConfig({ DATA_DIR: lakeDir, ...(JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, string>) }).lake;
+}
+
+/**
+ * For a child processor's environment: when it writes DuckLake (LAKE_FORMAT=ducklake given, or
+ * MARGINAL_TEST_LAKE=ducklake with the control plane's PostgreSQL as catalog), the variables to
+ * add, and the lake folder is marked; otherwise nothing.
+ */
+export function childLakeEnv(env: Record<string, string>): Record<string, string> {
+  const lakeDir = env.LAKE_DIR ?? env.LAKE_URL;
+  if (env.LAKE_FORMAT === 'ducklake') {
+    if (lakeDir && !lakeDir.startsWith('s3://')) markDuckLake(lakeDir, env);
+    return {};
+  }
+  if (testLakeFormat() !== 'ducklake' || !lakeDir) return {};
+  const catalog = env.LAKE_CATALOG_URL ?? env.DATABASE_URL;
+  if (!catalog) throw new Error('MARGINAL_TEST_LAKE=ducklake: a child processor needs DATABASE_URL (PostgreSQL) for the catalog');
+  const added = duckLakeEnv(lakeDir, catalog);
+  markDuckLake(lakeDir, added);
+  return added;
+}
+
+const readers = new Map<string, Promise<OpenLake>>();
+
+/** An open reader of the DuckLake recorded in `lakeDir` (tables prepared), or null for a manifest lake. */
+export function testDuckLake(lakeDir: string): Promise<OpenLake> | null {
+  const settings = duckLakeSettingsOf(lakeDir);
+  if (!settings) return null;
+  let lake = readers.get(lakeDir);
+  if (!lake) {
+    lake = (async () => {
+      const opened = await openLake(settings, { threads: 1 });
+      // A reader may come before the processor prepared the lake: an empty lake reads as empty.
+      await ensureLakeTables(opened);
+      return opened;
+    })();
+    readers.set(lakeDir, lake);
+    lake.catch(() => readers.delete(lakeDir));
+  }
+  return lake;
+}
