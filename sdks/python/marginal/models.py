@@ -1112,6 +1112,275 @@ class MarginSummary(MarginOrgTotal):
     )
 
 
+class ForecastFigure(BaseModel):
+    """
+    A forecast figure and its 80% interval (low ≤ value ≤ high).
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    value: str
+    low: str
+    high: str
+
+
+class EndUserForecast(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    end_user_id: str
+    """
+    The internal end-user UUID (as /margin-data names it).
+    """
+    external_id: str | None = Field(...)
+    """
+    The end user's external id (the events' user_id).
+    """
+    cost: ForecastFigure
+    """
+    Completed cost already in the window plus the forecast of the rest.
+    """
+    revenue: ForecastFigure | None
+    """
+    Revenue recognized in the window from known billing periods; null without revenue for this end user or without revenue:read.
+    """
+    margin: ForecastFigure | None
+    """
+    revenue − cost (low against cost.high, high against cost.low); null as revenue is.
+    """
+
+
+class Forecast(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    horizon: Literal['month-end', 'next-30-days']
+    """
+    The window a forecast closes: the current UTC calendar month, or 30 UTC days from today.
+    """
+    as_of: str
+    """
+    The instant the forecast was made: cost before it is observed, after it forecast.
+    """
+    start_date: str
+    """
+    First UTC date of the window.
+    """
+    end_date: str
+    """
+    UTC date after the window's last (exclusive).
+    """
+    method: str
+    """
+    The cost method (docs/api.md "Forecasts").
+    """
+    observed_cost: str
+    """
+    Completed cost in the window up to as_of (exact, part of cost).
+    """
+    cost: ForecastFigure
+    revenue: ForecastFigure | None
+    """
+    Revenue recognized in the window from known billing periods (low = value = high); null without revenue:read.
+    """
+    margin: ForecastFigure | None
+    """
+    revenue − cost; null without revenue:read.
+    """
+    end_users: list[EndUserForecast]
+    """
+    End users with cost in the last 56 days or the window, or revenue in the window; by end_user_id.
+    """
+
+
+class PriceAdvice(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    end_user_id: str
+    external_id: str | None = Field(...)
+    period_start: str
+    """
+    The billing period covering as_of (its revenue record's period), counted in whole UTC days.
+    """
+    period_end: str
+    current_price: str
+    """
+    Revenue the customer's records recognize in that period.
+    """
+    forecast_cost: ForecastFigure
+    """
+    Completed cost in the period so far plus the forecast of the rest.
+    """
+    forecast_margin_percent: float | None = Field(...)
+    """
+    (current_price − forecast cost) / current_price × 100, 2 decimals; null when the price is 0.
+    """
+    required_price: str
+    """
+    forecast cost ÷ (1 − target / 100), rounded up to the cent.
+    """
+    reaches_target: bool
+    """
+    current_price reaches the target margin under the forecast cost (compared exactly, before rounding).
+    """
+
+
+class PriceAdviceList(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    as_of: str
+    target_margin_percent: float
+    method: str
+    customers: list[PriceAdvice]
+    """
+    Customers (end users with a billing period covering as_of); those whose plan misses the target first, then by end_user_id.
+    """
+
+
+class ExportRunView(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    id: str
+    schedule_id: str
+    kind: Literal['focus', 'events', 'rollups']
+    frequency: Literal['daily', 'monthly']
+    period_start: str
+    """
+    UTC date, inclusive.
+    """
+    period_end: str
+    """
+    UTC date, exclusive.
+    """
+    status: Literal['pending', 'running', 'succeeded', 'failed']
+    attempts: float
+    object_key: str
+    """
+    The S3 key or the file under the destination folder; the same for every run of the period.
+    """
+    rows: float | None = Field(...)
+    """
+    Rows written; null until it succeeded.
+    """
+    bytes: float | None = Field(...)
+    """
+    Bytes of the object; null until it succeeded.
+    """
+    error: str | None = Field(...)
+    """
+    The last attempt's error, if it failed.
+    """
+    next_attempt_at: str
+    """
+    When a pending run is tried next.
+    """
+    created_at: str
+    finished_at: str | None = Field(...)
+
+
+class ExportRunList(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    runs: list[ExportRunView]
+
+
+class S3(BaseModel):
+    """
+    The S3 access without its secret (the key's last 4 characters as `secret_key_hint`); null for a folder.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    secret_key_hint: str
+    access_key_id: str
+    use_ssl: bool
+    url_style: Literal['path', 'vhost']
+    region: str
+    endpoint: str | None = Field(...)
+
+
+class ExportScheduleView(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    id: str
+    organization_id: str
+    kind: Literal['focus', 'events', 'rollups']
+    frequency: Literal['daily', 'monthly']
+    destination: str
+    s3: S3 | None = Field(...)
+    """
+    The S3 access without its secret (the key's last 4 characters as `secret_key_hint`); null for a folder.
+    """
+    created_at: str
+
+
+class ExportS3Access(BaseModel):
+    """
+    How to reach an S3 bucket (AWS S3 or any S3-compatible store).
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    endpoint: str | None = Field(None, max_length=255)
+    """
+    host[:port] of an S3-compatible service (MinIO, R2, S3Proxy); omit for AWS S3.
+    """
+    region: str | None = Field(None, max_length=64)
+    """
+    Default us-east-1.
+    """
+    url_style: Literal['path', 'vhost'] | None = None
+    """
+    `vhost` (default for AWS) or `path` (default with an endpoint).
+    """
+    use_ssl: bool | None = None
+    """
+    Default true.
+    """
+    access_key_id: str = Field(..., max_length=255, min_length=1)
+    secret_access_key: str = Field(..., max_length=1024, min_length=1)
+    """
+    Stored encrypted under the master key; never shown again.
+    """
+
+
+class CreateExportScheduleBody(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    kind: Literal['focus', 'events', 'rollups']
+    """
+    `focus` (the FOCUS 1.2 file of GET /v1/exports/focus), `events` (raw events) or `rollups` (daily cost rollups); all Parquet.
+    """
+    frequency: Literal['daily', 'monthly']
+    """
+    `daily`: each UTC day once it has ended; `monthly`: each UTC calendar month.
+    """
+    destination: str = Field(..., max_length=1024, min_length=1)
+    """
+    `s3://bucket/prefix` (with `s3`), or a folder relative to the server's DATA_DIR.
+    """
+    s3: ExportS3Access | None = None
+    """
+    Required with an s3:// destination.
+    """
+
+
+class ExportScheduleList(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    schedules: list[ExportScheduleView]
+
+
 class EndUserEntry(BaseModel):
     model_config = ConfigDict(
         extra='allow',

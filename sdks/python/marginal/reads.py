@@ -29,7 +29,7 @@ def _body(body: object) -> object:
     return body.model_dump(mode="json", exclude_none=True) if isinstance(body, BaseModel) else body
 
 
-READ_ENDPOINTS = {'ping': '/ping', 'usage_events': '/usage/events', 'usage_summary': '/usage/summary', 'usage_aggregation': '/usage/aggregation', 'usage_event': '/usage/events/{eventId}', 'sessions': '/attribution-data/sessions', 'session_tree': '/attribution-data/sessions/{sessionId}/tree', 'reconciliation': '/reconciliation', 'margin_by_end_user': '/margin-data/by-end-user', 'margin_trend': '/margin-data/trend', 'margin_summary': '/margin-data/summary', 'end_users': '/end-users', 'end_user_sessions': '/end-user-costs/{externalId}/sessions', 'end_user_summary': '/end-user-costs/{externalId}/summary', 'end_user_by_model': '/end-user-costs/{externalId}/by-model', 'end_user_by_provider': '/end-user-costs/{externalId}/by-provider', 'end_user_by_dimension': '/end-user-costs/{externalId}/by-dimension', 'end_user_trend': '/end-user-costs/{externalId}/trend', 'dimension_definitions': '/dimension-data/definitions', 'dimension_cost_trend': '/dimension-data/cost-trend', 'dimension_numeric_trend': '/dimension-data/numeric-trend', 'dimension_numeric_summary': '/dimension-data/numeric-summary', 'dimension_cost_breakdown': '/dimension-data/cost-breakdown', 'cost_trend': '/cost-data/trend', 'pending_rate_card': '/cost-data/pending-rate-card', 'cost_summary': '/cost-data/summary', 'cost_by_end_user': '/cost-data/by-end-user', 'attribution_by_agent': '/attribution-data/by-agent', 'agents': '/attribution-data/agents', 'workflows': '/attribution-data/workflows', 'attribution_by_dimension': '/attribution-data/by-dimension', 'attribution_dimension_values': '/attribution-data/dimension-values', 'anomalies': '/anomalies', 'unpriced_rates': '/rates/unpriced', 'rates': '/rates', 'own_rates': '/rates/own', 'budgets': '/budgets', 'budget_check': '/budgets/check', 'budget': '/budgets/{budgetId}'}
+READ_ENDPOINTS = {'ping': '/ping', 'usage_events': '/usage/events', 'usage_summary': '/usage/summary', 'usage_aggregation': '/usage/aggregation', 'usage_event': '/usage/events/{eventId}', 'sessions': '/attribution-data/sessions', 'session_tree': '/attribution-data/sessions/{sessionId}/tree', 'reconciliation': '/reconciliation', 'margin_by_end_user': '/margin-data/by-end-user', 'margin_trend': '/margin-data/trend', 'margin_summary': '/margin-data/summary', 'forecast': '/forecasts', 'price_advice': '/forecasts/price-advice', 'export_runs': '/exports/runs', 'end_users': '/end-users', 'end_user_sessions': '/end-user-costs/{externalId}/sessions', 'end_user_summary': '/end-user-costs/{externalId}/summary', 'end_user_by_model': '/end-user-costs/{externalId}/by-model', 'end_user_by_provider': '/end-user-costs/{externalId}/by-provider', 'end_user_by_dimension': '/end-user-costs/{externalId}/by-dimension', 'end_user_trend': '/end-user-costs/{externalId}/trend', 'dimension_definitions': '/dimension-data/definitions', 'dimension_cost_trend': '/dimension-data/cost-trend', 'dimension_numeric_trend': '/dimension-data/numeric-trend', 'dimension_numeric_summary': '/dimension-data/numeric-summary', 'dimension_cost_breakdown': '/dimension-data/cost-breakdown', 'cost_trend': '/cost-data/trend', 'pending_rate_card': '/cost-data/pending-rate-card', 'cost_summary': '/cost-data/summary', 'cost_by_end_user': '/cost-data/by-end-user', 'attribution_by_agent': '/attribution-data/by-agent', 'agents': '/attribution-data/agents', 'workflows': '/attribution-data/workflows', 'attribution_by_dimension': '/attribution-data/by-dimension', 'attribution_dimension_values': '/attribution-data/dimension-values', 'anomalies': '/anomalies', 'unpriced_rates': '/rates/unpriced', 'rates': '/rates', 'own_rates': '/rates/own', 'budgets': '/budgets', 'budget_check': '/budgets/check', 'budget': '/budgets/{budgetId}'}
 """Every read method: its name and its path under /v1."""
 
 
@@ -79,6 +79,18 @@ class ReadMethods:
     def margin_summary(self, *, start_date: DateParam, end_date: DateParam) -> models.MarginSummary:
         """GET /v1/margin-data/summary: Retrieve the organization's margin"""
         return models.MarginSummary.model_validate(self._transport.get("/margin-data/summary", {"start_date": _param(start_date), "end_date": _param(end_date)}))
+
+    def forecast(self, *, horizon: Literal['month-end', 'next-30-days'] | None = None) -> models.Forecast:
+        """GET /v1/forecasts: Forecast cost, revenue and margin"""
+        return models.Forecast.model_validate(self._transport.get("/forecasts", {"horizon": _param(horizon)}))
+
+    def price_advice(self, *, target_margin_percent: str | None = None) -> models.PriceAdviceList:
+        """GET /v1/forecasts/price-advice: Advise prices for a target margin"""
+        return models.PriceAdviceList.model_validate(self._transport.get("/forecasts/price-advice", {"target_margin_percent": _param(target_margin_percent)}))
+
+    def export_runs(self, *, schedule_id: str | None = None) -> models.ExportRunList:
+        """GET /v1/exports/runs: List scheduled export runs"""
+        return models.ExportRunList.model_validate(self._transport.get("/exports/runs", {"schedule_id": _param(schedule_id)}))
 
     def end_users(self, *, end_user_id: str | None = None) -> models.EndUserDirectory:
         """GET /v1/end-users: List end users"""
@@ -196,6 +208,10 @@ class ReadMethods:
         """POST /v1/what-if: Simulate a model substitution"""
         return models.WhatIfResult.model_validate(self._transport.post("/what-if", _body(body)))
 
+    def focus_export(self, *, start_date: DateParam, end_date: DateParam, format: Literal['csv', 'parquet'] | None = None, dimensions: str | None = None) -> bytes:
+        """GET /v1/exports/focus: Export cost as FOCUS: the file as bytes"""
+        return self._transport.get_bytes("/exports/focus", {"start_date": _param(start_date), "end_date": _param(end_date), "format": _param(format), "dimensions": _param(dimensions)})
+
 
 class AsyncReadMethods:
     _transport: AsyncTransport
@@ -243,6 +259,18 @@ class AsyncReadMethods:
     async def margin_summary(self, *, start_date: DateParam, end_date: DateParam) -> models.MarginSummary:
         """GET /v1/margin-data/summary: Retrieve the organization's margin"""
         return models.MarginSummary.model_validate(await self._transport.get("/margin-data/summary", {"start_date": _param(start_date), "end_date": _param(end_date)}))
+
+    async def forecast(self, *, horizon: Literal['month-end', 'next-30-days'] | None = None) -> models.Forecast:
+        """GET /v1/forecasts: Forecast cost, revenue and margin"""
+        return models.Forecast.model_validate(await self._transport.get("/forecasts", {"horizon": _param(horizon)}))
+
+    async def price_advice(self, *, target_margin_percent: str | None = None) -> models.PriceAdviceList:
+        """GET /v1/forecasts/price-advice: Advise prices for a target margin"""
+        return models.PriceAdviceList.model_validate(await self._transport.get("/forecasts/price-advice", {"target_margin_percent": _param(target_margin_percent)}))
+
+    async def export_runs(self, *, schedule_id: str | None = None) -> models.ExportRunList:
+        """GET /v1/exports/runs: List scheduled export runs"""
+        return models.ExportRunList.model_validate(await self._transport.get("/exports/runs", {"schedule_id": _param(schedule_id)}))
 
     async def end_users(self, *, end_user_id: str | None = None) -> models.EndUserDirectory:
         """GET /v1/end-users: List end users"""
@@ -359,3 +387,7 @@ class AsyncReadMethods:
     async def what_if(self, body: models.WhatIfRequest | Mapping[str, Any]) -> models.WhatIfResult:
         """POST /v1/what-if: Simulate a model substitution"""
         return models.WhatIfResult.model_validate(await self._transport.post("/what-if", _body(body)))
+
+    async def focus_export(self, *, start_date: DateParam, end_date: DateParam, format: Literal['csv', 'parquet'] | None = None, dimensions: str | None = None) -> bytes:
+        """GET /v1/exports/focus: Export cost as FOCUS: the file as bytes"""
+        return await self._transport.get_bytes("/exports/focus", {"start_date": _param(start_date), "end_date": _param(end_date), "format": _param(format), "dimensions": _param(dimensions)})

@@ -165,6 +165,10 @@ def test_every_read_method_answers_with_its_model(tenant_with_events):
         "budget_check": lambda: client.budget_check(user_id="bob"),
         "reconciliation": lambda: client.reconciliation(start_date=start.date(), end_date=end.date() + dt.timedelta(days=1)),
         "anomalies": lambda: client.anomalies(**window),
+        "export_runs": lambda: client.export_runs(),
+        "focus_export": lambda: client.focus_export(start_date=start.date(), end_date=end.date() + dt.timedelta(days=1)),
+        "forecast": lambda: client.forecast(horizon="next-30-days"),
+        "price_advice": lambda: client.price_advice(target_margin_percent="40"),
     }
     assert sorted(calls) == sorted(READ_ENDPOINTS)
     answers = {name: call() for name, call in calls.items()}
@@ -180,6 +184,9 @@ def test_every_read_method_answers_with_its_model(tenant_with_events):
     assert answers["usage_events"].total == len(events) and len(answers["usage_events"].events) == 5
     assert Decimal(answers["dimension_numeric_trend"].data_points[-1].value or 0) <= max(e["metadata"]["latency_ms"] for e in events)
     assert answers["sessions"].sessions[0].session_id == "sess-1"
+    # Forecasts: the next 30 days hold at least what today already cost; a 40% target echoes back.
+    assert answers["forecast"].horizon == "next-30-days" and Decimal(answers["forecast"].cost.value) >= Decimal(answers["forecast"].observed_cost)
+    assert answers["price_advice"].target_margin_percent == 40
     # Every event is priced (no model waits for a card); bob's budget of $1,000 is far from spent.
     assert answers["unpriced_rates"].items == [] and answers["unpriced_rates"].total_events == 0
     assert answers["budget"].user_id == "bob" and answers["budget_check"].allowed is True
@@ -188,6 +195,20 @@ def test_every_read_method_answers_with_its_model(tenant_with_events):
     detail = answers["usage_event"]
     [sent] = [e for e in events if e["input_tokens"] == detail.input_tokens]
     assert (Decimal(detail.cost.total_cost), detail.rate_card.model_slug) == (cost(sent), "rd-model")
+
+
+def test_focus_export_is_the_cost_as_a_file(tenant_with_events):
+    # Whole UTC days around now: BilledCost (the first column, a plain decimal) sums to every event's cost.
+    client, events, now = tenant_with_events
+    days = {"start_date": (now - dt.timedelta(days=1)).date(), "end_date": (now + dt.timedelta(days=2)).date()}
+    lines = client.focus_export(**days).decode().strip().split("\r\n")
+    assert lines[0].split(",")[0] == "BilledCost"
+    assert sum((Decimal(line.split(",")[0]) for line in lines[1:]), Decimal(0)) == sum((cost(e) for e in events), Decimal(0))
+    assert client.focus_export(**days, format="parquet")[:4] == b"PAR1"
+    with pytest.raises(marginal.ValidationError) as raised:
+        client.focus_export(start_date=now, end_date=now + dt.timedelta(days=1))
+    assert raised.value.field == "start_date"
+    assert client.export_runs().runs == []
 
 
 def test_bad_parameters_raise_typed_errors(tenant_with_events):

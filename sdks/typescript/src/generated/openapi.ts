@@ -313,6 +313,187 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/forecasts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Forecast cost, revenue and margin
+         * @description Cost, revenue and margin at the end of the horizon's window, each with an 80% interval, for
+         *     the organization and each end user. Cost already spent in the window is exact; the rest of
+         *     the window is forecast from the last 56 complete UTC days by a robust trend with day-of-week
+         *     factors (docs/api.md "Forecasts" gives the method). Revenue is what the billing periods
+         *     already known recognize in the window; revenue and margins need revenue:read too (null
+         *     without it, and per end user without revenue in the window).
+         */
+        get: operations["GetForecast"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/forecasts/price-advice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Advise prices for a target margin
+         * @description For each customer (an end user whose revenue records have a billing period covering now), the
+         *     price per billing period that reaches the target margin under the forecast cost of that
+         *     period (cost so far plus the forecast of its remaining days), rounded up to the cent, and
+         *     whether the current price reaches it. Customers whose plan misses the target come first.
+         */
+        get: operations["GetPriceAdvice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/exports/focus": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export cost as FOCUS
+         * @description The organization's completed cost in the FinOps Foundation's FOCUS 1.2 format: one row per
+         *     UTC day × provider × model × token class (the SKU) × end user × agent × workflow × feature
+         *     (× each chosen dimension), with BilledCost, EffectiveCost, ListCost and ContractedCost as exact
+         *     decimals in USD; end user, agent, workflow, feature and dimensions in Tags (JSON). The costs
+         *     sum exactly to the cost endpoints' total for the range. CSV (decimal text) or Parquet
+         *     (DECIMAL(38,12), UTC timestamps); the row count is in X-Total-Rows.
+         */
+        get: operations["GetFocusExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/exports/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List scheduled export runs
+         * @description The runs of the organization's scheduled exports, newest period first: status (`pending`,
+         *     `running`, `succeeded`, `failed`), attempts, the object key or file written, rows and bytes.
+         */
+        get: operations["GetExportRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/organizations/{organizationId}/export-schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List export schedules
+         * @description The organization's export schedules (never their secret keys).
+         */
+        get: operations["ListExportSchedules"];
+        put?: never;
+        /**
+         * Create an export schedule
+         * @description Exports the organization's FOCUS file (or its events or daily cost rollups) for each UTC day
+         *     or month once it has ended (and settled an hour), as Parquet, to `s3://bucket/prefix` or a
+         *     folder under DATA_DIR, at `<prefix><organization>/<kind>/<frequency>/<period>.parquet`. Runs
+         *     are retried with backoff and announced by the export.completed / export.failed webhooks.
+         */
+        post: operations["CreateExportSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/organizations/{organizationId}/export-schedules/{scheduleId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an export schedule
+         * @description Deletes the schedule, its sealed key and its runs; objects already written stay.
+         */
+        delete: operations["DeleteExportSchedule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/organizations/{organizationId}/export-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List export runs
+         * @description The runs of the organization's schedules, newest period first, with status, attempts, object key, rows and bytes.
+         */
+        get: operations["ListExportRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/organizations/{organizationId}/exports/focus": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export an organization's cost as FOCUS
+         * @description GET /v1/exports/focus for the admin (the CLI's `exports focus`): the same file.
+         */
+        get: operations["GetOrganizationFocusExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/end-users": {
         parameters: {
             query?: never;
@@ -2674,6 +2855,165 @@ export interface components {
         UuidParam: string;
         /** @description The margin summary: the org_total shape on its own. */
         MarginSummary: components["schemas"]["MarginOrgTotal"];
+        /**
+         * @description The window a forecast closes: the current UTC calendar month, or 30 UTC days from today.
+         * @enum {string}
+         */
+        ForecastHorizon: "month-end" | "next-30-days";
+        /** @description A forecast figure and its 80% interval (low ≤ value ≤ high). */
+        ForecastFigure: {
+            value: string;
+            low: string;
+            high: string;
+        };
+        EndUserForecast: {
+            /** @description The internal end-user UUID (as /margin-data names it). */
+            end_user_id: string;
+            /** @description The end user's external id (the events' user_id). */
+            external_id: string | null;
+            /** @description Completed cost already in the window plus the forecast of the rest. */
+            cost: components["schemas"]["ForecastFigure"];
+            /** @description Revenue recognized in the window from known billing periods; null without revenue for this end user or without revenue:read. */
+            revenue: components["schemas"]["ForecastFigure"] | (null);
+            /** @description revenue − cost (low against cost.high, high against cost.low); null as revenue is. */
+            margin: components["schemas"]["ForecastFigure"] | (null);
+        };
+        Forecast: {
+            horizon: components["schemas"]["ForecastHorizon"];
+            /** @description The instant the forecast was made: cost before it is observed, after it forecast. */
+            as_of: string;
+            /** @description First UTC date of the window. */
+            start_date: string;
+            /** @description UTC date after the window's last (exclusive). */
+            end_date: string;
+            /** @description The cost method (docs/api.md "Forecasts"). */
+            method: string;
+            /** @description Completed cost in the window up to as_of (exact, part of cost). */
+            observed_cost: string;
+            cost: components["schemas"]["ForecastFigure"];
+            /** @description Revenue recognized in the window from known billing periods (low = value = high); null without revenue:read. */
+            revenue: components["schemas"]["ForecastFigure"] | (null);
+            /** @description revenue − cost; null without revenue:read. */
+            margin: components["schemas"]["ForecastFigure"] | (null);
+            /** @description End users with cost in the last 56 days or the window, or revenue in the window; by end_user_id. */
+            end_users: components["schemas"]["EndUserForecast"][];
+        };
+        PriceAdvice: {
+            end_user_id: string;
+            external_id: string | null;
+            /** @description The billing period covering as_of (its revenue record's period), counted in whole UTC days. */
+            period_start: string;
+            period_end: string;
+            /** @description Revenue the customer's records recognize in that period. */
+            current_price: string;
+            /** @description Completed cost in the period so far plus the forecast of the rest. */
+            forecast_cost: components["schemas"]["ForecastFigure"];
+            /**
+             * Format: double
+             * @description (current_price − forecast cost) / current_price × 100, 2 decimals; null when the price is 0.
+             */
+            forecast_margin_percent: number | null;
+            /** @description forecast cost ÷ (1 − target / 100), rounded up to the cent. */
+            required_price: string;
+            /** @description current_price reaches the target margin under the forecast cost (compared exactly, before rounding). */
+            reaches_target: boolean;
+        };
+        PriceAdviceList: {
+            as_of: string;
+            /** Format: double */
+            target_margin_percent: number;
+            method: string;
+            /** @description Customers (end users with a billing period covering as_of); those whose plan misses the target first, then by end_user_id. */
+            customers: components["schemas"]["PriceAdvice"][];
+        };
+        /** @enum {string} */
+        ExportKind: "focus" | "events" | "rollups";
+        /** @enum {string} */
+        ExportFrequency: "daily" | "monthly";
+        /** @enum {string} */
+        ExportRunStatus: "pending" | "running" | "succeeded" | "failed";
+        ExportRunView: {
+            id: string;
+            schedule_id: string;
+            kind: components["schemas"]["ExportKind"];
+            frequency: components["schemas"]["ExportFrequency"];
+            /** @description UTC date, inclusive. */
+            period_start: string;
+            /** @description UTC date, exclusive. */
+            period_end: string;
+            status: components["schemas"]["ExportRunStatus"];
+            /** Format: double */
+            attempts: number;
+            /** @description The S3 key or the file under the destination folder; the same for every run of the period. */
+            object_key: string;
+            /**
+             * Format: double
+             * @description Rows written; null until it succeeded.
+             */
+            rows: number | null;
+            /**
+             * Format: double
+             * @description Bytes of the object; null until it succeeded.
+             */
+            bytes: number | null;
+            /** @description The last attempt's error, if it failed. */
+            error: string | null;
+            /** @description When a pending run is tried next. */
+            next_attempt_at: string;
+            created_at: string;
+            finished_at: string | null;
+        };
+        ExportRunList: {
+            runs: components["schemas"]["ExportRunView"][];
+        };
+        ExportScheduleView: {
+            id: string;
+            organization_id: string;
+            kind: components["schemas"]["ExportKind"];
+            frequency: components["schemas"]["ExportFrequency"];
+            destination: string;
+            /** @description The S3 access without its secret (the key's last 4 characters as `secret_key_hint`); null for a folder. */
+            s3: {
+                secret_key_hint: string;
+                access_key_id: string;
+                use_ssl: boolean;
+                /** @enum {string} */
+                url_style: "path" | "vhost";
+                region: string;
+                endpoint: string | null;
+            } | null;
+            created_at: string;
+        };
+        /** @description How to reach an S3 bucket (AWS S3 or any S3-compatible store). */
+        ExportS3Access: {
+            /** @description host[:port] of an S3-compatible service (MinIO, R2, S3Proxy); omit for AWS S3. */
+            endpoint?: string;
+            /** @description Default us-east-1. */
+            region?: string;
+            /**
+             * @description `vhost` (default for AWS) or `path` (default with an endpoint).
+             * @enum {string}
+             */
+            url_style?: "path" | "vhost";
+            /** @description Default true. */
+            use_ssl?: boolean;
+            access_key_id: string;
+            /** @description Stored encrypted under the master key; never shown again. */
+            secret_access_key: string;
+        };
+        CreateExportScheduleBody: {
+            /** @description `focus` (the FOCUS 1.2 file of GET /v1/exports/focus), `events` (raw events) or `rollups` (daily cost rollups); all Parquet. */
+            kind: components["schemas"]["ExportKind"];
+            /** @description `daily`: each UTC day once it has ended; `monthly`: each UTC calendar month. */
+            frequency: components["schemas"]["ExportFrequency"];
+            /** @description `s3://bucket/prefix` (with `s3`), or a folder relative to the server's DATA_DIR. */
+            destination: string;
+            /** @description Required with an s3:// destination. */
+            s3?: components["schemas"]["ExportS3Access"];
+        };
+        ExportScheduleList: {
+            schedules: components["schemas"]["ExportScheduleView"][];
+        };
         EndUserEntry: {
             /** @description Internal UUID (the end_user_id of cost and margin rows). */
             end_user_id: string;
@@ -5287,6 +5627,528 @@ export interface operations {
             };
             /** @description Rate limit exceeded (general tier); see RateLimit-* and Retry-After */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    GetForecast: {
+        parameters: {
+            query?: {
+                /** @description `month-end` (default): the current UTC calendar month; `next-30-days`: today and the 29 UTC days after it. */
+                horizon?: components["schemas"]["ForecastHorizon"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forecast"];
+                };
+            };
+            /** @description Bad horizon (error.details.field names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks costs:read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded (general tier); see RateLimit-* and Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    GetPriceAdvice: {
+        parameters: {
+            query?: {
+                /** @description The margin to reach, in percent of the price: 0 up to (not including) 100; default 40. */
+                target_margin_percent?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PriceAdviceList"];
+                };
+            };
+            /** @description Bad target_margin_percent (error.details.field names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks costs:read or revenue:read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded (general tier); see RateLimit-* and Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    GetFocusExport: {
+        parameters: {
+            query: {
+                /** @description UTC date (YYYY-MM-DD), inclusive. Must be before end_date. */
+                start_date: components["schemas"]["IsoDateParam"];
+                /** @description UTC date (YYYY-MM-DD), exclusive; at most 12 months after start_date. */
+                end_date: components["schemas"]["IsoDateParam"];
+                /** @description `csv` (default) or `parquet`. */
+                format?: "csv" | "parquet";
+                /** @description Comma-separated metadata keys (at most 5) whose values split the rows and appear in Tags. */
+                dimensions?: components["schemas"]["TextParam"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/vnd.apache.parquet": string;
+                };
+            };
+            /** @description Bad or missing parameters (error.details.field names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks costs:read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description DATE_RANGE_TOO_LARGE: the range is longer than 12 months */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded (general tier); see RateLimit-* and Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    GetExportRuns: {
+        parameters: {
+            query?: {
+                /** @description Only this schedule's runs. */
+                schedule_id?: components["schemas"]["UuidParam"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportRunList"];
+                };
+            };
+            /** @description Bad or missing parameters (error.details.field names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks costs:read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded (general tier); see RateLimit-* and Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    ListExportSchedules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: components["schemas"]["UuidParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportScheduleList"];
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization or schedule */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    CreateExportSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: components["schemas"]["UuidParam"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateExportScheduleBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportScheduleView"];
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization or schedule */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    DeleteExportSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: components["schemas"]["UuidParam"];
+                scheduleId: components["schemas"]["UuidParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization or schedule */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    ListExportRuns: {
+        parameters: {
+            query?: {
+                /** @description Only this schedule's runs. */
+                schedule_id?: components["schemas"]["UuidParam"];
+            };
+            header?: never;
+            path: {
+                organizationId: components["schemas"]["UuidParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportRunList"];
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization or schedule */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    GetOrganizationFocusExport: {
+        parameters: {
+            query: {
+                /** @description UTC date (YYYY-MM-DD), inclusive. Must be before end_date. */
+                start_date: components["schemas"]["IsoDateParam"];
+                /** @description UTC date (YYYY-MM-DD), exclusive; at most 12 months after start_date. */
+                end_date: components["schemas"]["IsoDateParam"];
+                /** @description `csv` (default) or `parquet`. */
+                format?: "csv" | "parquet";
+                /** @description Comma-separated metadata keys (at most 5). */
+                dimensions?: components["schemas"]["TextParam"];
+            };
+            header?: never;
+            path: {
+                organizationId: components["schemas"]["UuidParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/vnd.apache.parquet": string;
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization or schedule */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description DATE_RANGE_TOO_LARGE: the range is longer than 12 months */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
