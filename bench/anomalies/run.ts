@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { detectSpike, MIN_ACTIVE_DAYS, MIN_INCREASE, MIN_RATIO, MIN_Z, WINDOW_DAYS } from '../../api/anomalies/anomalies.js';
 import { DAY_MS, utcDate } from '../../core/time.js';
+import { gaussian, random } from '../seeded-random.js';
 
 const { values } = parseArgs({ options: { series: { type: 'string', default: '3000' }, days: { type: 'string', default: '150' } } });
 const SERIES = Number(values.series);
@@ -14,22 +15,6 @@ const DAYS = Number(values.days);
 /** Chance that an evaluated day carries an injected spike. */
 const SPIKE_CHANCE = 1 / 40;
 const FIRST_DAY = Date.UTC(2026, 0, 5); // a Monday
-
-/** mulberry32: small, seeded, good enough for test data. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function gaussian(rand: () => number): number {
-  return Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
-}
 
 interface Outcome {
   spikes: number;
