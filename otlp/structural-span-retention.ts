@@ -5,6 +5,7 @@
 // retentionDays 0 keeps every span (as the lake keeps every event).
 import type { Queryable } from '../core/control/db.js';
 import type { Logger } from '../core/logger.js';
+import { PeriodicPass } from '../core/periodic-pass.js';
 import { DAY_MS } from '../core/time.js';
 import { otlpStructuralSpansExpired } from './otlp-metrics.js';
 import { deleteStructuralSpansReceivedBefore } from './structural-spans.store.js';
@@ -21,35 +22,26 @@ export interface StructuralSpanRetentionOptions {
 export const DEFAULT_STRUCTURAL_SPAN_RETENTION = { intervalMs: 3_600_000, chunk: 2_000, firstPassAfterMs: 60_000 } as const;
 
 export class StructuralSpanRetention {
-  private timers: NodeJS.Timeout[] = [];
-  private current: Promise<number> | null = null;
-  private stopped = false;
+  private readonly pass: PeriodicPass;
 
   constructor(
     private readonly db: Queryable,
     private readonly logger: Logger,
     private readonly opts: StructuralSpanRetentionOptions,
-  ) {}
-
-  start(): void {
-    if (this.opts.retentionDays === 0 || this.timers.length > 0) return;
-    const pass = () => {
-      if (this.current || this.stopped) return;
-      this.current = this.sweepOnce()
-        .catch((err) => {
-          this.logger.warn({ err }, 'structural span retention pass failed; retrying next interval');
-          return 0;
-        })
-        .finally(() => (this.current = null));
-    };
-    this.timers = [setTimeout(pass, this.opts.firstPassAfterMs), setInterval(pass, this.opts.intervalMs)];
-    for (const t of this.timers) t.unref();
+  ) {
+    this.pass = new PeriodicPass(
+      () => this.sweepOnce(),
+      (err) => this.logger.warn({ err }, 'structural span retention pass failed; retrying next interval'),
+      opts,
+    );
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    for (const t of this.timers) clearTimeout(t);
-    await this.current;
+  start(): void {
+    if (this.opts.retentionDays > 0) this.pass.start();
+  }
+
+  stop(): Promise<void> {
+    return this.pass.stop();
   }
 
   /** Deletes every span received before now − retentionDays, chunk by chunk; returns how many. */
@@ -61,7 +53,7 @@ export class StructuralSpanRetention {
       const deleted = await deleteStructuralSpansReceivedBefore(this.db, cutoff, this.opts.chunk);
       total += deleted;
       otlpStructuralSpansExpired.inc(deleted);
-      if (deleted < this.opts.chunk || this.stopped) break;
+      if (deleted < this.opts.chunk || this.pass.stopped) break;
     }
     if (total > 0) this.logger.info({ deleted: total, cutoff }, 'structural spans past retention deleted');
     return total;

@@ -5,6 +5,7 @@
 import type { Queryable } from '../core/control/db.js';
 import type { AuditTrail } from '../core/http/audit-trail.js';
 import type { Logger } from '../core/logger.js';
+import { PeriodicPass } from '../core/periodic-pass.js';
 import { DAY_MS } from '../core/time.js';
 import { deleteAuditBefore, recordAudit } from './audit.store.js';
 
@@ -19,35 +20,26 @@ export interface AuditRetentionOptions {
 }
 
 export class AuditRetention {
-  private timers: NodeJS.Timeout[] = [];
-  private current: Promise<number> | null = null;
-  private stopped = false;
+  private readonly pass: PeriodicPass;
 
   constructor(
     private readonly db: Queryable,
     private readonly logger: Logger,
     private readonly opts: AuditRetentionOptions,
-  ) {}
-
-  start(): void {
-    if (this.opts.retentionDays === 0 || this.timers.length > 0) return;
-    const pass = () => {
-      if (this.current || this.stopped) return;
-      this.current = this.sweepOnce()
-        .catch((err) => {
-          this.logger.warn({ err }, 'audit retention pass failed; retrying tomorrow');
-          return 0;
-        })
-        .finally(() => (this.current = null));
-    };
-    this.timers = [setTimeout(pass, this.opts.firstPassAfterMs ?? 60_000), setInterval(pass, DAY_MS)];
-    for (const t of this.timers) t.unref();
+  ) {
+    this.pass = new PeriodicPass(
+      () => this.sweepOnce(),
+      (err) => this.logger.warn({ err }, 'audit retention pass failed; retrying tomorrow'),
+      { firstPassAfterMs: opts.firstPassAfterMs ?? 60_000, intervalMs: DAY_MS },
+    );
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    for (const t of this.timers) clearTimeout(t);
-    await this.current;
+  start(): void {
+    if (this.opts.retentionDays > 0) this.pass.start();
+  }
+
+  stop(): Promise<void> {
+    return this.pass.stop();
   }
 
   /** Deletes every row that occurred before now − retentionDays; returns how many. */
@@ -58,7 +50,7 @@ export class AuditRetention {
     for (;;) {
       const deleted = await deleteAuditBefore(this.db, cutoff, CHUNK);
       total += deleted;
-      if (deleted < CHUNK || this.stopped) break;
+      if (deleted < CHUNK || this.pass.stopped) break;
     }
     if (total > 0) this.logger.info({ deleted: total, cutoff }, 'audit events past retention deleted');
     return total;
