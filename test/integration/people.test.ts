@@ -9,23 +9,20 @@ import { promisify } from 'node:util';
 import { beforeAll, expect, it } from 'vitest';
 import { fromRoot, projectRoot } from '../../core/paths.js';
 import { admin, describeEachHost, http, type HttpResult, type TestHost } from '../support/http.js';
+import {
+  asPerson,
+  createOrganization,
+  expectEnvelope,
+  PASSWORD,
+  type Session,
+  signIn as signInOn,
+  signedInPerson,
+  uniqueEmail as email,
+} from '../support/people.js';
 
 const run = promisify(execFile);
-const PASSWORD = 'correct horse battery staple';
 /** The API key read limit of this host: small, so a key meets its 429 quickly. */
 const KEY_READ_LIMIT = 25;
-
-interface Session {
-  cookie: string;
-  csrf: string;
-  body: any;
-}
-
-function expectEnvelope(res: HttpResult, status: number, field: string): void {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body.success).toBe(false);
-  expect(res.body.error.details.field).toBe(field);
-}
 
 describeEachHost(
   'people',
@@ -33,13 +30,6 @@ describeEachHost(
     let h: TestHost;
     let orgA: string;
     let orgB: string;
-    const email = (name: string) => `${name}-${crypto.randomBytes(4).toString('hex')}@example.com`;
-
-    async function createOrg(name: string): Promise<string> {
-      const res = await admin(h, 'POST', '/organizations', { name });
-      expect(res.status).toBe(201);
-      return res.body.organization_id;
-    }
 
     async function invite(org: string, to: string, role: string, extra: object = {}): Promise<string> {
       const res = await admin(h, 'POST', `/organizations/${org}/invitations`, { email: to, role, ...extra });
@@ -51,37 +41,14 @@ describeEachHost(
       return http(h.url, 'POST', '/v1/auth/invitations/accept', { json: { token, password } });
     }
 
-    async function signIn(who: string, password = PASSWORD, headers: Record<string, string> = {}): Promise<Session & { res: HttpResult }> {
-      const res = await http(h.url, 'POST', '/v1/auth/sign-in', { json: { email: who, password }, headers });
-      const setCookie = res.headers.get('set-cookie') ?? '';
-      return { res, cookie: setCookie.split(';')[0]!, csrf: res.body?.csrf_token, body: res.body };
-    }
-
-    async function person(org: string, role: string): Promise<Session & { email: string; personId: string }> {
-      const who = email(role);
-      const accepted = await accept(await invite(org, who, role));
-      expect(accepted.status, JSON.stringify(accepted.body)).toBe(201);
-      const s = await signIn(who);
-      expect(s.res.status, JSON.stringify(s.body)).toBe(200);
-      return { ...s, email: who, personId: accepted.body.person_id };
-    }
-
-    function as(
-      s: Session,
-      method: string,
-      path: string,
-      opts: { json?: unknown; headers?: Record<string, string>; csrf?: string | null } = {},
-    ) {
-      const headers: Record<string, string> = { cookie: s.cookie, ...opts.headers };
-      const csrf = opts.csrf === undefined ? s.csrf : opts.csrf;
-      if (csrf !== null && method !== 'GET') headers['x-csrf-token'] = csrf;
-      return http(h.url, method, path, { json: opts.json, headers });
-    }
+    const signIn = (who: string, password = PASSWORD, headers: Record<string, string> = {}) => signInOn(h, who, password, headers);
+    const person = (org: string, role: string) => signedInPerson(h, org, role);
+    const as = (s: Session, method: string, path: string, opts: Parameters<typeof asPerson>[4] = {}) => asPerson(h, s, method, path, opts);
 
     beforeAll(async () => {
       h = host();
-      orgA = await createOrg('Org A');
-      orgB = await createOrg('Org B');
+      orgA = await createOrganization(h, 'Org A');
+      orgB = await createOrganization(h, 'Org B');
     });
 
     it('the CLI invites; the person accepts, signs in and reads costs with the cookie', async () => {
