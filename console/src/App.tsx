@@ -1,74 +1,186 @@
-// The shell: sign-in gate, navigation (links keep the date range), the range picker, the pages.
+// The shell: the sign-in gate (a person's session, an API key, or an invitation's link), the
+// organization switcher for a person in several, navigation by what the credential may read
+// (links keep the date range), the range picker, the pages.
 import { useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
-import { Link, Route, Switch, useSearch } from 'wouter';
+import { useEffect, useState } from 'react';
+import { Link, Route, Switch, useLocation, useSearch } from 'wouter';
+import type { AccessScope } from '../../core/auth/scopes.js';
+import { mayOpen } from './access.js';
 import { storedApiKey, storeApiKey } from './api/api-key.js';
+import { setCredential, type Credential } from './api/client.js';
+import { currentSession, invitationToken, sessionCredential, signOut } from './api/person-session.js';
+import type { SessionView } from './api/types.js';
 import { DateRangePicker } from './components/DateRangePicker.js';
 import { AgentsPage } from './pages/agents/AgentsPage.js';
+import { AuditPage } from './pages/audit/AuditPage.js';
 import { CustomerPage } from './pages/customers/CustomerPage.js';
 import { CustomersPage } from './pages/customers/CustomersPage.js';
 import { DimensionsPage } from './pages/dimensions/DimensionsPage.js';
 import { EventsPage } from './pages/events/EventsPage.js';
+import { MembersPage } from './pages/members/MembersPage.js';
 import { OverviewPage } from './pages/overview/OverviewPage.js';
 import { RatesPage } from './pages/rates/RatesPage.js';
 import { SessionPage } from './pages/sessions/SessionPage.js';
 import { SessionsPage } from './pages/sessions/SessionsPage.js';
+import { AcceptInvitationPage } from './pages/signin/AcceptInvitationPage.js';
 import { SignInPage } from './pages/signin/SignInPage.js';
 import { useDateRange, withRange } from './range/date-range.js';
 
-const NAV = [
-  ['/', 'Overview'],
-  ['/customers', 'Customers'],
-  ['/agents', 'Agents & workflows'],
-  ['/dimensions', 'Dimensions'],
-  ['/sessions', 'Sessions'],
-  ['/events', 'Events'],
-  ['/rates', 'Rates'],
-] as const;
+/** Each page and the scope its main figures need: a person sees the pages their role reads. */
+const NAV: ReadonlyArray<readonly [path: string, label: string, scope: AccessScope]> = [
+  ['/', 'Overview', 'costs:read'],
+  ['/customers', 'Customers', 'costs:read'],
+  ['/agents', 'Agents & workflows', 'costs:read'],
+  ['/dimensions', 'Dimensions', 'dimensions:read'],
+  ['/sessions', 'Sessions', 'costs:read'],
+  ['/events', 'Events', 'usage:read'],
+  ['/rates', 'Rates', 'costs:read'],
+  ['/members', 'Members', 'organization:admin'],
+  ['/audit', 'Audit trail', 'organization:admin'],
+];
 
-export function App() {
-  const [apiKey, setApiKey] = useState(storedApiKey);
-  const queryClient = useQueryClient();
-  const signOut = () => {
-    storeApiKey(null);
-    queryClient.clear();
-    setApiKey(null);
-  };
-  if (!apiKey) {
-    return (
-      <SignInPage
-        onSignedIn={(key) => {
-          storeApiKey(key);
-          setApiKey(key);
-        }}
-      />
-    );
+type Gate =
+  | { state: 'checking' }
+  | { state: 'signed-out' }
+  | { state: 'invitation'; token: string }
+  | { state: 'no-organization'; session: SessionView }
+  | { state: 'signed-in'; credential: Credential; session: SessionView | null };
+
+function initialGate(): Gate {
+  const token = invitationToken(window.location.hash);
+  if (token) return { state: 'invitation', token };
+  const key = storedApiKey();
+  if (key) {
+    const credential: Credential = { kind: 'api_key', key };
+    setCredential(credential);
+    return { state: 'signed-in', credential, session: null };
   }
-  return <Shell onSignOut={signOut} />;
+  return { state: 'checking' };
 }
 
-function Shell({ onSignOut }: { onSignOut: () => void }) {
+/** Signed in as a person, in one of their organizations (the client then speaks for it). */
+function personGate(session: SessionView, organizationId?: string): Gate {
+  const credential = sessionCredential(session, organizationId);
+  setCredential(credential);
+  return credential ? { state: 'signed-in', credential, session } : { state: 'no-organization', session };
+}
+
+export function App() {
+  const [gate, setGate] = useState<Gate>(initialGate);
+  const queryClient = useQueryClient();
+  const enter = (session: SessionView, organizationId?: string) => setGate(personGate(session, organizationId));
+  const leave = () => {
+    setCredential(null);
+    queryClient.clear();
+    setGate({ state: 'signed-out' });
+  };
+  useEffect(() => {
+    if (gate.state !== 'checking') return;
+    void currentSession().then((session) => setGate(session ? personGate(session) : { state: 'signed-out' }));
+  }, [gate.state]);
+  switch (gate.state) {
+    case 'checking':
+      return <div className="loading">Loading…</div>;
+    case 'invitation':
+      return (
+        <AcceptInvitationPage
+          token={gate.token}
+          onSession={(session) => {
+            window.history.replaceState(null, '', '/');
+            enter(session);
+          }}
+        />
+      );
+    case 'signed-out':
+      return (
+        <SignInPage
+          onSession={(session) => enter(session)}
+          onApiKey={(key) => {
+            storeApiKey(key);
+            const credential: Credential = { kind: 'api_key', key };
+            setCredential(credential);
+            setGate({ state: 'signed-in', credential, session: null });
+          }}
+        />
+      );
+    case 'no-organization':
+      return (
+        <div className="signin">
+          <div className="signin-card note warning" role="alert">
+            You ({gate.session.email}) are not a member of any organization. Ask an owner for an invitation.
+          </div>
+        </div>
+      );
+    case 'signed-in': {
+      const { credential, session } = gate;
+      const signOutHere = async (everywhere: boolean) => {
+        if (credential.kind === 'session') await signOut(everywhere).catch(() => undefined);
+        else storeApiKey(null);
+        leave();
+      };
+      return (
+        <Shell
+          credential={credential}
+          session={session}
+          onSwitch={(organizationId) => session && enter(session, organizationId)}
+          onSignOut={(everywhere) => void signOutHere(everywhere)}
+        />
+      );
+    }
+  }
+}
+
+function Shell(props: {
+  credential: Credential;
+  session: SessionView | null;
+  onSwitch: (organizationId: string) => void;
+  onSignOut: (everywhere: boolean) => void;
+}) {
+  const { credential, session } = props;
   const range = useDateRange();
   const search = useSearch();
+  const [location] = useLocation();
   return (
     <div className="shell">
       <header className="topbar">
         <span className="brand">Marginal</span>
         <nav>
-          {NAV.map(([path, label]) => (
+          {NAV.filter(([, , scope]) => mayOpen(credential, scope)).map(([path, label]) => (
             <Link key={path} href={withRange(path, range)} className={(active) => (active ? 'active' : '')} data-nav={label}>
               {label}
             </Link>
           ))}
         </nav>
-        <button type="button" className="link" onClick={onSignOut}>
-          Sign out
-        </button>
+        {credential.kind === 'session' && session ? (
+          <div className="who" data-who={credential.email}>
+            <OrganizationSwitcher session={session} organizationId={credential.organizationId} onSwitch={props.onSwitch} />
+            <span className="badge" data-role={credential.role}>
+              {credential.role}
+            </span>
+            <span className="muted">{credential.email}</span>
+            <button type="button" className="link" onClick={() => props.onSignOut(false)}>
+              Sign out
+            </button>
+            <button type="button" className="link" onClick={() => props.onSignOut(true)} title="Ends your sessions on every device">
+              Sign out everywhere
+            </button>
+          </div>
+        ) : (
+          <div className="who">
+            <span className="muted">API key</span>
+            <button type="button" className="link" onClick={() => props.onSignOut(false)}>
+              Sign out
+            </button>
+          </div>
+        )}
       </header>
-      <div className="toolbar">
-        <DateRangePicker key={search} />
-      </div>
-      <main>
+      {/* Members are not figures of a period: no date range there. */}
+      {location !== '/members' && (
+        <div className="toolbar">
+          <DateRangePicker key={search} />
+        </div>
+      )}
+      <main key={credential.kind === 'session' ? credential.organizationId : 'key'}>
         <Switch>
           <Route path="/" component={OverviewPage} />
           <Route path="/customers" component={CustomersPage} />
@@ -79,6 +191,8 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
           <Route path="/sessions/:sessionId" component={SessionPage} />
           <Route path="/events" component={EventsPage} />
           <Route path="/rates" component={RatesPage} />
+          <Route path="/members" component={MembersPage} />
+          <Route path="/audit" component={AuditPage} />
           <Route>
             <div className="note">
               No such page. <Link href={withRange('/', range)}>Back to the overview</Link>.
@@ -87,5 +201,21 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
         </Switch>
       </main>
     </div>
+  );
+}
+
+/** One organization: its name; several: a switcher (every request then names the one picked). */
+function OrganizationSwitcher(props: { session: SessionView; organizationId: string; onSwitch: (organizationId: string) => void }) {
+  const organizations = props.session.organizations;
+  if (organizations.length === 1)
+    return <span data-organization={organizations[0]!.organization_id}>{organizations[0]!.organization_name}</span>;
+  return (
+    <select aria-label="Organization" value={props.organizationId} onChange={(e) => props.onSwitch(e.target.value)}>
+      {organizations.map((m) => (
+        <option key={m.organization_id} value={m.organization_id}>
+          {m.organization_name} ({m.role})
+        </option>
+      ))}
+    </select>
   );
 }

@@ -205,12 +205,12 @@ run('console (headless Chromium)', () => {
 
   it('signs in: a wrong key gets a clear message, the right key opens the overview', async () => {
     await open('/?range=last-7-days');
-    await page.fill('input[type="password"]', 'mk_live_wrong');
-    await page.click('button[type="submit"]');
+    await page.fill('input[name="api-key"]', 'mk_live_wrong');
+    await page.click('[data-form="api-key"] button[type="submit"]');
     await expect.poll(() => page.locator('[role="alert"]').textContent()).toContain('not accepted');
     await shot('sign-in');
-    await page.fill('input[type="password"]', t.readKey);
-    await page.click('button[type="submit"]');
+    await page.fill('input[name="api-key"]', t.readKey);
+    await page.click('[data-form="api-key"] button[type="submit"]');
     await page.locator('[data-page="overview"]').waitFor();
     expect(page.url()).not.toContain(t.readKey);
     expect(await page.evaluate('localStorage.length')).toBe(0);
@@ -434,8 +434,8 @@ run('console (headless Chromium)', () => {
     const costsOnly = await issueKey(p, t, ['costs:read']);
     await page.evaluate('sessionStorage.clear()');
     await open('/customers?range=last-7-days');
-    await page.fill('input[type="password"]', costsOnly);
-    await page.click('button[type="submit"]');
+    await page.fill('input[name="api-key"]', costsOnly);
+    await page.click('[data-form="api-key"] button[type="submit"]');
     await expect.poll(() => page.locator('.missing-scope').first().textContent(), { timeout: 20_000 }).toContain('revenue:read');
     // Cost still shows for every customer.
     await page.locator('[data-table="customers"] tbody tr').first().waitFor();

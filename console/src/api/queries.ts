@@ -1,12 +1,12 @@
-// Data hooks several pages share (one query key per endpoint and parameters, so pages reuse each
-// other's answers). A page's own hooks live in its folder.
+// Data hooks several pages share (one query key per endpoint, parameters and organization, so pages
+// reuse each other's answers and never show another organization's). A page's own hooks live in its folder.
 import { useQuery } from '@tanstack/react-query';
 import { rangeQuery, type DateRange } from '../range/date-range.js';
-import { apiGet, type Query } from './client.js';
+import { apiGet, credentialScope, type Query } from './client.js';
 import type { ByAgent, CostByEndUser, EndUserDirectory, MarginByEndUser, MarginOrgTotal, SeriesResponse } from './types.js';
 
 export function useApi<T>(path: string, query: Query = {}, enabled = true) {
-  return useQuery({ queryKey: [path, query], queryFn: () => apiGet<T>(path, query), enabled });
+  return useQuery({ queryKey: [path, query, credentialScope()], queryFn: () => apiGet<T>(path, query), enabled });
 }
 
 export const useCostByEndUser = (r: DateRange) => useApi<CostByEndUser>('/cost-data/by-end-user', rangeQuery(r));

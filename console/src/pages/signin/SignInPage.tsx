@@ -1,59 +1,123 @@
-// Sign-in: the API key typed into a password field, checked with GET /v1/ping (any scope), then
-// kept for this tab only. A wrong key says so.
+// Sign-in, three ways: a person's email and password (POST /v1/auth/sign-in, a cookie session),
+// the person's organization's single sign-on (its provider, found by the email's domain), or an
+// API key for the read pages (checked with GET /v1/ping, kept for this tab only). Refusals show
+// the API's own message (wrong password, locked for a while, no SSO for that domain).
+import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { apiGet, ApiError } from '../../api/client.js';
+import { signIn, ssoStartUrl } from '../../api/person-session.js';
+import type { SessionView } from '../../api/types.js';
+import { FormError } from '../../components/QueryState.js';
 
-export function SignInPage({ onSignedIn }: { onSignedIn: (key: string) => void }) {
-  const [key, setKey] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: React.FormEvent) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await apiGet<{ ok: boolean }>('/ping', {}, key.trim());
-      onSignedIn(key.trim());
-    } catch (err) {
-      setError(
-        err instanceof ApiError && err.status === 401
-          ? 'That API key was not accepted. Check it and try again (keys start with mk_live_).'
-          : `Could not sign in: ${err instanceof Error ? err.message : String(err)}`,
-      );
-    } finally {
-      setBusy(false);
-    }
-  };
+export function SignInPage(props: { onSession: (session: SessionView) => void; onApiKey: (key: string) => void }) {
   return (
     <div className="signin">
-      <form onSubmit={submit} className="signin-card">
+      <div className="signin-card">
         <h1>Marginal</h1>
-        <p>Sign in with an API key of your organization. It is kept for this browser tab only.</p>
-        <label>
-          API key
-          <input
-            type="password"
-            name="api-key"
-            autoComplete="off"
-            value={key}
-            onChange={(e) => setKey(e.target.value)}
-            placeholder="mk_live_…"
-            required
-          />
-        </label>
-        {error && (
-          <div className="note error" role="alert">
-            {error}
-          </div>
-        )}
-        <button type="submit" disabled={busy || key.trim() === ''}>
-          {busy ? 'Checking…' : 'Sign in'}
-        </button>
-        <p className="muted">
-          Pages need the read scopes <code>costs:read</code>, <code>revenue:read</code>, <code>usage:read</code> and{' '}
-          <code>dimensions:read</code>; a page whose scope the key lacks says so. Create a key with <code>npm run cli -- keys create</code>.
-        </p>
-      </form>
+        <PersonSignIn onSession={props.onSession} />
+        <ApiKeySignIn onApiKey={props.onApiKey} />
+      </div>
     </div>
+  );
+}
+
+function PersonSignIn({ onSession }: { onSession: (session: SessionView) => void }) {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const passwordSignIn = useMutation({ mutationFn: () => signIn(email.trim(), password), onSuccess: onSession });
+  const sso = useMutation({
+    mutationFn: () => ssoStartUrl(email.trim()),
+    onSuccess: (url) => window.location.assign(url),
+  });
+  const busy = passwordSignIn.isPending || sso.isPending;
+  const error = passwordSignIn.error ?? sso.error;
+  const submit = (e: React.FormEvent) => {
+    e.preventDefault();
+    sso.reset();
+    passwordSignIn.mutate();
+  };
+  return (
+    <form onSubmit={submit} data-form="person">
+      <p>Sign in with your work email.</p>
+      <label>
+        Email
+        <input type="email" name="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} required />
+      </label>
+      <label>
+        Password
+        <input
+          type="password"
+          name="password"
+          autoComplete="current-password"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
+      </label>
+      <FormError error={error} />
+      <div className="signin-actions">
+        <button type="submit" disabled={busy || email.trim() === '' || password === ''}>
+          {passwordSignIn.isPending ? 'Signing in…' : 'Sign in'}
+        </button>
+        <button
+          type="button"
+          data-action="sso"
+          disabled={busy || email.trim() === ''}
+          onClick={() => {
+            passwordSignIn.reset();
+            sso.mutate();
+          }}
+        >
+          Sign in with SSO
+        </button>
+      </div>
+      <p className="muted">Single sign-on takes you to your organization's identity provider; only the email is needed.</p>
+    </form>
+  );
+}
+
+function ApiKeySignIn({ onApiKey }: { onApiKey: (key: string) => void }) {
+  const [key, setKey] = useState('');
+  const check = useMutation({
+    mutationFn: async (typed: string) => {
+      await apiGet<{ ok: boolean }>('/ping', {}, { kind: 'api_key', key: typed });
+      return typed;
+    },
+    onSuccess: onApiKey,
+  });
+  const submit = (e: React.FormEvent) => {
+    e.preventDefault();
+    check.mutate(key.trim());
+  };
+  return (
+    <form onSubmit={submit} data-form="api-key" className="signin-alt">
+      <h2>Or with an API key</h2>
+      <p className="muted">For the read pages only. The key is kept for this browser tab only.</p>
+      <label>
+        API key
+        <input
+          type="password"
+          name="api-key"
+          autoComplete="off"
+          value={key}
+          onChange={(e) => setKey(e.target.value)}
+          placeholder="mk_live_…"
+          required
+        />
+      </label>
+      {check.error instanceof ApiError && check.error.status === 401 ? (
+        <div className="note error" role="alert">
+          That API key was not accepted. Check it and try again (keys start with mk_live_).
+        </div>
+      ) : (
+        <FormError error={check.error} />
+      )}
+      <button type="submit" disabled={check.isPending || key.trim() === ''}>
+        {check.isPending ? 'Checking…' : 'Sign in with the key'}
+      </button>
+      <p className="muted">
+        Pages need the read scopes <code>costs:read</code>, <code>revenue:read</code>, <code>usage:read</code> and{' '}
+        <code>dimensions:read</code>; a page whose scope the key lacks says so. Create a key with <code>npm run cli -- keys create</code>.
+      </p>
+    </form>
   );
 }

@@ -1,0 +1,369 @@
+// People in the console, in headless Chromium against the real service: an owner invited by the
+// CLI accepts the link and signs in with a password, switches between two organizations, invites
+// a colleague as finance (who sees margins but no admin pages, and whose admin requests answer
+// 403), changes a role and reads it in the audit trail; a third person signs in through SSO at a
+// real OpenID provider on loopback; 300 page views by one person meet no 429. Screenshots go to
+// test-results/people/.
+import Big from 'big.js';
+import { execFile, execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { Page, Request, Response } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fromRoot, projectRoot } from '../../core/paths.js';
+import { chromiumAvailable, launchChromium, type LaunchedBrowser } from '../support/chromium.js';
+import { admin } from '../support/http.js';
+import { startOpenIdProvider, type TestOpenIdProvider } from '../support/openid-provider.js';
+import { apiGet, createTenant, ingest, llmEvent, startPipeline, waitForLake, type Pipeline, type Tenant } from '../support/pipeline.js';
+
+const run = promisify(execFile);
+const SHOTS = fromRoot('test-results', 'people');
+const DAY = 86_400_000;
+const today = new Date(Math.floor(Date.now() / DAY) * DAY);
+const isoDay = (daysAgo: number) => new Date(today.getTime() - daysAgo * DAY).toISOString().slice(0, 10);
+const LAST_7 = { start_date: isoDay(6), end_date: isoDay(-1) };
+const suffix = crypto.randomBytes(4).toString('hex');
+const domain = `people-${suffix}.example`;
+const OWNER = `olga@${domain}`;
+const FINANCE = `fred@${domain}`;
+const SSO_PERSON = `sam@${domain}`;
+const PASSWORD = 'a long passphrase of olga';
+const FINANCE_PASSWORD = 'fred keeps the ledger';
+
+let p: Pipeline;
+let acme: Tenant;
+let beta: Tenant;
+let idp: TestOpenIdProvider;
+let browser: LaunchedBrowser;
+let page: Page;
+/** Every /v1 request the page made (with the organization it named), and every answer, in order. */
+const requests: { url: string; organization: string | null }[] = [];
+const answers: { url: string; status: number }[] = [];
+
+async function shot(name: string): Promise<void> {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+async function open(pathAndQuery: string): Promise<void> {
+  await page.goto(`${p.url}${pathAndQuery}`);
+}
+
+/** `npm run cli -- users invite …`, as the first owner of an organization is invited. */
+async function cliInvite(organizationId: string, email: string, role: string): Promise<{ token: string; url: string }> {
+  const env = { ...process.env, MARGINAL_URL: p.url, MARGINAL_ADMIN_TOKEN: p.host.adminToken };
+  const { stdout } = await run(
+    'npm',
+    ['run', '--silent', 'cli', '--', 'users', 'invite', '--org', organizationId, '--email', email, '--role', role],
+    {
+      cwd: projectRoot,
+      env,
+      timeout: 60_000,
+    },
+  );
+  return JSON.parse(stdout.slice(stdout.indexOf('{')));
+}
+
+async function acceptInBrowser(url: string, password: string): Promise<void> {
+  await page.goto(url);
+  await page.fill('input[name="new-password"]', password);
+  await page.fill('input[name="repeat-password"]', password);
+  await page.click('[data-form="accept-invitation"] button[type="submit"]');
+}
+
+async function signIn(email: string, password: string): Promise<void> {
+  await page.fill('input[name="email"]', email);
+  await page.fill('input[name="password"]', password);
+  await page.click('[data-form="person"] button[type="submit"]');
+}
+
+async function signedInAs(email: string): Promise<void> {
+  await page.locator(`[data-who="${email}"]`).waitFor({ timeout: 20_000 });
+}
+
+async function signOut(): Promise<void> {
+  await page.click('.who button:has-text("Sign out")');
+  await page.locator('[data-form="person"]').waitFor();
+}
+
+async function navLabels(): Promise<string[]> {
+  return page.locator('.topbar nav a').allTextContents();
+}
+
+/** A request made by the page itself, with its cookie and the CSRF token the session answers. */
+async function fromPage(method: string, urlPath: string, body?: unknown): Promise<{ status: number; body: any }> {
+  return page.evaluate(
+    async ({ method, urlPath, body }) => {
+      const session = (await (await fetch('/v1/auth/session')).json()) as { csrf_token: string };
+      const res = await fetch(urlPath, {
+        method,
+        headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': session.csrf_token },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: res.status, body: await res.json().catch(() => null) };
+    },
+    { method, urlPath, body },
+  );
+}
+
+async function kpi(id: string): Promise<string> {
+  const loc = page.locator(`[data-kpi="${id}"] [data-value]`);
+  await expect.poll(async () => (await loc.textContent()) ?? '…', { timeout: 20_000 }).not.toMatch(/…/);
+  return (await loc.textContent())!;
+}
+
+const runIf = chromiumAvailable() || process.env.CI ? describe : describe.skip;
+
+runIf('people in the console (headless Chromium)', () => {
+  beforeAll(async () => {
+    execFileSync('npx', ['vite', 'build', '--config', 'console/vite.config.ts', '--logLevel', 'warn'], {
+      cwd: fromRoot(),
+      stdio: 'inherit',
+      env: { ...process.env, NODE_ENV: 'production' },
+    });
+    p = await startPipeline();
+    acme = await createTenant(p, { name: 'Acme' });
+    beta = await createTenant(p, { name: 'Beta' });
+    // Three events of $1.25 (cost given) yesterday and a $100 invoice wholly inside the last 7 days:
+    // margin 100 − 3.75 = 96.25.
+    const events = [0, 1, 2].map((i) =>
+      llmEvent(`people-${i}`, {
+        user_id: 'alice',
+        model: 'claude-x',
+        provider: 'anthropic',
+        cost_override: '1.25',
+        timestamp: new Date(today.getTime() - DAY + (9 + i) * 3_600_000).toISOString(),
+      }),
+    );
+    await ingest(p, acme, events);
+    const revenue = await admin(p.host, 'POST', `/organizations/${acme.organizationId}/revenue-records`, {
+      records: [
+        { id: 'inv-alice', user_id: 'alice', customer_name: 'Alice Ltd', amount: '100', period_start: isoDay(4), period_end: isoDay(2) },
+      ],
+    });
+    expect(revenue.status).toBe(200);
+    await waitForLake(p, acme.organizationId, events.length);
+    idp = await startOpenIdProvider(`${p.url}/v1/auth/sso/callback`);
+    const sso = await admin(p.host, 'PUT', `/organizations/${acme.organizationId}/sso`, {
+      issuer: idp.issuer,
+      client_id: idp.clientId,
+      client_secret: idp.clientSecret,
+      allowed_domains: [domain],
+      default_role: 'analyst',
+    });
+    expect(sso.status, JSON.stringify(sso.body)).toBe(200);
+    browser = await launchChromium();
+    page = await browser.context.newPage();
+    const api = (url: string) => new URL(url).pathname.startsWith('/v1/');
+    page.on('request', (req: Request) => {
+      if (api(req.url())) requests.push({ url: req.url(), organization: req.headers()['x-organization-id'] ?? null });
+    });
+    page.on('response', (res: Response) => {
+      if (api(res.url())) answers.push({ url: res.url(), status: res.status() });
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await idp?.stop();
+    await p?.stop();
+  });
+
+  it('an owner invited by the CLI accepts the link, lands signed in; a wrong password shows the API message', async () => {
+    const invitation = await cliInvite(acme.organizationId, OWNER, 'owner');
+    expect(invitation.url).toBe(`${p.url}/#/accept-invitation?token=${invitation.token}`);
+    await acceptInBrowser(invitation.url, PASSWORD);
+    await signedInAs(OWNER);
+    expect(page.url()).not.toContain(invitation.token);
+    expect(await page.locator('[data-role]').textContent()).toBe('owner');
+    expect(await navLabels()).toContain('Members');
+
+    await signOut();
+    await signIn(OWNER, 'not the password at all');
+    await expect.poll(() => page.locator('[role="alert"]').textContent()).toBe('Wrong email or password');
+    await shot('sign-in-refused');
+    await signIn(OWNER, PASSWORD);
+    await signedInAs(OWNER);
+    // No secret in the page's storage: the cookie is httpOnly, the CSRF token in memory only.
+    expect(await page.evaluate('document.cookie')).toBe('');
+    expect(await page.evaluate('localStorage.length')).toBe(0);
+  });
+
+  it('the overview shows the margin exactly as the API computes it', async () => {
+    await open('/?range=last-7-days');
+    const margin = (await apiGet(p, acme.readKey, '/margin-data/summary', LAST_7)).body;
+    expect(new Big(margin.total_revenue).eq(100)).toBe(true);
+    expect(new Big(margin.margin_amount).eq('96.25')).toBe(true);
+    expect(await kpi('margin')).toBe('$96.25');
+    expect(await kpi('revenue')).toBe('$100.00');
+    await shot('owner-overview');
+  });
+
+  it('a person in two organizations switches between them; each request names the one picked', async () => {
+    const second = await cliInvite(beta.organizationId, OWNER, 'admin');
+    const accepted = await fetch(`${p.url}/v1/auth/invitations/accept`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ token: second.token, password: PASSWORD }),
+    });
+    expect(accepted.status).toBe(201);
+    // The session holds the memberships it was opened with: sign in again to see the second one.
+    await signOut();
+    await signIn(OWNER, PASSWORD);
+    await signedInAs(OWNER);
+    const switcher = page.locator('select[aria-label="Organization"]');
+    expect(await switcher.locator('option').allTextContents()).toEqual(expect.arrayContaining(['Acme (owner)', 'Beta (admin)']));
+    await open('/?range=last-7-days');
+    await kpi('cost');
+    const from = requests.length;
+    await switcher.selectOption(beta.organizationId);
+    await expect.poll(() => page.locator('[data-role]').textContent()).toBe('admin');
+    const betaCost = await kpi('cost');
+    // A reload keeps the tab's choice.
+    await page.reload();
+    const reloadedCost = await kpi('cost');
+    await shot('organization-switched');
+    const afterSwitch = requests.slice(from).filter((r) => !r.url.includes('/auth/'));
+    await switcher.selectOption(acme.organizationId);
+    await expect.poll(() => page.locator('[data-role]').textContent()).toBe('owner');
+    expect(await kpi('margin')).toBe('$96.25');
+    expect([betaCost, reloadedCost]).toEqual(['$0.00', '$0.00']);
+    expect(afterSwitch.length).toBeGreaterThan(0);
+    expect(afterSwitch.filter((r) => r.organization !== beta.organizationId)).toEqual([]);
+  });
+
+  let financeLink = '';
+
+  it('the owner invites a colleague as finance: the link is shown once; a bad email shows the API message', async () => {
+    await open('/members');
+    expect(await page.locator('[data-role]').textContent()).toBe('owner');
+    await page.locator(`[data-table="members"] tr[data-row="${OWNER}"]`).waitFor();
+    await page.fill('input[name="invite-email"]', 'fred@');
+    await page.selectOption('select[name="invite-role"]', 'finance');
+    // The browser's own check would stop "fred@"; the API's answer is the one to show.
+    await page.evaluate(`document.querySelector('[data-form="invite"]').setAttribute('novalidate', '')`);
+    await page.click('[data-form="invite"] button[type="submit"]');
+    const refusal = page.locator('[data-page="members"] [role="alert"][data-field="email"]');
+    await expect.poll(() => refusal.textContent()).toMatch(/^email: /);
+    await shot('members-invite-refused');
+    await page.fill('input[name="invite-email"]', FINANCE);
+    await page.click('[data-form="invite"] button[type="submit"]');
+    const link = page.locator('input[aria-label="Invitation link"]');
+    await link.waitFor();
+    financeLink = await link.inputValue();
+    expect(financeLink).toMatch(new RegExp(`^${p.url}/#/accept-invitation\\?token=[A-Za-z0-9_-]{43}$`));
+    await shot('members-invited');
+    // Shown once: a fresh visit to the page does not show it again.
+    await page.reload();
+    await page.locator(`[data-table="members"] tr[data-row="${OWNER}"]`).waitFor();
+    expect(await page.locator('input[aria-label="Invitation link"]').count()).toBe(0);
+  });
+
+  it('the finance colleague sees margins but no admin page; the server answers their admin requests 403', async () => {
+    await signOut();
+    await acceptInBrowser(financeLink, FINANCE_PASSWORD);
+    await signedInAs(FINANCE);
+    expect(await page.locator('[data-role]').textContent()).toBe('finance');
+    const nav = await navLabels();
+    expect(nav).not.toContain('Members');
+    expect(nav).not.toContain('Audit trail');
+    expect(nav).not.toContain('Events');
+    expect(nav).toContain('Customers');
+    await open('/?range=last-7-days');
+    expect(await kpi('margin')).toBe('$96.25');
+    await shot('finance-overview');
+
+    await open('/members');
+    const note = page.locator('[data-page="members"] .missing-scope');
+    await expect.poll(() => note.textContent(), { timeout: 20_000 }).toContain('organization:admin');
+    expect(await note.textContent()).toContain('(finance)');
+    await shot('finance-members-403');
+    const members = await fromPage('GET', '/v1/members');
+    expect(members.status).toBe(403);
+    expect(members.body.error.details.requiredScope).toBe('organization:admin');
+    expect((await fromPage('GET', '/v1/audit-events')).status).toBe(403);
+    const escalate = await fromPage('POST', '/v1/members/invitations', { email: `mallory@${domain}`, role: 'owner' });
+    expect(escalate.status).toBe(403);
+    expect((await fromPage('GET', `/v1/admin/organizations/${acme.organizationId}/api-keys`)).status).toBe(403);
+  });
+
+  it('the owner changes the colleague to viewer; the audit trail shows who did what', async () => {
+    await signOut();
+    await signIn(OWNER, PASSWORD);
+    await signedInAs(OWNER);
+    await open('/members');
+    const role = page.locator(`select[aria-label="Role of ${FINANCE}"]`);
+    await role.waitFor();
+    // The last owner cannot be made anything else: the option is offered disabled.
+    expect(await page.locator(`select[aria-label="Role of ${OWNER}"] option[value="viewer"]`).isDisabled()).toBe(true);
+    // Another tab signs the owner in again: the browser's cookie is now a new session with another
+    // CSRF token; the change below still goes through (the console asks the token again once).
+    const again = await page.evaluate(
+      async (body) => (await fetch('/v1/auth/sign-in', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body })).status,
+      JSON.stringify({ email: OWNER, password: PASSWORD }),
+    );
+    expect(again).toBe(200);
+    await role.selectOption('viewer');
+    await expect.poll(() => role.inputValue()).toBe('viewer');
+    await shot('members');
+
+    await open('/audit?range=last-7-days');
+    await page.locator('[data-table="audit-events"] tbody tr').first().waitFor();
+    await page.fill('input[name="action"]', 'member.role_changed');
+    const rows = page.locator('[data-table="audit-events"] tbody tr');
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(await rows.locator('td[data-col="actor"]').textContent()).toBe(OWNER);
+    expect(await rows.locator('td[data-col="subject"]').textContent()).toBe(FINANCE);
+    const details = JSON.parse((await rows.locator('td[data-col="details"]').textContent())!);
+    expect(details).toMatchObject({ before: { role: 'finance' }, after: { role: 'viewer' } });
+    await page.fill('input[name="action"]', 'sign_in.failed');
+    await expect.poll(() => rows.count()).toBe(1);
+    await page.fill('input[name="action"]', '');
+    // Done by or to the colleague (the invitation was made before they were a person: not theirs).
+    await page.selectOption('select[name="person_id"]', { label: FINANCE });
+    await expect
+      .poll(async () => (await rows.locator('td[data-col="action"]').allTextContents()).sort())
+      .toEqual(['invitation.accepted', 'member.role_changed', 'sign_in', 'sign_out']);
+    await shot('audit-trail');
+  });
+
+  it('a third person signs in through SSO at the local OpenID provider with the configured role', async () => {
+    await signOut();
+    await page.fill('input[name="email"]', `nobody@elsewhere-${suffix}.example`);
+    await page.click('[data-action="sso"]');
+    await expect.poll(() => page.locator('[data-form="person"] [role="alert"]').textContent()).toContain('not found');
+    await shot('sso-refused');
+    idp.accounts.set(`sam-${suffix}`, { email: SSO_PERSON, emailVerified: true });
+    idp.next.accountId = `sam-${suffix}`;
+    await page.fill('input[name="email"]', SSO_PERSON);
+    await page.click('[data-action="sso"]');
+    await signedInAs(SSO_PERSON);
+    expect(await page.locator('[data-role]').textContent()).toBe('analyst');
+    expect(await navLabels()).not.toContain('Members');
+    expect(await navLabels()).toContain('Events');
+    await open('/?range=last-7-days');
+    expect(await kpi('margin')).toBe('$96.25');
+    await shot('sso-analyst');
+  });
+
+  it('300 page views by one person in a loop meet no 429', async () => {
+    await signOut();
+    await signIn(OWNER, PASSWORD);
+    await signedInAs(OWNER);
+    const pages = ['/', '/customers', '/agents', '/dimensions', '/sessions', '/events', '/rates', '/members', '/audit'];
+    const from = answers.length;
+    for (let view = 0; view < 300; view++) {
+      await open(`${pages[view % pages.length]}?range=last-7-days`);
+      await page.waitForFunction(`document.querySelector('[data-page]') && !document.querySelector('[aria-busy="true"]')`, null, {
+        timeout: 20_000,
+      });
+    }
+    const made = answers.slice(from);
+    console.log(`300 page views: ${made.length} API requests`);
+    expect(made.length).toBeGreaterThan(600);
+    expect(made.filter((a) => a.status === 429)).toEqual([]);
+    expect(made.filter((a) => a.status >= 400)).toEqual([]);
+  }, 600_000);
+});
