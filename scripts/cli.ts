@@ -61,6 +61,16 @@ async function send(url: string, token: string, req: AdminRequest): Promise<{ ok
   return { ok: res.ok, body };
 }
 
+/** A file answer (a FOCUS export) written to `out`; what was written, or the error's JSON. */
+async function download(url: string, token: string, req: AdminRequest, out: string): Promise<{ ok: boolean; body: unknown }> {
+  const res = await fetch(`${url}/v1/admin${req.path}`, { headers: { authorization: `Bearer ${token}` } }).catch(() => null);
+  if (!res) return send(url, token, req); // the same connection error as every command
+  if (!res.ok) return { ok: false, body: await res.json().catch(() => ({ error: { code: `HTTP_${res.status}` } })) };
+  const bytes = Buffer.from(await res.arrayBuffer());
+  fs.writeFileSync(out, bytes);
+  return { ok: true, body: { file: out, bytes: bytes.length, rows: Number(res.headers.get('x-total-rows')) } };
+}
+
 /** Polls the created re-pricing, drawing the bar on stderr (redrawn in place on a terminal). */
 async function followRepricing(url: string, token: string, createdPath: string, created: { repricing_id: string }) {
   const jobPath = `${createdPath}/${encodeURIComponent(created.repricing_id)}`;
@@ -111,7 +121,9 @@ async function main(argv: string[]): Promise<number> {
     const request = buildRequest(parsed.command, parsed.flags);
     const url = baseUrl(parsed.flags.get('url'), process.env);
     const token = adminToken(parsed.flags.get('token'), process.env);
-    let { ok, body } = await send(url, token, request);
+    const out = parsed.flags.get('out');
+    let { ok, body } =
+      parsed.command.download && typeof out === 'string' ? await download(url, token, request, out) : await send(url, token, request);
     if (ok && parsed.command.follow === 'repricing' && !parsed.flags.has('detach')) {
       ({ ok, body } = await followRepricing(url, token, request.path, body as { repricing_id: string }));
     }

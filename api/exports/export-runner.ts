@@ -13,11 +13,12 @@ import { unsealSecret } from '../../core/auth/secrets.js';
 import { backoffStepMs, type BackoffSchedule } from '../../core/backoff.js';
 import type { ControlDb } from '../../core/control/db.js';
 import type { Logger } from '../../core/logger.js';
+import { PeriodicPass } from '../../core/periodic-pass.js';
 import { SecretValue } from '../../core/secret-value.js';
 import { fireOnce } from '../../alerts/webhooks/outbox.js';
 import type { LakeQuery } from '../lake/lake-query.js';
 import { publishParquet, writeFocusParquet, type ExportTarget } from './export-files.js';
-import { duePeriod, objectKey } from './export-schedules.js';
+import { objectKey, owedPeriods } from './export-schedules.js';
 import {
   claimRun,
   ensureRun,
@@ -155,11 +156,12 @@ async function executeExportRun(
   }
 }
 
-/** Step (1): each schedule's due period becomes a pending run (once). */
+/** Step (1): each period a schedule owes becomes a pending run (once). */
 export async function planExportRuns(db: ControlDb, now: Date, settleMs = DEFAULTS.settleMs): Promise<void> {
   for (const s of await listSchedules(db, null)) {
-    const period = duePeriod(s.frequency, now, settleMs);
-    await ensureRun(db, s, period, objectKey({ organizationId: s.organization_id, ...s }, period), now);
+    for (const period of owedPeriods(s.frequency, new Date(s.created_at), now, settleMs)) {
+      await ensureRun(db, s, period, objectKey({ organizationId: s.organization_id, ...s }, period), now);
+    }
   }
 }
 
@@ -176,22 +178,14 @@ export async function runExportTick(deps: ExportRunnerDeps, now: () => Date, opt
   return executed;
 }
 
-/** Runs runExportTick every intervalMs (never two at once) until stop(). */
+/** Runs runExportTick every intervalMs (the first one interval after start; never two at once) until stop(). */
 export function startExportRunner(deps: ExportRunnerDeps, now: () => Date, logger: Logger, options: ExportRunnerOptions = {}) {
   const intervalMs = options.intervalMs ?? DEFAULTS.intervalMs;
-  let running: Promise<unknown> | null = null;
-  const tick = () => {
-    if (running) return;
-    running = runExportTick(deps, now, options)
-      .catch((err) => logger.warn({ err }, 'scheduled exports failed; next tick retries'))
-      .finally(() => (running = null));
-  };
-  const timer = intervalMs > 0 ? setInterval(tick, intervalMs) : null;
-  timer?.unref();
-  return {
-    async stop(): Promise<void> {
-      if (timer) clearInterval(timer);
-      await running;
-    },
-  };
+  const pass = new PeriodicPass(
+    () => runExportTick(deps, now, options),
+    (err) => logger.warn({ err }, 'scheduled exports failed; next tick retries'),
+    { firstPassAfterMs: intervalMs, intervalMs },
+  );
+  if (intervalMs > 0) pass.start();
+  return pass;
 }

@@ -54,12 +54,12 @@ export class ExportSchedulesController extends Controller {
     @Path() organizationId: UuidParam,
     @Body() body: CreateExportScheduleBody,
   ): Promise<ExportScheduleView> {
-    const { db, masterKey } = appContext(req);
+    const { db, masterKey, services } = appContext(req);
     const org = requireUuid('organizationId', organizationId);
     await requireOrganization(db, org);
     const input = parseScheduleInput(body);
     const schedule = await db.transaction(async (tx) => {
-      const created = await insertSchedule(tx, org, input, null);
+      const created = await insertSchedule(tx, org, input, services.apiClock?.() ?? new Date());
       if (input.secretAccessKey === null) return created;
       // Sealed with the schedule's own id in its associated data, so it cannot be moved to another.
       const sealed = sealSecret(masterKey, input.secretAccessKey, exportSecretAad(org, created.id));

@@ -62,16 +62,17 @@ export function scheduleView(s: ScheduleRecord): ExportScheduleView {
   };
 }
 
+/** `createdAt` is the api's clock: the first period owed is the one due then (export-schedules.ts). */
 export async function insertSchedule(
   db: Queryable,
   organizationId: string,
   input: ScheduleInput,
-  sealed: string | null,
+  createdAt: Date,
 ): Promise<ScheduleRecord> {
   const [row] = await db.query<ScheduleRecord>(
-    `INSERT INTO export_schedules (id, organization_id, kind, frequency, destination, secret_key_sealed)
+    `INSERT INTO export_schedules (id, organization_id, kind, frequency, destination, created_at)
      VALUES ($1, $2, $3, $4, $5::jsonb, $6) RETURNING ${SCHEDULE_COLUMNS}`,
-    [randomUUID(), organizationId, input.kind, input.frequency, JSON.stringify(input.destination), sealed],
+    [randomUUID(), organizationId, input.kind, input.frequency, JSON.stringify(input.destination), createdAt],
   );
   return row!;
 }

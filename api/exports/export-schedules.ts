@@ -109,6 +109,24 @@ export function duePeriod(frequency: ExportFrequency, now: Date, settleMs: numbe
   return { start: utcDate(addUtcMonths(end, -1)), end: utcDate(end) };
 }
 
+/** How many past periods a tick makes sure of (a process down for a while catches up on them). */
+const CATCH_UP: Record<ExportFrequency, number> = { daily: 31, monthly: 12 };
+
+/**
+ * The periods a schedule made at `createdAt` owes at `now`, oldest first: from the one due when it
+ * was made to the one due now, at most the last 31 days or 12 months.
+ */
+export function owedPeriods(frequency: ExportFrequency, createdAt: Date, now: Date, settleMs: number): ExportPeriod[] {
+  const first = duePeriod(frequency, createdAt, settleMs).start;
+  const out: ExportPeriod[] = [];
+  let p = duePeriod(frequency, now, settleMs);
+  while (out.length < CATCH_UP[frequency] && p.start >= first) {
+    out.unshift(p);
+    p = duePeriod(frequency, new Date(`${p.start}T00:00:00Z`), 0);
+  }
+  return out;
+}
+
 /** `<prefix><organization>/<kind>/<frequency>/<YYYY-MM-DD | YYYY-MM>.parquet`: the same for every run of a period. */
 export function objectKey(
   schedule: { organizationId: string; kind: ExportKind; frequency: ExportFrequency; destination: ExportDestination },

@@ -131,6 +131,10 @@ export function buildRequest(command: CommandSpec, flags: Map<string, string | t
     else body[bodyField(flag)] = value;
   }
   const sendsBody = command.method === 'POST' || command.method === 'PATCH' || command.method === 'PUT';
+  // A GET's flags are its query parameters.
+  if (command.method === 'GET' && Object.keys(body).length > 0) {
+    path += `?${new URLSearchParams(Object.entries(body).map(([k, v]): [string, string] => [k, String(v)])).toString()}`;
+  }
   return { method: command.method, path, ...(sendsBody ? { body } : {}) };
 }
 

@@ -47,9 +47,12 @@ export interface CommandSpec {
   repriceFlag?: true;
   /** Body fields the command always sends (e.g. `enabled: false` for "disable"). */
   fixedBody?: Record<string, unknown>;
+  /** The answer is a file: written to the path of the (local, required) --out flag, not printed. */
+  download?: true;
 }
 
 import { ALERT_COMMANDS } from './alert-commands.js';
+import { EXPORT_COMMANDS } from './export-commands.js';
 
 const org: FlagSpec = { name: 'org', type: 'string', required: true, pathParam: 'org', help: 'organization id' };
 const effectiveFrom: FlagSpec = {
@@ -457,5 +460,6 @@ export const COMMANDS: CommandSpec[] = [
     path: '/organizations/{org}/reconciliation-settings',
     flags: [org, { name: 'tolerance-percent', type: 'string', required: true, help: 'decimal percent, 0 to 1000 (default 1)' }],
   },
+  ...EXPORT_COMMANDS,
   ...ALERT_COMMANDS,
 ];

@@ -3,9 +3,11 @@
 // rules, and schedules that land Parquet objects in a real S3-compatible server (S3Proxy) exactly
 // once — also when an attempt dies after writing and before recording, and when the store is down
 // for an attempt. Every figure is worked out by hand in the comments.
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Big } from '../../core/money.js';
@@ -23,6 +25,8 @@ import {
   type Tenant,
 } from '../support/pipeline.js';
 import { startTestS3Server, type TestS3Server } from '../support/s3-server.js';
+
+const execFileP = promisify(execFile);
 
 const CARDS = [
   { model_slug: 'gpt-4o', input_cost_per_million: '2.5', output_cost_per_million: '10', cache_read_cost_per_million: '1.25' },
@@ -198,6 +202,7 @@ let p: Pipeline;
 let t: Tenant;
 let other: Tenant;
 let tmp: string;
+let apiNow = new Date();
 
 async function download(tenant: Tenant, query: Record<string, string>) {
   const qs = new URLSearchParams(query).toString();
@@ -226,7 +231,8 @@ async function duck(s3?: TestS3Server) {
 
 beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'marginal-exports-'));
-  p = await startPipeline({ api: { exports: { intervalMs: 0 } } });
+  // The api's clock: schedules are made "at" it (their first period is the one due then).
+  p = await startPipeline({ now: () => apiNow, api: { exports: { intervalMs: 0 } } });
   t = await createTenant(p, { name: 'Acme exports', rateCards: CARDS });
   other = await createTenant(p, { name: 'other', rateCards: CARDS });
   await ingest(p, t, EVENTS);
@@ -353,6 +359,31 @@ describe('GET /v1/exports/focus', () => {
     ]);
   });
 
+  it('the CLI (admin twin of the endpoint) writes the same file to --out', async () => {
+    const out = path.join(tmp, 'cli-focus.csv');
+    const run = await execFileP(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'scripts/cli.ts',
+        'exports',
+        'focus',
+        '--org',
+        t.organizationId,
+        '--start',
+        '2026-10-01',
+        '--end',
+        '2026-11-01',
+        '--out',
+        out,
+      ],
+      { env: { ...process.env, MARGINAL_URL: p.url, MARGINAL_ADMIN_TOKEN: p.host.adminToken } },
+    );
+    expect(JSON.parse(run.stdout)).toEqual({ file: out, bytes: fs.statSync(out).size, rows: 9 });
+    expect(fs.readFileSync(out)).toEqual((await download(t, OCTOBER)).body);
+  });
+
   it('refuses bad input naming the field', async () => {
     for (const [query, field] of [
       [{ ...OCTOBER, start_date: '2026-10-01T12:00:00Z' }, 'start_date'],
@@ -375,6 +406,7 @@ describe('scheduled exports', () => {
   const MINUTE = 60_000;
 
   beforeAll(async () => {
+    apiNow = T0;
     s3 = await startTestS3Server(tmp, 'exports');
     const ctx = p.host.host.ctx;
     deps = {

@@ -28,6 +28,17 @@ def _signed(creds: Credentials, body: bytes) -> dict[str, str]:
     return {**signature_headers(require_signing_secret(creds), body), "Content-Type": "application/json"}
 
 
+def _file(response: httpx.Response) -> bytes:
+    """A download's bytes, or the typed error of its JSON envelope."""
+    if response.is_success:
+        return response.content
+    try:
+        body = response.json() if response.content else None
+    except ValueError:
+        body = None
+    raise error_from_response(response.status_code, body, response.headers)
+
+
 def _decode(response: httpx.Response) -> Any:
     try:
         body = response.json() if response.content else None
@@ -56,6 +67,12 @@ class SyncTransport:
         url = self.creds.api_url + path
         return self._retrying(lambda: self._send(lambda: self._client.get(url, params=_clean(params), headers=_headers(self.creds))))
 
+    def get_bytes(self, path: str, params: Optional[Mapping[str, Any]] = None) -> bytes:
+        """A GET answering a file (CSV, Parquet): its bytes."""
+        url = self.creds.api_url + path
+        headers = {**_headers(self.creds), "Accept": "*/*"}
+        return self._retrying(lambda: self._send(lambda: self._client.get(url, params=_clean(params), headers=headers), _file))
+
     def post(self, path: str, payload: Any) -> Any:
         """A read with a JSON body (it changes nothing, so it is retried like a GET)."""
         body = encode_json(payload)
@@ -73,12 +90,12 @@ class SyncTransport:
             lambda: self._client.post(self.creds.api_url + path, content=body, headers={**_headers(self.creds), **_signed(self.creds, body)})
         )
 
-    def _send(self, request: Callable[[], httpx.Response]) -> Any:
+    def _send(self, request: Callable[[], httpx.Response], decode: Callable[[httpx.Response], Any] = _decode) -> Any:
         try:
             response = request()
         except httpx.TransportError as err:
             raise MarginalConnectionError(f"{type(err).__name__}: {err}", code="CONNECTION_ERROR") from err
-        return _decode(response)
+        return decode(response)
 
     def _retrying(self, request: Callable[[], Any]) -> Any:
         attempt = 0
@@ -107,6 +124,12 @@ class AsyncTransport:
         url = self.creds.api_url + path
         return await self._retrying(lambda: self._client.get(url, params=_clean(params), headers=_headers(self.creds)))
 
+    async def get_bytes(self, path: str, params: Optional[Mapping[str, Any]] = None) -> bytes:
+        """A GET answering a file (CSV, Parquet): its bytes."""
+        url = self.creds.api_url + path
+        headers = {**_headers(self.creds), "Accept": "*/*"}
+        return await self._retrying(lambda: self._client.get(url, params=_clean(params), headers=headers), _file)
+
     async def post(self, path: str, payload: Any) -> Any:
         """A read with a JSON body (it changes nothing, so it is retried like a GET)."""
         body = encode_json(payload)
@@ -121,7 +144,7 @@ class AsyncTransport:
             lambda: self._client.post(url, content=body, headers={**_headers(self.creds), **_signed(self.creds, body)})
         )
 
-    async def _retrying(self, request: Callable[[], Any]) -> Any:
+    async def _retrying(self, request: Callable[[], Any], decode: Callable[[httpx.Response], Any] = _decode) -> Any:
         attempt = 0
         while True:
             try:
@@ -129,7 +152,7 @@ class AsyncTransport:
                     response = await request()
                 except httpx.TransportError as err:
                     raise MarginalConnectionError(f"{type(err).__name__}: {err}", code="CONNECTION_ERROR") from err
-                return _decode(response)
+                return decode(response)
             except MarginalError as error:
                 attempt += 1
                 if not self.policy.should_retry(error, attempt):

@@ -4,7 +4,8 @@
 // A method takes the path and query parameters in one object and returns the 200 body, or throws
 // the typed error of errors.ts. test/unit/reads.test.ts checks that every GET path has a method.
 // POST /what-if is a read with a JSON body (a scenario; it changes nothing): written by hand as
-// whatIf(body), retried like the GETs since repeating it is harmless.
+// whatIf(body), retried like the GETs since repeating it is harmless. GET /exports/focus answers a
+// file (CSV or Parquet): focusExport returns its bytes.
 import createClient from 'openapi-fetch';
 import type { ResolvedConfig } from './config.js';
 import { errorFromResponse } from './errors.js';
@@ -52,6 +53,10 @@ export const READ_ENDPOINTS = {
   budgetCheck: '/budgets/check',
   reconciliation: '/reconciliation',
   anomalies: '/anomalies',
+  exportRuns: '/exports/runs',
+  focusExport: '/exports/focus',
+  forecast: '/forecasts',
+  priceAdvice: '/forecasts/price-advice',
 } as const satisfies Record<string, keyof paths>;
 
 type Endpoints = typeof READ_ENDPOINTS;
@@ -75,8 +80,11 @@ export type WhatIfScenario = WhatIfOperation['requestBody']['content']['applicat
 /** The 200 body of POST /what-if. */
 export type WhatIfResult = ResultOf<WhatIfOperation>;
 
+/** Methods whose 200 body is JSON. */
+type JsonReads = Exclude<keyof Endpoints, 'focusExport'>;
+
 export type ReadMethods = {
-  [M in keyof Endpoints]: [RequiredKeys<ReadParams<M>>] extends [never]
+  [M in JsonReads]: [RequiredKeys<ReadParams<M>>] extends [never]
     ? (params?: ReadParams<M>) => Promise<ReadResult<M>>
     : (params: ReadParams<M>) => Promise<ReadResult<M>>;
 } & {
@@ -84,6 +92,8 @@ export type ReadMethods = {
   attributionByDimensionCsv(params: Omit<ReadParams<'attributionByDimension'>, 'format'>): Promise<string>;
   /** POST /what-if: the range's actual and simulated cost (and margins) under model substitutions. */
   whatIf(scenario: WhatIfScenario): Promise<WhatIfResult>;
+  /** GET /exports/focus: the FOCUS 1.2 file's bytes (CSV by default, or Parquet with format: 'parquet'). */
+  focusExport(params: ReadParams<'focusExport'>): Promise<Uint8Array>;
 };
 
 /** The read methods bound to one client's configuration. */
@@ -94,17 +104,19 @@ export function createReadMethods(config: ResolvedConfig): ReadMethods {
     fetch: (request: Request) => retryingFetch(config, request),
   });
   const get = client.GET as unknown as (path: string, init: object) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
-  const read = async (path: string, params: Record<string, unknown>, parseAs: 'json' | 'text') => {
+  const read = async (path: string, params: Record<string, unknown>, parseAs: 'json' | 'text' | 'arrayBuffer') => {
     const pathParams: Record<string, unknown> = {};
     const query: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(params)) (path.includes(`{${k}}`) ? pathParams : query)[k] = v;
     const { data, error, response } = await get(path, { params: { path: pathParams, query }, parseAs });
-    if (!response.ok) throw errorFromResponse(response.status, parseAs === 'text' ? parseJson(error) : error, response.headers);
+    if (!response.ok) throw errorFromResponse(response.status, parseAs === 'json' ? error : parseJson(error), response.headers);
     return data;
   };
   const methods: Record<string, (params?: Record<string, unknown>) => Promise<unknown>> = {};
   for (const [name, path] of Object.entries(READ_ENDPOINTS)) methods[name] = (params = {}) => read(path, params, 'json');
   methods.attributionByDimensionCsv = (params = {}) => read(READ_ENDPOINTS.attributionByDimension, { ...params, format: 'csv' }, 'text');
+  methods.focusExport = async (params = {}) =>
+    new Uint8Array((await read(READ_ENDPOINTS.focusExport, params, 'arrayBuffer')) as ArrayBuffer);
   const post = client.POST as unknown as (path: string, init: object) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
   methods.whatIf = async (scenario = {}) => {
     const { data, error, response } = await post('/what-if', { body: scenario });
@@ -135,5 +147,5 @@ async function retryingFetch(config: ResolvedConfig, request: Request): Promise<
     timeoutMs: config.timeoutMs,
   });
   const empty = answer.status === 204 || answer.status === 304;
-  return new Response(empty ? null : answer.text, { status: answer.status, headers: answer.headers });
+  return new Response(empty ? null : (answer.bytes ?? answer.text), { status: answer.status, headers: answer.headers });
 }

@@ -7,10 +7,12 @@ import type { RetryOptions } from './config.js';
 
 export type RetryPolicy = Required<RetryOptions>;
 
-/** A final answer: status, headers, the body's text and the body parsed (JSON, else the text, else null). */
+/** A final answer: status, headers, the body's bytes and text, and the body parsed (JSON, else the text, else null). */
 export interface HttpAnswer {
   status: number;
   headers: Headers;
+  /** The body as received (a file download is not text); absent where only text was kept. */
+  bytes?: Uint8Array<ArrayBuffer>;
   text: string;
   body: unknown;
 }
@@ -75,8 +77,9 @@ export async function requestWithRetry(
 async function answerOf(attempt: (signal: AbortSignal) => Promise<Response>, timeoutMs: number): Promise<HttpAnswer> {
   const signal = AbortSignal.timeout(timeoutMs);
   const res = await attempt(signal);
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, text, body: parseBody(text) };
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  const text = new TextDecoder().decode(bytes);
+  return { status: res.status, headers: res.headers, bytes, text, body: parseBody(text) };
 }
 
 function parseBody(text: string): unknown {

@@ -1,6 +1,7 @@
 // The typed read methods against the real service: the figures they return are the ones worked
 // out here from the events sent and the rate cards (big.js), and errors come back typed.
 import { beforeAll, describe, expect, it } from 'vitest';
+import Big from 'big.js';
 import { Marginal } from '../../src/client.js';
 import { NotFoundError, ValidationError } from '../../src/errors.js';
 import type { UsageEvent } from '../../src/events.js';
@@ -119,6 +120,24 @@ describe('read methods return the API figures', () => {
     ).toBe(true);
   });
 
+  it('focusExport: the FOCUS file of whole UTC days, its BilledCost summing to every event cost; Parquet bytes; exportRuns', async () => {
+    const day = (offset: number) => new Date(Math.floor(Date.now() / 86_400_000 + offset) * 86_400_000).toISOString().slice(0, 10);
+    const days = { start_date: day(-1), end_date: day(2) };
+    const csv = new TextDecoder()
+      .decode(await reader.focusExport(days))
+      .trim()
+      .split('\r\n');
+    expect(csv[0]!.split(',')[0]).toBe('BilledCost');
+    // BilledCost is the first column, a plain decimal; one row per token class reported.
+    const billed = csv.slice(1).reduce((s, line) => s.plus(line.split(',')[0]!), new Big(0));
+    expect(billed.eq(costWhere(() => true).total)).toBe(true);
+    const parquet = await reader.focusExport({ ...days, format: 'parquet' });
+    expect(new TextDecoder().decode(parquet.subarray(0, 4))).toBe('PAR1');
+    const invalid = await reader.focusExport({ ...days, start_date: `${days.start_date}T01:00:00Z` }).catch((e: unknown) => e);
+    expect(invalid).toMatchObject({ status: 400, field: 'start_date' });
+    expect((await reader.exportRuns()).runs).toEqual([]);
+  });
+
   it('whatIf (POST /what-if): sdk-model-b priced as sdk-model-a with twice the tokens', async () => {
     const res = await reader.whatIf({ ...range, substitutions: [{ from_model: 'sdk-model-b', to_model: 'sdk-model-a', token_ratio: 2 }] });
     const isB = (e: UsageEvent) => e.model === 'sdk-model-b';
@@ -138,6 +157,19 @@ describe('read methods return the API figures', () => {
     expect(res.end_users.map((u) => u.external_id).sort()).toEqual(['alice', 'bob']);
     const invalid = await reader.whatIf({ ...range, substitutions: [] }).catch((e: unknown) => e);
     expect(invalid).toMatchObject({ status: 400, code: 'VALIDATION_ERROR', field: 'substitutions' });
+  });
+
+  it('forecast (GET /forecasts): with no complete day of history, the next 30 days cost what today already did', async () => {
+    // Every event is from today: the 56 days before it are empty, so nothing more is forecast.
+    const res = await reader.forecast({ horizon: 'next-30-days' });
+    const actual = costWhere(() => true).total;
+    expect(sameAmount(res.observed_cost, actual)).toBe(true);
+    expect([res.cost.value, res.cost.low, res.cost.high].every((v) => sameAmount(v, actual))).toBe(true);
+    expect(res.end_users.map((u) => u.external_id).sort()).toEqual(['alice', 'bob']);
+    // No revenue records: no customer to advise; a 100% margin cannot be priced.
+    expect((await reader.priceAdvice({ target_margin_percent: 40 })).customers).toEqual([]);
+    const invalid = await reader.priceAdvice({ target_margin_percent: 100 }).catch((e: unknown) => e);
+    expect(invalid).toMatchObject({ status: 400, field: 'target_margin_percent' });
   });
 
   it('errors are typed, with code, correlationId and details', async () => {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../../core/errors.js';
 import { Big } from '../../../../core/money.js';
-import { duePeriod, objectKey, parseScheduleInput } from '../../../../api/exports/export-schedules.js';
+import { duePeriod, objectKey, owedPeriods, parseScheduleInput } from '../../../../api/exports/export-schedules.js';
 import { parseDimensions, wholeDayRange } from '../../../../api/exports/exports.service.js';
 import { FOCUS_COLUMNS, focusRowsOf, type FocusCostGroup } from '../../../../api/exports/focus.js';
 
@@ -137,6 +137,24 @@ describe('schedules', () => {
     expect(duePeriod('daily', new Date('2026-11-01T00:30:00Z'), hour)).toEqual({ start: '2026-10-30', end: '2026-10-31' });
     expect(duePeriod('monthly', new Date('2026-03-01T01:00:00Z'), hour)).toEqual({ start: '2026-02-01', end: '2026-03-01' });
     expect(duePeriod('monthly', new Date('2026-01-15T00:00:00Z'), hour)).toEqual({ start: '2025-12-01', end: '2026-01-01' });
+  });
+
+  it('a schedule owes every period since the one due when it was made, at most 31 days or 12 months back', () => {
+    const hour = 3_600_000;
+    const made = new Date('2026-10-29T12:00:00Z');
+    // Due when made: October 28; due now: October 31 (November 1 at 00:30 has not settled).
+    expect(owedPeriods('daily', made, new Date('2026-11-01T00:30:00Z'), hour).map((p) => p.start)).toEqual([
+      '2026-10-28',
+      '2026-10-29',
+      '2026-10-30',
+    ]);
+    expect(owedPeriods('daily', made, new Date('2026-10-29T13:00:00Z'), hour).map((p) => p.start)).toEqual(['2026-10-28']);
+    expect(owedPeriods('daily', new Date('2025-01-01T00:00:00Z'), new Date('2026-11-01T02:00:00Z'), hour)).toHaveLength(31);
+    expect(owedPeriods('monthly', new Date('2026-01-15T00:00:00Z'), new Date('2026-03-02T00:00:00Z'), hour).map((p) => p.start)).toEqual([
+      '2025-12-01',
+      '2026-01-01',
+      '2026-02-01',
+    ]);
   });
 
   it('the object key depends on organization, kind, frequency and period only', () => {

@@ -15,6 +15,32 @@ describe('CLI command line → admin request', () => {
     [['orgs', 'create', '--name', 'Acme Corp'], { method: 'POST', path: '/organizations', body: { name: 'Acme Corp' } }],
     [['orgs', 'list'], { method: 'GET', path: '/organizations' }],
     [['orgs', 'get', '--org', ORG], { method: 'GET', path: `/organizations/${ORG}` }],
+    // A GET's flags are its query; --out is the CLI's own (the file it writes).
+    [
+      ['exports', 'focus', '--org', ORG, '--start', '2026-10-01', '--end', '2026-11-01', '--format', 'parquet', '--out', 'x.parquet'],
+      { method: 'GET', path: `/organizations/${ORG}/exports/focus?start_date=2026-10-01&end_date=2026-11-01&format=parquet` },
+    ],
+    [
+      [
+        'exports',
+        'schedule',
+        '--org',
+        ORG,
+        '--kind',
+        'focus',
+        '--frequency',
+        'daily',
+        '--destination',
+        's3://b/p',
+        '--s3',
+        '{"access_key_id":"a","secret_access_key":"s"}',
+      ],
+      {
+        method: 'POST',
+        path: `/organizations/${ORG}/export-schedules`,
+        body: { kind: 'focus', frequency: 'daily', destination: 's3://b/p', s3: { access_key_id: 'a', secret_access_key: 's' } },
+      },
+    ],
     [
       ['keys', 'create', '--org', ORG, '--scopes', 'usage:write, costs:read', '--owner-user-id', ORG],
       { method: 'POST', path: `/organizations/${ORG}/api-keys`, body: { scopes: ['usage:write', 'costs:read'], owner_user_id: ORG } },
