@@ -180,13 +180,20 @@ export const PROCESSOR_SESSION_TIMEOUT_DEFAULT_MS = 10_000;
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = path.resolve(str(env, 'DATA_DIR') ?? './data');
   const brokers = str(env, 'KAFKA_BROKERS');
+  const lake = lakeSettings(env, dataDir);
+  const format = lakeFormat(env);
+  // The processor (a worker thread in the all-in-one) and the api each open the lake: a catalog
+  // file would show the api none of the processor's commits (docs/decisions/0105, 0106).
+  if (format === 'ducklake' && lake.catalog.kind !== 'postgres') {
+    throw new ConfigError('LAKE_FORMAT=ducklake needs a PostgreSQL catalog: set LAKE_CATALOG_URL (or DATABASE_URL) to a postgres:// URL');
+  }
   return {
     host: str(env, 'HOST') ?? '127.0.0.1',
     port: int(env, 'PORT', 8080, 0),
     dataDir,
     lakeDir: path.resolve(str(env, 'LAKE_DIR') ?? path.join(dataDir, 'lake')),
-    lakeFormat: lakeFormat(env),
-    lake: lakeSettings(env, dataDir),
+    lakeFormat: format,
+    lake,
     kafkaBrokers: brokers
       ? brokers
           .split(',')

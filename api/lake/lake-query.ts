@@ -20,6 +20,12 @@
 // sub-day slice asked again its kept rows (edge-cache.ts).
 // $org (the organization), $start and $end (the range, TIMESTAMP) are bound automatically when
 // the SQL mentions them; every query must still filter `organization_id = $org` first.
+//
+// With the open lake (LAKE_FORMAT=ducklake, options.duckLake) the placeholders are the catalog's
+// tables instead, filtered by organization and UTC date, and nothing is cached (every statement
+// reads one DuckLake snapshot, the latest committed when it starts); {{costs}} takes whole days from
+// daily_costs and partial days from events, {{derived}} derives from events. A store or catalog
+// that cannot be reached answers 503 (ServiceUnavailableError), never a 500.
 import {
   DuckDBInstance,
   DuckDBTypeId,
@@ -43,6 +49,9 @@ import { LakeReader } from '../../core/lake/lake-reader.js';
 import type { LakeTable } from '../../core/lake/layout.js';
 import { DAILY_COSTS, rollupFromEventsSql } from '../../core/lake/rollups.js';
 import { readParquetSql, sqlStringLiteral } from '../../core/lake/parquet-sql.js';
+import { ensureLakeTables, type OpenLake, openLake } from '../../core/lake/lake-catalog.js';
+import type { LakeSettings } from '../../core/lake/lake-settings.js';
+import { ServiceUnavailableError } from '../../core/errors.js';
 
 type LakeValue = string | number | boolean | Date | null;
 export type LakeRow = Record<string, LakeValue>;
@@ -100,6 +109,8 @@ export interface LakeQueryOptions {
    * it (2× slower warm). bench/results/api-warm-ab.md and api-rss.md.
    */
   derivedTables?: DerivedTables;
+  /** Read the open lake (DuckLake) with these settings instead of the manifest lake (core/config.ts lakeFormat). */
+  duckLake?: LakeSettings;
 }
 
 export type DerivedTables = 'memory' | 'compressed' | 'disk';
@@ -234,6 +245,7 @@ export class LakeQuery {
     readonly useRollups: boolean,
     options: LakeQueryOptions,
     private readonly tempDir: string,
+    private readonly duckLake: OpenLake | null,
   ) {
     const derivedDir = options.derivedDir ?? path.join(reader.lakeDir, '_derived');
     this.cache = new DerivedCache(
@@ -261,8 +273,7 @@ export class LakeQuery {
     const reader = await LakeReader.open(lakeDir, { refreshIntervalMs: options.refreshIntervalMs });
     removeOrphanTempDirs();
     const tempDir = path.join(os.tmpdir(), `${TEMP_PREFIX}${process.pid}-${randomUUID()}`);
-    const instance = await DuckDBInstance.create(':memory:', {
-      threads: String(options.threads ?? 2),
+    const settings = {
       // Bounds the api's memory (bench/results/api.json: RSS); measured to cost warm answers nothing.
       memory_limit: options.memoryLimit ?? '300MB',
       temp_directory: path.join(tempDir, 'spill'),
@@ -270,9 +281,14 @@ export class LakeQuery {
       // threads return them while the api idles (~50 MB less RSS after bench/api's run, the same
       // latency: bench/results/api-rss.md).
       allocator_background_threads: 'true',
-    });
+    };
+    const duckLake = options.duckLake ? await openDuckLakeReader(options.duckLake, options.threads ?? 2) : null;
+    const instance =
+      duckLake?.instance ?? (await DuckDBInstance.create(':memory:', { threads: String(options.threads ?? 2), ...settings }));
     const setup = await instance.connect();
     try {
+      if (duckLake)
+        for (const [name, value] of Object.entries(settings)) await setup.run(`SET GLOBAL ${name} = ${sqlStringLiteral(value)}`);
       // Parquet footers are re-read on every query otherwise; lake files are immutable (names
       // are never reused), so a cached footer is never stale.
       await setup.run('LOAD parquet');
@@ -282,7 +298,12 @@ export class LakeQuery {
     } finally {
       setup.closeSync();
     }
-    return new LakeQuery(reader, instance, options.useRollups ?? true, options, tempDir);
+    return new LakeQuery(reader, instance, options.useRollups ?? true, options, tempDir, duckLake);
+  }
+
+  /** Whether this reads the open lake (DuckLake) rather than manifests. */
+  get readsDuckLake(): boolean {
+    return this.duckLake !== null;
   }
 
   /**
@@ -303,7 +324,11 @@ export class LakeQuery {
       const conn = await this.connection();
       try {
         // Literals, not bound parameters: one call into DuckDB (inline-parameters.ts).
-        const reader = await conn.runAndReadAll(inlineParameters(text, values));
+        const reader = await conn.runAndReadAll(inlineParameters(text, values)).catch((e: unknown) => {
+          throw this.duckLake && isStoreFailure(e)
+            ? new ServiceUnavailableError("The lake's store or catalog is unavailable; retry shortly")
+            : e;
+        });
         return reader.convertRowObjects(convert) as T[];
       } finally {
         this.release(conn);
@@ -325,11 +350,13 @@ export class LakeQuery {
     for (const name of names) {
       relations.set(
         name,
-        name === 'costs'
-          ? await this.costsRelation(scope)
-          : name === 'derived'
-            ? await this.derivedRelation(scope)
-            : await this.tableRelation(name as LakeTable, scope),
+        this.duckLake
+          ? duckLakeRelation(name, scope, this.useRollups)
+          : name === 'costs'
+            ? await this.costsRelation(scope)
+            : name === 'derived'
+              ? await this.derivedRelation(scope)
+              : await this.tableRelation(name as LakeTable, scope),
       );
     }
     return sql.replace(PLACEHOLDER, (_, name: string) => relations.get(name)!);
@@ -455,7 +482,71 @@ export class LakeQuery {
     if (this.closed) return;
     this.closed = true;
     for (const c of this.idle.splice(0)) c.closeSync();
-    this.instance.closeSync();
+    if (this.duckLake) this.duckLake.close();
+    else this.instance.closeSync();
     fs.rmSync(this.tempDir, { recursive: true, force: true });
   }
+}
+
+/** The open lake for reading: attached, and its tables made when the api comes up before any processor. */
+async function openDuckLakeReader(settings: LakeSettings, threads: number): Promise<OpenLake> {
+  const lake = await openLake(settings, { threads });
+  try {
+    await ensureLakeTables(lake);
+    return lake;
+  } catch (e) {
+    lake.close();
+    throw e;
+  }
+}
+
+/** An error of the object store or the catalog's connection (DuckDB's IO and HTTP errors), as opposed to one of the query. */
+function isStoreFailure(e: unknown): boolean {
+  const message = e instanceof Error ? e.message : String(e);
+  return /^(IO|HTTP|Connection) Error|Unable to connect|Could not establish connection|could not connect|Connection refused/im.test(
+    message,
+  );
+}
+
+/** Rows of a DuckLake table for the organization, on the UTC days the range overlaps (the rollups' partition column left out). */
+function duckLakeTableSql(table: LakeTable, range: DateRange | null): string {
+  const days = range
+    ? ` AND "event_date" >= ${dateLiteralSql(range.start)} AND "event_date" <= ${dateLiteralSql(new Date(range.end.getTime() - 1))}`
+    : '';
+  const columns = table === 'events' ? '*' : '* EXCLUDE ("kafka_partition")';
+  return `(SELECT ${columns} FROM lake."${table}" WHERE "organization_id" = $org${days})`;
+}
+
+/** The organization's events within a range (exact bounds), or all of them. */
+function duckLakeEventsSql(range: DateRange | null): string {
+  const bounds = range
+    ? ` AND "event_timestamp" >= TIMESTAMP '${range.start.toISOString()}' AND "event_timestamp" < TIMESTAMP '${range.end.toISOString()}'`
+    : '';
+  return `(SELECT * FROM ${duckLakeTableSql('events', range)} WHERE true${bounds})`;
+}
+
+/** A placeholder's relation over the open lake (see the header). */
+function duckLakeRelation(name: string, scope: LakeScope, useRollups: boolean): string {
+  const range = scope.range ?? null;
+  if (name === 'costs') {
+    const fromEvents = (r: DateRange | null) => `(${rollupFromEventsSql(DAILY_COSTS, duckLakeEventsSql(r))})`;
+    if (!useRollups) return fromEvents(range);
+    const split: DaySplit = range ? splitWholeDays(range) : { wholeDays: null, partial: [] };
+    const parts: string[] = [];
+    if (split.wholeDays || !range) {
+      const keys = DAILY_COSTS.keys.map((k) => `"${k.name}"`).join(', ');
+      const measures = DAILY_COSTS.measures.map((m) => `${m.merge} AS "${m.column.name}"`).join(', ');
+      parts.push(`(SELECT ${keys}, ${measures} FROM ${duckLakeTableSql('daily_costs', split.wholeDays)} GROUP BY ALL)`);
+    }
+    for (const p of split.partial) parts.push(fromEvents(p));
+    return parts.length > 0 ? unionByName(parts) : fromEvents(range);
+  }
+  if (name === 'derived') {
+    const d = scope.derived;
+    if (!d) throw new Error('{{derived}} needs scope.derived');
+    if (d.source !== 'events') throw new Error('a {{derived}} relation must derive from events');
+    const src = `(SELECT *, CAST(NULL AS VARCHAR) AS filename FROM ${duckLakeEventsSql(range)})`;
+    return `(SELECT * EXCLUDE (filename) FROM (${d.perDay.replaceAll('{{src}}', src)}))`;
+  }
+  return duckLakeTableSql(name as LakeTable, range);
 }

@@ -94,7 +94,7 @@ export async function openLake(settings: LakeSettings, options: OpenLakeOptions 
     }
     if (settings.catalog.kind !== 'postgres' && !options.readOnly) fs.mkdirSync(path.dirname(settings.catalog.path), { recursive: true });
     await step('catalog', `the lake's catalog (${describeCatalog(settings.catalog)}) could not be attached`, () =>
-      c.run(attachSql(settings, options)),
+      attachRacing(c, attachSql(settings, options)),
     );
     return {
       instance,
@@ -115,8 +115,8 @@ export async function openLake(settings: LakeSettings, options: OpenLakeOptions 
 /**
  * Creates the lake's tables (and the offsets tables of `partitions`) that do not exist yet, and
  * adds columns the schema gained, in one transaction; a lake that already has them is left as it
- * is. Two processes preparing the same lake at once: the loser's commit conflicts, it plans again
- * and finds nothing to do.
+ * is. Two processes preparing the same lake at once: the loser's commit conflicts (or its CREATE
+ * finds the table), it plans again and finds nothing to do.
  */
 export async function ensureLakeTables(lake: OpenLake, partitions: readonly number[] = []): Promise<void> {
   const wanted = [...DUCKLAKE_TABLES, ...partitions.map(partitionOffsetsTable)];
@@ -135,7 +135,27 @@ export async function ensureLakeTables(lake: OpenLake, partitions: readonly numb
         throw e;
       }
     } catch (e) {
-      if (attempt === 3 || !/conflict/i.test(String(e))) throw lake.failure('tables', 'the lake tables could not be created', e);
+      // A commit conflict, or a table another instance created since we planned (its CREATE was
+      // already committed when ours bound): plan again.
+      if (attempt === 3 || !/conflict|already exists/i.test(String(e)))
+        throw lake.failure('tables', 'the lake tables could not be created', e);
+    }
+  }
+}
+
+/**
+ * The first ATTACH of a new PostgreSQL catalog creates DuckLake's metadata; two processes (or the
+ * processor and the api of one) doing it at once collide on PostgreSQL's unique keys, and the
+ * loser finds the metadata complete when it attaches again.
+ */
+async function attachRacing(conn: DuckDBConnection, attach: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await conn.run(attach);
+      return;
+    } catch (e) {
+      if (attempt === 3 || !/duplicate key|already exists|conflict/i.test(String(e))) throw e;
+      await new Promise((r) => setTimeout(r, 100 * attempt));
     }
   }
 }

@@ -6,11 +6,14 @@
 import { inject } from 'vitest';
 import { apiComponent, type ApiComponentOptions } from '../../api/component.js';
 import { LakeReader } from '../../core/lake/lake-reader.js';
+import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 import type { StartComponent } from '../../core/process-host.js';
 import { createIngest } from '../../ingest/component.js';
 import { startProcessor } from '../../processor/component.js';
 import { admin, http, startTestHost, type HttpResult, type TestHost } from './http.js';
+import { openFreshControlDb } from './control-db.js';
 import { signedPost, type Signer } from './ingest-harness.js';
+import { duckLakeEnv, markDuckLake, testDuckLake, testLakeFormat } from './test-lake.js';
 
 export interface PipelineOptions {
   /** The api's clock (time windows of /cost-data/summary). Default: wall clock. */
@@ -36,6 +39,10 @@ export async function startPipeline(opts: PipelineOptions = {}): Promise<Pipelin
   if (opts.ingest !== false) components.push(createIngest({ settingsTtlMs: 100, sweeper: { intervalMs: 60_000 } }));
   if (opts.processor !== false) components.push(startProcessor);
   components.push(apiComponent({ ...opts.api, now: opts.now }));
+  // MARGINAL_TEST_LAKE=ducklake (test-lake.ts): processor and api on the open lake, its catalog in a fresh PostgreSQL database.
+  const catalog = testLakeFormat() === 'ducklake' ? await openFreshControlDb('postgres', { migrate: false }) : null;
+  await catalog?.db.close();
+  const lakeEnv: Record<string, string> = catalog ? { LAKE_FORMAT: 'ducklake', LAKE_CATALOG_URL: catalog.url! } : {};
   const host = await startTestHost({
     components,
     infra: { kafkaBrokers: inject('kafkaBrokers').split(','), schemaRegistryUrl: inject('schemaRegistryUrl') },
@@ -44,10 +51,13 @@ export async function startPipeline(opts: PipelineOptions = {}): Promise<Pipelin
       RATE_LIMIT_READ_PER_15_MINUTES: '100000',
       RATE_LIMIT_INGEST_PER_MINUTE: '100000',
       PROCESSOR_FLUSH_MAX_DELAY_MS: '200',
+      ...lakeEnv,
       ...opts.env,
     },
   });
-  return { host, url: host.url, lakeDir: `${host.dataDir}/lake`, stop: () => host.stop() };
+  const lakeDir = `${host.dataDir}/lake`;
+  if (catalog) markDuckLake(lakeDir, duckLakeEnv(lakeDir, catalog.url!));
+  return { host, url: host.url, lakeDir, stop: () => host.stop() };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -194,6 +204,18 @@ export async function ingest(p: Pipeline, t: Tenant, events: readonly EventBody[
 
 /** Rows the lake holds for the organization (events table, every status), from the manifests. */
 export async function lakeEventCount(p: Pipeline, organizationId: string): Promise<number> {
+  const duckLake = testDuckLake(p.lakeDir);
+  if (duckLake) {
+    const conn = await (await duckLake).instance.connect();
+    try {
+      const counted = await conn.runAndReadAll(
+        `SELECT count(*) FROM lake.events WHERE organization_id = ${sqlStringLiteral(organizationId)}`,
+      );
+      return Number(counted.getRows()[0]![0]);
+    } finally {
+      conn.closeSync();
+    }
+  }
   const reader = await LakeReader.open(p.lakeDir, { refreshIntervalMs: 0 });
   let n = 0;
   for (const m of (await reader.manifests()).values()) {

@@ -19,8 +19,10 @@ describe('lake settings', () => {
 
   it('LAKE_FORMAT picks the lake the processor writes: files by default, ducklake on request, nothing else', () => {
     expect(loadConfig(base).lakeFormat).toBe('files');
-    expect(loadConfig({ ...base, LAKE_FORMAT: 'ducklake' }).lakeFormat).toBe('ducklake');
+    expect(loadConfig({ ...base, LAKE_FORMAT: 'ducklake', DATABASE_URL: 'postgres://m@db/marginal' }).lakeFormat).toBe('ducklake');
     expect(() => loadConfig({ ...base, LAKE_FORMAT: 'iceberg' })).toThrow(ConfigError);
+    // The api and the processor each open the lake: only a PostgreSQL catalog shows one the other's commits.
+    expect(() => loadConfig({ ...base, LAKE_FORMAT: 'ducklake' })).toThrow(/PostgreSQL catalog/);
   });
 
   it('an unset LAKE_URL follows LAKE_DIR, the folder of the lake either way', () => {
