@@ -9,24 +9,11 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { toCsv } from '../../core/csv.js';
 import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
-import type { SecretValue } from '../../core/secret-value.js';
+import type { S3Settings } from '../../core/lake/lake-settings.js';
 import { FOCUS_COLUMNS, type FocusColumnType, type FocusRow } from './focus.js';
 
 /** Where a finished export goes: an S3 key, or a file under a local folder. */
-export type ExportTarget =
-  | {
-      type: 's3';
-      bucket: string;
-      key: string;
-      region: string;
-      /** host[:port] of an S3-compatible service; null for AWS S3. */
-      endpoint: string | null;
-      useSsl: boolean;
-      urlStyle: 'path' | 'vhost';
-      accessKeyId: string;
-      secretAccessKey: SecretValue;
-    }
-  | { type: 'folder'; file: string };
+export type ExportTarget = { type: 's3'; bucket: string; key: string; access: S3Settings } | { type: 'folder'; file: string };
 
 /** Per HTTP request to the object store, and how often DuckDB retries one (as the lake's own S3 access). */
 const S3_HTTP_TIMEOUT_SECONDS = 10;
@@ -85,17 +72,19 @@ export async function writeFocusParquet(rows: readonly FocusRow[], file: string,
   }
 }
 
-function s3SecretSql(t: Extract<ExportTarget, { type: 's3' }>): string {
+/** A temporary secret of the export's own DuckDB, scoped to the bucket. */
+function s3SecretSql(bucket: string, s3: S3Settings): string {
   const options = [
     'TYPE s3',
     'PROVIDER config',
-    `KEY_ID ${sqlStringLiteral(t.accessKeyId)}`,
-    `SECRET ${sqlStringLiteral(t.secretAccessKey.reveal())}`,
-    `REGION ${sqlStringLiteral(t.region)}`,
-    ...(t.endpoint ? [`ENDPOINT ${sqlStringLiteral(t.endpoint)}`] : []),
-    `URL_STYLE ${sqlStringLiteral(t.urlStyle)}`,
-    `USE_SSL ${t.useSsl}`,
-    `SCOPE ${sqlStringLiteral(`s3://${t.bucket}`)}`,
+    `KEY_ID ${sqlStringLiteral(s3.accessKeyId)}`,
+    `SECRET ${sqlStringLiteral(s3.secretAccessKey.reveal())}`,
+    ...(s3.sessionToken ? [`SESSION_TOKEN ${sqlStringLiteral(s3.sessionToken.reveal())}`] : []),
+    `REGION ${sqlStringLiteral(s3.region)}`,
+    ...(s3.endpoint ? [`ENDPOINT ${sqlStringLiteral(s3.endpoint)}`] : []),
+    `URL_STYLE ${sqlStringLiteral(s3.urlStyle)}`,
+    `USE_SSL ${s3.useSsl}`,
+    `SCOPE ${sqlStringLiteral(`s3://${bucket}`)}`,
   ];
   return `CREATE SECRET export_s3 (${options.join(', ')})`;
 }
@@ -114,14 +103,14 @@ export async function publishParquet(staged: string, target: ExportTarget, exten
       await sql('LOAD httpfs');
       await sql(`SET http_timeout = ${S3_HTTP_TIMEOUT_SECONDS}`);
       await sql(`SET http_retries = ${S3_HTTP_RETRIES}`);
-      await sql(s3SecretSql(target));
+      await sql(s3SecretSql(target.bucket, target.access));
       // Parquet to Parquet: the same rows and types; DuckDB writes no raw bytes.
       await sql(`COPY (SELECT * FROM read_parquet(${sqlStringLiteral(staged)})) TO ${url} (FORMAT parquet)`);
       const [object] = await sql(`SELECT size FROM read_blob(${url})`);
       return Number(object?.size ?? 0);
     });
   } catch (e) {
-    throw new Error(target.secretAccessKey.redactFrom(e instanceof Error ? e.message : String(e)));
+    throw new Error(target.access.secretAccessKey.redactFrom(e instanceof Error ? e.message : String(e)));
   } finally {
     fs.rmSync(staged, { force: true });
   }

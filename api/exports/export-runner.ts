@@ -75,12 +75,15 @@ function targetOf(deps: ExportRunnerDeps, s: ScheduleRecord, key: string): Expor
     type: 's3',
     bucket: d.bucket,
     key,
-    region: d.region,
-    endpoint: d.endpoint,
-    useSsl: d.use_ssl,
-    urlStyle: d.url_style,
-    accessKeyId: d.access_key_id,
-    secretAccessKey: new SecretValue(secret),
+    access: {
+      region: d.region,
+      endpoint: d.endpoint,
+      useSsl: d.use_ssl,
+      urlStyle: d.url_style,
+      accessKeyId: d.access_key_id,
+      secretAccessKey: new SecretValue(secret),
+      sessionToken: null,
+    },
   };
 }
 

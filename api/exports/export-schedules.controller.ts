@@ -33,6 +33,13 @@ import { sendFocusExport } from './exports.controller.js';
 import { focusExport } from './exports.service.js';
 import type { CreateExportScheduleBody, ExportRunList, ExportScheduleList, ExportScheduleView } from './exports.types.js';
 
+/** The path's organization id, checked (400) and known (404). */
+async function existingOrganization(req: ExRequest, organizationId: string): Promise<string> {
+  const org = requireUuid('organizationId', organizationId);
+  await requireOrganization(appContext(req).db, org);
+  return org;
+}
+
 @Route('admin/organizations')
 @Tags('Admin: exports')
 @Security('admin')
@@ -55,8 +62,7 @@ export class ExportSchedulesController extends Controller {
     @Body() body: CreateExportScheduleBody,
   ): Promise<ExportScheduleView> {
     const { db, masterKey, services } = appContext(req);
-    const org = requireUuid('organizationId', organizationId);
-    await requireOrganization(db, org);
+    const org = await existingOrganization(req, organizationId);
     const input = parseScheduleInput(body);
     const schedule = await db.transaction(async (tx) => {
       const created = await insertSchedule(tx, org, input, services.apiClock?.() ?? new Date());
@@ -77,8 +83,7 @@ export class ExportSchedulesController extends Controller {
   @Get('{organizationId}/export-schedules')
   public async listExportSchedules(@Request() req: ExRequest, @Path() organizationId: UuidParam): Promise<ExportScheduleList> {
     const { db } = appContext(req);
-    const org = requireUuid('organizationId', organizationId);
-    await requireOrganization(db, org);
+    const org = await existingOrganization(req, organizationId);
     return { schedules: (await listSchedules(db, org)).map(scheduleView) };
   }
 
@@ -111,8 +116,7 @@ export class ExportSchedulesController extends Controller {
     @Query() schedule_id?: UuidParam,
   ): Promise<ExportRunList> {
     const { db } = appContext(req);
-    const org = requireUuid('organizationId', organizationId);
-    await requireOrganization(db, org);
+    const org = await existingOrganization(req, organizationId);
     return { runs: await listExportRuns(db, org, schedule_id?.toLowerCase() ?? null) };
   }
 
@@ -137,8 +141,7 @@ export class ExportSchedulesController extends Controller {
     @Query() dimensions?: TextParam,
   ): Promise<Readable> {
     const { db, config } = appContext(req);
-    const org = requireUuid('organizationId', organizationId);
-    await requireOrganization(db, org);
+    const org = await existingOrganization(req, organizationId);
     const e = await focusExport(
       { db, lake: service(req, 'lakeQuery'), organizationId: org },
       { start_date, end_date, format, dimensions },

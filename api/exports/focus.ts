@@ -6,6 +6,7 @@
 import { Big, formatMoney, MONEY_SCALE, toBig } from '../../core/money.js';
 import { addUtcMonths, DAY_MS } from '../../core/time.js';
 import { providerOfModel } from '../../reconciliation/model-keys.js';
+import type { CostGroupRow } from '../costs/costs.queries.js';
 
 export const FOCUS_VERSION = '1.2';
 
@@ -75,8 +76,8 @@ type FocusColumn = (typeof FOCUS_COLUMNS)[number][0];
 /** A row: decimals as exact decimal strings, datetimes as ISO 8601 UTC text, JSON as its text. */
 export type FocusRow = Record<FocusColumn, string | null>;
 
-/** One group of completed cost as the query returns it (sums; null = no event reported the class). */
-export interface FocusCostGroup {
+/** One group of completed cost as the query returns it (sums as the cost queries name them; null = no event reported the class). */
+export interface FocusCostGroup extends Omit<CostGroupRow, 'event_count' | 'total_cost'> {
   /** UTC date 'YYYY-MM-DD'. */
   event_date: string;
   provider: string | null;
@@ -88,16 +89,6 @@ export interface FocusCostGroup {
   workflow_id: string | null;
   feature: string | null;
   event_count: number;
-  input_tokens: number | null;
-  output_tokens: number | null;
-  cache_creation_input_tokens: number | null;
-  cache_read_input_tokens: number | null;
-  reasoning_tokens: number | null;
-  input_cost: string | null;
-  output_cost: string | null;
-  cache_creation_cost: string | null;
-  cache_read_cost: string | null;
-  reasoning_cost: string | null;
   total_cost: string;
   /** The chosen dimensions' values, in the order asked (null: the event had none). */
   dimensions: ReadonlyArray<string | null>;
