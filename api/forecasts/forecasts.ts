@@ -29,11 +29,17 @@ export function horizonWindow(horizon: ForecastHorizon, now: Date): DayWindow {
   return { startDay: start / DAY_MS, endDay: end / DAY_MS };
 }
 
-/** The days of the window still to come after `now`: the rest of today as a share, later days whole. */
+const HOUR_MS = 3_600_000;
+
+/**
+ * The days of the window still to come after `now`: the rest of today as a share counted in whole
+ * hours (the hour under way counts as to come), later days whole. Whole hours keep a forecast the
+ * same for an hour instead of changing with every request.
+ */
 export function daysAhead(now: Date, endDay: number): DayShare[] {
   const today = epochDay(now);
   const out: DayShare[] = [];
-  const rest = ((today + 1) * DAY_MS - now.getTime()) / DAY_MS;
+  const rest = Math.ceil(((today + 1) * DAY_MS - now.getTime()) / HOUR_MS) / 24;
   if (today < endDay && rest > 0) out.push({ day: today, share: rest });
   for (let day = today + 1; day < endDay; day++) out.push({ day, share: 1 });
   return out;

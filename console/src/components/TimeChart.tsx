@@ -1,5 +1,6 @@
-// Time charts (uPlot): stacked bars of cost by series, or lines. Geometry uses numbers; every
-// figure written out (legend, tooltip) is the API's decimal string through money().
+// Time charts (uPlot): stacked bars of cost by series, or lines, with optional markers on buckets
+// (the Overview's cost anomalies). Geometry uses numbers; every figure written out (legend,
+// tooltip) is the API's decimal string through money().
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
@@ -12,6 +13,42 @@ export interface ChartSeries {
   label: string;
   /** One value per x, the API's decimal string, null where the series has no bucket. */
   values: Array<string | null>;
+}
+
+/** A marker's colour: apart from the palette's series colours. */
+const MARKER = '#d62828';
+
+/** Draws each marker as a dashed vertical line over its bucket with a triangle at the top. */
+function markerHooks(markers: ReadonlyArray<{ date: string }>): uPlot.Hooks.Arrays {
+  return {
+    draw: [
+      (u) => {
+        const ctx = u.ctx;
+        const top = u.bbox.top;
+        const bottom = u.bbox.top + u.bbox.height;
+        ctx.save();
+        ctx.strokeStyle = MARKER;
+        ctx.fillStyle = MARKER;
+        ctx.lineWidth = 2 * uPlot.pxRatio;
+        ctx.setLineDash([6 * uPlot.pxRatio, 4 * uPlot.pxRatio]);
+        for (const m of markers) {
+          const x = Math.round(u.valToPos(Date.parse(m.date) / 1000, 'x', true));
+          ctx.beginPath();
+          ctx.moveTo(x, top);
+          ctx.lineTo(x, bottom);
+          ctx.stroke();
+          const h = 8 * uPlot.pxRatio;
+          ctx.beginPath();
+          ctx.moveTo(x - h, top);
+          ctx.lineTo(x + h, top);
+          ctx.lineTo(x, top + h * 1.4);
+          ctx.closePath();
+          ctx.fill();
+        }
+        ctx.restore();
+      },
+    ],
+  };
 }
 
 const PALETTE = ['#3366cc', '#dc6b2f', '#2a9d8f', '#b5179e', '#e9c46a', '#6d597a', '#8ab17d', '#e76f51', '#457b9d', '#9c6644', '#999999'];
@@ -48,6 +85,8 @@ export function TimeChart(props: {
   kind: 'stacked-bars' | 'lines';
   height?: number;
   format?: (v: string | null) => string;
+  /** Buckets (ISO dates among `dates`) to mark, each with what its hover says. */
+  markers?: ReadonlyArray<{ date: string; label: string }>;
 }) {
   const ref = useRef<HTMLDivElement>(null);
   const fmt = props.format ?? money;
@@ -78,6 +117,7 @@ export function TimeChart(props: {
           : {}),
       },
       legend: { show: true },
+      ...(props.markers?.length ? { hooks: markerHooks(props.markers) } : {}),
       cursor: { drag: { x: false, y: false } },
       axes: [
         {
@@ -114,12 +154,20 @@ export function TimeChart(props: {
       delete el.dataset.ready;
       plot.destroy();
     };
-  }, [props.dates, props.series, props.kind, props.height, fmt, props.format]);
+  }, [props.dates, props.series, props.kind, props.height, fmt, props.format, props.markers]);
   if (props.dates.length === 0)
     return (
       <div className="empty chart-empty" data-chart={props.id} data-ready="true">
         No data in this range.
       </div>
     );
-  return <div className="chart" data-chart={props.id} ref={ref} />;
+  return (
+    <div
+      className="chart"
+      data-chart={props.id}
+      data-markers={props.markers?.length ?? 0}
+      title={props.markers?.map((m) => `${m.date.slice(0, 10)}: ${m.label}`).join('\n') || undefined}
+      ref={ref}
+    />
+  );
 }

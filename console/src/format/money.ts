@@ -13,6 +13,12 @@ export function money(value: string | null | undefined): string {
   return `${b.lt(0) ? '-' : ''}$${grouped}.${digits}`;
 }
 
+/** An estimate (a forecast) to the cent, rounded half-up: "87.49689119171" → "$87.50". Exact figures use money(). */
+export function estimate(value: string | null | undefined): string {
+  if (value === null || value === undefined) return '—';
+  return money(new Big(value).round(2, Big.roundHalfUp).toFixed(2));
+}
+
 /** The exact sum of the figures present (the API's money sum), as a decimal string. */
 export function sumMoney(values: ReadonlyArray<string | null | undefined>): string {
   return sumMoneyRule(values.filter((v): v is string => !!v)).toFixed();

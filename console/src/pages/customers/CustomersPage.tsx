@@ -1,5 +1,5 @@
 // Customers: every end user with cost, revenue, margin, margin % and profitability; sortable and
-// filterable, least profitable first (the margin API's order) by default.
+// filterable, least profitable first (the margin API's order) by default; price advice beside it.
 import { Link } from 'wouter';
 import { useCostByEndUser, useMarginByEndUser } from '../../api/queries.js';
 import { DataTable, type Column } from '../../components/DataTable.js';
@@ -7,6 +7,7 @@ import { ErrorNote, QueryState } from '../../components/QueryState.js';
 import { count, money, percent } from '../../format/money.js';
 import { useDateRange, withRange } from '../../range/date-range.js';
 import { customerRows, type CustomerRow } from './customers.js';
+import { PriceAdviceSection } from './PriceAdviceSection.js';
 
 export function CustomersPage() {
   const range = useDateRange();
@@ -60,6 +61,7 @@ export function CustomersPage() {
           )
         }
       </QueryState>
+      <PriceAdviceSection range={range} />
     </div>
   );
 }

@@ -1,6 +1,8 @@
 // Customer rows: every end user with cost, revenue, margin, margin % and profitability, from the
-// margin rows (least profitable first) joined with the cost rows by internal end_user_id. Pure.
+// margin rows (least profitable first) joined with the cost rows by internal end_user_id; and the
+// price advice rows named like them. Pure.
 import type { CostByEndUser, EndUserMarginRow, Profitability } from '../../api/types.js';
+import type { PriceAdvice } from './customers.queries.js';
 
 export interface CustomerRow {
   end_user_id: string;
@@ -40,4 +42,14 @@ export function customerRows(cost: CostByEndUser, margin: EndUserMarginRow[] | n
     });
   }
   return rows;
+}
+
+export interface PriceAdviceRow extends PriceAdvice {
+  end_user_name: string;
+}
+
+/** Price advice rows (the API's order: plans that miss the target first) named as the margin rows name them. */
+export function priceAdviceRows(advice: readonly PriceAdvice[], margin: EndUserMarginRow[] | null): PriceAdviceRow[] {
+  const names = new Map((margin ?? []).map((m) => [m.end_user_id, m.end_user_name]));
+  return advice.map((a) => ({ ...a, end_user_name: names.get(a.end_user_id) ?? a.external_id ?? a.end_user_id }));
 }

@@ -1,5 +1,6 @@
-// Overview: headline figures with their change, cost over time stacked by model or provider, top
-// customers and agents, and warnings (events waiting for a rate card, revenue not connected).
+// Overview: headline figures with their change, the month-end forecast, cost over time stacked by
+// model or provider with the range's cost anomalies marked, top customers and agents, and warnings
+// (events waiting for a rate card, revenue not connected).
 import { Link } from 'wouter';
 import { useByAgent, useCostByEndUser, useCostTrend, useMarginByEndUser, useMarginSummary } from '../../api/queries.js';
 import type { CostBreakdownItem } from '../../api/types.js';
@@ -10,8 +11,9 @@ import { costSeriesChart, TimeChart } from '../../components/TimeChart.js';
 import { count, money, percent } from '../../format/money.js';
 import { previousRange, useDateRange, withRange, type DateRange } from '../../range/date-range.js';
 import { useUrlParam } from '../../range/url-param.js';
-import { change, costTotals, pointsChange, topCustomers, type TopCustomer } from './overview.js';
-import { usePendingRateCards } from './overview.queries.js';
+import { ForecastCard } from './ForecastCard.js';
+import { anomalyMarkers, anomalyText, change, costTotals, pointsChange, topCustomers, type TopCustomer } from './overview.js';
+import { useAnomalies, usePendingRateCards, type Anomaly } from './overview.queries.js';
 
 export function OverviewPage() {
   const range = useDateRange();
@@ -21,6 +23,7 @@ export function OverviewPage() {
       <h1>Overview</h1>
       <Warnings range={range} />
       <Headline range={range} prev={prev} />
+      <ForecastCard />
       <CostOverTime range={range} />
       <div className="two-col">
         <TopCustomersSection range={range} />
@@ -95,6 +98,7 @@ function Headline({ range, prev }: { range: DateRange; prev: DateRange }) {
 function CostOverTime({ range }: { range: DateRange }) {
   const [split, setSplit] = useUrlParam('split', 'model');
   const trend = useCostTrend(range, split, 8);
+  const anomalies = useAnomalies(range);
   return (
     <section className="card">
       <div className="card-head">
@@ -110,15 +114,43 @@ function CostOverTime({ range }: { range: DateRange }) {
       <QueryState query={trend} label="cost over time">
         {(t) => {
           const { dates, series } = costSeriesChart(t.series, range, t.granularity);
+          const items = anomalies.data?.items ?? [];
           return (
             <>
-              <TimeChart id="cost-over-time" dates={dates} series={series} kind="stacked-bars" />
+              <TimeChart
+                id="cost-over-time"
+                dates={dates}
+                series={series}
+                kind="stacked-bars"
+                markers={anomalyMarkers(items, dates, money)}
+              />
               <div className="muted">{t.granularity} buckets, UTC; the 8 costliest values, the rest as Other.</div>
+              <AnomalyList items={items} />
+              {anomalies.isError && <ErrorNote error={anomalies.error} />}
             </>
           );
         }}
       </QueryState>
     </section>
+  );
+}
+
+/** The spikes the chart marks, in words (dashed red lines on the chart). */
+function AnomalyList({ items }: { items: Anomaly[] }) {
+  if (items.length === 0) return null;
+  return (
+    <div data-list="anomalies">
+      <b>Cost anomalies</b> (red dashed lines; a day far above the same weekday's usual cost):
+      <ul>
+        {items.slice(0, 10).map((a) => (
+          <li key={`${a.date}/${a.dimension}/${a.value}`} data-anomaly={`${a.date}/${a.dimension}/${a.value}`}>
+            {a.date} — {anomalyText(a, money)}
+            {a.contributors[0] ? `, mostly ${a.contributors[0].value} (${a.contributors[0].dimension.replace('_', ' ')})` : ''}
+          </li>
+        ))}
+      </ul>
+      {items.length > 10 && <div className="muted">and {items.length - 10} more (GET /v1/anomalies).</div>}
+    </div>
   );
 }
 

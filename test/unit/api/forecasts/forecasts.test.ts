@@ -24,7 +24,7 @@ describe('horizonWindow', () => {
 });
 
 describe('daysAhead', () => {
-  it('the rest of today as a share, then whole days up to the window end', () => {
+  it('the rest of today as a share in whole hours, then whole days up to the window end', () => {
     expect(daysAhead(at('2025-02-10T18:00:00Z'), day('2025-02-13'))).toEqual([
       { day: day('2025-02-10'), share: 0.25 },
       { day: day('2025-02-11'), share: 1 },
@@ -33,6 +33,8 @@ describe('daysAhead', () => {
     // At midnight today is still wholly to come; a window that ended has nothing ahead.
     expect(daysAhead(at('2025-02-10T00:00:00Z'), day('2025-02-11'))).toEqual([{ day: day('2025-02-10'), share: 1 }]);
     expect(daysAhead(at('2025-02-10T12:00:00Z'), day('2025-02-10'))).toEqual([]);
+    // 17:20: the hour under way counts as to come, so 7 of 24 hours.
+    expect(daysAhead(at('2025-02-10T17:20:00Z'), day('2025-02-11'))).toEqual([{ day: day('2025-02-10'), share: 7 / 24 }]);
   });
 });
 
