@@ -1,6 +1,7 @@
 // Admin: an organization's scheduled exports (create, list, delete), their runs, and the FOCUS
 // export for the CLI. An S3 secret key is sealed under the master key as Stripe keys are and never
 // shown again; the runner (export-runner.ts) does the work.
+import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Request as ExRequest } from 'express';
 import {
@@ -23,6 +24,7 @@ import { appContext, service } from '../../core/app-context.js';
 import { sealSecret } from '../../core/auth/secrets.js';
 import { requireOrganization } from '../../core/control/organizations.js';
 import { NotFoundError } from '../../core/errors.js';
+import { auditChange } from '../../core/http/audit-trail.js';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import { requireUuid } from '../../core/http/input.js';
 import type { IsoDateParam, TextParam, UuidParam } from '../../core/http/params.js';
@@ -64,16 +66,20 @@ export class ExportSchedulesController extends Controller {
     const { db, masterKey, services } = appContext(req);
     const org = await existingOrganization(req, organizationId);
     const input = parseScheduleInput(body);
-    const schedule = await db.transaction(async (tx) => {
-      const created = await insertSchedule(tx, org, input, services.apiClock?.() ?? new Date());
-      if (input.secretAccessKey === null) return created;
-      // Sealed with the schedule's own id in its associated data, so it cannot be moved to another.
-      const sealed = sealSecret(masterKey, input.secretAccessKey, exportSecretAad(org, created.id));
-      await tx.query('UPDATE export_schedules SET secret_key_sealed = $2 WHERE id = $1', [created.id, sealed]);
-      return { ...created, secret_key_sealed: sealed };
+    const id = randomUUID();
+    // Sealed with the schedule's own id in its associated data, so it cannot be moved to another.
+    const secretKeySealed = input.secretAccessKey === null ? null : sealSecret(masterKey, input.secretAccessKey, exportSecretAad(org, id));
+    const schedule = await insertSchedule(db, {
+      id,
+      organizationId: org,
+      input,
+      secretKeySealed,
+      createdAt: services.apiClock?.() ?? new Date(),
     });
+    const view = scheduleView(schedule);
+    await auditChange(req, { organizationId: org, action: 'export_schedule.created', after: view });
     this.setStatus(201);
-    return scheduleView(schedule);
+    return view;
   }
 
   /**
@@ -98,9 +104,10 @@ export class ExportSchedulesController extends Controller {
     @Path() organizationId: UuidParam,
     @Path() scheduleId: UuidParam,
   ): Promise<void> {
-    const { db } = appContext(req);
-    const deleted = await deleteSchedule(db, requireUuid('organizationId', organizationId), requireUuid('scheduleId', scheduleId));
+    const org = requireUuid('organizationId', organizationId);
+    const deleted = await deleteSchedule(appContext(req).db, org, requireUuid('scheduleId', scheduleId));
     if (!deleted) throw new NotFoundError('export schedule');
+    await auditChange(req, { organizationId: org, action: 'export_schedule.deleted', before: scheduleView(deleted) });
     this.setStatus(204);
   }
 

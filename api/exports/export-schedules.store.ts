@@ -62,17 +62,15 @@ export function scheduleView(s: ScheduleRecord): ExportScheduleView {
   };
 }
 
-/** `createdAt` is the api's clock: the first period owed is the one due then (export-schedules.ts). */
+/** A new schedule; `createdAt` is the api's clock (the first period owed is the one due then, export-schedules.ts). */
 export async function insertSchedule(
   db: Queryable,
-  organizationId: string,
-  input: ScheduleInput,
-  createdAt: Date,
+  s: { id: string; organizationId: string; input: ScheduleInput; secretKeySealed: string | null; createdAt: Date },
 ): Promise<ScheduleRecord> {
   const [row] = await db.query<ScheduleRecord>(
-    `INSERT INTO export_schedules (id, organization_id, kind, frequency, destination, created_at)
-     VALUES ($1, $2, $3, $4, $5::jsonb, $6) RETURNING ${SCHEDULE_COLUMNS}`,
-    [randomUUID(), organizationId, input.kind, input.frequency, JSON.stringify(input.destination), createdAt],
+    `INSERT INTO export_schedules (id, organization_id, kind, frequency, destination, secret_key_sealed, created_at)
+     VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7) RETURNING ${SCHEDULE_COLUMNS}`,
+    [s.id, s.organizationId, s.input.kind, s.input.frequency, JSON.stringify(s.input.destination), s.secretKeySealed, s.createdAt],
   );
   return row!;
 }
@@ -89,13 +87,13 @@ export async function getSchedule(db: Queryable, scheduleId: string): Promise<Sc
   return row ?? null;
 }
 
-/** Deletes the schedule and its runs; false when the organization has no such schedule. */
-export async function deleteSchedule(db: Queryable, organizationId: string, scheduleId: string): Promise<boolean> {
-  const rows = await db.query(`DELETE FROM export_schedules WHERE organization_id = $1 AND id = $2 RETURNING id`, [
-    organizationId,
-    scheduleId,
-  ]);
-  return rows.length > 0;
+/** Deletes the schedule and its runs; what was deleted, or null when the organization has no such schedule. */
+export async function deleteSchedule(db: Queryable, organizationId: string, scheduleId: string): Promise<ScheduleRecord | null> {
+  const [row] = await db.query<ScheduleRecord>(
+    `DELETE FROM export_schedules WHERE organization_id = $1 AND id = $2 RETURNING ${SCHEDULE_COLUMNS}`,
+    [organizationId, scheduleId],
+  );
+  return row ?? null;
 }
 
 /** The period's run, made pending if it does not exist yet; returns whether it was made now. */

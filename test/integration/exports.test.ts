@@ -559,6 +559,17 @@ describe('scheduled exports', () => {
     const id = list.body.schedules.find((s: { kind: string }) => s.kind === 'events').id;
     expect((await admin(p.host, 'DELETE', `/organizations/${t.organizationId}/export-schedules/${id}`)).status).toBe(204);
     expect((await admin(p.host, 'DELETE', `/organizations/${t.organizationId}/export-schedules/${id}`)).status).toBe(404);
+    // Audited with the admin token as actor, the view before and after, never the secret.
+    const audit = await p.host.db.query<{ action: string; actor_kind: string; details: unknown }>(
+      `SELECT action, actor_kind, details FROM audit_events WHERE organization_id = $1 AND action LIKE 'export_schedule.%' ORDER BY occurred_at`,
+      [t.organizationId],
+    );
+    expect(audit.map((r) => [r.action, r.actor_kind])).toEqual([
+      ['export_schedule.created', 'admin_token'],
+      ['export_schedule.created', 'admin_token'],
+      ['export_schedule.deleted', 'admin_token'],
+    ]);
+    expect(JSON.stringify(audit)).not.toContain(s3.secretAccessKey);
     // Another organization's runs are not listed.
     expect(
       (await http(p.url, 'GET', '/v1/exports/runs', { token: other.readKey })).body.runs.every((r: { object_key: string }) =>
