@@ -21,6 +21,7 @@ import {
   type ControlDbKind,
   type FreshControlDb,
 } from './control-db.js';
+import { lakeEnvOf } from './test-lake.js';
 
 export interface TestHost {
   /** Origin, e.g. http://127.0.0.1:41234 (routes are under /v1). */
@@ -55,6 +56,8 @@ export async function startTestHost(opts: TestHostOptions = {}): Promise<TestHos
     LOG_LEVEL: 'silent',
     ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
     ...opts.env,
+    // MARGINAL_TEST_LAKE=ducklake with a LAKE_DIR: the same DuckLake as the test's child processors.
+    ...lakeEnvOf({ ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}), ...opts.env }),
   });
   const logger = createLogger('silent');
   let host: Host;

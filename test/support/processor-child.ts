@@ -2,7 +2,7 @@
 // it with SIGKILL or stop it with SIGTERM. It writes the lake test-lake.ts says (MARGINAL_TEST_LAKE). Output is kept (last 200 lines) for failure messages.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fromRoot } from '../../core/paths.js';
-import { childLakeEnv } from './test-lake.js';
+import { lakeEnvOf } from './test-lake.js';
 
 export interface ProcessorChild {
   readonly pid: number;
@@ -16,7 +16,7 @@ export interface ProcessorChild {
 export function spawnProcessor(env: Record<string, string>): ProcessorChild {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', fromRoot('processor', 'main.ts')], {
     cwd: fromRoot(),
-    env: { ...process.env, ...env, ...childLakeEnv(env) },
+    env: { ...process.env, ...env, ...lakeEnvOf(env) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];

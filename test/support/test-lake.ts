@@ -38,11 +38,12 @@ export function duckLakeSettingsOf(lakeDir: string): LakeSettings | null {
 }
 
 /**
- * For a child processor's environment: when it writes DuckLake (LAKE_FORMAT=ducklake given, or
- * MARGINAL_TEST_LAKE=ducklake with the control plane's PostgreSQL as catalog), the variables to
- * add, and the lake folder is marked; otherwise nothing.
+ * For the environment of a child processor or a test host with a LAKE_DIR: when it uses DuckLake
+ * (LAKE_FORMAT=ducklake given, or MARGINAL_TEST_LAKE=ducklake with the control plane's PostgreSQL
+ * as catalog, which the other processes of the test share), the variables to add, and the lake
+ * folder is marked; otherwise nothing.
  */
-export function childLakeEnv(env: Record<string, string>): Record<string, string> {
+export function lakeEnvOf(env: Record<string, string>): Record<string, string> {
   const lakeDir = env.LAKE_DIR ?? env.LAKE_URL;
   if (env.LAKE_FORMAT === 'ducklake') {
     if (lakeDir && !lakeDir.startsWith('s3://')) markDuckLake(lakeDir, env);
