@@ -1,4 +1,5 @@
-// The shell: the sign-in gate (a person's session, an API key, or an invitation's link), the
+// The shell: the sign-in gate (a person's session, an API key, an invitation's or a password
+// reset's link), the
 // organization switcher for a person in several, navigation by what the credential may read
 // (links keep the date range), the range picker, the pages.
 import { useQueryClient } from '@tanstack/react-query';
@@ -8,7 +9,7 @@ import type { AccessScope } from '../../core/auth/scopes.js';
 import { mayOpen } from './access.js';
 import { storedApiKey, storeApiKey } from './api/api-key.js';
 import { setCredential, type Credential } from './api/client.js';
-import { currentSession, invitationToken, sessionCredential, signOut } from './api/person-session.js';
+import { currentSession, linkOf, sessionCredential, signOut } from './api/person-session.js';
 import type { SessionView } from './api/types.js';
 import { DateRangePicker } from './components/DateRangePicker.js';
 import { AgentsPage } from './pages/agents/AgentsPage.js';
@@ -23,6 +24,7 @@ import { RatesPage } from './pages/rates/RatesPage.js';
 import { SessionPage } from './pages/sessions/SessionPage.js';
 import { SessionsPage } from './pages/sessions/SessionsPage.js';
 import { AcceptInvitationPage } from './pages/signin/AcceptInvitationPage.js';
+import { ResetPasswordPage } from './pages/signin/ResetPasswordPage.js';
 import { SignInPage } from './pages/signin/SignInPage.js';
 import { useDateRange, withRange } from './range/date-range.js';
 
@@ -42,13 +44,13 @@ const NAV: ReadonlyArray<readonly [path: string, label: string, scope: AccessSco
 type Gate =
   | { state: 'checking' }
   | { state: 'signed-out' }
-  | { state: 'invitation'; token: string }
+  | { state: 'link'; page: 'accept-invitation' | 'reset-password'; token: string }
   | { state: 'no-organization'; session: SessionView }
   | { state: 'signed-in'; credential: Credential; session: SessionView | null };
 
 function initialGate(): Gate {
-  const token = invitationToken(window.location.hash);
-  if (token) return { state: 'invitation', token };
+  const link = linkOf(window.location.hash);
+  if (link) return { state: 'link', ...link };
   const key = storedApiKey();
   if (key) {
     const credential: Credential = { kind: 'api_key', key };
@@ -81,16 +83,19 @@ export function App() {
   switch (gate.state) {
     case 'checking':
       return <div className="loading">Loading…</div>;
-    case 'invitation':
+    case 'link': {
+      if (gate.page === 'reset-password') return <ResetPasswordPage token={gate.token} onDone={() => setGate({ state: 'signed-out' })} />;
       return (
         <AcceptInvitationPage
           token={gate.token}
           onSession={(session) => {
+            // Used up: the token leaves the address bar.
             window.history.replaceState(null, '', '/');
             enter(session);
           }}
         />
       );
+    }
     case 'signed-out':
       return (
         <SignInPage

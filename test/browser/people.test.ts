@@ -1,7 +1,8 @@
 // People in the console, in headless Chromium against the real service: an owner invited by the
 // CLI accepts the link and signs in with a password, switches between two organizations, invites
 // a colleague as finance (who sees margins but no admin pages, and whose admin requests answer
-// 403), changes a role and reads it in the audit trail; a third person signs in through SSO at a
+// 403, and who resets a forgotten password), changes a role and reads it in the audit trail, sets
+// up single sign-on; a third person signs in through SSO at a
 // real OpenID provider on loopback; 300 page views by one person meet no 429. Screenshots go to
 // test-results/people/.
 import Big from 'big.js';
@@ -16,6 +17,7 @@ import { fromRoot, projectRoot } from '../../core/paths.js';
 import { chromiumAvailable, launchChromium, type LaunchedBrowser } from '../support/chromium.js';
 import { admin } from '../support/http.js';
 import { startOpenIdProvider, type TestOpenIdProvider } from '../support/openid-provider.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { apiGet, createTenant, ingest, llmEvent, startPipeline, waitForLake, type Pipeline, type Tenant } from '../support/pipeline.js';
 
 const run = promisify(execFile);
@@ -31,11 +33,14 @@ const FINANCE = `fred@${domain}`;
 const SSO_PERSON = `sam@${domain}`;
 const PASSWORD = 'a long passphrase of olga';
 const FINANCE_PASSWORD = 'fred keeps the ledger';
+const FINANCE_NEW_PASSWORD = 'fred found a new passphrase';
 
 let p: Pipeline;
 let acme: Tenant;
 let beta: Tenant;
 let idp: TestOpenIdProvider;
+/** Where the password-reset sender delivers links (its webhook). */
+let mailbox: WebhookReceiver;
 let browser: LaunchedBrowser;
 let page: Page;
 /** Every /v1 request the page made (with the organization it named), and every answer, in order. */
@@ -123,7 +128,10 @@ runIf('people in the console (headless Chromium)', () => {
       stdio: 'inherit',
       env: { ...process.env, NODE_ENV: 'production' },
     });
-    p = await startPipeline();
+    mailbox = await new WebhookReceiver().start();
+    p = await startPipeline({
+      env: { PASSWORD_RESET_WEBHOOK_URL: mailbox.url, PASSWORD_RESET_WEBHOOK_SECRET: 'whsec_people_console' },
+    });
     acme = await createTenant(p, { name: 'Acme' });
     beta = await createTenant(p, { name: 'Beta' });
     // Three events of $1.25 (cost given) yesterday and a $100 invoice wholly inside the last 7 days:
@@ -146,14 +154,6 @@ runIf('people in the console (headless Chromium)', () => {
     expect(revenue.status).toBe(200);
     await waitForLake(p, acme.organizationId, events.length);
     idp = await startOpenIdProvider(`${p.url}/v1/auth/sso/callback`);
-    const sso = await admin(p.host, 'PUT', `/organizations/${acme.organizationId}/sso`, {
-      issuer: idp.issuer,
-      client_id: idp.clientId,
-      client_secret: idp.clientSecret,
-      allowed_domains: [domain],
-      default_role: 'analyst',
-    });
-    expect(sso.status, JSON.stringify(sso.body)).toBe(200);
     browser = await launchChromium();
     page = await browser.context.newPage();
     const api = (url: string) => new URL(url).pathname.startsWith('/v1/');
@@ -169,6 +169,7 @@ runIf('people in the console (headless Chromium)', () => {
     await browser?.close();
     await idp?.stop();
     await p?.stop();
+    await mailbox?.stop();
   });
 
   it('an owner invited by the CLI accepts the link, lands signed in; a wrong password shows the API message', async () => {
@@ -289,6 +290,34 @@ runIf('people in the console (headless Chromium)', () => {
     expect((await fromPage('GET', `/v1/admin/organizations/${acme.organizationId}/api-keys`)).status).toBe(403);
   });
 
+  it('the colleague forgets the password: asks for a link, sets a new password there, signs in with it', async () => {
+    await signOut();
+    await page.fill('input[name="email"]', FINANCE);
+    await page.click('[data-action="forgot"]');
+    await page.locator('[data-reset-requested]').waitFor();
+    await shot('password-reset-requested');
+    let link: { url: string; token: string } | undefined;
+    await expect
+      .poll(() => (link = mailbox.received.map((r) => JSON.parse(r.body)).find((b) => b.email === FINANCE)), { timeout: 20_000 })
+      .toBeDefined();
+    await page.goto(`${p.url}/#/reset-password?token=${link!.token}`);
+    await page.fill('input[name="new-password"]', 'short');
+    await page.fill('input[name="repeat-password"]', 'short');
+    await page.click('[data-form="reset-password"] button[type="submit"]');
+    // The API's rule and message, naming the field.
+    await expect.poll(() => page.locator('[role="alert"][data-field="password"]').textContent()).toMatch(/^password: /);
+    await page.fill('input[name="new-password"]', FINANCE_NEW_PASSWORD);
+    await page.fill('input[name="repeat-password"]', FINANCE_NEW_PASSWORD);
+    await page.click('[data-form="reset-password"] button[type="submit"]');
+    await page.locator('[data-form="password-set"]').waitFor();
+    expect(page.url()).not.toContain(link!.token);
+    await page.click('[data-form="password-set"] button');
+    await signIn(FINANCE, FINANCE_PASSWORD);
+    await expect.poll(() => page.locator('[role="alert"]').textContent()).toBe('Wrong email or password');
+    await signIn(FINANCE, FINANCE_NEW_PASSWORD);
+    await signedInAs(FINANCE);
+  });
+
   it('the owner changes the colleague to viewer; the audit trail shows who did what', async () => {
     await signOut();
     await signIn(OWNER, PASSWORD);
@@ -318,15 +347,47 @@ runIf('people in the console (headless Chromium)', () => {
     expect(await rows.locator('td[data-col="subject"]').textContent()).toBe(FINANCE);
     const details = JSON.parse((await rows.locator('td[data-col="details"]').textContent())!);
     expect(details).toMatchObject({ before: { role: 'finance' }, after: { role: 'viewer' } });
+    // The owner's wrong password and the colleague's old one.
     await page.fill('input[name="action"]', 'sign_in.failed');
-    await expect.poll(() => rows.count()).toBe(1);
+    await expect.poll(() => rows.count()).toBe(2);
     await page.fill('input[name="action"]', '');
     // Done by or to the colleague (the invitation was made before they were a person: not theirs).
     await page.selectOption('select[name="person_id"]', { label: FINANCE });
     await expect
-      .poll(async () => (await rows.locator('td[data-col="action"]').allTextContents()).sort())
-      .toEqual(['invitation.accepted', 'member.role_changed', 'sign_in', 'sign_out']);
+      .poll(async () => [...new Set(await rows.locator('td[data-col="action"]').allTextContents())].sort())
+      .toEqual([
+        'invitation.accepted',
+        'member.role_changed',
+        'password_reset.completed',
+        'password_reset.requested',
+        'sign_in',
+        'sign_in.failed',
+        'sign_out',
+      ]);
     await shot('audit-trail');
+  });
+
+  it('the owner sets up single sign-on on the members page; a wrong field shows the API message', async () => {
+    await open('/members');
+    await page.locator('[data-sso-missing]').waitFor();
+    await page.fill('input[name="sso-issuer"]', 'http://idp.example.com');
+    await page.fill('input[name="sso-client-id"]', idp.clientId);
+    await page.fill('input[name="sso-client-secret"]', idp.clientSecret);
+    await page.fill('input[name="sso-domains"]', domain);
+    await page.selectOption('select[name="sso-role"]', 'analyst');
+    await page.click('[data-form="sso"] button[type="submit"]');
+    // http only on a loopback host: the API's rule, shown with its field.
+    await expect.poll(() => page.locator('[data-section="sso"] [role="alert"]').getAttribute('data-field')).toBe('issuer');
+    await page.fill('input[name="sso-issuer"]', idp.issuer);
+    await page.fill('input[name="sso-client-secret"]', idp.clientSecret);
+    await page.click('[data-form="sso"] button[type="submit"]');
+    const facts = page.locator('[data-sso-configured]');
+    await expect.poll(() => facts.textContent()).toContain(`${p.url}/v1/auth/sso/callback`);
+    expect(await facts.textContent()).toContain('analyst');
+    // The secret is never shown back, and the field is emptied.
+    expect(await page.content()).not.toContain(idp.clientSecret);
+    expect(await page.inputValue('input[name="sso-client-secret"]')).toBe('');
+    await shot('members-sso');
   });
 
   it('a third person signs in through SSO at the local OpenID provider with the configured role', async () => {

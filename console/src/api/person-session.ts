@@ -30,10 +30,14 @@ export function sessionCredential(session: SessionView, organizationId: string |
   };
 }
 
-/** The token of an invitation's link (`#/accept-invitation?token=…`), or null when the address is not one. */
-export function invitationToken(hash: string): string | null {
-  const match = /^#\/accept-invitation\?(.*)$/.exec(hash);
-  return match ? new URLSearchParams(match[1]).get('token') : null;
+/** The console pages a mailed or copied link opens, the token in the fragment so no server logs it. */
+type LinkPage = 'accept-invitation' | 'reset-password';
+
+/** The page and token of a link (`#/accept-invitation?token=…`, `#/reset-password?token=…`), or null. */
+export function linkOf(hash: string): { page: LinkPage; token: string } | null {
+  const match = /^#\/(accept-invitation|reset-password)\?(.*)$/.exec(hash);
+  const token = match ? new URLSearchParams(match[2]).get('token') : null;
+  return match && token ? { page: match[1] as LinkPage, token } : null;
 }
 
 /** The session the browser's cookie holds, or null when there is none (401). */
@@ -51,6 +55,15 @@ export function signIn(email: string, password: string): Promise<SessionView> {
 
 export function acceptInvitation(token: string, password: string): Promise<AcceptedInvitation> {
   return apiSend<AcceptedInvitation>('POST', '/auth/invitations/accept', { token, password }, null);
+}
+
+/** Asks for a reset link for the email; the API answers the same whether or not it has an account. */
+export function requestPasswordReset(email: string): Promise<void> {
+  return apiSend<void>('POST', '/auth/password-reset', { email }, null);
+}
+
+export function confirmPasswordReset(token: string, password: string): Promise<void> {
+  return apiSend<void>('POST', '/auth/password-reset/confirm', { token, password }, null);
 }
 
 /** Ends this session (or every session of the person) with the client's current credential. */

@@ -46,3 +46,4 @@ export type AcceptedInvitation = Schemas['AcceptedInvitationView'];
 export type AuditEvent = Schemas['AuditEventView'];
 export type AuditEventList = Schemas['AuditEventList'];
 export type ActorKind = Schemas['ActorKind'];
+export type SsoConfiguration = Schemas['SsoConfigurationView'];

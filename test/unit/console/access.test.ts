@@ -1,9 +1,9 @@
 // What the console shows a credential: each role's pages by its scopes (owner and admin alone see
-// the admin pages), a key every read page and no admin page; and the token of an invitation link.
+// the admin pages), a key every read page and no admin page; and the page and token of a link.
 import { describe, expect, it } from 'vitest';
 import { mayOpen } from '../../../console/src/access.js';
 import type { Credential } from '../../../console/src/api/client.js';
-import { invitationToken } from '../../../console/src/api/person-session.js';
+import { linkOf } from '../../../console/src/api/person-session.js';
 import type { Role } from '../../../console/src/api/types.js';
 
 const person = (role: Role): Credential => ({ kind: 'session', csrfToken: 'c', organizationId: 'o', role, email: 'a@b.example' });
@@ -28,11 +28,12 @@ describe('mayOpen', () => {
   });
 });
 
-describe('invitationToken', () => {
-  it('reads the token of an invitation link, and nothing else', () => {
-    expect(invitationToken('#/accept-invitation?token=abc_DEF-123')).toBe('abc_DEF-123');
-    expect(invitationToken('#/accept-invitation?token=')).toBe('');
-    expect(invitationToken('#/somewhere?token=abc')).toBeNull();
-    expect(invitationToken('')).toBeNull();
+describe('linkOf', () => {
+  it('reads the page and token of an invitation or reset link, and nothing else', () => {
+    expect(linkOf('#/accept-invitation?token=abc_DEF-123')).toEqual({ page: 'accept-invitation', token: 'abc_DEF-123' });
+    expect(linkOf('#/reset-password?token=xyz')).toEqual({ page: 'reset-password', token: 'xyz' });
+    expect(linkOf('#/accept-invitation?token=')).toBeNull();
+    expect(linkOf('#/somewhere?token=abc')).toBeNull();
+    expect(linkOf('')).toBeNull();
   });
 });

@@ -1,7 +1,8 @@
 // Members of the organization, for its owners and admins: the people and their roles (a role
-// changed in place), and invitations (the link shown once, as the API answers it only once). The
-// roles offered follow people/'s escalation rule; the server judges every change again, and its
-// refusal (the envelope's message, naming the field) is shown as it comes.
+// changed in place), invitations (the link shown once, as the API answers it only once), and
+// single sign-on (SsoSection.tsx). The roles offered follow people/'s escalation rule; the server
+// judges every change again, and its refusal (the envelope's message, naming the field) is shown
+// as it comes.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ROLES, type Role } from '../../../../core/auth/roles.js';
@@ -12,6 +13,8 @@ import type { InvitationView, MemberList, MemberView } from '../../api/types.js'
 import { DataTable, type Column } from '../../components/DataTable.js';
 import { FormError, QueryState } from '../../components/QueryState.js';
 import { dateTime } from '../../format/dates.js';
+import { SsoSection } from './SsoSection.js';
+import { TextField } from '../../components/TextField.js';
 
 const ROLE_NOTES: Record<Role, string> = {
   owner: 'everything, and manages members',
@@ -36,6 +39,7 @@ export function MembersPage() {
           <>
             <MemberTable members={d.members} />
             <InviteForm owners={d.members.filter((m) => m.role === 'owner').length} />
+            <SsoSection />
           </>
         )}
       </QueryState>
@@ -110,10 +114,7 @@ function InviteForm({ owners }: { owners: number }) {
     <section className="card">
       <h2>Invite a colleague</h2>
       <form className="inline-form" onSubmit={submit} data-form="invite">
-        <label>
-          Email
-          <input type="email" name="invite-email" value={email} onChange={(e) => setEmail(e.target.value)} required />
-        </label>
+        <TextField label="Email" type="email" name="invite-email" value={email} onChange={setEmail} required />
         <label>
           Role
           <select name="invite-role" value={role} onChange={(e) => setRole(e.target.value as Role)}>
@@ -124,10 +125,7 @@ function InviteForm({ owners }: { owners: number }) {
             ))}
           </select>
         </label>
-        <label>
-          Expires in hours
-          <input name="invite-hours" inputMode="numeric" placeholder="168" value={hours} onChange={(e) => setHours(e.target.value)} />
-        </label>
+        <TextField label="Expires in hours" name="invite-hours" inputMode="numeric" placeholder="168" value={hours} onChange={setHours} />
         <button type="submit" disabled={invite.isPending || email.trim() === ''}>
           {invite.isPending ? 'Inviting…' : 'Invite'}
         </button>

@@ -1,13 +1,15 @@
-// Sign-in, three ways: a person's email and password (POST /v1/auth/sign-in, a cookie session),
-// the person's organization's single sign-on (its provider, found by the email's domain), or an
-// API key for the read pages (checked with GET /v1/ping, kept for this tab only). Refusals show
-// the API's own message (wrong password, locked for a while, no SSO for that domain).
+// Sign-in, three ways: a person's email and password (POST /v1/auth/sign-in, a cookie session; a
+// forgotten one asks for a reset link), the person's organization's single sign-on (its provider,
+// found by the email's domain), or an API key for the read pages (checked with GET /v1/ping, kept
+// for this tab only). Refusals show the API's own message (wrong password, locked for a while, no
+// SSO for that domain).
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { apiGet, ApiError } from '../../api/client.js';
-import { signIn, ssoStartUrl } from '../../api/person-session.js';
+import { requestPasswordReset, signIn, ssoStartUrl } from '../../api/person-session.js';
 import type { SessionView } from '../../api/types.js';
 import { FormError } from '../../components/QueryState.js';
+import { TextField } from '../../components/TextField.js';
 
 export function SignInPage(props: { onSession: (session: SessionView) => void; onApiKey: (key: string) => void }) {
   return (
@@ -29,45 +31,38 @@ function PersonSignIn({ onSession }: { onSession: (session: SessionView) => void
     mutationFn: () => ssoStartUrl(email.trim()),
     onSuccess: (url) => window.location.assign(url),
   });
-  const busy = passwordSignIn.isPending || sso.isPending;
-  const error = passwordSignIn.error ?? sso.error;
+  const reset = useMutation({ mutationFn: () => requestPasswordReset(email.trim()) });
+  const busy = passwordSignIn.isPending || sso.isPending || reset.isPending;
+  const error = passwordSignIn.error ?? sso.error ?? reset.error;
+  /** One way at a time: starting one clears what the others said. */
+  const only = (way: typeof passwordSignIn | typeof sso | typeof reset) => {
+    for (const other of [passwordSignIn, sso, reset]) if (other !== way) other.reset();
+    way.mutate();
+  };
   const submit = (e: React.FormEvent) => {
     e.preventDefault();
-    sso.reset();
-    passwordSignIn.mutate();
+    only(passwordSignIn);
   };
   return (
     <form onSubmit={submit} data-form="person">
       <p>Sign in with your work email.</p>
-      <label>
-        Email
-        <input type="email" name="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} required />
-      </label>
-      <label>
-        Password
-        <input
-          type="password"
-          name="password"
-          autoComplete="current-password"
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-        />
-      </label>
+      <TextField label="Email" type="email" name="email" autoComplete="username" value={email} onChange={setEmail} required />
+      <TextField label="Password" type="password" name="password" autoComplete="current-password" value={password} onChange={setPassword} />
       <FormError error={error} />
+      {reset.isSuccess && (
+        <div className="note" role="status" data-reset-requested>
+          If {email.trim()} has an account, a link to choose a new password is on its way. It works once, for 30 minutes.
+        </div>
+      )}
       <div className="signin-actions">
         <button type="submit" disabled={busy || email.trim() === '' || password === ''}>
           {passwordSignIn.isPending ? 'Signing in…' : 'Sign in'}
         </button>
-        <button
-          type="button"
-          data-action="sso"
-          disabled={busy || email.trim() === ''}
-          onClick={() => {
-            passwordSignIn.reset();
-            sso.mutate();
-          }}
-        >
+        <button type="button" data-action="sso" disabled={busy || email.trim() === ''} onClick={() => only(sso)}>
           Sign in with SSO
+        </button>
+        <button type="button" className="link" data-action="forgot" disabled={busy || email.trim() === ''} onClick={() => only(reset)}>
+          Forgot your password?
         </button>
       </div>
       <p className="muted">Single sign-on takes you to your organization's identity provider; only the email is needed.</p>
@@ -92,18 +87,16 @@ function ApiKeySignIn({ onApiKey }: { onApiKey: (key: string) => void }) {
     <form onSubmit={submit} data-form="api-key" className="signin-alt">
       <h2>Or with an API key</h2>
       <p className="muted">For the read pages only. The key is kept for this browser tab only.</p>
-      <label>
-        API key
-        <input
-          type="password"
-          name="api-key"
-          autoComplete="off"
-          value={key}
-          onChange={(e) => setKey(e.target.value)}
-          placeholder="mk_live_…"
-          required
-        />
-      </label>
+      <TextField
+        label="API key"
+        type="password"
+        name="api-key"
+        autoComplete="off"
+        value={key}
+        onChange={setKey}
+        placeholder="mk_live_…"
+        required
+      />
       {check.error instanceof ApiError && check.error.status === 401 ? (
         <div className="note error" role="alert">
           That API key was not accepted. Check it and try again (keys start with mk_live_).
