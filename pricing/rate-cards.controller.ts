@@ -15,7 +15,7 @@ import { rateCardCorrectionView, type RateCardCorrectionView } from './rate-card
 import { ValidationError } from '../core/errors.js';
 import { STANDARD_SERVICE_TIER, type ContextTier, type TimeWindow } from './pricing.types.js';
 import { layOutTimeWindows } from './time-windows.js';
-import { auditChange } from '../core/http/audit-trail.js';
+import { auditChange, requestActor } from '../core/http/audit-trail.js';
 import type { ErrorEnvelope } from '../core/http/error-envelope.js';
 import { parseDateParam } from '../core/time.js';
 import { parseNullableRate, parseRate, requireText } from '../core/http/input.js';
@@ -168,9 +168,10 @@ function parseTiers(tiers: ContextTierBody[] | undefined): ContextTier[] {
 
 @Route('admin/organizations')
 @Tags('Admin: rate cards')
-@Security('admin')
+@Security('admin', ['organization:admin'])
 @Response<ErrorEnvelope>(400, 'Invalid parameter or body; error.details.field names it')
-@Response<ErrorEnvelope>(401, 'Missing or invalid admin token')
+@Response<ErrorEnvelope>(401, 'Missing or invalid admin token (or session)')
+@Response<ErrorEnvelope>(403, 'A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write')
 @Response<ErrorEnvelope>(404, 'Unknown organization')
 export class RateCardsController extends Controller {
   /**
@@ -206,7 +207,13 @@ export class RateCardsController extends Controller {
     };
     const { db } = appContext(req);
     await requireOrganization(db, organizationId);
-    const write = await writeRateCard(db, organizationId, input, ADMIN_TOKEN_ACTOR);
+    const actor = requestActor(req);
+    const write = await writeRateCard(
+      db,
+      organizationId,
+      input,
+      actor.kind === 'person' ? { kind: 'user', userId: actor.id! } : ADMIN_TOKEN_ACTOR,
+    );
     await auditChange(req, {
       organizationId,
       action: write.superseded ? 'rate_card.corrected' : 'rate_card.created',

@@ -27,9 +27,10 @@ interface LakeSpan {
 
 @Route('admin/organizations')
 @Tags('Admin: re-pricing')
-@Security('admin')
+@Security('admin', ['organization:admin'])
 @Response<ErrorEnvelope>(400, 'Invalid parameter or body; error.details.field names it')
-@Response<ErrorEnvelope>(401, 'Missing or invalid admin token')
+@Response<ErrorEnvelope>(401, 'Missing or invalid admin token (or session)')
+@Response<ErrorEnvelope>(403, 'A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write')
 @Response<ErrorEnvelope>(404, 'Unknown organization or re-pricing')
 export class RepricingsController extends Controller {
   /**

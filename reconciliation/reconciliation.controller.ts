@@ -42,9 +42,10 @@ export interface ReconciliationSettingsBody {
 
 @Route('admin/organizations')
 @Tags('Admin: reconciliation')
-@Security('admin')
+@Security('admin', ['organization:admin'])
 @Response<ErrorEnvelope>(400, 'Invalid body; error.details.field names the field')
-@Response<ErrorEnvelope>(401, 'Missing or invalid admin token')
+@Response<ErrorEnvelope>(401, 'Missing or invalid admin token (or session)')
+@Response<ErrorEnvelope>(403, 'A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write')
 @Response<ErrorEnvelope>(404, 'Unknown organization')
 export class ReconciliationAdminController extends Controller {
   /**

@@ -53,7 +53,12 @@ export function specConfig(outputDirectory: string): ExtendedSpecConfig {
         description:
           'A person’s session cookie from `POST /v1/auth/sign-in`. State-changing requests carry `X-CSRF-Token`; `X-Organization-Id` picks the organization when the person has several.',
       } as never,
-      admin: { type: 'http', scheme: 'bearer', description: 'Admin token (MARGINAL_ADMIN_TOKEN)' } as never,
+      admin: {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          'Admin token (MARGINAL_ADMIN_TOKEN). Operations that list `organization:admin` also take, instead, the `marginal_session` cookie of an owner or admin of the organization in their path (with `X-CSRF-Token` on writes).',
+      } as never,
     },
   };
 }

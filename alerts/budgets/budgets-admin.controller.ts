@@ -21,9 +21,10 @@ import {
 
 @Route('admin/organizations')
 @Tags('Admin: budgets')
-@Security('admin')
+@Security('admin', ['organization:admin'])
 @Response<ErrorEnvelope>(400, 'Invalid parameter or body; error.details.field names it')
-@Response<ErrorEnvelope>(401, 'Missing or invalid admin token')
+@Response<ErrorEnvelope>(401, 'Missing or invalid admin token (or session)')
+@Response<ErrorEnvelope>(403, 'A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write')
 @Response<ErrorEnvelope>(404, 'Unknown organization or budget')
 export class BudgetsAdminController extends Controller {
   /**

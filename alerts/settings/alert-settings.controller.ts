@@ -37,9 +37,10 @@ const view = (organizationId: string, s: AlertSettings): AlertSettingsView => ({
 
 @Route('admin/organizations')
 @Tags('Admin: alerts')
-@Security('admin')
+@Security('admin', ['organization:admin'])
 @Response<ErrorEnvelope>(400, 'Invalid body; error.details.field names it')
-@Response<ErrorEnvelope>(401, 'Missing or invalid admin token')
+@Response<ErrorEnvelope>(401, 'Missing or invalid admin token (or session)')
+@Response<ErrorEnvelope>(403, 'A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write')
 @Response<ErrorEnvelope>(404, 'Unknown organization')
 export class AlertSettingsController extends Controller {
   /**

@@ -36,9 +36,10 @@ export interface CreateDimensionBody {
 
 @Route('admin/organizations')
 @Tags('Admin: dimensions')
-@Security('admin')
+@Security('admin', ['organization:admin'])
 @Response<ErrorEnvelope>(400, 'Invalid parameter or body; error.details.field names it')
-@Response<ErrorEnvelope>(401, 'Missing or invalid admin token')
+@Response<ErrorEnvelope>(401, 'Missing or invalid admin token (or session)')
+@Response<ErrorEnvelope>(403, 'A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write')
 @Response<ErrorEnvelope>(404, 'Unknown organization')
 export class DimensionsController extends Controller {
   /**

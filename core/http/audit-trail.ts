@@ -50,7 +50,7 @@ export function clientAddress(req: Request): string | null {
 }
 
 /** Who made an authenticated request: the admin token, a person's session, or an API key. */
-function requestActor(req: Request): Actor {
+export function requestActor(req: Request): Actor {
   const user = (req as Request & { user?: AuthContext | { admin: true } }).user;
   const address = clientAddress(req);
   if (!user || 'admin' in user) return { kind: 'admin_token', id: null, address };

@@ -4,7 +4,9 @@
 //             then the rate limit: per key by the route's tier (ingestion for usage:write, reads
 //             otherwise), per person for sessions.
 //   session — a person's session cookie only (routes for people: sign-out, members, audit).
-//   admin   — Bearer admin token (MARGINAL_ADMIN_TOKEN), compared in constant time.
+//   admin   — Bearer admin token (MARGINAL_ADMIN_TOKEN), compared in constant time. A route that
+//             lists `organization:admin` also serves, with no bearer token, the session of an owner
+//             or admin of the organization its path names (and no other organization's).
 // A session on a state-changing request must carry its CSRF token in X-CSRF-Token.
 import crypto from 'node:crypto';
 import type { Request } from 'express';
@@ -22,6 +24,9 @@ export async function expressAuthentication(request: Request, securityName: stri
   const token = bearerToken(request.headers.authorization);
   const cookie = sessionCookie(request.headers);
   if (securityName === 'admin') {
+    if (!token && cookie && scopes.includes('organization:admin')) {
+      return authenticateSession(ctx, request, cookie, scopes, true, (name, value) => request.res?.setHeader(name, value));
+    }
     if (!token && cookie) throw new AccessDeniedError('Authorization', 'Admin routes take the instance admin token, not a session');
     if (!token || !constantTimeEqual(token, ctx.adminToken)) throw new UnauthorizedError('Missing or invalid admin token');
     return { admin: true };
@@ -88,7 +93,7 @@ async function authenticateSession(
       throw new AccessDeniedError('X-CSRF-Token', 'X-CSRF-Token is missing or does not match the session', 'CSRF_TOKEN_INVALID');
     }
   }
-  const membership = pickMembership(session, request.headers['x-organization-id']);
+  const membership = pickMembership(session, request.headers['x-organization-id'], request.params?.organizationId);
   const auth: AuthContext = {
     organizationId: membership?.organizationId ?? '',
     keyId: session.sessionId,
@@ -104,15 +109,25 @@ async function authenticateSession(
   return auth;
 }
 
-/** X-Organization-Id when sent (it must be one of the person's), else the person's only organization. */
-function pickMembership(session: ResolvedSession, header: string | string[] | undefined) {
+/**
+ * X-Organization-Id when sent (it must be one of the person's), else the organization the route's
+ * path names, else the person's only organization. A path's organization is the one the route acts
+ * on, so the header may not name another.
+ */
+function pickMembership(session: ResolvedSession, header: string | string[] | undefined, pathOrganization: string | undefined) {
+  let found: ResolvedSession['memberships'][number] | undefined;
   if (typeof header === 'string' && header !== '') {
     if (!isUuid(header)) throw new ValidationError('X-Organization-Id', 'must be a UUID');
-    const found = session.memberships.find((m) => m.organizationId === header.toLowerCase());
+    found = session.memberships.find((m) => m.organizationId === header.toLowerCase());
     if (!found) throw new AccessDeniedError('X-Organization-Id', `You are not a member of organization ${header}`);
-    return found;
   }
-  return session.memberships.length === 1 ? session.memberships[0]! : null;
+  if (pathOrganization !== undefined) {
+    const inPath = session.memberships.find((m) => m.organizationId === pathOrganization.toLowerCase());
+    if (!inPath) throw new AccessDeniedError('organizationId', `You are not a member of organization ${pathOrganization}`);
+    if (found && found !== inPath) throw new AccessDeniedError('X-Organization-Id', 'names another organization than the path');
+    return inPath;
+  }
+  return found ?? (session.memberships.length === 1 ? session.memberships[0]! : null);
 }
 
 function noOrganization(session: ResolvedSession): Error {

@@ -86,6 +86,44 @@ describeEachHost('audit trail of admin actions', ({ host }) => {
     expect(theirs.body.audit_events.some((e: any) => e.organization_id === org)).toBe(false);
   });
 
+  it("an owner's and an admin's session manage keys, cards, budgets and webhooks; the trail names the person", async () => {
+    const owner = await signedInPerson(h, org, 'owner');
+    const adm = await signedInPerson(h, org, 'admin');
+    const base = `/v1/admin/organizations/${org}`;
+    const key = await asPerson(h, owner, 'POST', `${base}/api-keys`, { json: { scopes: ['costs:read', 'usage:write'] } });
+    expect(key.status, JSON.stringify(key.body)).toBe(201);
+    expect(key.body.api_key).toMatch(/^mk_/);
+    const card = { model_slug: 'person-model', input_cost_per_million: '1', output_cost_per_million: '2' };
+    const written = await asPerson(h, adm, 'POST', `${base}/rate-cards`, { json: card });
+    expect(written.status, JSON.stringify(written.body)).toBe(201);
+    const budget = await asPerson(h, adm, 'POST', `${base}/budgets`, { json: { scope: 'organization', period: 'monthly', amount: '10' } });
+    expect(budget.status).toBe(201);
+    const hook = await asPerson(h, owner, 'POST', `${base}/webhook-endpoints`, {
+      json: { url: 'http://127.0.0.1:9/person', enabled_events: ['budget.exceeded'] },
+    });
+    expect(hook.status).toBe(201);
+    // Without the CSRF token, nothing.
+    expect((await asPerson(h, owner, 'DELETE', `${base}/api-keys/${key.body.key_id}`, { csrf: null })).status).toBe(403);
+    expect((await asPerson(h, owner, 'DELETE', `${base}/api-keys/${key.body.key_id}`)).status).toBe(200);
+
+    const events = (await asPerson(h, owner, 'GET', '/v1/audit-events?actor_kind=person&limit=1000')).body.audit_events as any[];
+    const by = (action: string, pred: (e: any) => boolean) => events.find((e) => e.action === action && pred(e));
+    expect(by('api_key.created', (e) => e.details.after.key_id === key.body.key_id)).toMatchObject({
+      actor: { kind: 'person', id: owner.personId },
+    });
+    expect(by('api_key.revoked', (e) => e.details.after.key_id === key.body.key_id)?.actor.id).toBe(owner.personId);
+    expect(by('rate_card.created', (e) => e.details.after.model_slug === 'person-model')?.actor.id).toBe(adm.personId);
+    expect(by('budget.created', (e) => e.details.after.id === budget.body.id)?.actor.id).toBe(adm.personId);
+    expect(by('webhook_endpoint.created', (e) => e.details.after.id === hook.body.id)?.actor.id).toBe(owner.personId);
+    const text = JSON.stringify(events);
+    for (const secret of [key.body.api_key, key.body.signing_secret, hook.body.secret]) expect(text).not.toContain(secret);
+    // The card remembers who wrote it.
+    const cards = await admin(h, 'GET', `/organizations/${org}/rate-cards`);
+    expect(cards.body.rate_cards.find((c: any) => c.model_slug === 'person-model')).toMatchObject({
+      created_by: { kind: 'user', user_id: adm.personId },
+    });
+  });
+
   it('organizations, credits, dimensions, subscriptions and alert and reconciliation settings are recorded too', async () => {
     const created = await admin(h, 'POST', '/organizations', { name: 'Audited too' });
     expect(created.status).toBe(201);

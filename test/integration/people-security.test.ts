@@ -1,12 +1,13 @@
 // People's security, tried as an attacker would, over every operation of the OpenAPI document
 // (PGlite and PostgreSQL): a session's write without its CSRF token (none, a made-up one, another
 // session's) is refused on every state-changing route and changes nothing; a member below admin
-// gets 403 from every admin and member-management route; an admin cannot make themselves owner.
+// gets 403 from every admin and member-management route; an owner's session reaches only the admin
+// routes of their own organization that owners manage; an admin cannot make themselves owner.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { beforeAll, expect, it } from 'vitest';
 import { fromRoot } from '../../core/paths.js';
-import { describeEachHost, type TestHost } from '../support/http.js';
+import { admin, describeEachHost, type TestHost } from '../support/http.js';
 import { asPerson, createOrganization, expectEnvelope, type Person, signedInPerson } from '../support/people.js';
 
 type Security = Record<string, string[]>[];
@@ -19,20 +20,23 @@ interface Operation {
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-function operations(): Operation[] {
+/** Every operation; `{organizationId}` is `organizationId` when given, other path parameters random UUIDs. */
+function operations(organizationId?: string): Operation[] {
   const doc = JSON.parse(fs.readFileSync(fromRoot('openapi', 'openapi.json'), 'utf8')) as {
     paths: Record<string, Record<string, { security?: Security }>>;
   };
   return Object.entries(doc.paths).flatMap(([p, ops]) =>
     Object.entries(ops).map(([method, op]) => ({
       method: method.toUpperCase(),
-      path: `/v1${p.replace(/\{[^}]+\}/g, () => crypto.randomUUID())}`,
+      path: `/v1${p.replace(/\{[^}]+\}/g, (name) => (name === '{organizationId}' && organizationId) || crypto.randomUUID())}`,
       security: op.security ?? [],
     })),
   );
 }
 
 const scheme = (op: Operation, name: string) => op.security.some((req) => name in req);
+/** Admin operations an organization's owners and admins may call with their session. */
+const ownersManage = (op: Operation) => op.security.some((req) => (req.admin ?? []).includes('organization:admin'));
 /** Ingestion is the ingest component's (not this host's), and people never ingest. */
 const ingests = (op: Operation) => op.security.some((req) => (req.api_key ?? []).includes('usage:write'));
 
@@ -49,8 +53,8 @@ describeEachHost('people security', ({ host }) => {
 
   it('CSRF: every state-changing route a session reaches refuses it without its own X-CSRF-Token, and nothing changes', async () => {
     const other = await signedInPerson(h, org, 'viewer');
-    const writes = operations().filter(
-      (op) => WRITE_METHODS.has(op.method) && (scheme(op, 'api_key') || scheme(op, 'session')) && !ingests(op),
+    const writes = operations(org).filter(
+      (op) => WRITE_METHODS.has(op.method) && (scheme(op, 'api_key') || scheme(op, 'session') || ownersManage(op)) && !ingests(op),
     );
     expect(writes.length).toBeGreaterThan(3);
     const before = (await asPerson(h, owner, 'GET', '/v1/audit-events?limit=1000')).body.total;
@@ -68,7 +72,7 @@ describeEachHost('people security', ({ host }) => {
   });
 
   it('role escalation: finance, viewer and analyst people get 403 from every admin route and every member-management route', async () => {
-    const ops = operations();
+    const ops = operations(org);
     const adminOps = ops.filter((op) => scheme(op, 'admin'));
     const managing = ops.filter((op) => op.security.some((req) => (req.session ?? []).includes('organization:admin')));
     expect(adminOps.length).toBeGreaterThan(30);
@@ -76,7 +80,13 @@ describeEachHost('people security', ({ host }) => {
     for (const role of ['finance', 'viewer', 'analyst']) {
       const p = await signedInPerson(h, org, role);
       for (const op of adminOps) {
-        expectEnvelope(await asPerson(h, p, op.method, op.path, { json: op.method === 'GET' ? undefined : {} }), 403, 'Authorization');
+        const res = await asPerson(h, p, op.method, op.path, { json: op.method === 'GET' ? undefined : {} });
+        if (ownersManage(op)) {
+          expect(res.status, `${role} ${op.method} ${op.path}`).toBe(403);
+          expect(res.body.error.details.requiredScope, `${role} ${op.method} ${op.path}`).toBe('organization:admin');
+        } else {
+          expectEnvelope(res, 403, 'Authorization');
+        }
       }
       for (const op of managing) {
         const res = await asPerson(h, p, op.method, op.path, { json: op.method === 'GET' ? undefined : {} });
@@ -84,8 +94,26 @@ describeEachHost('people security', ({ host }) => {
         expect(res.body.error.details.requiredScope, `${role} ${op.method} ${op.path}`).toBe('organization:admin');
       }
     }
-    // An owner's session is no key to the admin routes either.
-    expectEnvelope(await asPerson(h, owner, 'GET', `/v1/admin/organizations/${org}/api-keys`), 403, 'Authorization');
+  });
+
+  it("an owner's session reaches the admin routes owners manage for their own organization only, never the instance's", async () => {
+    const reads = operations(org).filter((op) => scheme(op, 'admin') && op.method === 'GET');
+    expect(reads.filter(ownersManage).length).toBeGreaterThan(5);
+    for (const op of reads) {
+      const res = await asPerson(h, owner, 'GET', op.path);
+      if (!ownersManage(op)) expectEnvelope(res, 403, 'Authorization');
+      else expect([200, 404], `GET ${op.path}: ${JSON.stringify(res.body)}`).toContain(res.status);
+    }
+    // Another organization in the path: 403 naming it, whatever the header says; nothing made there.
+    const other = await createOrganization(h, 'Not theirs');
+    expectEnvelope(await asPerson(h, owner, 'GET', `/v1/admin/organizations/${other}/api-keys`), 403, 'organizationId');
+    const crossed = await asPerson(h, owner, 'POST', `/v1/admin/organizations/${other}/api-keys`, { json: { scopes: ['costs:read'] } });
+    expectEnvelope(crossed, 403, 'organizationId');
+    const mismatched = await asPerson(h, owner, 'GET', `/v1/admin/organizations/${org}/api-keys`, {
+      headers: { 'x-organization-id': other },
+    });
+    expectEnvelope(mismatched, 403, 'X-Organization-Id');
+    expect((await admin(h, 'GET', `/organizations/${other}/api-keys`)).body.total).toBe(0);
   });
 
   it('an admin cannot make themselves owner, demote an owner, or invite one; the roles stay as they were', async () => {

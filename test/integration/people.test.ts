@@ -117,7 +117,10 @@ describeEachHost(
       expect((await as(fin, 'GET', '/v1/members')).status).toBe(403);
       const inviteAsFinance = await as(fin, 'POST', '/v1/members/invitations', { json: { email: email('x'), role: 'viewer' } });
       expect(inviteAsFinance.status).toBe(403);
-      expectEnvelope(await as(fin, 'GET', `/v1/admin/organizations/${orgA}/api-keys`), 403, 'Authorization');
+      const keys = await as(fin, 'GET', `/v1/admin/organizations/${orgA}/api-keys`);
+      expect(keys.status).toBe(403);
+      expect(keys.body.error.details.requiredScope).toBe('organization:admin');
+      expectEnvelope(await as(fin, 'GET', `/v1/admin/organizations/${orgA}/credits`), 403, 'Authorization');
     });
 
     it('CSRF: every state-changing route with a session answers 403 without or with a wrong X-CSRF-Token', async () => {

@@ -7956,8 +7956,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8009,8 +8018,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8068,8 +8086,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8219,8 +8246,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8272,8 +8308,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8322,8 +8367,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8374,8 +8428,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8427,8 +8490,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8476,8 +8548,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8529,8 +8610,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8587,8 +8677,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8640,8 +8739,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8690,8 +8798,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8908,8 +9025,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8961,8 +9087,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9010,8 +9145,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9059,8 +9203,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9112,8 +9265,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9170,8 +9332,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9221,8 +9392,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9372,8 +9552,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9425,8 +9614,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9475,8 +9673,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9525,8 +9732,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9581,8 +9797,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9634,8 +9859,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9685,8 +9919,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9744,8 +9987,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9797,8 +10049,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9846,8 +10107,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9899,8 +10169,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10112,8 +10391,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10165,8 +10453,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10215,8 +10512,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10265,8 +10571,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10319,8 +10634,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11300,8 +11624,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11349,8 +11682,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11402,8 +11744,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or invalid admin token */
+            /** @description Missing or invalid admin token (or session) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
