@@ -154,9 +154,11 @@ describe('GET /v1/forecasts', () => {
       [null, null],
     ]);
     expect((await apiGet(p, await issueKey(p, t, ['revenue:read']), '/forecasts', {})).status).toBe(403);
-    const bad = await apiGet(p, t.readKey, '/forecasts', { horizon: 'year-end' });
-    expect(bad.status).toBe(400);
-    expect(bad.body.error.details.field).toBe('horizon');
+    for (const horizon of ['year-end', '', 'MONTH-END']) {
+      const bad = await apiGet(p, t.readKey, '/forecasts', { horizon });
+      expect(bad.status, horizon).toBe(400);
+      expect(bad.body.error.details.field).toBe('horizon');
+    }
   });
 });
 
@@ -220,7 +222,14 @@ describe('GET /v1/forecasts/price-advice', () => {
 
   it('needs revenue:read as well as costs:read; a target outside [0, 100) is 400 naming it', async () => {
     expect((await apiGet(p, await issueKey(p, t, ['costs:read']), '/forecasts/price-advice', {})).status).toBe(403);
-    for (const target of ['100', '-1', 'lots']) {
+    // Edges the document allows answer 200: a vanishing target (the price is the cost up to the cent) and the highest.
+    const tiny = await apiGet(p, t.readKey, '/forecasts/price-advice', { target_margin_percent: '1e-300' });
+    expect(tiny.status).toBe(200);
+    expect(tiny.body.customers.find((c: { external_id: string }) => c.external_id === 'bob').required_price).toBe('46.00');
+    const highest = await apiGet(p, t.readKey, '/forecasts/price-advice', { target_margin_percent: '99.99' });
+    // 46 / 0.0001 = 460000.
+    expect(highest.body.customers.find((c: { external_id: string }) => c.external_id === 'bob').required_price).toBe('460000.00');
+    for (const target of ['100', '-1', 'lots', '99.995', 'Infinity', 'NaN']) {
       const bad = await apiGet(p, t.readKey, '/forecasts/price-advice', { target_margin_percent: target });
       expect(bad.status, target).toBe(400);
       expect(bad.body.error.details.field).toBe('target_margin_percent');
