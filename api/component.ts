@@ -22,6 +22,7 @@ import { passwordResetSenders } from '../people/password-reset-senders.js';
 import { reconciliationVarianceAlerts } from './reconciliation/variance-alerts.js';
 import { startAnomalyAlerts, type AnomalyAlertOptions } from './anomalies/anomaly-alerts.js';
 import { startExportRunner, type ExportRunnerOptions } from './exports/export-runner.js';
+import { startProviderPolling } from '../reconciliation/provider-polling.js';
 
 declare module '../core/app-context.js' {
   interface AppServices {
@@ -52,6 +53,8 @@ export interface ApiComponentOptions {
   anomalyAlerts?: AnomalyAlertOptions;
   /** The scheduled-export tick (api/exports/export-runner.ts). */
   exports?: ExportRunnerOptions;
+  /** Time between polls of the providers' cost APIs (reconciliation/provider-polling.ts); default 1 hour, 0 = none. */
+  providerPollingIntervalMs?: number;
 }
 
 export function apiComponent(options: ApiComponentOptions = {}): StartComponent {
@@ -118,6 +121,13 @@ export function apiComponent(options: ApiComponentOptions = {}): StartComponent 
       ctx.logger.child({ service: 'exports' }),
       options.exports,
     );
+    // The providers' cost APIs, polled for connected organizations (reconciliation.variance through the slot).
+    const providerPolling = startProviderPolling(
+      { db: ctx.db, masterKey: ctx.masterKey, imported: () => ctx.services.providerCostsImported },
+      ctx.services.apiClock,
+      ctx.logger.child({ service: 'reconciliation' }),
+      options.providerPollingIntervalMs,
+    );
     return {
       name: 'api',
       routes: withConsole(RegisterRoutes),
@@ -126,6 +136,7 @@ export function apiComponent(options: ApiComponentOptions = {}): StartComponent 
         await warmUp.stop();
         await anomalyAlerts.stop();
         await exportRunner.stop();
+        await providerPolling.stop();
         delete ctx.services.lakeQuery;
         await lakeQuery.closeWhenIdle();
         await revenueSync.stop();

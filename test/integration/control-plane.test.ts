@@ -48,6 +48,7 @@ const MIGRATION_NAMES = [
   '018_reconciliation',
   '021_sso',
   '022_export_schedules',
+  '023_reconciliation_connections',
   '026_password_resets',
 ];
 
@@ -112,6 +113,7 @@ for (const kind of CONTROL_DB_KINDS) {
           'people',
           'person_sessions',
           'rate_cards',
+          'reconciliation_connections',
           'reconciliation_provider_costs',
           'reconciliation_settings',
           'repricing_partitions',

@@ -3868,6 +3868,76 @@ class ReconciliationSettingsBody(BaseModel):
     """
 
 
+class ConnectionView(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    organization_id: str
+    provider: Literal['openai', 'anthropic']
+    key_hint: str
+    """
+    The admin key's last 4 characters; the key itself is never shown again.
+    """
+    api_url: str
+    created_at: str
+    last_polled_at: str | None = Field(...)
+    last_error: str | None = Field(...)
+    """
+    The last poll's error, null when it succeeded (or none ran yet).
+    """
+
+
+class ConnectProviderBody(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    admin_key: str = Field(..., max_length=512)
+    """
+    The provider's admin key (OpenAI: an admin key `sk-admin-…`; Anthropic: an Admin API key `sk-ant-admin…`).
+    """
+    api_url: str | None = Field(None, max_length=2048)
+    """
+    The provider API's origin; default its public one (https://api.openai.com, https://api.anthropic.com).
+    """
+
+
+class ConnectionList(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    connections: list[ConnectionView]
+
+
+class ImportSummary(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    format: Literal['openai_costs', 'anthropic_cost_report', 'csv']
+    lines: float
+    """
+    Cost lines after summing a day's lines of one provider, model and project.
+    """
+    days: list[Day]
+    """
+    The (provider, day) pairs whose figures this import replaced, in order.
+    """
+    total_cost: str
+    """
+    USD over the whole report.
+    """
+
+
+class PollResult(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    connection: ConnectionView
+    imported: ImportSummary | None
+    """
+    What the poll imported (as an upload's answer), or null when it failed (see connection.last_error).
+    """
+
+
 class IntValue(RootModel[str]):
     root: str = Field(..., pattern='^-?[0-9]{1,19}$')
 

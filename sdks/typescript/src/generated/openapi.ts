@@ -2127,6 +2127,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/organizations/{organizationId}/reconciliation-connections/{provider}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Connect a provider's cost API
+         * @description Stores the organization's admin key for the provider's cost API (encrypted) and replaces an
+         *     earlier one. Every hour the api imports the provider's last 7 whole UTC days of costs, as an
+         *     upload would (each day replaced, reconciliation.variance for days beyond the tolerance).
+         */
+        put: operations["ConnectProviderCosts"];
+        post?: never;
+        /**
+         * Disconnect a provider's cost API
+         * @description Forgets the key and stops polling; imported figures stay.
+         */
+        delete: operations["DisconnectProviderCosts"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/organizations/{organizationId}/reconciliation-connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List provider cost connections
+         * @description The organization's provider connections with their last poll (never the keys).
+         */
+        get: operations["ListProviderConnections"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/organizations/{organizationId}/reconciliation-connections/{provider}/poll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Poll a provider's cost API now
+         * @description Imports the provider's last 7 whole UTC days now; a failure is recorded on the connection.
+         */
+        post: operations["PollProviderCosts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/otlp/v1/traces": {
         parameters: {
             query?: never;
@@ -4566,6 +4632,49 @@ export interface components {
         ReconciliationSettingsBody: {
             /** @description A decimal string from 0 to 1000 (percent). */
             tolerance_percent: string;
+        };
+        /** @enum {string} */
+        PolledProvider: "openai" | "anthropic";
+        ConnectionView: {
+            organization_id: string;
+            provider: components["schemas"]["PolledProvider"];
+            /** @description The admin key's last 4 characters; the key itself is never shown again. */
+            key_hint: string;
+            api_url: string;
+            created_at: string;
+            last_polled_at: string | null;
+            /** @description The last poll's error, null when it succeeded (or none ran yet). */
+            last_error: string | null;
+        };
+        ConnectProviderBody: {
+            /** @description The provider's admin key (OpenAI: an admin key `sk-admin-…`; Anthropic: an Admin API key `sk-ant-admin…`). */
+            admin_key: string;
+            /** @description The provider API's origin; default its public one (https://api.openai.com, https://api.anthropic.com). */
+            api_url?: string;
+        };
+        ConnectionList: {
+            connections: components["schemas"]["ConnectionView"][];
+        };
+        ImportSummary: {
+            format: components["schemas"]["ReportFormat"];
+            /**
+             * Format: double
+             * @description Cost lines after summing a day's lines of one provider, model and project.
+             */
+            lines: number;
+            /** @description The (provider, day) pairs whose figures this import replaced, in order. */
+            days: {
+                provider_cost: string;
+                date: string;
+                provider: string;
+            }[];
+            /** @description USD over the whole report. */
+            total_cost: string;
+        };
+        PollResult: {
+            connection: components["schemas"]["ConnectionView"];
+            /** @description What the poll imported (as an upload's answer), or null when it failed (see connection.last_error). */
+            imported: components["schemas"]["ImportSummary"] | (null);
         };
         /** @description opentelemetry.proto.common.v1.AnyValue: at most one of the fields. */
         OtlpAnyValue: {
@@ -11763,6 +11872,246 @@ export interface operations {
                 };
             };
             /** @description Unknown organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    ConnectProviderCosts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+                /** @description `openai` or `anthropic`. */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectProviderBody"];
+            };
+        };
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionView"];
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token (or session) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization or connection */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    DisconnectProviderCosts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+                /** @description `openai` or `anthropic`. */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Disconnected */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token (or session) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization or connection */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    ListProviderConnections: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionList"];
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token (or session) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization or connection */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    PollProviderCosts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+                /** @description `openai` or `anthropic`. */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PollResult"];
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token (or session) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization or connection */
             404: {
                 headers: {
                     [name: string]: unknown;

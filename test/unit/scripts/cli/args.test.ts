@@ -15,6 +15,10 @@ describe('CLI command line → admin request', () => {
     [['orgs', 'create', '--name', 'Acme Corp'], { method: 'POST', path: '/organizations', body: { name: 'Acme Corp' } }],
     [['orgs', 'list'], { method: 'GET', path: '/organizations' }],
     [['orgs', 'get', '--org', ORG], { method: 'GET', path: `/organizations/${ORG}` }],
+    [
+      ['reconciliation', 'connect', '--org', ORG, '--provider', 'openai', '--admin-key', 'sk-admin-x'],
+      { method: 'PUT', path: `/organizations/${ORG}/reconciliation-connections/openai`, body: { admin_key: 'sk-admin-x' } },
+    ],
     // A GET's flags are its query; --out is the CLI's own (the file it writes).
     [
       ['exports', 'focus', '--org', ORG, '--start', '2026-10-01', '--end', '2026-11-01', '--format', 'parquet', '--out', 'x.parquet'],
