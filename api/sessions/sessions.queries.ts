@@ -22,13 +22,14 @@ export interface SpanRow {
 
 /**
  * One merged row per span of the session (plus the untraced row) from the given session_spans
- * files (those the session index says may hold it); empty for an unknown session.
+ * files (those the session index says may hold it), or the whole table (null: the open lake);
+ * empty for an unknown session.
  */
 export function querySessionSpans(
   lake: LakeQuery,
   organizationId: string,
   sessionId: string,
-  files: readonly string[],
+  files: readonly string[] | null,
 ): Promise<SpanRow[]> {
   return lake.rows<SpanRow>(
     { organizationId },
@@ -37,7 +38,7 @@ export function querySessionSpans(
             min(s.agent_id) AS agent_id,
             CAST(sum(s.own_cost) AS DECIMAL(38,12)) AS own_cost, CAST(sum(s.event_count) AS BIGINT) AS event_count,
             min(s.started_at) AS started_at, max(s.ended_at) AS ended_at, min(s.first_event_at) AS first_event_at
-       FROM ${parquetRelationSql(files, tableColumns('session_spans'))} s
+       FROM ${files ? parquetRelationSql(files, tableColumns('session_spans')) : '{{session_spans}}'} s
       WHERE s.organization_id = $org AND s.session_id = $session_id
       GROUP BY s.span_id`,
     { session_id: sessionId },

@@ -14,11 +14,12 @@ import type { SessionList, SessionSummary, SessionTree } from './sessions.types.
 export async function sessionTree(rc: ReadContext, sessionId: string): Promise<SessionTree> {
   if (sessionId === '' || sessionId.length > 255) throw new ValidationError('sessionId', 'must be 1 to 255 characters');
   const [files, structural] = await Promise.all([
-    sessionFiles(rc.lake, rc.organizationId, sessionId),
+    // The open lake has no files to index: its session_spans table is read filtered instead.
+    rc.lake.readsDuckLake ? null : sessionFiles(rc.lake, rc.organizationId, sessionId),
     // Spans received over OTLP without model usage (otlp/): timing and zero own cost.
     structuralSpansOfSession(rc.db, rc.organizationId, sessionId),
   ]);
-  const rows = files.length === 0 ? [] : await querySessionSpans(rc.lake, rc.organizationId, sessionId, files);
+  const rows = files?.length === 0 ? [] : await querySessionSpans(rc.lake, rc.organizationId, sessionId, files);
   if (rows.length === 0 && structural.length === 0) throw new NotFoundError('session', sessionId);
   const untraced = rows.find((r) => r.span_id === null);
   const spans: SpanInput[] = rows

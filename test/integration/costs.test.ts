@@ -8,13 +8,14 @@ import { LakeQuery } from '../../api/lake/lake-query.js';
 import type { ReadContext } from '../../core/http/read-context.js';
 import { RateBook } from '../../pricing/rate-book.js';
 import { A, ALL_A, completed, dayOf, NOW, p, points, useReadDataset } from '../support/read-dataset.js';
+import { testLakeQueryOptions } from '../support/test-lake.js';
 
 useReadDataset();
 
 describe('rollups answer what the raw events answer', () => {
   it('summary, by-end-user and cost-trend agree between the rollup path and the raw-event path', async () => {
-    const raw = await LakeQuery.open(p.lakeDir, { useRollups: false });
-    const rolled = await LakeQuery.open(p.lakeDir);
+    const raw = await LakeQuery.open(p.lakeDir, { useRollups: false, ...testLakeQueryOptions(p.lakeDir) });
+    const rolled = await LakeQuery.open(p.lakeDir, testLakeQueryOptions(p.lakeDir));
     try {
       const rc = (lake: LakeQuery): ReadContext => ({
         organizationId: A.organizationId,

@@ -25,6 +25,7 @@ import {
   type Pipeline,
   type Tenant,
 } from '../support/pipeline.js';
+import { testLakeQueryOptions } from '../support/test-lake.js';
 
 const NOW = new Date('2026-10-30T12:00:00.000Z');
 const TEAMS = ['red', 'blue', 'green', 'gold'];
@@ -142,7 +143,7 @@ beforeAll(async () => {
     ],
   });
   expect(revenue.status, JSON.stringify(revenue.body)).toBe(200);
-  raw = await LakeQuery.open(p.lakeDir, { useRollups: false });
+  raw = await LakeQuery.open(p.lakeDir, { useRollups: false, ...testLakeQueryOptions(p.lakeDir) });
 }, 300_000);
 
 afterAll(async () => {

@@ -76,3 +76,9 @@ export function testDuckLake(lakeDir: string): Promise<OpenLake> | null {
   }
   return lake;
 }
+
+/** LakeQuery options reading the lake of `lakeDir` as the api does: its DuckLake when it is one (a test's own LakeQuery). */
+export function testLakeQueryOptions(lakeDir: string): { duckLake?: LakeSettings } {
+  const settings = duckLakeSettingsOf(lakeDir);
+  return settings ? { duckLake: settings } : {};
+}
