@@ -519,9 +519,10 @@ describe('scheduled exports', () => {
     });
   });
 
-  it('a folder under DATA_DIR: the daily events of one day, written by rename', async () => {
+  it('a folder under DATA_DIR: the daily events of one day and the monthly rollups, written by rename', async () => {
     const created = await createSchedule(t, { kind: 'events', frequency: 'daily', destination: 'exports/acme' });
     expect(created.status).toBe(201);
+    const rollups = await createSchedule(t, { kind: 'rollups', frequency: 'monthly', destination: 'exports/acme' });
     const t2 = new Date(T0.getTime() + 3 * 60 * MINUTE);
     await runExportTick(deps, () => t2);
     const [run] = await runsOf(t, created.body.id);
@@ -532,6 +533,15 @@ describe('scheduled exports', () => {
     try {
       const [row] = await db.rows(`SELECT count(*)::INTEGER AS n, sum(total_cost)::VARCHAR AS cost FROM read_parquet('${file}')`);
       expect(row).toEqual({ n: 1, cost: '0.420000000000' });
+      // October's daily cost rollup: alice's two gpt-4o events share a row (same day and keys), bob's
+      // claude-sonnet-4 event and the override are one row each; 5 + 1.25 + 1.2 + 0.42.
+      const [month] = await runsOf(t, rollups.body.id);
+      expect(month).toMatchObject({ status: 'succeeded', rows: 3, object_key: `${t.organizationId}/rollups/monthly/2026-10.parquet` });
+      const [sums] = await db.rows(
+        `SELECT count(*)::INTEGER AS n, sum(total_cost)::VARCHAR AS cost, sum(event_count)::INTEGER AS events
+           FROM read_parquet('${path.join(deps.dataDir, 'exports/acme', String(month!.object_key))}')`,
+      );
+      expect(sums).toEqual({ n: 3, cost: '7.870000000000', events: 4 });
     } finally {
       db.close();
     }
@@ -541,9 +551,9 @@ describe('scheduled exports', () => {
   it('schedules are listed without secrets, refused naming the field, and deleted', async () => {
     const list = await admin(p.host, 'GET', `/organizations/${t.organizationId}/export-schedules`);
     expect(list.status).toBe(200);
-    // Both made at the same api time: in no particular order.
+    // Made at the same api time: in no particular order.
     const kinds = list.body.schedules.map((s: { kind: string; frequency: string }) => `${s.kind}/${s.frequency}`);
-    expect(kinds.sort()).toEqual(['events/daily', 'focus/monthly']);
+    expect(kinds.sort()).toEqual(['events/daily', 'focus/monthly', 'rollups/monthly']);
     expect(JSON.stringify(list.body)).not.toContain(s3.secretAccessKey);
     for (const [body, field] of [
       [{ kind: 'csv', frequency: 'daily', destination: 'x' }, 'kind'],
@@ -565,6 +575,7 @@ describe('scheduled exports', () => {
       [t.organizationId],
     );
     expect(audit.map((r) => [r.action, r.actor_kind])).toEqual([
+      ['export_schedule.created', 'admin_token'],
       ['export_schedule.created', 'admin_token'],
       ['export_schedule.created', 'admin_token'],
       ['export_schedule.deleted', 'admin_token'],
