@@ -1,5 +1,5 @@
 // The scheduled-export runner: a tick in each api process (every minute) that (1) makes each
-// schedule's due period a pending run, (2) claims due runs one at a time with a lease
+// period a schedule owes a pending run, (2) claims due runs one at a time with a lease
 // (export-schedules.store.ts), (3) writes the period's file to a staging file under DATA_DIR and
 // publishes it at the period's object key (export-files.ts: rename, or S3's whole-object upload),
 // (4) records the outcome and its webhook (export.completed, or export.failed after the last
@@ -64,7 +64,7 @@ const DEFAULTS = {
 /** Runs one tick goes through at most (the rest wait for the next). */
 const RUNS_PER_TICK = 20;
 
-/** The schedule's S3 key of the secret (bound to organization and schedule, so a sealed value cannot be moved). */
+/** Associated data of a schedule's sealed S3 secret: bound to organization and schedule, so a sealed value cannot be moved. */
 export const exportSecretAad = (organizationId: string, scheduleId: string) => `export_schedules:${organizationId}:${scheduleId}`;
 
 function targetOf(deps: ExportRunnerDeps, s: ScheduleRecord, key: string): ExportTarget {
