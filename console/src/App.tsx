@@ -13,7 +13,9 @@ import { currentSession, linkOf, sessionCredential, signOut } from './api/person
 import type { SessionView } from './api/types.js';
 import { DateRangePicker } from './components/DateRangePicker.js';
 import { AgentsPage } from './pages/agents/AgentsPage.js';
+import { ApiKeysPage } from './pages/api-keys/ApiKeysPage.js';
 import { AuditPage } from './pages/audit/AuditPage.js';
+import { BudgetsPage } from './pages/budgets/BudgetsPage.js';
 import { CustomerPage } from './pages/customers/CustomerPage.js';
 import { CustomersPage } from './pages/customers/CustomersPage.js';
 import { DimensionsPage } from './pages/dimensions/DimensionsPage.js';
@@ -26,6 +28,7 @@ import { SessionsPage } from './pages/sessions/SessionsPage.js';
 import { AcceptInvitationPage } from './pages/signin/AcceptInvitationPage.js';
 import { ResetPasswordPage } from './pages/signin/ResetPasswordPage.js';
 import { SignInPage } from './pages/signin/SignInPage.js';
+import { WebhooksPage } from './pages/webhooks/WebhooksPage.js';
 import { useDateRange, withRange } from './range/date-range.js';
 
 /** Each page and the scope its main figures need: a person sees the pages their role reads. */
@@ -38,8 +41,14 @@ const NAV: ReadonlyArray<readonly [path: string, label: string, scope: AccessSco
   ['/events', 'Events', 'usage:read'],
   ['/rates', 'Rates', 'costs:read'],
   ['/members', 'Members', 'organization:admin'],
+  ['/api-keys', 'API keys', 'organization:admin'],
+  ['/budgets', 'Budgets', 'organization:admin'],
+  ['/webhooks', 'Webhooks', 'organization:admin'],
   ['/audit', 'Audit trail', 'organization:admin'],
 ];
+
+/** Pages of no period: no date range there. */
+const UNDATED_PAGES = new Set(['/members', '/api-keys', '/budgets', '/webhooks']);
 
 type Gate =
   | { state: 'checking' }
@@ -179,8 +188,7 @@ function Shell(props: {
           </div>
         )}
       </header>
-      {/* Members are not figures of a period: no date range there. */}
-      {location !== '/members' && (
+      {!UNDATED_PAGES.has(location) && (
         <div className="toolbar">
           <DateRangePicker key={search} />
         </div>
@@ -197,6 +205,9 @@ function Shell(props: {
           <Route path="/events" component={EventsPage} />
           <Route path="/rates" component={RatesPage} />
           <Route path="/members" component={MembersPage} />
+          <Route path="/api-keys" component={ApiKeysPage} />
+          <Route path="/budgets" component={BudgetsPage} />
+          <Route path="/webhooks" component={WebhooksPage} />
           <Route path="/audit" component={AuditPage} />
           <Route>
             <div className="note">

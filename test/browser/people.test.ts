@@ -1,8 +1,9 @@
 // People in the console, in headless Chromium against the real service: an owner invited by the
 // CLI accepts the link and signs in with a password, switches between two organizations, invites
 // a colleague as finance (who sees margins but no admin pages, and whose admin requests answer
-// 403, and who resets a forgotten password), changes a role and reads it in the audit trail, sets
-// up single sign-on; a third person signs in through SSO at a
+// 403, and who resets a forgotten password), changes a role and reads it in the audit trail,
+// creates and revokes an API key, creates a budget, adds and deletes a webhook endpoint, sets up
+// single sign-on; a third person signs in through SSO at a
 // real OpenID provider on loopback; 300 page views by one person meet no 429. Screenshots go to
 // test-results/people/.
 import Big from 'big.js';
@@ -13,6 +14,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Page, Request, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { money } from '../../console/src/format/money.js';
 import { fromRoot, projectRoot } from '../../core/paths.js';
 import { chromiumAvailable, launchChromium, type LaunchedBrowser } from '../support/chromium.js';
 import { admin } from '../support/http.js';
@@ -367,6 +369,85 @@ runIf('people in the console (headless Chromium)', () => {
     await shot('audit-trail');
   });
 
+  it('the owner creates an API key (shown once) that works, revokes it, and the audit trail names the owner', async () => {
+    await open('/api-keys');
+    await page.locator('[data-table="api-keys"]').waitFor();
+    // No scope ticked: the API's refusal, naming the field.
+    await page.click('[data-form="create-key"] button[type="submit"]');
+    await expect.poll(() => page.locator('[data-page="api-keys"] [role="alert"]').getAttribute('data-field')).toBe('scopes');
+    await page.check('[data-form="create-key"] input[name="costs:read"]');
+    await page.click('[data-form="create-key"] button[type="submit"]');
+    const shown = page.locator('input[aria-label="API key"]');
+    await shown.waitFor();
+    const key = await shown.inputValue();
+    expect(key).toMatch(/^mk_live_/);
+    const prefix = (await page.locator('[data-shown-once]').getAttribute('data-shown-once'))!;
+    expect((await apiGet(p, key, '/ping')).status).toBe(200);
+    await shot('api-key-created');
+    const row = page.locator(`[data-table="api-keys"] tr[data-row="${prefix}"]`);
+    await row.locator('button:has-text("Revoke")').click();
+    await row.locator('button.danger').click();
+    await expect.poll(() => row.locator('td[data-col="status"]').textContent()).toMatch(/^revoked /);
+    expect((await apiGet(p, key, '/ping')).status).toBe(401);
+    await page.reload();
+    expect(await page.locator('input[aria-label="API key"]').count()).toBe(0);
+    await shot('api-keys');
+
+    await open('/audit?range=last-7-days');
+    await page.fill('input[name="action"]', 'api_key.revoked');
+    const rows = page.locator('[data-table="audit-events"] tbody tr');
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(await rows.locator('td[data-col="actor"]').textContent()).toBe(OWNER);
+    expect(await rows.locator('td[data-col="details"]').textContent()).not.toContain(key);
+  });
+
+  it('the owner creates a budget: its spend is the API figure, shown exactly; a bad amount shows the API message', async () => {
+    await open('/budgets');
+    await page.locator('[data-table="budgets"]').waitFor();
+    await page.fill('input[name="budget-name"]', 'Acme monthly');
+    await page.selectOption('select[name="budget-period"]', 'monthly');
+    await page.fill('input[name="budget-amount"]', 'ten dollars');
+    await page.click('[data-form="create-budget"] button[type="submit"]');
+    await expect.poll(() => page.locator('[data-page="budgets"] [role="alert"]').getAttribute('data-field')).toBe('amount');
+    await page.fill('input[name="budget-amount"]', '10.5');
+    await page.click('[data-form="create-budget"] button[type="submit"]');
+    const row = (col: string) => page.locator(`[data-table="budgets"] tr[data-row="Acme monthly"] td[data-col="${col}"]`);
+    await row('amount').waitFor();
+    const api = (await admin(p.host, 'GET', `/organizations/${acme.organizationId}/budgets`)).body.budgets.find(
+      (b: any) => b.name === 'Acme monthly',
+    );
+    expect(api.amount).toBe('10.5');
+    expect(new Big(api.spent).plus(api.remaining).eq('10.5')).toBe(true);
+    expect(await row('amount').textContent()).toBe('$10.50');
+    // The console's one money rule (unit-tested with worked examples) over the API's own strings.
+    expect(await row('spent').textContent()).toBe(money(api.spent));
+    expect(await row('remaining').textContent()).toBe(money(api.remaining));
+    await shot('budgets');
+  });
+
+  it('the owner adds a webhook endpoint (secret shown once) and deletes it; a bad URL shows the API message', async () => {
+    await open('/webhooks');
+    await page.locator('[data-table="webhook-endpoints"]').waitFor();
+    await page.fill('input[name="endpoint-url"]', 'ftp://hooks.example.com/marginal');
+    await page.click('[data-form="create-endpoint"] button[type="submit"]');
+    await expect.poll(() => page.locator('[data-page="webhooks"] [role="alert"]').getAttribute('data-field')).toBe('url');
+    const url = 'https://hooks.example.com/marginal';
+    await page.fill('input[name="endpoint-url"]', url);
+    await page.fill('input[name="endpoint-events"]', 'budget.exceeded, budget.threshold_crossed');
+    await page.click('[data-form="create-endpoint"] button[type="submit"]');
+    const secret = page.locator('input[aria-label="Signing secret"]');
+    await secret.waitFor();
+    expect(await secret.inputValue()).toMatch(/^whsec_/);
+    const row = page.locator(`[data-table="webhook-endpoints"] tr[data-row="${url}"]`);
+    expect(await row.locator('td[data-col="events"]').textContent()).toBe('budget.exceeded budget.threshold_crossed');
+    await shot('webhooks');
+    await row.locator('button:has-text("Delete")').click();
+    await row.locator('button.danger').click();
+    await expect.poll(() => row.count()).toBe(0);
+    const listed = await admin(p.host, 'GET', `/organizations/${acme.organizationId}/webhook-endpoints`);
+    expect(listed.body.webhook_endpoints).toEqual([]);
+  });
+
   it('the owner sets up single sign-on on the members page; a wrong field shows the API message', async () => {
     await open('/members');
     await page.locator('[data-sso-missing]').waitFor();
@@ -413,7 +494,19 @@ runIf('people in the console (headless Chromium)', () => {
     await signOut();
     await signIn(OWNER, PASSWORD);
     await signedInAs(OWNER);
-    const pages = ['/', '/customers', '/agents', '/dimensions', '/sessions', '/events', '/rates', '/members', '/audit'];
+    const pages = [
+      '/',
+      '/customers',
+      '/agents',
+      '/dimensions',
+      '/sessions',
+      '/events',
+      '/rates',
+      '/members',
+      '/audit',
+      '/api-keys',
+      '/budgets',
+    ];
     const from = answers.length;
     for (let view = 0; view < 300; view++) {
       await open(`${pages[view % pages.length]}?range=last-7-days`);

@@ -39,6 +39,11 @@ export function credentialScope(): string {
   return current.kind === 'api_key' ? 'key' : current.organizationId;
 }
 
+/** An admin route of the organization a person acts in (owners and admins call them with their session). */
+export function adminPath(resource: string): string {
+  return `/admin/organizations/${current?.kind === 'session' ? current.organizationId : ''}/${resource}`;
+}
+
 function apiUrl(path: string, query: Query = {}): string {
   const qs = new URLSearchParams();
   for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null && v !== '') qs.set(k, String(v));

@@ -12,6 +12,7 @@ import { useApi } from '../../api/queries.js';
 import type { InvitationView, MemberList, MemberView } from '../../api/types.js';
 import { DataTable, type Column } from '../../components/DataTable.js';
 import { FormError, QueryState } from '../../components/QueryState.js';
+import { ShownOnce } from '../../components/ShownOnce.js';
 import { dateTime } from '../../format/dates.js';
 import { SsoSection } from './SsoSection.js';
 import { TextField } from '../../components/TextField.js';
@@ -132,22 +133,10 @@ function InviteForm({ owners }: { owners: number }) {
       </form>
       <FormError error={invite.error} />
       {invite.data && (
-        <div className="note invitation-link" data-invitation={invite.data.email}>
-          <p>
-            Send this link to <b>{invite.data.email}</b> ({invite.data.role}). It is shown only now, works once, and expires{' '}
-            {dateTime(invite.data.expires_at)}.
-          </p>
-          <input
-            readOnly
-            className="invitation-url"
-            aria-label="Invitation link"
-            value={invite.data.url}
-            onFocus={(e) => e.target.select()}
-          />
-          <button type="button" onClick={() => void navigator.clipboard?.writeText(invite.data.url)}>
-            Copy link
-          </button>
-        </div>
+        <ShownOnce id={invite.data.email} values={[['Invitation link', invite.data.url]]}>
+          Send this link to <b>{invite.data.email}</b> ({invite.data.role}). It is shown only now, works once, and expires{' '}
+          {dateTime(invite.data.expires_at)}.
+        </ShownOnce>
       )}
     </section>
   );
