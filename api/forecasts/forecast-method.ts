@@ -12,8 +12,8 @@
 //    otherwise 1;
 //  - trend: Theil–Sen (median of pairwise slopes, median intercept) on cost ÷ factor;
 //  - day t: max(0, intercept + slope × t) × factor(weekday of t).
-// Interval: the fit is cut at every day it can be (up to MAX_CUTS, each keeping MIN_FIT_DAYS to fit
-// on), each cut forecasts the following days (as many as asked, or as the history allows) and the
+// Interval: the fit is cut at every CUT_STEP-th day it can be (up to MAX_CUTS, each keeping
+// MIN_FIT_DAYS to fit on), each cut forecasts the following days (as many as asked, or as the history allows) and the
 // error of that sum relative to its forecast is kept; low and high are the forecast × (1 ∓ the
 // ERROR_QUANTILE of the absolute errors). Symmetric: consecutive cuts share most of their days,
 // so their errors lean the same way and separate low/high quantiles came out too narrow (the
@@ -23,7 +23,9 @@ import { Big, MONEY_SCALE } from '../../core/money.js';
 export const HISTORY_DAYS = 56;
 const MIN_SEASONAL_DAYS = 14;
 const MIN_FIT_DAYS = 14;
-const MAX_CUTS = 42;
+const MAX_CUTS = 21;
+/** Days between backtest cuts: neighbouring cuts share nearly all their days, so every other one is enough. */
+const CUT_STEP = 2;
 const MIN_CUTS = 3;
 /** The interval's half-width: this quantile of the backtest's absolute relative errors. */
 const ERROR_QUANTILE = 0.8;
@@ -118,10 +120,10 @@ function asMoney(n: number): Big {
   return new Big(n.toFixed(MONEY_SCALE));
 }
 
-/** Relative errors of `h`-day sums forecast from cuts at the last MAX_CUTS possible days. */
+/** Relative errors of `h`-day sums forecast from cuts every CUT_STEP days back from the last possible one. */
 function backtestErrors(y: readonly number[], firstDay: number, h: number): number[] {
   const errors: number[] = [];
-  for (let cut = y.length - h; cut >= MIN_FIT_DAYS && errors.length < MAX_CUTS; cut--) {
+  for (let cut = y.length - h; cut >= MIN_FIT_DAYS && errors.length < MAX_CUTS; cut -= CUT_STEP) {
     const f = fitTrend(y.slice(0, cut), firstDay);
     let forecast = 0;
     let actual = 0;
@@ -137,7 +139,7 @@ function backtestErrors(y: readonly number[], firstDay: number, h: number): numb
 /** The spread of the backtest: [low, high] relative errors, low ≤ 0 ≤ high. */
 function spread(y: readonly number[], firstDay: number, days: number): [number, number] {
   // The longest horizon that still leaves MIN_CUTS cuts with MIN_FIT_DAYS of fit each.
-  const h = Math.min(days, y.length - MIN_FIT_DAYS - (MIN_CUTS - 1));
+  const h = Math.min(days, y.length - MIN_FIT_DAYS - CUT_STEP * (MIN_CUTS - 1));
   const errors = h >= 1 ? backtestErrors(y, firstDay, h) : [];
   if (errors.length < MIN_CUTS) return [-FALLBACK_SPREAD, FALLBACK_SPREAD];
   const q = quantile(errors.map(Math.abs), ERROR_QUANTILE);

@@ -160,11 +160,17 @@ export async function priceAdviceOf(rc: ReadContext, targetRaw: number | undefin
   const firstStart = Math.min(today, ...[...periods.values()].map((r) => epochDay(r.periodStart)));
   const fromDay = Math.max(today - MAX_PERIOD_DAYS, Math.min(firstStart, today - HISTORY_DAYS));
   const costs = await costsByDay(rc.lake, rc.organizationId, fromDay, now);
+  const byEndUser = new Map<string | null, MarginRevenueRecord[]>();
+  for (const r of records) {
+    const list = byEndUser.get(r.endUserId);
+    if (list) list.push(r);
+    else byEndUser.set(r.endUserId, [r]);
+  }
   const customers: PriceAdvice[] = [];
   for (const [id, period] of periods) {
     const range = { start: period.periodStart, end: period.periodEnd };
-    const price = records
-      .filter((r) => r.endUserId === id && isRecognizedIn(r, range))
+    const price = (byEndUser.get(id) ?? [])
+      .filter((r) => isRecognizedIn(r, range))
       .reduce((s, r) => s.plus(recognizeRevenue(r, range)), new Big(0));
     // The period in whole UTC days: both bounds taken at the start of their date.
     const window = { startDay: epochDay(period.periodStart), endDay: epochDay(period.periodEnd) };

@@ -16,8 +16,8 @@ describe('forecastCost', () => {
   it('carries a weekly pattern forward: weekdays 10, weekends 5 → the next week costs 60, interval exact', () => {
     // Every centred 7-day mean is (5×10 + 2×5)/7 = 60/7, so the weekday factors are 10/(60/7) = 7/6
     // and 5/(60/7) = 7/12 (they average 1); cost ÷ factor is 60/7 every day: slope 0.
-    // Mon–Fri 60/7 × 7/6 = 10, Sat–Sun 60/7 × 7/12 = 5: 5×10 + 2×5 = 60. The seven backtest
-    // cuts forecast their next 7 days perfectly: every error is 0, so low = high = 60.
+    // Mon–Fri 60/7 × 7/6 = 10, Sat–Sun 60/7 × 7/12 = 5: 5×10 + 2×5 = 60. The backtest cuts
+    // (after days 21, 19, 17 and 15) forecast their next 7 days perfectly: every error is 0, so low = high = 60.
     const f = forecastCost(history('2025-02-03', WEEKS), whole('2025-03-03', 7));
     expect(strings(f)).toEqual({ value: '60', low: '60', high: '60' });
     // Only Saturday and Sunday: 5 + 5.
