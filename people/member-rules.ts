@@ -19,3 +19,9 @@ export function judgeRoleChange(actor: Role, from: Role | null, to: Role, owners
   }
   return { allowed: true };
 }
+
+/** May `actor` remove a member whose role is `from` (themselves included)? The same rules as giving them another role. */
+export function judgeRemoval(actor: Role, from: Role, owners: number): RoleChangeVerdict {
+  if (actor === 'admin' && from === 'owner') return { allowed: false, reason: 'only an owner may remove an owner' };
+  return judgeRoleChange(actor, from, from === 'owner' ? 'admin' : from, owners);
+}

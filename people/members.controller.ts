@@ -1,23 +1,27 @@
 // Members of the caller's organization, for its owners and admins (scope organization:admin, from
-// their role): list, invite a colleague, change a role (people/member-rules.ts guards escalation).
+// their role): list, invite a colleague, list and revoke open invitations, change a role, remove a
+// member (people/member-rules.ts guards escalation).
 import type { Request as ExRequest } from 'express';
-import { Body, Controller, Get, Patch, Path, Post, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
+import { Body, Controller, Delete, Get, Patch, Path, Post, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import { appContext } from '../core/app-context.js';
 import type { ErrorEnvelope } from '../core/http/error-envelope.js';
 import type { UuidParam } from '../core/http/params.js';
 import { requireUuid } from '../core/http/input.js';
 import { normalizeEmail } from './email-address.js';
-import { changeRole, INVITATION_DEFAULT_HOURS, invite } from './people.service.js';
-import { membersOfOrganization } from './people.store.js';
+import { changeRole, INVITATION_DEFAULT_HOURS, invite, removeMember, revokeInvitation } from './people.service.js';
+import { membersOfOrganization, openInvitations } from './people.store.js';
 import { personActor, requestOrigin } from './request-actor.js';
 import {
   invitationView,
   memberView,
+  openInvitationView,
   type ChangeRoleBody,
   type CreateInvitationBody,
   type InvitationView,
   type MemberList,
   type MemberView,
+  type OpenInvitationList,
+  type OpenInvitationView,
 } from './people-views.js';
 
 @Route('members')
@@ -54,6 +58,43 @@ export class MembersController extends Controller {
     });
     this.setStatus(201);
     return invitationView(issued, requestOrigin(req));
+  }
+
+  /**
+   * The organization's open invitations (neither accepted, revoked nor expired), newest first,
+   * without their tokens.
+   * @summary List open invitations
+   */
+  @Get('invitations')
+  public async listInvitations(@Request() req: ExRequest): Promise<OpenInvitationList> {
+    const invitations = await openInvitations(appContext(req).db, personActor(req).organizationId);
+    return { invitations: invitations.map(openInvitationView), total: invitations.length };
+  }
+
+  /**
+   * Revokes an open invitation: its link no longer works. Admins may not revoke an owner's invitation.
+   * @summary Revoke an invitation
+   */
+  @Delete('invitations/{invitationId}')
+  @Response<ErrorEnvelope>(404, 'No open invitation of the organization by that id')
+  public async revokeInvitation(@Request() req: ExRequest, @Path() invitationId: UuidParam): Promise<OpenInvitationView> {
+    const actor = personActor(req);
+    const revoked = await revokeInvitation(appContext(req).db, actor, actor.organizationId, requireUuid('invitationId', invitationId));
+    return openInvitationView(revoked);
+  }
+
+  /**
+   * Removes a member from the organization (their account and other memberships stay). Only
+   * owners remove owners; the last owner stays.
+   * @summary Remove a member
+   */
+  @Delete('{personId}')
+  @SuccessResponse(204, 'Removed')
+  @Response<ErrorEnvelope>(404, 'Not a member of the organization')
+  public async removeMember(@Request() req: ExRequest, @Path() personId: UuidParam): Promise<void> {
+    const actor = personActor(req);
+    await removeMember(appContext(req).db, actor, actor.organizationId, requireUuid('personId', personId));
+    this.setStatus(204);
   }
 
   /**

@@ -2,7 +2,7 @@
 import type { Role } from '../core/auth/roles.js';
 import type { AuditRow } from './audit.store.js';
 import type { IssuedInvitation, SignedIn } from './people.service.js';
-import type { MembershipRow } from './people.store.js';
+import type { InvitationRow, MembershipRow } from './people.store.js';
 
 export interface CreateInvitationBody {
   /** @maxLength 254 must be at most 254 characters */
@@ -75,6 +75,20 @@ export interface InvitationView {
   created_at: string;
 }
 
+/** An open invitation as listed: never its token (shown once, at creation). */
+export interface OpenInvitationView {
+  invitation_id: string;
+  email: string;
+  role: Role;
+  expires_at: string;
+  created_at: string;
+}
+
+export interface OpenInvitationList {
+  invitations: OpenInvitationView[];
+  total: number;
+}
+
 export interface AcceptedInvitationView {
   person_id: string;
   email: string;
@@ -138,6 +152,16 @@ export function invitationView(i: IssuedInvitation, origin: string): InvitationV
     role: i.role,
     token: i.token,
     url: `${origin}/#/accept-invitation?token=${i.token}`,
+    expires_at: i.expires_at.toISOString(),
+    created_at: i.created_at.toISOString(),
+  };
+}
+
+export function openInvitationView(i: InvitationRow): OpenInvitationView {
+  return {
+    invitation_id: i.id,
+    email: i.email,
+    role: i.role,
     expires_at: i.expires_at.toISOString(),
     created_at: i.created_at.toISOString(),
   };

@@ -9,7 +9,7 @@ import { AccessDeniedError, AppError, NotFoundError, ValidationError } from '../
 import type { Actor } from '../core/http/audit-trail.js';
 import { recordAudit } from './audit.store.js';
 import { ACCOUNT_LOCKOUT, ADDRESS_LOCKOUT, FAILURE_MEMORY_SECONDS, lockSeconds, type LockoutPolicy } from './lockout.js';
-import { judgeRoleChange } from './member-rules.js';
+import { judgeRemoval, judgeRoleChange } from './member-rules.js';
 import { checkNewPassword, hashPassword, passwordMatches, UNKNOWN_ACCOUNT_HASH } from './passwords.js';
 import { SignInFailedError, SignInLockedError } from './people-errors.js';
 import * as store from './people.store.js';
@@ -94,6 +94,7 @@ export async function acceptInvitation(db: ControlDb, token: string, password: s
 function refuseUnusable(invitation: (store.InvitationRow & { expired: boolean }) | null): void {
   if (!invitation) throw new ValidationError('token', 'is not a valid invitation token');
   if (invitation.accepted_at) throw new ValidationError('token', 'was already used');
+  if (invitation.revoked_at) throw new ValidationError('token', 'was revoked; ask for a new invitation');
   if (invitation.expired) throw new ValidationError('token', 'has expired; ask for a new invitation');
 }
 
@@ -248,6 +249,51 @@ export async function changeRole(
       details: { email: member.email, before: { role: member.role }, after: { role } },
     });
     return { ...member, role };
+  });
+}
+
+/** Removes a member, within judgeRemoval's rules; the owner count is read under lock. Their sessions stay, without this organization. */
+export async function removeMember(db: ControlDb, actor: Actor & { role: Role }, organizationId: string, personId: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const member = await store.membership(tx, organizationId, personId);
+    if (!member) throw new NotFoundError('Member', personId);
+    refuseUnlessAllowed(judgeRemoval(actor.role, member.role, await store.lockedOwnerCount(tx, organizationId)), 'personId');
+    await store.deleteMembership(tx, organizationId, personId);
+    await recordAudit(tx, {
+      organizationId,
+      action: 'member.removed',
+      actorKind: actor.kind,
+      actorId: actor.id,
+      subjectPersonId: personId,
+      address: actor.address,
+      details: { email: member.email, before: { role: member.role } },
+    });
+  });
+}
+
+/** Revokes an open invitation; an admin may not revoke an owner's invitation (as they may not make one). */
+export async function revokeInvitation(
+  db: ControlDb,
+  actor: Actor & { role: Role },
+  organizationId: string,
+  invitationId: string,
+): Promise<store.InvitationRow> {
+  return db.transaction(async (tx) => {
+    const open = (await store.openInvitations(tx, organizationId)).find((i) => i.id === invitationId);
+    if (!open) throw new NotFoundError('Invitation', invitationId);
+    refuseUnlessAllowed(judgeRoleChange(actor.role, null, open.role, 1), 'invitationId');
+    const revoked = await store.revokeInvitation(tx, organizationId, invitationId);
+    if (!revoked) throw new NotFoundError('Invitation', invitationId);
+    await recordAudit(tx, {
+      organizationId,
+      action: 'invitation.revoked',
+      actorKind: actor.kind,
+      actorId: actor.id,
+      subjectPersonId: null,
+      address: actor.address,
+      details: { invitation_id: revoked.id, email: revoked.email, role: revoked.role },
+    });
+    return revoked;
   });
 }
 

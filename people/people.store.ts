@@ -25,10 +25,11 @@ export interface InvitationRow {
   role: Role;
   expires_at: Date;
   accepted_at: Date | null;
+  revoked_at: Date | null;
   created_at: Date;
 }
 
-const INVITATION_COLUMNS = 'id, organization_id, email, role, expires_at, accepted_at, created_at';
+const INVITATION_COLUMNS = 'id, organization_id, email, role, expires_at, accepted_at, revoked_at, created_at';
 
 export async function personByEmail(db: Queryable, email: string): Promise<PersonRow | null> {
   const rows = await db.query<PersonRow>('SELECT id, email, password_hash FROM people WHERE email = $1', [email]);
@@ -103,6 +104,31 @@ export async function lockedInvitation(db: Queryable, tokenHash: string): Promis
     [tokenHash],
   );
   return rows[0] ?? null;
+}
+
+/** The organization's invitations still open (neither accepted, revoked nor expired), newest first. */
+export function openInvitations(db: Queryable, organizationId: string): Promise<InvitationRow[]> {
+  return db.query<InvitationRow>(
+    `SELECT ${INVITATION_COLUMNS} FROM invitations
+      WHERE organization_id = $1 AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > now()
+      ORDER BY created_at DESC, id`,
+    [organizationId],
+  );
+}
+
+/** Revokes an open invitation of the organization; returns it, or null when there is none open by that id. */
+export async function revokeInvitation(db: Queryable, organizationId: string, invitationId: string): Promise<InvitationRow | null> {
+  const rows = await db.query<InvitationRow>(
+    `UPDATE invitations SET revoked_at = now()
+      WHERE organization_id = $1 AND id = $2 AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > now()
+      RETURNING ${INVITATION_COLUMNS}`,
+    [organizationId, invitationId],
+  );
+  return rows[0] ?? null;
+}
+
+export async function deleteMembership(db: Queryable, organizationId: string, personId: string): Promise<void> {
+  await db.query('DELETE FROM memberships WHERE organization_id = $1 AND person_id = $2', [organizationId, personId]);
 }
 
 export async function markInvitationAccepted(db: Queryable, invitationId: string, personId: string): Promise<void> {

@@ -50,6 +50,7 @@ const MIGRATION_NAMES = [
   '022_export_schedules',
   '023_reconciliation_connections',
   '026_password_resets',
+  '027_invitation_revocation',
 ];
 
 const sha256 = (s: string) => crypto.createHash('sha256').update(s).digest('hex');

@@ -7,8 +7,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { beforeAll, expect, it } from 'vitest';
 import { fromRoot } from '../../core/paths.js';
-import { admin, describeEachHost, type TestHost } from '../support/http.js';
-import { asPerson, createOrganization, expectEnvelope, type Person, signedInPerson } from '../support/people.js';
+import { admin, describeEachHost, http, type TestHost } from '../support/http.js';
+import { asPerson, createOrganization, expectEnvelope, PASSWORD, type Person, signedInPerson } from '../support/people.js';
 
 type Security = Record<string, string[]>[];
 interface Operation {
@@ -127,5 +127,55 @@ describeEachHost('people security', ({ host }) => {
     const members = (await asPerson(h, owner, 'GET', '/v1/members')).body.members as { person_id: string; role: string }[];
     expect(members.find((m) => m.person_id === adm.personId)?.role).toBe('admin');
     expect(members.find((m) => m.person_id === owner.personId)?.role).toBe('owner');
+  });
+
+  it('invitations are listed without tokens and revoked within the rules; a revoked one is never accepted', async () => {
+    const adm = await signedInPerson(h, org, 'admin');
+    const invite = (s: Person, role: string) =>
+      asPerson(h, s, 'POST', '/v1/members/invitations', { json: { email: `${role}-${crypto.randomUUID()}@example.com`, role } });
+    const [forOwner, forViewer] = [await invite(owner, 'owner'), await invite(adm, 'viewer')];
+    expect([forOwner.status, forViewer.status]).toEqual([201, 201]);
+    const listed = await asPerson(h, adm, 'GET', '/v1/members/invitations');
+    expect(listed.body.invitations.map((i: any) => i.invitation_id)).toEqual(
+      expect.arrayContaining([forOwner.body.invitation_id, forViewer.body.invitation_id]),
+    );
+    expect(JSON.stringify(listed.body)).not.toContain(forOwner.body.token);
+    // An admin may not revoke an owner's invitation (as they may not make one).
+    expectEnvelope(await asPerson(h, adm, 'DELETE', `/v1/members/invitations/${forOwner.body.invitation_id}`), 403, 'invitationId');
+    expect((await asPerson(h, adm, 'DELETE', `/v1/members/invitations/${forViewer.body.invitation_id}`)).status).toBe(200);
+    const accepted = await http(h.url, 'POST', '/v1/auth/invitations/accept', {
+      json: { token: forViewer.body.token, password: PASSWORD },
+    });
+    expectEnvelope(accepted, 400, 'token');
+    expect(accepted.body.error.message).toBe('token: was revoked; ask for a new invitation');
+    expect((await asPerson(h, owner, 'DELETE', `/v1/members/invitations/${forViewer.body.invitation_id}`)).status).toBe(404);
+    // Another organization's owner neither sees nor revokes them.
+    const stranger = await signedInPerson(h, await createOrganization(h, 'Strangers'), 'owner');
+    expect((await asPerson(h, stranger, 'GET', '/v1/members/invitations')).body.total).toBe(0);
+    expect((await asPerson(h, stranger, 'DELETE', `/v1/members/invitations/${forOwner.body.invitation_id}`)).status).toBe(404);
+    expect((await asPerson(h, owner, 'DELETE', `/v1/members/invitations/${forOwner.body.invitation_id}`)).status).toBe(200);
+  });
+
+  it('members are removed within the rules: no owner by an admin, never the last owner; the removed person reads nothing more', async () => {
+    const solo = await createOrganization(h, 'Solo');
+    const only = await signedInPerson(h, solo, 'owner');
+    expectEnvelope(await asPerson(h, only, 'DELETE', `/v1/members/${only.personId}`), 403, 'personId');
+    const adm = await signedInPerson(h, solo, 'admin');
+    expectEnvelope(await asPerson(h, adm, 'DELETE', `/v1/members/${only.personId}`), 403, 'personId');
+    const analyst = await signedInPerson(h, solo, 'analyst');
+    const byAnalyst = await asPerson(h, analyst, 'DELETE', `/v1/members/${adm.personId}`);
+    expect(byAnalyst.status).toBe(403);
+    expect(byAnalyst.body.error.details.requiredScope).toBe('organization:admin');
+    expect((await asPerson(h, analyst, 'GET', '/v1/cost-data/summary')).status).toBe(200);
+    expect((await asPerson(h, adm, 'DELETE', `/v1/members/${analyst.personId}`)).status).toBe(204);
+    // The same session now has no organization: no data.
+    expectEnvelope(await asPerson(h, analyst, 'GET', '/v1/cost-data/summary'), 403, 'X-Organization-Id');
+    expect((await asPerson(h, adm, 'DELETE', `/v1/members/${analyst.personId}`)).status).toBe(404);
+    const trail = (await asPerson(h, only, 'GET', '/v1/audit-events?action=member.removed')).body.audit_events as any[];
+    expect(trail[0]).toMatchObject({
+      actor: { kind: 'person', id: adm.personId },
+      subject_person_id: analyst.personId,
+      details: { before: { role: 'analyst' } },
+    });
   });
 });

@@ -3665,6 +3665,29 @@ class CreateInvitationBody(BaseModel):
     """
 
 
+class OpenInvitationView(BaseModel):
+    """
+    An open invitation as listed: never its token (shown once, at creation).
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    invitation_id: str
+    email: str
+    role: Literal['owner', 'admin', 'analyst', 'finance', 'viewer']
+    expires_at: str
+    created_at: str
+
+
+class OpenInvitationList(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    invitations: list[OpenInvitationView]
+    total: float
+
+
 class ChangeRoleBody(BaseModel):
     model_config = ConfigDict(
         extra='allow',

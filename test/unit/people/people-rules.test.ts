@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { isRole, ROLES, scopesOfRole } from '../../../core/auth/roles.js';
 import { normalizeEmail } from '../../../people/email-address.js';
 import { ACCOUNT_LOCKOUT, ADDRESS_LOCKOUT, lockSeconds } from '../../../people/lockout.js';
-import { judgeRoleChange } from '../../../people/member-rules.js';
+import { judgeRemoval, judgeRoleChange } from '../../../people/member-rules.js';
 import { checkNewPassword, hashPassword, passwordMatches } from '../../../people/passwords.js';
 
 describe('role → scopes', () => {
@@ -80,5 +80,16 @@ describe('email and password rules', () => {
     expect(await passwordMatches(h, 'correct horse battery staple')).toBe(true);
     expect(await passwordMatches(h, 'Correct horse battery staple')).toBe(false);
     expect(await passwordMatches('not a hash', 'x')).toBe(false);
+  });
+});
+
+describe('who may remove a member', () => {
+  it('owners remove anyone but the last owner; admins remove everyone below owner; others no one', () => {
+    expect(judgeRemoval('owner', 'owner', 2)).toEqual({ allowed: true });
+    expect(judgeRemoval('owner', 'owner', 1)).toEqual({ allowed: false, reason: 'the organization would have no owner left' });
+    expect(judgeRemoval('owner', 'viewer', 1)).toEqual({ allowed: true });
+    expect(judgeRemoval('admin', 'admin', 1)).toEqual({ allowed: true });
+    expect(judgeRemoval('admin', 'owner', 3)).toEqual({ allowed: false, reason: 'only an owner may remove an owner' });
+    expect(judgeRemoval('finance', 'viewer', 1).allowed).toBe(false);
   });
 });

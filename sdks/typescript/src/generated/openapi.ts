@@ -1794,7 +1794,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List open invitations
+         * @description The organization's open invitations (neither accepted, revoked nor expired), newest first,
+         *     without their tokens.
+         */
+        get: operations["ListInvitations"];
         put?: never;
         /**
          * Invite a member
@@ -1803,6 +1808,26 @@ export interface paths {
          */
         post: operations["InviteMember"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/members/invitations/{invitationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an invitation
+         * @description Revokes an open invitation: its link no longer works. Admins may not revoke an owner's invitation.
+         */
+        delete: operations["RevokeInvitation"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1818,7 +1843,12 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Remove a member
+         * @description Removes a member from the organization (their account and other memberships stay). Only
+         *     owners remove owners; the last owner stays.
+         */
+        delete: operations["RemoveMember"];
         options?: never;
         head?: never;
         /**
@@ -4513,6 +4543,19 @@ export interface components {
              * @description Hours until the invitation expires (default 168, a week).
              */
             expires_in_hours?: number;
+        };
+        /** @description An open invitation as listed: never its token (shown once, at creation). */
+        OpenInvitationView: {
+            invitation_id: string;
+            email: string;
+            role: components["schemas"]["Role"];
+            expires_at: string;
+            created_at: string;
+        };
+        OpenInvitationList: {
+            invitations: components["schemas"]["OpenInvitationView"][];
+            /** Format: double */
+            total: number;
         };
         ChangeRoleBody: {
             role: components["schemas"]["Role"];
@@ -10968,6 +11011,53 @@ export interface operations {
             };
         };
     };
+    ListInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenInvitationList"];
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not an owner or admin of the organization, X-CSRF-Token missing or wrong, or a role the caller may not give */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     InviteMember: {
         parameters: {
             query?: never;
@@ -11010,6 +11100,120 @@ export interface operations {
             };
             /** @description Not an owner or admin of the organization, X-CSRF-Token missing or wrong, or a role the caller may not give */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    RevokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                invitationId: components["schemas"]["UuidParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenInvitationView"];
+                };
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not an owner or admin of the organization, X-CSRF-Token missing or wrong, or a role the caller may not give */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No open invitation of the organization by that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    RemoveMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                personId: components["schemas"]["UuidParam"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid parameter or body; error.details.field names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not an owner or admin of the organization, X-CSRF-Token missing or wrong, or a role the caller may not give */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not a member of the organization */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
