@@ -91,6 +91,8 @@ function targetOf(deps: ExportRunnerDeps, s: ScheduleRecord, key: string): Expor
 export async function writeExportRun(deps: ExportRunnerDeps, s: ScheduleRecord, run: RunRecord): Promise<{ rows: number; bytes: number }> {
   const staging = path.join(deps.dataDir, 'exports-staging');
   fs.mkdirSync(staging, { recursive: true });
+  // What a killed earlier attempt of this run left behind is not needed any more.
+  for (const name of fs.readdirSync(staging)) if (name.startsWith(`${run.id}-`)) fs.rmSync(path.join(staging, name), { force: true });
   const staged = path.join(staging, `${run.id}-${run.attempts}.parquet`);
   const scope = {
     organizationId: s.organization_id,

@@ -3,7 +3,7 @@
 // rules, and schedules that land Parquet objects in a real S3-compatible server (S3Proxy) exactly
 // once — also when an attempt dies after writing and before recording, and when the store is down
 // for an attempt. Every figure is worked out by hand in the comments.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -587,5 +587,60 @@ describe('scheduled exports', () => {
         r.object_key.includes(other.organizationId),
       ),
     ).toBe(true);
+  });
+
+  it('an attempt SIGKILLed in its own process leaves no half object; the next attempt lands it once', async () => {
+    const created = await createSchedule(t, { kind: 'events', frequency: 'daily', destination: 's3://exports/killed', s3: s3Access() });
+    const key = `killed/${t.organizationId}/events/daily/2026-10-31.parquet`;
+    await planExportRuns(deps.db, T0);
+    const claimed = (await claimRun(deps.db, T0, 15 * MINUTE))!;
+    expect(claimed.object_key).toBe(key);
+    const schedule = (await getSchedule(deps.db, created.body.id))!;
+    const job = {
+      lakeDir: p.lakeDir,
+      dataDir: deps.dataDir,
+      extensionDirectory: deps.extensionDirectory,
+      masterKey: deps.masterKey.toString('hex'),
+    };
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'test/support/export-child.ts', JSON.stringify({ ...job, schedule, run: claimed })],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += String(d)));
+    // Killed as soon as its staged file exists: while it copies the lake or uploads.
+    const staged = path.join(deps.dataDir, 'exports-staging', `${claimed.id}-1.parquet`);
+    await new Promise<void>((resolve, reject) => {
+      const timer = setInterval(() => {
+        if (fs.existsSync(staged)) child.kill('SIGKILL');
+      }, 2);
+      child.on('exit', (code, signal) => {
+        clearInterval(timer);
+        return signal === 'SIGKILL' ? resolve() : reject(new Error(`child exited ${code}: ${stderr}`));
+      });
+    });
+    const db = await duck(s3);
+    try {
+      const listed = async () => (await db.rows(`SELECT file FROM glob('s3://exports/killed/**')`)).map((o) => o.file);
+      // Whole or nothing: an object that exists reads as the day's one event.
+      const before = await listed();
+      if (before.length > 0)
+        expect((await db.rows(`SELECT count(*)::INTEGER AS n FROM read_parquet('s3://exports/${key}')`))[0]).toEqual({ n: 1 });
+      expect((await runsOf(t, created.body.id)).map((r) => [r.status, r.attempts])).toEqual([['running', 1]]);
+      expect(await runExportTick(deps, () => new Date(T0.getTime() + 16 * MINUTE))).toBe(1);
+      expect((await runsOf(t, created.body.id))[0]).toMatchObject({ status: 'succeeded', attempts: 2, rows: 1 });
+      expect(await listed()).toEqual([`s3://exports/${key}`]);
+      const [row] = await db.rows(
+        `SELECT count(*)::INTEGER AS n, sum(total_cost)::VARCHAR AS cost FROM read_parquet('s3://exports/${key}')`,
+      );
+      expect(row).toEqual({ n: 1, cost: '0.420000000000' });
+    } finally {
+      db.close();
+    }
+    // The killed attempt's staged file went with the next attempt.
+    expect(fs.readdirSync(path.join(deps.dataDir, 'exports-staging'))).toEqual([]);
   });
 });
