@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { buildRequest, helpText, parseArgs, UsageError, type AdminRequest } from './cli/args.js';
 import { followJob } from './cli/progress-bar.js';
+import { printLakeConnect } from './cli/lake-connect.js';
 import { runPrices } from './cli/prices.js';
 
 /** --url, else MARGINAL_URL, else the local default; a trailing /v1 is tolerated. */
@@ -113,6 +114,7 @@ async function repriceOffered(url: string, token: string, written: CardWriteAnsw
 async function main(argv: string[]): Promise<number> {
   try {
     if (argv[0] === 'prices') return runPrices(argv.slice(1));
+    if (argv[0] === 'lake' && argv[1] === 'connect') return printLakeConnect();
     const parsed = parseArgs(argv);
     if (parsed.command === 'help') {
       console.log(helpText());

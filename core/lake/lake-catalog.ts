@@ -228,14 +228,36 @@ function s3SecretSql(dataPath: string, s3: S3Settings): string {
   return `CREATE OR REPLACE SECRET marginal_lake_s3 (${options.join(', ')})`;
 }
 
-function attachSql(settings: LakeSettings, options: OpenLakeOptions): string {
+/**
+ * What a plain DuckDB (CLI, Python, another program; no Marginal code) runs to read the lake as
+ * `alias`: the extensions from the directory Marginal provisions (a DuckDB of another version
+ * installs its own instead), the S3 secret, a READ_ONLY attach, USE. Credentials are written out:
+ * the statements are for the operator who holds them. `npm run cli -- lake connect` prints them.
+ */
+export function connectStatements(settings: LakeSettings, alias = 'marginal'): string[] {
+  if (!/^[a-z_][a-z0-9_]*$/.test(alias)) throw new RangeError(`not a catalog alias: ${alias}`);
+  const extensions = [
+    'ducklake',
+    ...(settings.s3 ? ['httpfs'] : []),
+    ...(settings.catalog.kind === 'postgres' ? ['postgres_scanner'] : []),
+  ];
+  return [
+    `SET extension_directory = ${sqlStringLiteral(settings.extensionDirectory)}`,
+    ...extensions.map((e) => `LOAD ${e}`),
+    ...(settings.s3 ? [s3SecretSql(settings.dataPath, settings.s3)] : []),
+    attachSql(settings, { readOnly: true }, alias),
+    `USE ${alias}`,
+  ];
+}
+
+function attachSql(settings: LakeSettings, options: OpenLakeOptions, alias = 'lake'): string {
   const opts = [options.readOnly ? 'READ_ONLY' : `DATA_PATH ${sqlStringLiteral(settings.dataPath)}`];
   if (settings.catalog.kind === 'postgres') opts.push(`METADATA_SCHEMA 'ducklake'`);
   if (options.snapshotVersion !== undefined) {
     if (!Number.isSafeInteger(options.snapshotVersion)) throw new RangeError(`not a snapshot: ${options.snapshotVersion}`);
     opts.push(`SNAPSHOT_VERSION ${options.snapshotVersion}`);
   }
-  return `ATTACH ${sqlStringLiteral(`ducklake:${catalogTarget(settings.catalog)}`)} AS lake (${opts.join(', ')})`;
+  return `ATTACH ${sqlStringLiteral(`ducklake:${catalogTarget(settings.catalog)}`)} AS ${alias} (${opts.join(', ')})`;
 }
 
 function catalogTarget(catalog: LakeCatalogLocation): string {

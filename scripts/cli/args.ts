@@ -168,6 +168,8 @@ export function helpText(): string {
     '      What the pinned @pydantic/genai-prices package would change in the standard cards (local, no server).',
     '  prices apply [--effective-from YYYY-MM-DD]',
     '      Appends those changes as new effective-dated standard cards (default today); never edits a card.',
+    '  lake connect',
+    '      The DuckDB statements that attach the open lake read-only from this environment (LAKE_FORMAT=ducklake; local, no server).',
   );
   lines.push('  help', '      This text.');
   return lines.join('\n');

@@ -6,13 +6,18 @@
 // once their card exists. At the end every event is in the lake once, its total cost is the sum
 // worked out here with big.js from hand-written rates, and the daily rollup equals the events per
 // (organization, day). The other processor suites run on DuckLake with MARGINAL_TEST_LAKE=ducklake.
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { LakeQuery } from '../../api/lake/lake-query.js';
 import { createOrganization } from '../../core/control/organizations.js';
+import { ServiceUnavailableError } from '../../core/errors.js';
 import { createKafka, ensureTopics } from '../../core/kafka/client.js';
 import { Big } from '../../core/money.js';
+import { fromRoot } from '../../core/paths.js';
 import type { UsageEvent } from '../../schemas/usage-event.js';
 import { ensureDuckDBExtensions } from '../../scripts/duckdb-extensions/provision.js';
 import { openFreshControlDb, TEST_MASTER_KEY, testPostgresUrl, type FreshControlDb } from '../support/control-db.js';
@@ -27,7 +32,7 @@ import {
   waitUntil,
 } from '../support/processor-fixtures.js';
 import { startTestS3Server, type TestS3Server } from '../support/s3-server.js';
-import { duckLakeEnv, testDuckLake } from '../support/test-lake.js';
+import { duckLakeEnv, duckLakeSettingsOf, testDuckLake } from '../support/test-lake.js';
 
 const provisioned = await ensureDuckDBExtensions().catch((e: Error) => {
   console.warn(`[ducklake-processor] SKIPPED: the lake's DuckDB extensions cannot be provisioned: ${e.message}`);
@@ -177,25 +182,40 @@ describe.skipIf(!provisioned || !testPostgresUrl()).each(['local', 's3'] as cons
     await expectRollupsEqualEvents();
   });
 
-  it.runIf(store === 's3')('the store taken away under load: flushes wait, then every event lands once', async () => {
-    const before = sent.length;
-    await s3!.stop({ kill: true });
-    for (let r = 0; r < 10; r++) {
-      const batch = round(1_000 + r);
-      await producer.send(batch);
-      sent.push(...batch);
-    }
-    await sleep(3_000);
-    await s3!.start();
-    await waitUntil(`all ${sent.length} events after the outage`, async () => (await lakeRows()) >= sent.length, 120_000, 500);
-    expect(sent.length).toBeGreaterThan(before);
-    for (const org of orgs) {
-      const mine = sent.filter((e) => e.organization_id === org);
-      const ids = await lakeEventIdCounts(env.LAKE_DIR!, org);
-      expect(ids.size).toBe(mine.length);
-      expect([...ids.values()].every((n) => n === 1)).toBe(true);
-    }
-  });
+  it.runIf(store === 's3')(
+    'the store taken away under load: reads answer 503 at once, flushes wait, then every event lands once',
+    async () => {
+      const before = sent.length;
+      // An api's reader, opened while the store is up, that has read nothing yet.
+      const api = await LakeQuery.open(path.join(tmp, 'api'), { duckLake: duckLakeSettingsOf(env.LAKE_DIR!)!, derivedDir: false });
+      await s3!.stop({ kill: true });
+      const asked = performance.now();
+      const read = api.rows({ organizationId: orgs[0]! }, 'SELECT count(*) AS n FROM {{events}} e WHERE e.organization_id = $org');
+      await expect(read).rejects.toBeInstanceOf(ServiceUnavailableError);
+      expect(performance.now() - asked).toBeLessThan(15_000);
+      api.close();
+      for (let r = 0; r < 10; r++) {
+        const batch = round(1_000 + r);
+        await producer.send(batch);
+        sent.push(...batch);
+      }
+      await sleep(3_000);
+      await s3!.start();
+      await waitUntil(`all ${sent.length} events after the outage`, async () => (await lakeRows()) >= sent.length, 90_000, 500).catch(
+        (err) => {
+          throw new Error(`${(err as Error).message}\n--- processor output ---\n${children.at(-1)!.output()}`);
+        },
+      );
+      expect(sent.length).toBeGreaterThan(before);
+      for (const org of orgs) {
+        const mine = sent.filter((e) => e.organization_id === org);
+        const ids = await lakeEventIdCounts(env.LAKE_DIR!, org);
+        expect(ids.size).toBe(mine.length);
+        expect([...ids.values()].every((n) => n === 1)).toBe(true);
+      }
+    },
+    180_000,
+  );
 
   it('re-pricing: pending events become completed with the card created later, each once, rollups following', async () => {
     for (const org of orgs) await createInputOutputCard(control.db, org, 'dl-late', LATE);
@@ -219,6 +239,31 @@ describe.skipIf(!provisioned || !testPostgresUrl()).each(['local', 's3'] as cons
       expect(new Big(t.rollupCost).eq(expected)).toBe(true);
     }
     await expectRollupsEqualEvents();
+  });
+
+  it('an outside DuckDB, given the statements of `lake connect`, reads every event once with the exact totals', async () => {
+    const run = (args: string[]) => promisify(execFile)(process.execPath, args, { cwd: fromRoot(), env: { ...process.env, ...env } });
+    const { stdout: statements } = await run(['--import', 'tsx', fromRoot('scripts', 'cli.ts'), 'lake', 'connect']);
+    expect(statements).toMatch(/ATTACH 'ducklake:postgres:.*\(READ_ONLY/);
+    // No Marginal code in this process: only DuckDB's own package.
+    const outside = `
+      import { DuckDBInstance } from '@duckdb/node-api';
+      const conn = await (await DuckDBInstance.create(':memory:')).connect();
+      for (const s of JSON.parse(process.argv[1])) await conn.run(s);
+      const r = await conn.runAndReadAll("SELECT organization_id, CAST(count(*) AS VARCHAR) AS n, CAST(count(DISTINCT event_id) AS VARCHAR) AS ids, CAST(sum(total_cost) AS VARCHAR) AS cost FROM events GROUP BY 1");
+      console.log(JSON.stringify(r.getRowObjectsJson()));`;
+    const list = statements.split(';\n').filter((line) => line.trim());
+    const { stdout } = await run(['--input-type=module', '-e', outside, JSON.stringify(list)]);
+    const totals = new Map(
+      (JSON.parse(stdout) as { organization_id: string; n: string; ids: string; cost: string }[]).map((r) => [r.organization_id, r]),
+    );
+    for (const org of orgs) {
+      const mine = sent.filter((e) => e.organization_id === org);
+      const got = totals.get(org);
+      expect(got?.n).toBe(String(mine.length));
+      expect(got?.ids).toBe(String(mine.length));
+      expect(new Big(got?.cost ?? '-1').eq(mine.reduce((s, e) => s.plus(cost(e)), new Big(0)))).toBe(true);
+    }
   });
 
   /** Per (organization, day, status) of our organizations: the daily rollup's events and cost equal the events'. */
