@@ -23,6 +23,7 @@ import { EventsPage } from './pages/events/EventsPage.js';
 import { MembersPage } from './pages/members/MembersPage.js';
 import { OverviewPage } from './pages/overview/OverviewPage.js';
 import { RatesPage } from './pages/rates/RatesPage.js';
+import { RepricingsPage } from './pages/repricings/RepricingsPage.js';
 import { SessionPage } from './pages/sessions/SessionPage.js';
 import { SessionsPage } from './pages/sessions/SessionsPage.js';
 import { AcceptInvitationPage } from './pages/signin/AcceptInvitationPage.js';
@@ -44,11 +45,12 @@ const NAV: ReadonlyArray<readonly [path: string, label: string, scope: AccessSco
   ['/api-keys', 'API keys', 'organization:admin'],
   ['/budgets', 'Budgets', 'organization:admin'],
   ['/webhooks', 'Webhooks', 'organization:admin'],
+  ['/repricings', 'Re-pricings', 'organization:admin'],
   ['/audit', 'Audit trail', 'organization:admin'],
 ];
 
 /** Pages of no period: no date range there. */
-const UNDATED_PAGES = new Set(['/members', '/api-keys', '/budgets', '/webhooks']);
+const UNDATED_PAGES = new Set(['/members', '/api-keys', '/budgets', '/webhooks', '/repricings']);
 
 type Gate =
   | { state: 'checking' }
@@ -208,6 +210,7 @@ function Shell(props: {
           <Route path="/api-keys" component={ApiKeysPage} />
           <Route path="/budgets" component={BudgetsPage} />
           <Route path="/webhooks" component={WebhooksPage} />
+          <Route path="/repricings" component={RepricingsPage} />
           <Route path="/audit" component={AuditPage} />
           <Route>
             <div className="note">

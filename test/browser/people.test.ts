@@ -2,8 +2,8 @@
 // CLI accepts the link and signs in with a password, switches between two organizations, invites
 // a colleague as finance (who sees margins but no admin pages, and whose admin requests answer
 // 403, and who resets a forgotten password), changes a role and reads it in the audit trail,
-// creates and revokes an API key, creates a budget, adds and deletes a webhook endpoint, sets up
-// single sign-on; a third person signs in through SSO at a
+// creates and revokes an API key, creates a budget, adds and deletes a webhook endpoint, re-prices
+// a range, sets up single sign-on; a third person signs in through SSO at a
 // real OpenID provider on loopback; 300 page views by one person meet no 429. Screenshots go to
 // test-results/people/.
 import Big from 'big.js';
@@ -446,6 +446,29 @@ runIf('people in the console (headless Chromium)', () => {
     await expect.poll(() => row.count()).toBe(0);
     const listed = await admin(p.host, 'GET', `/organizations/${acme.organizationId}/webhook-endpoints`);
     expect(listed.body.webhook_endpoints).toEqual([]);
+  });
+
+  it('the owner re-prices the last 7 days: progress, then cost before and after as the API answers them', async () => {
+    await open('/repricings');
+    await page.locator('[data-table="repricings"]').waitFor();
+    await page.fill('input[name="repricing-from"]', isoDay(0));
+    await page.fill('input[name="repricing-until"]', isoDay(6));
+    await page.click('[data-form="start-repricing"] button[type="submit"]');
+    await expect.poll(() => page.locator('[data-page="repricings"] [role="alert"]').getAttribute('data-field')).toBe('start_date');
+    await page.fill('input[name="repricing-from"]', isoDay(6));
+    await page.fill('input[name="repricing-until"]', isoDay(-1));
+    await page.click('[data-form="start-repricing"] button[type="submit"]');
+    const rows = page.locator('[data-table="repricings"] tbody tr');
+    await expect.poll(() => rows.count()).toBe(1);
+    // The page asks again while it runs; the three $1.25 events keep their given cost.
+    await expect.poll(() => rows.locator('td[data-col="status"]').textContent(), { timeout: 60_000 }).toBe('completed');
+    const job = (await admin(p.host, 'GET', `/organizations/${acme.organizationId}/repricings`)).body.repricings[0];
+    expect([job.events_repriced, new Big(job.cost_before).eq('3.75'), new Big(job.cost_change).eq(0)]).toEqual([3, true, true]);
+    expect(await rows.locator('td[data-col="before"]').textContent()).toBe(money(job.cost_before));
+    expect(await rows.locator('td[data-col="after"]').textContent()).toBe(money(job.cost_after));
+    expect(await rows.locator('td[data-col="change"]').textContent()).toBe(money(job.cost_change));
+    expect(await rows.locator('td[data-col="events"]').textContent()).toBe('3');
+    await shot('repricings');
   });
 
   it('the owner sets up single sign-on on the members page; a wrong field shows the API message', async () => {

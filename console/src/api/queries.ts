@@ -5,8 +5,14 @@ import { rangeQuery, type DateRange } from '../range/date-range.js';
 import { apiGet, credentialScope, type Query } from './client.js';
 import type { ByAgent, CostByEndUser, EndUserDirectory, MarginByEndUser, MarginOrgTotal, SeriesResponse } from './types.js';
 
-export function useApi<T>(path: string, query: Query = {}, enabled = true) {
-  return useQuery({ queryKey: [path, query, credentialScope()], queryFn: () => apiGet<T>(path, query), enabled });
+/** `refreshMs` asks again every so often while it answers a number for the data (work under way). */
+export function useApi<T>(path: string, query: Query = {}, enabled = true, refreshMs?: (data: T | undefined) => number | false) {
+  return useQuery<T>({
+    queryKey: [path, query, credentialScope()],
+    queryFn: () => apiGet<T>(path, query),
+    enabled,
+    refetchInterval: refreshMs ? (q) => refreshMs(q.state.data) : undefined,
+  });
 }
 
 export const useCostByEndUser = (r: DateRange) => useApi<CostByEndUser>('/cost-data/by-end-user', rangeQuery(r));

@@ -57,3 +57,5 @@ export type BudgetPeriod = Schemas['BudgetPeriod'];
 export type WebhookEndpoint = Schemas['WebhookEndpointView'];
 export type WebhookEndpointList = Schemas['WebhookEndpointList'];
 export type WebhookEndpointWithSecret = Schemas['WebhookEndpointWithSecret'];
+export type Repricing = Schemas['RepricingView'];
+export type RepricingList = Schemas['RepricingList'];

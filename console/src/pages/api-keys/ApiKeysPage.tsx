@@ -118,7 +118,9 @@ function CreateKeyForm() {
             ...(create.data.scopes.includes('usage:write') ? [['Signing secret', create.data.signing_secret] as const] : []),
           ]}
         >
-          Copy the key{create.data.scopes.includes('usage:write') ? ' and its signing secret' : ''} now: they are shown only this once.
+          {create.data.scopes.includes('usage:write')
+            ? 'Copy the key and its signing secret now: they are shown only this once.'
+            : 'Copy the key now: it is shown only this once.'}
         </ShownOnce>
       )}
     </section>

@@ -120,7 +120,12 @@ function CreateBudgetForm() {
           ? {}
           : { thresholds: thresholds.split(',').map((t) => (/^\s*\d+\s*$/.test(t) ? Number(t) : t.trim())) }),
       }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: [adminPath(BUDGETS)] }),
+    onSuccess: () => {
+      setName('');
+      setAmount('');
+      setThresholds('');
+      return queryClient.invalidateQueries({ queryKey: [adminPath(BUDGETS)] });
+    },
   });
   const submit = (e: React.FormEvent) => {
     e.preventDefault();
