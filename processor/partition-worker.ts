@@ -17,6 +17,7 @@ import type { LakeRefusal } from './price-record.js';
 import {
   EventBatch,
   LakeFencedError,
+  LakeUnavailableError,
   type ProcessorLake,
   type RewriteResult,
   type RewriteSelector,
@@ -211,7 +212,8 @@ export class PartitionWorker {
       if (performance.now() - this.lastCompaction >= this.deps.compactEveryMs) await this.compact(generation);
     } catch (err) {
       if (generation !== this.generation) return;
-      if (!(err instanceof LakeFencedError)) this.noteRefusal(from, nextOffset, err);
+      // An unreachable store refuses nothing: retry with backoff, never narrow or dead-letter for it.
+      if (!(err instanceof LakeFencedError) && !(err instanceof LakeUnavailableError)) this.noteRefusal(from, nextOffset, err);
       this.reset(err);
     }
   }

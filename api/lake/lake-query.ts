@@ -49,7 +49,7 @@ import { LakeReader } from '../../core/lake/lake-reader.js';
 import type { LakeTable } from '../../core/lake/layout.js';
 import { DAILY_COSTS, rollupFromEventsSql } from '../../core/lake/rollups.js';
 import { readParquetSql, sqlStringLiteral } from '../../core/lake/parquet-sql.js';
-import { ensureLakeTables, type OpenLake, openLake } from '../../core/lake/lake-catalog.js';
+import { ensureLakeTables, isLakeUnreachable, type OpenLake, openLake } from '../../core/lake/lake-catalog.js';
 import type { LakeSettings } from '../../core/lake/lake-settings.js';
 import { ServiceUnavailableError } from '../../core/errors.js';
 
@@ -325,7 +325,7 @@ export class LakeQuery {
       try {
         // Literals, not bound parameters: one call into DuckDB (inline-parameters.ts).
         const reader = await conn.runAndReadAll(inlineParameters(text, values)).catch((e: unknown) => {
-          throw this.duckLake && isStoreFailure(e)
+          throw this.duckLake && isLakeUnreachable(e)
             ? new ServiceUnavailableError("The lake's store or catalog is unavailable; retry shortly")
             : e;
         });
@@ -498,14 +498,6 @@ async function openDuckLakeReader(settings: LakeSettings, threads: number): Prom
     lake.close();
     throw e;
   }
-}
-
-/** An error of the object store or the catalog's connection (DuckDB's IO and HTTP errors), as opposed to one of the query. */
-function isStoreFailure(e: unknown): boolean {
-  const message = e instanceof Error ? e.message : String(e);
-  return /^(IO|HTTP|Connection) Error|Unable to connect|Could not establish connection|could not connect|Connection refused/im.test(
-    message,
-  );
 }
 
 /** Rows of a DuckLake table for the organization, on the UTC days the range overlaps (the rollups' partition column left out). */

@@ -113,6 +113,18 @@ export async function openLake(settings: LakeSettings, options: OpenLakeOptions 
 }
 
 /**
+ * Whether a DuckDB error says the object store or the catalog's database could not be reached
+ * (DuckDB's IO and HTTP errors, a refused connection), as opposed to one of the statement: the
+ * writer waits and retries such a failure, a reader answers 503.
+ */
+export function isLakeUnreachable(e: unknown): boolean {
+  const message = e instanceof Error ? e.message : String(e);
+  return /^(IO|HTTP|Connection) Error|Unable to connect|Could not establish connection|could not connect|Connection refused/im.test(
+    message,
+  );
+}
+
+/**
  * Creates the lake's tables (and the offsets tables of `partitions`) that do not exist yet, and
  * adds columns the schema gained, in one transaction; a lake that already has them is left as it
  * is. Two processes preparing the same lake at once: the loser's commit conflicts (or its CREATE

@@ -9,7 +9,7 @@ import { Mutex } from 'async-mutex';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DimensionSource } from '../../core/lake/dimension-rollups.js';
 import type { LakeEventRow } from '../../core/lake/events-schema.js';
-import { ensureLakeTables, openLake, type OpenLake } from '../../core/lake/lake-catalog.js';
+import { ensureLakeTables, isLakeUnreachable, openLake, type OpenLake } from '../../core/lake/lake-catalog.js';
 import type { LakeSettings } from '../../core/lake/lake-settings.js';
 import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 import type { CompactionResult } from './compaction.js';
@@ -19,12 +19,12 @@ import { commitDuckLakeFlush, DuckLakeConflictError, lakeNextOffset, OffsetMoved
 import { commitDuckLakeRewrite } from './ducklake-rewrite.js';
 import { DedupWindow, type DedupWindowOptions } from './dedup-window.js';
 import type { EventBatch } from './event-batch.js';
-import { rowFromWire, stageChunks, stageEvents, wireSelectList } from './event-staging.js';
+import { stageChunks, stageEvents } from './event-staging.js';
 import { admitBatch, type FlushResult } from './flush.js';
 import type { GarbageResult } from './garbage.js';
 import type { PartitionManifestView, ProcessorLake } from './lake-writer.js';
-import { LakeFencedError, type LakeContext } from './partition-state.js';
-import { assertSameIdentity, type RewriteOptions, type RewriteResult, type RewriteSelector, type RowTransform } from './rewrite.js';
+import { LakeFencedError, type LakeContext, LakeUnavailableError } from './partition-state.js';
+import { replacementsOf, type RewriteOptions, type RewriteResult, type RewriteSelector, type RowTransform } from './rewrite.js';
 
 export interface DuckLakeWriterOptions {
   dedup?: DedupWindowOptions;
@@ -179,7 +179,7 @@ export class DuckLakeWriter implements ProcessorLake {
         timings.write = performance.now() - t;
       } catch (e) {
         admitted.forget();
-        throw e;
+        throw isLakeUnreachable(e) ? new LakeUnavailableError(e instanceof Error ? e.message : String(e)) : e;
       } finally {
         await s.conn.run(`DROP TABLE IF EXISTS ${BATCH}`).catch(() => undefined);
       }
@@ -211,18 +211,8 @@ export class DuckLakeWriter implements ProcessorLake {
       ] as const) {
         if (day !== undefined) where.push(`event_date ${op} CAST(${sqlStringLiteral(day)} AS DATE)`);
       }
-      const reader = await s.conn.runAndReadAll(
-        `SELECT ${wireSelectList()} FROM lake.events WHERE ${where.join(' AND ')} ORDER BY kafka_offset`,
-      );
-      const candidates = reader.getRowObjects().map((o) => rowFromWire(o as Record<string, unknown>));
-      const changed: LakeEventRow[] = [];
-      for (const row of candidates) {
-        const next = await transform({ ...row });
-        if (next === null) continue;
-        assertSameIdentity(row, next);
-        changed.push(next);
-      }
-      const result: RewriteResult = { groups: 0, rowsExamined: candidates.length, rowsChanged: 0, filesReplaced: 0, filesWritten: 0 };
+      const { examined, changed } = await replacementsOf(s.conn, `lake.events WHERE ${where.join(' AND ')}`, transform);
+      const result: RewriteResult = { groups: 0, rowsExamined: examined, rowsChanged: 0, filesReplaced: 0, filesWritten: 0 };
       if (changed.length === 0) return result;
       const dates = [...new Set(changed.map((r) => r.event_timestamp.toISOString().slice(0, 10)))].sort();
       const dimensions = (await dimensionSetsOf(this.ctx, [org])).get(org) ?? {};

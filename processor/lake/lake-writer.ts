@@ -31,7 +31,7 @@ import { collectGarbage, type GarbageOptions, type GarbageResult } from './garba
 import { PartitionState, type LakeContext } from './partition-state.js';
 import { rewrite, type RewriteOptions, type RewriteResult, type RewriteSelector, type RowTransform } from './rewrite.js';
 
-export { LakeFencedError } from './partition-state.js';
+export { LakeFencedError, LakeUnavailableError } from './partition-state.js';
 export { EventBatch } from './event-batch.js';
 export type {
   FlushResult,

@@ -20,6 +20,12 @@ export interface LakeContext {
 /** The partition's manifest changed under us: another processor owns it now. */
 export class LakeFencedError extends Error {}
 
+/**
+ * The lake's store or catalog could not be reached: nothing was written, and no record is to
+ * blame (the partition loop retries with backoff instead of narrowing the batch down).
+ */
+export class LakeUnavailableError extends Error {}
+
 async function statKeyOf(file: string): Promise<string> {
   return (await manifestStatKey(file)) ?? 'absent';
 }

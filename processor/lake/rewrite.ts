@@ -9,6 +9,7 @@ import type { GarbageFile, ManifestFile } from '../../core/lake/manifest.js';
 import { parquetRelationSql, sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 import { DAILY_COSTS, SESSION_SPANS, rollupFromEventsSql } from '../../core/lake/rollups.js';
 import fs from 'node:fs/promises';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DimensionSet } from '../../core/lake/dimension-rollups.js';
 import { dimensionRollupSources, dimensionSetsOf } from './dimension-files.js';
 import { persist } from './durability.js';
@@ -56,8 +57,29 @@ export interface RewriteResult {
 const REPLACEMENTS = 'lake_rewrite_rows';
 const GROUP = 'lake_rewrite_group';
 
-/** A replacement keeps its event's identity (a rewrite may change costs and status, never which event it is). */
-export function assertSameIdentity(before: LakeEventRow, after: LakeEventRow): void {
+/**
+ * The rows of `source` (a relation and its WHERE clause, in offset order) that `transform` replaces,
+ * each replacement checked to be the same event (a rewrite may change costs and status, never which
+ * event it is). Shared by both lake formats' re-pricing.
+ */
+export async function replacementsOf(
+  conn: DuckDBConnection,
+  source: string,
+  transform: RowTransform,
+): Promise<{ examined: number; changed: LakeEventRow[] }> {
+  const reader = await conn.runAndReadAll(`SELECT ${wireSelectList()} FROM ${source} ORDER BY kafka_offset`);
+  const candidates = reader.getRowObjects().map((o) => rowFromWire(o as Record<string, unknown>));
+  const changed: LakeEventRow[] = [];
+  for (const row of candidates) {
+    const next = await transform({ ...row });
+    if (next === null) continue;
+    assertSameIdentity(row, next);
+    changed.push(next);
+  }
+  return { examined: candidates.length, changed };
+}
+
+function assertSameIdentity(before: LakeEventRow, after: LakeEventRow): void {
   const same =
     after.event_id === before.event_id &&
     after.organization_id === before.organization_id &&
@@ -97,16 +119,8 @@ export async function rewrite(
       EVENTS_COLUMNS,
     );
     const where = statuses ? `WHERE status IN (${statuses.map(sqlStringLiteral).join(', ')})` : '';
-    const reader = await state.conn.runAndReadAll(`SELECT ${wireSelectList()} FROM ${relation} ${where} ORDER BY kafka_offset`);
-    const candidates = reader.getRowObjects().map((o) => rowFromWire(o as Record<string, unknown>));
-    result.rowsExamined += candidates.length;
-    const changed: LakeEventRow[] = [];
-    for (const row of candidates) {
-      const next = await transform({ ...row });
-      if (next === null) continue;
-      assertSameIdentity(row, next);
-      changed.push(next);
-    }
+    const { examined, changed } = await replacementsOf(state.conn, `${relation} ${where}`, transform);
+    result.rowsExamined += examined;
     if (changed.length === 0) continue;
     const org = selector.organizationId;
     const cols = EVENTS_COLUMNS.map((c) => `"${c.name}"`).join(', ');
