@@ -32,8 +32,10 @@ import { SignInPage } from './pages/signin/SignInPage.js';
 import { WebhooksPage } from './pages/webhooks/WebhooksPage.js';
 import { useDateRange, withRange } from './range/date-range.js';
 
-/** Each page and the scope its main figures need: a person sees the pages their role reads. */
-const NAV: ReadonlyArray<readonly [path: string, label: string, scope: AccessScope]> = [
+type NavEntry = readonly [path: string, label: string, scope: AccessScope];
+
+/** The read pages and the scope their main figures need: a person sees the pages their role reads. */
+const READ_NAV: readonly NavEntry[] = [
   ['/', 'Overview', 'costs:read'],
   ['/customers', 'Customers', 'costs:read'],
   ['/agents', 'Agents & workflows', 'costs:read'],
@@ -41,6 +43,10 @@ const NAV: ReadonlyArray<readonly [path: string, label: string, scope: AccessSco
   ['/sessions', 'Sessions', 'costs:read'],
   ['/events', 'Events', 'usage:read'],
   ['/rates', 'Rates', 'costs:read'],
+];
+
+/** The pages that manage the organization, for its owners and admins, in a bar of their own. */
+const MANAGE_NAV: readonly NavEntry[] = [
   ['/members', 'Members', 'organization:admin'],
   ['/api-keys', 'API keys', 'organization:admin'],
   ['/budgets', 'Budgets', 'organization:admin'],
@@ -156,17 +162,20 @@ function Shell(props: {
   const range = useDateRange();
   const search = useSearch();
   const [location] = useLocation();
+  const manage = MANAGE_NAV.filter(([, , scope]) => mayOpen(credential, scope));
+  const links = (entries: readonly NavEntry[]) =>
+    entries
+      .filter(([, , scope]) => mayOpen(credential, scope))
+      .map(([path, label]) => (
+        <Link key={path} href={withRange(path, range)} className={(active) => (active ? 'active' : '')} data-nav={label}>
+          {label}
+        </Link>
+      ));
   return (
     <div className="shell">
       <header className="topbar">
         <span className="brand">Marginal</span>
-        <nav>
-          {NAV.filter(([, , scope]) => mayOpen(credential, scope)).map(([path, label]) => (
-            <Link key={path} href={withRange(path, range)} className={(active) => (active ? 'active' : '')} data-nav={label}>
-              {label}
-            </Link>
-          ))}
-        </nav>
+        <nav aria-label="Figures">{links(READ_NAV)}</nav>
         {credential.kind === 'session' && session ? (
           <div className="who" data-who={credential.email}>
             <OrganizationSwitcher session={session} organizationId={credential.organizationId} onSwitch={props.onSwitch} />
@@ -190,6 +199,12 @@ function Shell(props: {
           </div>
         )}
       </header>
+      {manage.length > 0 && (
+        <nav className="managebar" aria-label="Manage">
+          <span className="muted">Manage</span>
+          {links(manage)}
+        </nav>
+      )}
       {!UNDATED_PAGES.has(location) && (
         <div className="toolbar">
           <DateRangePicker key={search} />

@@ -3,7 +3,7 @@
 // a colleague as finance (who sees margins but no admin pages, and whose admin requests answer
 // 403, and who resets a forgotten password), changes a role and reads it in the audit trail,
 // creates and revokes an API key, creates a budget, adds and deletes a webhook endpoint, re-prices
-// a range, sets up single sign-on; a third person signs in through SSO at a
+// a range, sets up single sign-on, revokes an invitation and removes a member; a third person signs in through SSO at a
 // real OpenID provider on loopback; 300 page views by one person meet no 429. Screenshots go to
 // test-results/people/.
 import Big from 'big.js';
@@ -96,7 +96,7 @@ async function signOut(): Promise<void> {
 }
 
 async function navLabels(): Promise<string[]> {
-  return page.locator('.topbar nav a').allTextContents();
+  return page.locator('nav a').allTextContents();
 }
 
 /** A request made by the page itself, with its cookie and the CSRF token the session answers. */
@@ -513,8 +513,41 @@ runIf('people in the console (headless Chromium)', () => {
     await shot('sso-analyst');
   });
 
-  it('300 page views by one person in a loop meet no 429', async () => {
+  it('the owner revokes an open invitation (its link is then refused with the API message) and removes a member', async () => {
     await signOut();
+    await signIn(OWNER, PASSWORD);
+    await signedInAs(OWNER);
+    await open('/members');
+    const ivy = `ivy@${domain}`;
+    await page.fill('input[name="invite-email"]', ivy);
+    await page.selectOption('select[name="invite-role"]', 'viewer');
+    await page.click('[data-form="invite"] button[type="submit"]');
+    const link = await page.locator('input[aria-label="Invitation link"]').inputValue();
+    const invited = page.locator(`[data-table="invitations"] tr[data-row="${ivy}"]`);
+    await invited.waitFor();
+    expect(await invited.locator('td[data-col="role"]').textContent()).toBe('viewer');
+    await shot('members-invitations');
+    await invited.locator('button:has-text("Revoke")').click();
+    await invited.locator('button.danger').click();
+    await expect.poll(() => invited.count()).toBe(0);
+
+    const sam = page.locator(`[data-table="members"] tr[data-row="${SSO_PERSON}"]`);
+    await sam.locator('button:has-text("Remove")').click();
+    await sam.locator('button.danger').click();
+    await expect.poll(() => sam.count()).toBe(0);
+    // The last owner is offered no Remove.
+    expect(await page.locator(`[data-table="members"] tr[data-row="${OWNER}"] button`).count()).toBe(0);
+
+    await signOut();
+    await acceptInBrowser(link, 'ivy would like a password');
+    const refusal = page.locator('[data-form="accept-invitation"] [role="alert"]');
+    await expect.poll(() => refusal.textContent()).toContain('revoked');
+    expect(await refusal.getAttribute('data-field')).toBe('token');
+    await shot('invitation-revoked');
+  });
+
+  it('300 page views by one person in a loop meet no 429', async () => {
+    await open('/');
     await signIn(OWNER, PASSWORD);
     await signedInAs(OWNER);
     const pages = [

@@ -1,6 +1,6 @@
 // Data hooks several pages share (one query key per endpoint, parameters and organization, so pages
 // reuse each other's answers and never show another organization's). A page's own hooks live in its folder.
-import { useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { rangeQuery, type DateRange } from '../range/date-range.js';
 import { apiGet, credentialScope, type Query } from './client.js';
 import type { ByAgent, CostByEndUser, EndUserDirectory, MarginByEndUser, MarginOrgTotal, SeriesResponse } from './types.js';
@@ -12,6 +12,18 @@ export function useApi<T>(path: string, query: Query = {}, enabled = true, refre
     queryFn: () => apiGet<T>(path, query),
     enabled,
     refetchInterval: refreshMs ? (q) => refreshMs(q.state.data) : undefined,
+  });
+}
+
+/** A write that, once done, asks `refreshes` again, so the page shows what the server now holds. */
+export function useWrite<R, V = void>(refreshes: string, write: (variables: V) => Promise<R>, done?: (answer: R) => void) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: write,
+    onSuccess: (answer: R) => {
+      done?.(answer);
+      return queryClient.invalidateQueries({ queryKey: [refreshes] });
+    },
   });
 }
 

@@ -59,3 +59,5 @@ export type WebhookEndpointList = Schemas['WebhookEndpointList'];
 export type WebhookEndpointWithSecret = Schemas['WebhookEndpointWithSecret'];
 export type Repricing = Schemas['RepricingView'];
 export type RepricingList = Schemas['RepricingList'];
+export type OpenInvitation = Schemas['OpenInvitationView'];
+export type OpenInvitationList = Schemas['OpenInvitationList'];

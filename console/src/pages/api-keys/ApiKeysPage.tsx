@@ -2,11 +2,10 @@
 // may call (/v1/admin/organizations/{organizationId}/api-keys): the keys without secrets, a new key
 // whose key and signing secret are shown once (the API answers them only once), a revocation
 // confirmed in place. Refusals show the API's message, naming the field.
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { SCOPES, type Scope } from '../../../../core/auth/scopes.js';
 import { adminPath, apiSend } from '../../api/client.js';
-import { useApi } from '../../api/queries.js';
+import { useApi, useWrite } from '../../api/queries.js';
 import type { ApiKey, ApiKeyList, IssuedApiKey } from '../../api/types.js';
 import { ConfirmButton } from '../../components/ConfirmButton.js';
 import { DataTable, type Column } from '../../components/DataTable.js';
@@ -42,11 +41,7 @@ export function ApiKeysPage() {
 }
 
 function KeyTable({ keys }: { keys: ApiKey[] }) {
-  const queryClient = useQueryClient();
-  const revoke = useMutation({
-    mutationFn: (keyId: string) => apiSend<ApiKey>('DELETE', `${adminPath(KEYS)}/${keyId}`),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: [adminPath(KEYS)] }),
-  });
+  const revoke = useWrite(adminPath(KEYS), (keyId: string) => apiSend<ApiKey>('DELETE', `${adminPath(KEYS)}/${keyId}`));
   const columns: Column<ApiKey>[] = [
     { id: 'prefix', header: 'Key', value: (k) => k.key_prefix, render: (k) => <code>{k.key_prefix}…</code> },
     { id: 'scopes', header: 'Scopes', value: (k) => k.scopes.join(' '), render: (k) => <code>{k.scopes.join(' ')}</code> },
@@ -78,15 +73,12 @@ function KeyTable({ keys }: { keys: ApiKey[] }) {
 }
 
 function CreateKeyForm() {
-  const queryClient = useQueryClient();
   const [scopes, setScopes] = useState<Scope[]>([]);
-  const create = useMutation({
-    mutationFn: () => apiSend<IssuedApiKey>('POST', adminPath(KEYS), { scopes }),
-    onSuccess: () => {
-      setScopes([]);
-      return queryClient.invalidateQueries({ queryKey: [adminPath(KEYS)] });
-    },
-  });
+  const create = useWrite(
+    adminPath(KEYS),
+    () => apiSend<IssuedApiKey>('POST', adminPath(KEYS), { scopes }),
+    () => setScopes([]),
+  );
   const toggle = (scope: Scope, on: boolean) => setScopes(on ? [...scopes, scope] : scopes.filter((s) => s !== scope));
   const submit = (e: React.FormEvent) => {
     e.preventDefault();

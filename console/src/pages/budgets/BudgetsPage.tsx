@@ -2,10 +2,9 @@
 // may call (/v1/admin/organizations/{organizationId}/budgets): each with its current period's spend
 // (the API's decimal strings, shown exactly), a new budget, a deletion confirmed in place. The
 // fields a scope needs are asked for that scope only; refusals show the API's message.
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { adminPath, apiSend } from '../../api/client.js';
-import { useApi } from '../../api/queries.js';
+import { useApi, useWrite } from '../../api/queries.js';
 import type { Budget, BudgetList, BudgetPeriod, BudgetScope } from '../../api/types.js';
 import { ConfirmButton } from '../../components/ConfirmButton.js';
 import { DataTable, type Column } from '../../components/DataTable.js';
@@ -59,11 +58,7 @@ export function BudgetsPage() {
 }
 
 function BudgetTable({ budgets }: { budgets: Budget[] }) {
-  const queryClient = useQueryClient();
-  const remove = useMutation({
-    mutationFn: (id: string) => apiSend<Budget>('DELETE', `${adminPath(BUDGETS)}/${id}`),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: [adminPath(BUDGETS)] }),
-  });
+  const remove = useWrite(adminPath(BUDGETS), (id: string) => apiSend<Budget>('DELETE', `${adminPath(BUDGETS)}/${id}`));
   const columns: Column<Budget>[] = [
     { id: 'name', header: 'Budget', value: (b) => b.name ?? covers(b) },
     { id: 'covers', header: 'Covers', value: (b) => covers(b) },
@@ -98,7 +93,6 @@ function BudgetTable({ budgets }: { budgets: Budget[] }) {
 }
 
 function CreateBudgetForm() {
-  const queryClient = useQueryClient();
   const [name, setName] = useState('');
   const [scope, setScope] = useState<BudgetScope>('organization');
   const [keys, setKeys] = useState<Record<string, string>>({});
@@ -106,8 +100,9 @@ function CreateBudgetForm() {
   const [amount, setAmount] = useState('');
   const [thresholds, setThresholds] = useState('');
   const fields = SCOPES.find(([s]) => s === scope)![2];
-  const create = useMutation({
-    mutationFn: () =>
+  const create = useWrite(
+    adminPath(BUDGETS),
+    () =>
       apiSend<Budget>('POST', adminPath(BUDGETS), {
         ...(name.trim() === '' ? {} : { name: name.trim() }),
         scope,
@@ -120,13 +115,12 @@ function CreateBudgetForm() {
           ? {}
           : { thresholds: thresholds.split(',').map((t) => (/^\s*\d+\s*$/.test(t) ? Number(t) : t.trim())) }),
       }),
-    onSuccess: () => {
+    () => {
       setName('');
       setAmount('');
       setThresholds('');
-      return queryClient.invalidateQueries({ queryKey: [adminPath(BUDGETS)] });
     },
-  });
+  );
   const submit = (e: React.FormEvent) => {
     e.preventDefault();
     create.mutate();

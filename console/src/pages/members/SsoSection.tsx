@@ -1,11 +1,10 @@
 // The organization's single sign-on, for its owners and admins (GET/PUT /v1/members/sso): what is
 // set (never the client secret, which the API does not answer) with the redirect URI to register at
 // the provider, and a form to set it. The secret is asked on every save, as the API requires it.
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ROLES, type Role } from '../../../../core/auth/roles.js';
 import { ApiError, apiSend } from '../../api/client.js';
-import { useApi } from '../../api/queries.js';
+import { useApi, useWrite } from '../../api/queries.js';
 import type { SsoConfiguration } from '../../api/types.js';
 import { ErrorNote, FormError } from '../../components/QueryState.js';
 import { dateTime } from '../../format/dates.js';
@@ -59,14 +58,14 @@ export function SsoSection() {
 }
 
 function SsoForm({ current }: { current: SsoConfiguration | null }) {
-  const queryClient = useQueryClient();
   const [issuer, setIssuer] = useState(current?.issuer ?? '');
   const [clientId, setClientId] = useState(current?.client_id ?? '');
   const [secret, setSecret] = useState('');
   const [domains, setDomains] = useState(current?.allowed_domains.join(', ') ?? '');
   const [role, setRole] = useState<Role>(current?.default_role ?? 'viewer');
-  const save = useMutation({
-    mutationFn: () =>
+  const save = useWrite(
+    '/members/sso',
+    () =>
       apiSend<SsoConfiguration>('PUT', '/members/sso', {
         issuer: issuer.trim(),
         client_id: clientId.trim(),
@@ -77,11 +76,10 @@ function SsoForm({ current }: { current: SsoConfiguration | null }) {
           .filter((d) => d !== ''),
         default_role: role,
       }),
-    onSuccess: () => {
+    () => {
       setSecret('');
-      return queryClient.invalidateQueries({ queryKey: ['/members/sso'] });
     },
-  });
+  );
   const submit = (e: React.FormEvent) => {
     e.preventDefault();
     save.mutate();

@@ -3,10 +3,9 @@
 // (/v1/admin/organizations/{organizationId}/repricings): each with its progress (asked again every
 // 2 s while one runs) and its cost before and after (the API's decimal strings, shown exactly), and
 // a form to start one over a range of UTC days. Refusals show the API's message, naming the field.
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { adminPath, apiSend } from '../../api/client.js';
-import { useApi } from '../../api/queries.js';
+import { useApi, useWrite } from '../../api/queries.js';
 import type { Repricing, RepricingList } from '../../api/types.js';
 import { DataTable, type Column } from '../../components/DataTable.js';
 import { FormError, QueryState } from '../../components/QueryState.js';
@@ -18,7 +17,7 @@ const REPRICINGS = 'repricings';
 
 const columns: Column<Repricing>[] = [
   { id: 'asked', header: 'Started', value: (r) => r.created_at, render: (r) => dateTime(r.created_at) },
-  { id: 'range', header: 'Events from – until', value: (r) => `${day(r.start_date)} – ${day(r.end_date)}` },
+  { id: 'range', header: 'Events from – before', value: (r) => `${day(r.start_date)} – ${day(r.end_date)}` },
   {
     id: 'status',
     header: 'Status',
@@ -62,13 +61,11 @@ export function RepricingsPage() {
 }
 
 function StartForm() {
-  const queryClient = useQueryClient();
   const [from, setFrom] = useState('');
   const [until, setUntil] = useState('');
-  const start = useMutation({
-    mutationFn: () => apiSend<Repricing>('POST', adminPath(REPRICINGS), { start_date: from, end_date: until }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: [adminPath(REPRICINGS)] }),
-  });
+  const start = useWrite(adminPath(REPRICINGS), () =>
+    apiSend<Repricing>('POST', adminPath(REPRICINGS), { start_date: from, end_date: until }),
+  );
   const submit = (e: React.FormEvent) => {
     e.preventDefault();
     start.mutate();

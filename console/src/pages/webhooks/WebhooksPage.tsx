@@ -2,10 +2,9 @@
 // session may call (/v1/admin/organizations/{organizationId}/webhook-endpoints): each endpoint with
 // its events and status (and why it was disabled), a new endpoint whose signing secret is shown
 // once (the API answers it only once), a deletion confirmed in place. Refusals show the API's message.
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { adminPath, apiSend } from '../../api/client.js';
-import { useApi } from '../../api/queries.js';
+import { useApi, useWrite } from '../../api/queries.js';
 import type { WebhookEndpoint, WebhookEndpointList, WebhookEndpointWithSecret } from '../../api/types.js';
 import { ConfirmButton } from '../../components/ConfirmButton.js';
 import { DataTable, type Column } from '../../components/DataTable.js';
@@ -34,11 +33,7 @@ export function WebhooksPage() {
 }
 
 function EndpointTable({ endpoints }: { endpoints: WebhookEndpoint[] }) {
-  const queryClient = useQueryClient();
-  const remove = useMutation({
-    mutationFn: (id: string) => apiSend<WebhookEndpoint>('DELETE', `${adminPath(ENDPOINTS)}/${id}`),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: [adminPath(ENDPOINTS)] }),
-  });
+  const remove = useWrite(adminPath(ENDPOINTS), (id: string) => apiSend<WebhookEndpoint>('DELETE', `${adminPath(ENDPOINTS)}/${id}`));
   const columns: Column<WebhookEndpoint>[] = [
     { id: 'url', header: 'URL', value: (e) => e.url, render: (e) => <code>{e.url}</code> },
     { id: 'description', header: 'Description', value: (e) => e.description ?? '—' },
@@ -78,22 +73,19 @@ function EndpointTable({ endpoints }: { endpoints: WebhookEndpoint[] }) {
 }
 
 function CreateEndpointForm() {
-  const queryClient = useQueryClient();
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState('*');
   const [description, setDescription] = useState('');
-  const create = useMutation({
-    mutationFn: () =>
-      apiSend<WebhookEndpointWithSecret>('POST', adminPath(ENDPOINTS), {
-        url: url.trim(),
-        enabled_events: events
-          .split(',')
-          .map((e) => e.trim())
-          .filter((e) => e !== ''),
-        ...(description.trim() === '' ? {} : { description: description.trim() }),
-      }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: [adminPath(ENDPOINTS)] }),
-  });
+  const create = useWrite(adminPath(ENDPOINTS), () =>
+    apiSend<WebhookEndpointWithSecret>('POST', adminPath(ENDPOINTS), {
+      url: url.trim(),
+      enabled_events: events
+        .split(',')
+        .map((e) => e.trim())
+        .filter((e) => e !== ''),
+      ...(description.trim() === '' ? {} : { description: description.trim() }),
+    }),
+  );
   const submit = (e: React.FormEvent) => {
     e.preventDefault();
     create.mutate();
