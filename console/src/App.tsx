@@ -24,6 +24,7 @@ import { MembersPage } from './pages/members/MembersPage.js';
 import { OverviewPage } from './pages/overview/OverviewPage.js';
 import { RatesPage } from './pages/rates/RatesPage.js';
 import { RepricingsPage } from './pages/repricings/RepricingsPage.js';
+import { RevenuePage } from './pages/revenue/RevenuePage.js';
 import { SessionPage } from './pages/sessions/SessionPage.js';
 import { SessionsPage } from './pages/sessions/SessionsPage.js';
 import { AcceptInvitationPage } from './pages/signin/AcceptInvitationPage.js';
@@ -51,12 +52,13 @@ const MANAGE_NAV: readonly NavEntry[] = [
   ['/api-keys', 'API keys', 'organization:admin'],
   ['/budgets', 'Budgets', 'organization:admin'],
   ['/webhooks', 'Webhooks', 'organization:admin'],
+  ['/revenue', 'Revenue connection', 'organization:admin'],
   ['/repricings', 'Re-pricings', 'organization:admin'],
   ['/audit', 'Audit trail', 'organization:admin'],
 ];
 
 /** Pages of no period: no date range there. */
-const UNDATED_PAGES = new Set(['/members', '/api-keys', '/budgets', '/webhooks', '/repricings']);
+const UNDATED_PAGES = new Set(['/members', '/api-keys', '/budgets', '/webhooks', '/repricings', '/revenue']);
 
 type Gate =
   | { state: 'checking' }
@@ -226,6 +228,7 @@ function Shell(props: {
           <Route path="/budgets" component={BudgetsPage} />
           <Route path="/webhooks" component={WebhooksPage} />
           <Route path="/repricings" component={RepricingsPage} />
+          <Route path="/revenue" component={RevenuePage} />
           <Route path="/audit" component={AuditPage} />
           <Route>
             <div className="note">

@@ -1,11 +1,11 @@
 // People in the console, in headless Chromium against the real service: an owner invited by the
 // CLI accepts the link and signs in with a password, switches between two organizations, invites
-// a colleague as finance (who sees margins but no admin pages, and whose admin requests answer
-// 403, and who resets a forgotten password), changes a role and reads it in the audit trail,
-// creates and revokes an API key, creates a budget, adds and deletes a webhook endpoint, re-prices
-// a range, sets up single sign-on, revokes an invitation and removes a member; a third person signs in through SSO at a
-// real OpenID provider on loopback; 300 page views by one person meet no 429. Screenshots go to
-// test-results/people/.
+// a colleague as finance (who sees margins but no admin pages, whose admin requests answer 403,
+// and who resets a forgotten password), changes a role and reads it in the audit trail, creates
+// and revokes an API key, creates a budget, adds and deletes a webhook endpoint, re-prices a range,
+// sees the revenue connections, sets up single sign-on, revokes an invitation and removes a
+// member; a third person signs in through SSO at a real OpenID provider on loopback; 300 page
+// views by one person meet no 429. Screenshots go to test-results/people/.
 import Big from 'big.js';
 import { execFile, execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -469,6 +469,19 @@ runIf('people in the console (headless Chromium)', () => {
     expect(await rows.locator('td[data-col="change"]').textContent()).toBe(money(job.cost_change));
     expect(await rows.locator('td[data-col="events"]').textContent()).toBe('3');
     await shot('repricings');
+  });
+
+  it('the owner sees the revenue connections; a key Stripe would never take is refused with the API message', async () => {
+    await open('/revenue');
+    const imported = page.locator('[data-table="revenue-connections"] tr[data-row="import"]');
+    await imported.waitFor();
+    expect(await imported.locator('td[data-col="status"]').textContent()).toBe('active');
+    await page.fill('input[name="stripe-key"]', 'pk_live_a_publishable_key');
+    await page.click('[data-form="connect-stripe"] button[type="submit"]');
+    const refusal = page.locator('[data-section="stripe"] [role="alert"]');
+    await expect.poll(() => refusal.getAttribute('data-field')).toBe('secret_key');
+    expect(await refusal.textContent()).toMatch(/^secret_key: /);
+    await shot('revenue');
   });
 
   it('the owner sets up single sign-on on the members page; a wrong field shows the API message', async () => {

@@ -61,3 +61,6 @@ export type Repricing = Schemas['RepricingView'];
 export type RepricingList = Schemas['RepricingList'];
 export type OpenInvitation = Schemas['OpenInvitationView'];
 export type OpenInvitationList = Schemas['OpenInvitationList'];
+export type RevenueConnection = Schemas['RevenueConnectionView'];
+export type RevenueConnectionList = Schemas['RevenueConnectionList'];
+export type UnmatchedCustomers = Schemas['UnmatchedCustomers'];

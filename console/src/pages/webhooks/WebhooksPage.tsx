@@ -76,15 +76,21 @@ function CreateEndpointForm() {
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState('*');
   const [description, setDescription] = useState('');
-  const create = useWrite(adminPath(ENDPOINTS), () =>
-    apiSend<WebhookEndpointWithSecret>('POST', adminPath(ENDPOINTS), {
-      url: url.trim(),
-      enabled_events: events
-        .split(',')
-        .map((e) => e.trim())
-        .filter((e) => e !== ''),
-      ...(description.trim() === '' ? {} : { description: description.trim() }),
-    }),
+  const create = useWrite(
+    adminPath(ENDPOINTS),
+    () =>
+      apiSend<WebhookEndpointWithSecret>('POST', adminPath(ENDPOINTS), {
+        url: url.trim(),
+        enabled_events: events
+          .split(',')
+          .map((e) => e.trim())
+          .filter((e) => e !== ''),
+        ...(description.trim() === '' ? {} : { description: description.trim() }),
+      }),
+    () => {
+      setUrl('');
+      setDescription('');
+    },
   );
   const submit = (e: React.FormEvent) => {
     e.preventDefault();
