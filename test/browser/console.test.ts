@@ -190,19 +190,18 @@ run('console (headless Chromium)', () => {
     // page is read by scrolling it through, as a person would, collecting each row it shows.
     const seen = new Set<string>();
     for (let step = 0; step < 1000; step++) {
-      const rows = await page
-        .locator('.opblock-summary')
-        .evaluateAll((els) =>
-          els.map(
-            (e) =>
-              `${e.querySelector('.opblock-summary-method')?.textContent ?? ''} ${e.querySelector('.opblock-summary-path')?.getAttribute('data-path') ?? ''} ${e.querySelector('.opblock-summary-description')?.textContent ?? ''}`,
-          ),
-        );
+      // Strings, not functions: the test's TypeScript has no DOM library.
+      const rows = await page.evaluate<string[]>(
+        `[...document.querySelectorAll('.opblock-summary')].map((e) => [
+          e.querySelector('.opblock-summary-method')?.textContent ?? '',
+          e.querySelector('.opblock-summary-path')?.getAttribute('data-path') ?? '',
+          e.querySelector('.opblock-summary-description')?.textContent ?? '',
+        ].join(' '))`,
+      );
       for (const row of rows) seen.add(row);
-      const atEnd = await page.evaluate(() => {
-        window.scrollBy(0, window.innerHeight / 2);
-        return window.scrollY + window.innerHeight >= document.body.scrollHeight - 2;
-      });
+      const atEnd = await page.evaluate<boolean>(
+        '(() => { window.scrollBy(0, window.innerHeight / 2); return window.scrollY + window.innerHeight >= document.body.scrollHeight - 2; })()',
+      );
       if (atEnd && seen.size >= operations.length) break;
       await page.waitForTimeout(atEnd ? 200 : 30);
     }
