@@ -22,6 +22,7 @@ import { DimensionsPage } from './pages/dimensions/DimensionsPage.js';
 import { EventsPage } from './pages/events/EventsPage.js';
 import { MembersPage } from './pages/members/MembersPage.js';
 import { OverviewPage } from './pages/overview/OverviewPage.js';
+import { RateCardsPage } from './pages/rate-cards/RateCardsPage.js';
 import { RatesPage } from './pages/rates/RatesPage.js';
 import { RepricingsPage } from './pages/repricings/RepricingsPage.js';
 import { RevenuePage } from './pages/revenue/RevenuePage.js';
@@ -50,6 +51,7 @@ const READ_NAV: readonly NavEntry[] = [
 const MANAGE_NAV: readonly NavEntry[] = [
   ['/members', 'Members', 'organization:admin'],
   ['/api-keys', 'API keys', 'organization:admin'],
+  ['/rate-cards', 'Rate cards', 'organization:admin'],
   ['/budgets', 'Budgets', 'organization:admin'],
   ['/webhooks', 'Webhooks', 'organization:admin'],
   ['/revenue', 'Revenue connection', 'organization:admin'],
@@ -58,7 +60,7 @@ const MANAGE_NAV: readonly NavEntry[] = [
 ];
 
 /** Pages of no period: no date range there. */
-const UNDATED_PAGES = new Set(['/members', '/api-keys', '/budgets', '/webhooks', '/repricings', '/revenue']);
+const UNDATED_PAGES = new Set(['/members', '/api-keys', '/budgets', '/webhooks', '/repricings', '/revenue', '/rate-cards']);
 
 type Gate =
   | { state: 'checking' }
@@ -228,6 +230,7 @@ function Shell(props: {
           <Route path="/budgets" component={BudgetsPage} />
           <Route path="/webhooks" component={WebhooksPage} />
           <Route path="/repricings" component={RepricingsPage} />
+          <Route path="/rate-cards" component={RateCardsPage} />
           <Route path="/revenue" component={RevenuePage} />
           <Route path="/audit" component={AuditPage} />
           <Route>

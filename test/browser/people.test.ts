@@ -3,9 +3,9 @@
 // a colleague as finance (who sees margins but no admin pages, whose admin requests answer 403,
 // and who resets a forgotten password), changes a role and reads it in the audit trail, creates
 // and revokes an API key, creates a budget, adds and deletes a webhook endpoint, re-prices a range,
-// sees the revenue connections, sets up single sign-on, revokes an invitation and removes a
-// member; a third person signs in through SSO at a real OpenID provider on loopback; 300 page
-// views by one person meet no 429. Screenshots go to test-results/people/.
+// adds and corrects a rate card, sees the revenue connections, sets up single sign-on, revokes an
+// invitation and removes a member; a third person signs in through SSO at a real OpenID provider
+// on loopback; 300 page views by one person meet no 429. Screenshots go to test-results/people/.
 import Big from 'big.js';
 import { execFile, execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -469,6 +469,45 @@ runIf('people in the console (headless Chromium)', () => {
     expect(await rows.locator('td[data-col="change"]').textContent()).toBe(money(job.cost_change));
     expect(await rows.locator('td[data-col="events"]').textContent()).toBe('3');
     await shot('repricings');
+  });
+
+  it('the owner adds a rate card, corrects it (the earlier kept as history) and re-prices the range it changes', async () => {
+    await open('/rate-cards');
+    await page.locator('[data-page="rate-cards"] [data-table="rate-cards"]').waitFor();
+    const save = async (input: string, output: string) => {
+      await page.fill('input[name="card-model"]', 'people-model');
+      await page.fill('input[name="input_cost_per_million"]', input);
+      await page.fill('input[name="output_cost_per_million"]', output);
+      await page.click('[data-form="rate-card"] button[type="submit"]');
+    };
+    await save('2.5', 'ten');
+    await expect
+      .poll(() => page.locator('[data-form="rate-card"] ~ [role="alert"]').getAttribute('data-field'))
+      .toBe('output_cost_per_million');
+    await save('2.5', '10');
+    const written = page.locator('[data-card-written]');
+    await expect.poll(() => written.textContent()).toMatch(/^Added\./);
+    await save('2.125', '10');
+    await expect.poll(() => written.textContent()).toMatch(/^Corrected: /);
+    const cards = (await admin(p.host, 'GET', `/organizations/${acme.organizationId}/rate-cards?include_superseded=true`)).body
+      .rate_cards as any[];
+    const mine = cards.filter((c) => c.model_slug === 'people-model');
+    expect(mine.map((c) => [c.input_cost_per_million, c.superseded_at === null])).toEqual([
+      ['2.5', false],
+      ['2.125', true],
+    ]);
+    const current = mine.find((c) => c.superseded_at === null);
+    // Every digit the API sent: $2.125, not $2.13.
+    expect(
+      await page
+        .locator(`[data-table="rate-cards"] tr[data-row="${current.rate_card_id}"] td[data-col="input_cost_per_million"]`)
+        .textContent(),
+    ).toBe('$2.125');
+    await page.click('[data-card-written] button');
+    await expect.poll(() => page.locator('[data-card-written] button').textContent()).toContain('Re-pricing started');
+    await page.check('[data-page="rate-cards"] .card-head input[type="checkbox"]');
+    await expect.poll(() => page.locator('[data-table="rate-cards"] tbody tr').count()).toBe(2);
+    await shot('rate-cards');
   });
 
   it('the owner sees the revenue connections; a key Stripe would never take is refused with the API message', async () => {

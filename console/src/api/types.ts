@@ -64,3 +64,6 @@ export type OpenInvitationList = Schemas['OpenInvitationList'];
 export type RevenueConnection = Schemas['RevenueConnectionView'];
 export type RevenueConnectionList = Schemas['RevenueConnectionList'];
 export type UnmatchedCustomers = Schemas['UnmatchedCustomers'];
+export type RateCard = Schemas['RateCardView'];
+export type RateCardList = Schemas['RateCardList'];
+export type RateCardWrite = Schemas['RateCardWriteView'];
