@@ -25,10 +25,21 @@ const RATES = [
 ] as const;
 type RateField = (typeof RATES)[number][0];
 
+/** A card without an effective date is stored from 1970-01-01 (the API's "always"). */
+function since(iso: string): string {
+  return iso.startsWith('1970-01-01T00:00:00') ? 'always' : dateTime(iso);
+}
+
 const columns: Column<RateCard>[] = [
   { id: 'model', header: 'Model slug', value: (c) => c.model_slug },
   { id: 'service_tier', header: 'Service tier', value: (c) => c.service_tier },
-  { id: 'effective_from', header: 'In effect from', value: (c) => c.effective_from, render: (c) => dateTime(c.effective_from) },
+  { id: 'effective_from', header: 'In effect from', value: (c) => c.effective_from, render: (c) => since(c.effective_from) },
+  {
+    id: 'state',
+    header: 'State',
+    value: (c) => c.superseded_at,
+    render: (c) => (c.superseded_at ? <span className="muted">superseded {dateTime(c.superseded_at)}</span> : 'current'),
+  },
   ...RATES.map(
     ([field, header]): Column<RateCard> => ({
       id: field,
@@ -42,12 +53,6 @@ const columns: Column<RateCard>[] = [
     id: 'extras',
     header: 'Tiers / windows',
     value: (c) => `${c.tiers.length} / ${c.time_of_day_windows.length}`,
-  },
-  {
-    id: 'state',
-    header: 'State',
-    value: (c) => c.superseded_at,
-    render: (c) => (c.superseded_at ? <span className="muted">superseded {dateTime(c.superseded_at)}</span> : 'current'),
   },
 ];
 
@@ -130,10 +135,12 @@ function CardForm() {
       {write.data && (
         <div className="note" data-card-written={write.data.rate_card_id}>
           <p>
-            {write.data.supersedes_rate_card_id ? 'Corrected: the earlier card is kept as history.' : 'Added.'} It prices events from{' '}
-            {dateTime(write.data.affected_range.start_date)}
-            {write.data.affected_range.end_date ? ` until ${dateTime(write.data.affected_range.end_date)}` : ' on'}; events already priced
-            keep their cost until that range is re-priced.
+            {write.data.supersedes_rate_card_id ? 'Corrected: the earlier card is kept as history.' : 'Added.'} It prices events{' '}
+            {since(write.data.affected_range.start_date) === 'always'
+              ? 'of any time'
+              : `from ${dateTime(write.data.affected_range.start_date)}`}
+            {write.data.affected_range.end_date ? ` until ${dateTime(write.data.affected_range.end_date)}` : ''}; events already priced keep
+            their cost until that range is re-priced.
           </p>
           {write.data.repricing && (
             <button type="button" disabled={reprice.isPending || reprice.isSuccess} onClick={() => reprice.mutate()}>
