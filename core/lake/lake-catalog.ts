@@ -43,7 +43,11 @@ export interface OpenLakeOptions {
   threads?: number;
 }
 
-/** Per HTTP request to the object store, and how often DuckDB retries one (its defaults are 30 s and 3). */
+/**
+ * Per HTTP request to the object store, and how often DuckDB retries one (its defaults are 30 s and
+ * 3), for every connection of the lake's DuckDB: a request to a store that is down fails in at most
+ * about 3 × 10 s (docs/open-lake-plan.md, "the processor resumes after an S3 outage").
+ */
 const S3_HTTP_TIMEOUT_SECONDS = 10;
 const S3_HTTP_RETRIES = 2;
 /** libpq's bound on reaching the catalog's PostgreSQL. */
@@ -81,8 +85,10 @@ export async function openLake(settings: LakeSettings, options: OpenLakeOptions 
     if (settings.s3) {
       const s3 = settings.s3;
       await step('storage', 'the S3 settings were refused', async () => {
-        await c.run(`SET http_timeout = ${S3_HTTP_TIMEOUT_SECONDS}`);
-        await c.run(`SET http_retries = ${S3_HTTP_RETRIES}`);
+        // GLOBAL: a plain SET is this connection's only, and the writer's partitions and the api's
+        // reads run on connections of their own, which then waited 30 s × 4 attempts per request.
+        await c.run(`SET GLOBAL http_timeout = ${S3_HTTP_TIMEOUT_SECONDS}`);
+        await c.run(`SET GLOBAL http_retries = ${S3_HTTP_RETRIES}`);
         await c.run(s3SecretSql(settings.dataPath, s3));
       });
       // Listing one key prefix proves the address and the keys now, not at the first flush.
