@@ -1,5 +1,6 @@
-// POST /v1/what-if: the organization's real history priced under a scenario (models substituted,
-// token counts scaled), changing nothing. Ranges are at most 12 months (422).
+// POST /v1/what-if: the organization's real history, or a scope of it, priced under a scenario
+// (models substituted, rates moved, cache hits, hypothetical cards), changing nothing. Ranges are
+// at most 12 months (422).
 import type { Request as ExRequest } from 'express';
 import { Body, Controller, Post, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
@@ -16,18 +17,22 @@ import type { WhatIfRequest, WhatIfResult } from './what-if.types.js';
 @Response<ErrorEnvelope>(403, 'The key lacks costs:read')
 @Response<ErrorEnvelope>(
   422,
-  'DATE_RANGE_TOO_LARGE: the range is longer than 12 months; NO_RATE_CARD: a to_model has no rate card pricing the events moved to it (error.details.field names the substitution)',
+  'DATE_RANGE_TOO_LARGE: the range is longer than 12 months; NO_RATE_CARD: the scenario leaves an event it changes without a rate (error.details.field names the substitution, cards, cache_hit_rate or price_changes)',
 )
 @Response<ErrorEnvelope>(429, 'Rate limit exceeded (general tier); see RateLimit-* and Retry-After')
 export class WhatIfController extends Controller {
   /**
-   * Prices the range's completed events again with each substitution's `from_model` events moved to
-   * `to_model` (every token class × `token_ratio`, rounded half-up to whole tokens) by the
-   * processor's pricing and the organization's cards in effect at each event's timestamp. Events
-   * with a cost_override keep it; other models keep their stored cost. Margins (recognized revenue −
-   * cost) are given for end users with revenue in the range and need revenue:read too: without it
-   * they are null. Nothing is stored or changed.
-   * @summary Simulate a model substitution
+   * Prices the range's completed events (optionally only one end user's, agent's, workflow's,
+   * feature's or dimension value's) again under a scenario of at least one change: each
+   * substitution's `from_model` events moved to `to_model` (every token class × `token_ratio`,
+   * rounded half-up to whole tokens); `price_changes` moving a provider's or a model's token rates
+   * by a percentage; `cache_hit_rate` moving a share of input tokens to cache reads where the card
+   * has a cache-read rate; `cards` used in place of the organization's cards of their slug. Pricing
+   * is the processor's own, over the cards in effect at each event's timestamp. Events with a
+   * cost_override keep it; events the scenario does not change keep their stored cost. Margins
+   * (recognized revenue − cost) are given for end users with revenue in the range and need
+   * revenue:read too: without it they are null. Nothing is stored or changed.
+   * @summary Simulate a scenario over real history
    */
   @Post()
   @SuccessResponse(200, 'The actual and simulated figures')

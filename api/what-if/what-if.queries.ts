@@ -1,35 +1,82 @@
 // The lake reads of a what-if scenario, organization first in every filter, parameters bound:
-// the stored cost of completed events per end user (the cost endpoints' own query over {{costs}},
-// so "actual" is what /cost-data and /margin-data say), and the substituted models' completed
-// events grouped where pricing cannot tell them apart (model, token classes, card inputs, exact
-// timestamp), so each group is priced once and multiplied by its count, exactly.
+// the stored cost of completed events per end user (with only an end-user scope, the cost
+// endpoints' own query over {{costs}}, so "actual" is what /cost-data and /margin-data say; with
+// agent, workflow, feature or dimension filters the same sum over the events), and the events the
+// scenario may touch grouped where pricing cannot tell them apart (model, token classes, card
+// inputs, exact timestamp), so each group is priced once and multiplied by its count, exactly.
 import type { DateRange } from '../../core/time.js';
+import { dimensionValueSql, jsonPointer } from '../../core/lake/dimension-rollups.js';
 import { columnKey, queryCostGroups } from '../costs/costs.queries.js';
+import { isTypedAttributionKey } from '../costs/dimension-derivations.js';
 import type { LakeQuery } from '../lake/lake-query.js';
 import type { ActualCost, SubstitutedGroup } from './what-if.js';
 
-interface Scope {
+export interface WhatIfScope {
   organizationId: string;
   range: DateRange;
   /** Internal end-user id, or every end user. */
   endUserId?: string;
+  agent?: string;
+  workflow?: string;
+  feature?: string;
+  dimension?: { key: string; value: string };
 }
+
+/** The scope's filters over events `e`, beyond organization, range and status; columns fixed, values bound. */
+function scopeSql(scope: WhatIfScope): { sql: string; params: Record<string, string> } {
+  const parts: string[] = [];
+  const params: Record<string, string> = {};
+  const equal = (column: string, param: string, value: string | undefined) => {
+    if (value === undefined) return;
+    parts.push(`${column} = $${param}`);
+    params[param] = value;
+  };
+  equal('e.end_user_id', 'end_user_id', scope.endUserId);
+  equal('e.agent_id', 'agent', scope.agent);
+  equal('e.workflow_id', 'workflow', scope.workflow);
+  equal('e.feature', 'feature', scope.feature);
+  if (scope.dimension) {
+    const { key, value } = scope.dimension;
+    if (isTypedAttributionKey(key)) equal(`e.${key}`, 'dim_value', value);
+    else {
+      params.dim_path = jsonPointer(key);
+      equal(dimensionValueSql('e.metadata', '$dim_path'), 'dim_value', value);
+    }
+  }
+  return { sql: parts.map((p) => ` AND ${p}`).join(''), params };
+}
+
+const COMPLETED_IN_RANGE = `e.organization_id = $org AND e.event_timestamp >= $start AND e.event_timestamp < $end AND e.status = 'completed'`;
 
 /** Stored cost of completed events per end user (null: events without one). */
-export async function actualCostsByEndUser(lake: LakeQuery, scope: Scope): Promise<ActualCost[]> {
-  const rows = await queryCostGroups(
-    lake,
-    { organizationId: scope.organizationId, range: scope.range },
-    columnKey('end_user_id'),
-    scope.endUserId === undefined ? {} : { endUserId: scope.endUserId },
-    'totals',
+export async function actualCostsByEndUser(lake: LakeQuery, scope: WhatIfScope): Promise<ActualCost[]> {
+  const lakeScope = { organizationId: scope.organizationId, range: scope.range };
+  if (scope.agent === undefined && scope.workflow === undefined && scope.feature === undefined && scope.dimension === undefined) {
+    const rows = await queryCostGroups(
+      lake,
+      lakeScope,
+      columnKey('end_user_id'),
+      scope.endUserId === undefined ? {} : { endUserId: scope.endUserId },
+      'totals',
+    );
+    return rows.map((r) => ({ endUserId: r.group_value, externalId: r.external_id ?? null, cost: r.total_cost ?? '0' }));
+  }
+  const filter = scopeSql(scope);
+  const rows = await lake.rows<{ end_user_id: string | null; external_id: string | null; cost: string | null }>(
+    lakeScope,
+    `SELECT e.end_user_id, max(e.user_id) AS external_id, CAST(sum(e.total_cost) AS DECIMAL(38,12)) AS cost
+       FROM {{events}} e
+      WHERE ${COMPLETED_IN_RANGE}${filter.sql}
+      GROUP BY 1`,
+    filter.params,
   );
-  return rows.map((r) => ({ endUserId: r.group_value, externalId: r.external_id ?? null, cost: r.total_cost ?? '0' }));
+  return rows.map((r) => ({ endUserId: r.end_user_id, externalId: r.external_id, cost: r.cost ?? '0' }));
 }
 
-/** The completed events of `models` in the range, grouped by everything pricing reads. */
-export async function substitutedGroups(lake: LakeQuery, scope: Scope, models: readonly string[]): Promise<SubstitutedGroup[]> {
-  const endUser = scope.endUserId === undefined ? '' : ' AND e.end_user_id = $end_user_id';
+/** The completed events of `models` (null: of every model) in the range and scope, grouped by everything pricing reads. */
+export async function scenarioGroups(lake: LakeQuery, scope: WhatIfScope, models: readonly string[] | null): Promise<SubstitutedGroup[]> {
+  const filter = scopeSql(scope);
+  const byModel = models === null ? ' AND e.model IS NOT NULL' : ` AND e.model IN (SELECT unnest(from_json($models, '["VARCHAR"]')))`;
   return lake.rows<SubstitutedGroup>(
     { organizationId: scope.organizationId, range: scope.range },
     `SELECT e.end_user_id, e.model, e.provider, e.metric, e.unit, e.quantity, e.service_tier,
@@ -39,11 +86,9 @@ export async function substitutedGroups(lake: LakeQuery, scope: Scope, models: r
             CAST(count(*) AS BIGINT) AS count,
             CAST(sum(e.total_cost) AS DECIMAL(38,12)) AS actual_cost
        FROM {{events}} e
-      WHERE e.organization_id = $org AND e.event_timestamp >= $start AND e.event_timestamp < $end
-        AND e.status = 'completed'
-        AND e.model IN (SELECT unnest(from_json($models, '["VARCHAR"]')))${endUser}
+      WHERE ${COMPLETED_IN_RANGE}${byModel}${filter.sql}
       GROUP BY ALL`,
-    // Bound as one JSON text (the lake binds no list parameters).
-    { models: JSON.stringify(models), ...(scope.endUserId === undefined ? {} : { end_user_id: scope.endUserId }) },
+    // Models bound as one JSON text (the lake binds no list parameters).
+    { ...(models === null ? {} : { models: JSON.stringify(models) }), ...filter.params },
   );
 }

@@ -1,13 +1,23 @@
-// What-if re-pricing rules over plain data: a scenario's substitutions, the rewrite of an event
-// group under one (model renamed, every token class scaled and rounded half-up to whole tokens),
-// and the actual and simulated figures per end user. Pricing is priceEvent itself, the processor's
-// function, over the organization's cards in effect at each event's timestamp; an event with
-// cost_override keeps its override (priceEvent returns it), and events of other models are never
-// re-priced: their stored cost is carried over exactly. Nothing here does I/O.
+// What-if re-pricing rules over plain data: a scenario (substitutions, price changes, a cache hit
+// rate, hypothetical cards), the rewrite of an event group under it (model renamed, token classes
+// scaled and moved, rounded half-up to whole tokens), and the actual and simulated figures per end
+// user. Pricing is priceEvent itself, the processor's function, over the cards in effect at each
+// event's timestamp (as the scenario changes them); an event with cost_override keeps its override
+// (priceEvent returns it), and events the scenario does not touch are never re-priced: their stored
+// cost is carried over exactly. Nothing here does I/O.
 import { AppError, ValidationError } from '../../core/errors.js';
 import { Big, formatMoney, sumMoney, toBig } from '../../core/money.js';
 import { priceEvent, type PriceableEvent, type PricingRates } from '../../pricing/price-event.js';
-import { matchTokenCard } from '../../pricing/rate-card-match.js';
+import { matchTokenCard, type TokenRateCard } from '../../pricing/rate-card-match.js';
+import type { WhatIfRequest } from './what-if.types.js';
+import {
+  parseCacheHitRate,
+  parseCards,
+  parsePriceChanges,
+  type CacheHitRate,
+  type PriceChange,
+  type ScenarioRates,
+} from './what-if-scenario.js';
 import { marginFigures } from '../../revenue/profitability.js';
 import { compareCodePoints } from '../../core/compare.js';
 import { textFault } from '../../core/text.js';
@@ -47,9 +57,10 @@ function tokenRatio(raw: unknown, field: string): Big {
   return new Big(String(raw));
 }
 
-/** The request's substitutions, checked: 1 to 20, names non-empty, each from_model once, ratios in (0, 1000]. */
+/** The request's substitutions, checked: at most 20, names non-empty, each from_model once, ratios in (0, 1000]. */
 export function parseSubstitutions(raw: readonly WhatIfSubstitution[] | undefined): Substitution[] {
-  if (!Array.isArray(raw) || raw.length === 0) throw new ValidationError('substitutions', 'must list at least one substitution');
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw)) throw new ValidationError('substitutions', 'must be a list');
   if (raw.length > MAX_SUBSTITUTIONS) throw new ValidationError('substitutions', `must list at most ${MAX_SUBSTITUTIONS} substitutions`);
   const seen = new Set<string>();
   return raw.map((s, index) => {
@@ -74,7 +85,7 @@ export function scaleTokens(tokens: number | null, ratio: Big): number | null {
 }
 
 /**
- * Events of a substituted model that price alike: same model, token classes, card inputs and
+ * Events the scenario may touch that price alike: same model, token classes, card inputs and
  * timestamp (cards and time-of-day windows depend on it), same end user; `count` of them whose
  * stored costs sum to `actual_cost`.
  */
@@ -84,12 +95,44 @@ export interface SubstitutedGroup extends PriceableEvent {
   actual_cost: string;
 }
 
-/** The group's events as the scenario has them: the target model, every token class scaled. */
-function substitutedEvent(group: SubstitutedGroup, sub: Substitution): PriceableEvent {
-  const r = sub.tokenRatio;
+export interface Scenario {
+  substitutions: Substitution[];
+  priceChanges: PriceChange[];
+  cacheHitRate: CacheHitRate | null;
+  /** Hypothetical cards, in place of their slugs' cards. */
+  cards: TokenRateCard[];
+}
+
+/** Every kind checked field by field; at least one change of any kind (400 naming substitutions). */
+export function parseScenario(body: Pick<WhatIfRequest, 'substitutions' | 'price_changes' | 'cache_hit_rate' | 'cards'>): Scenario {
+  const scenario = {
+    substitutions: parseSubstitutions(body.substitutions),
+    priceChanges: parsePriceChanges(body.price_changes),
+    cacheHitRate: parseCacheHitRate(body.cache_hit_rate),
+    cards: parseCards(body.cards),
+  };
+  if (
+    scenario.substitutions.length === 0 &&
+    scenario.priceChanges.length === 0 &&
+    scenario.cacheHitRate === null &&
+    scenario.cards.length === 0
+  ) {
+    throw new ValidationError('substitutions', 'give at least one change: substitutions, price_changes, cache_hit_rate or cards');
+  }
+  return scenario;
+}
+
+/** Whether the scenario can change events other than the substituted models' (so every event is read). */
+export function touchesAnyModel(scenario: Scenario): boolean {
+  return scenario.priceChanges.length > 0 || scenario.cacheHitRate !== null || scenario.cards.length > 0;
+}
+
+/** The group's events with a substitution applied: the target model, every token class scaled. */
+function substitutedEvent(group: SubstitutedGroup, sub: Substitution | undefined): PriceableEvent {
+  const r = sub?.tokenRatio ?? new Big(1);
   return {
     timestamp: group.timestamp,
-    model: sub.toModel,
+    model: sub?.toModel ?? group.model,
     provider: group.provider,
     metric: group.metric,
     unit: group.unit,
@@ -105,19 +148,64 @@ function substitutedEvent(group: SubstitutedGroup, sub: Substitution): Priceable
   };
 }
 
-/** The simulated cost of all the group's events; 422 naming the to_model when its cards cannot price them. */
-export function simulatedCostOf(group: SubstitutedGroup, sub: Substitution, rates: PricingRates): Big {
-  const priced = priceEvent(substitutedEvent(group, sub), rates);
-  if (priced.status !== 'completed')
-    throw new NoRateCardError(`substitutions[${sub.index}].to_model`, priced.pending_reason ?? 'not priced');
+/** `share` of the uncached input moved to cache reads (rounded half-up), or null when the card has no cache-read rate. */
+function withCacheHits(event: PriceableEvent, share: Big, rates: PricingRates): PriceableEvent | null {
+  const input = event.input_tokens ?? null;
+  if (input === null || event.model === null || event.model === undefined) return null;
+  const match = matchTokenCard(rates.tokenCards, event.model, new Date(event.timestamp), event.service_tier ?? null);
+  if (match === null || match.card.cacheRead === null) return null;
+  const moved = scaleTokens(input, share)!;
+  return { ...event, input_tokens: input - moved, cache_read_input_tokens: (event.cache_read_input_tokens ?? 0) + moved };
+}
+
+/** The group's events as the scenario has them and the rates they price at, or null when the scenario leaves them alone. */
+function scenarioEvent(
+  group: SubstitutedGroup,
+  scenario: Scenario,
+  sr: ScenarioRates,
+): { event: PriceableEvent; rates: PricingRates } | null {
+  const sub = scenario.substitutions.find((s) => s.fromModel === group.model);
+  let event = substitutedEvent(group, sub);
+  const rates = sr.ratesFor(group.provider ?? null, event.model ?? null);
+  let touched = sub !== undefined;
+  // Price changes, cache hits and hypothetical cards reprice token events only (metric events keep their unit rates).
+  if (group.metric === null || group.metric === undefined) {
+    touched ||= sr.changes(group.provider ?? null, event.model ?? null);
+    const hits = scenario.cacheHitRate;
+    if (hits !== null && (hits.model === null || hits.model === event.model)) {
+      const moved = withCacheHits(event, hits.share, rates);
+      if (moved !== null) [event, touched] = [moved, true];
+    }
+    if (!touched && sr.hypothetical.size > 0 && event.model) {
+      const card = matchTokenCard(rates.tokenCards, event.model, new Date(event.timestamp), event.service_tier ?? null);
+      touched = card !== null && sr.hypothetical.has(card.card.slug);
+    }
+  }
+  return touched ? { event, rates } : null;
+}
+
+/** The field a scenario's unpriceable event is blamed on. */
+function blamedField(group: SubstitutedGroup, scenario: Scenario): string {
+  const sub = scenario.substitutions.find((s) => s.fromModel === group.model);
+  if (sub) return `substitutions[${sub.index}].to_model`;
+  if (scenario.cards.length > 0) return 'cards';
+  return scenario.cacheHitRate !== null ? 'cache_hit_rate' : 'price_changes';
+}
+
+/** The simulated cost of all the group's events, or null when untouched; 422 naming the field when the scenario's cards cannot price them. */
+export function simulatedCostOf(group: SubstitutedGroup, scenario: Scenario, sr: ScenarioRates): Big | null {
+  const changed = scenarioEvent(group, scenario, sr);
+  if (changed === null) return null;
+  const priced = priceEvent(changed.event, changed.rates);
+  if (priced.status !== 'completed') throw new NoRateCardError(blamedField(group, scenario), priced.pending_reason ?? 'not priced');
   return toBig(priced.total_cost).times(group.count);
 }
 
 /** 422 when a to_model has no standard-tier card in effect at the range's last instant (checked before reading the lake). */
-export function assertCardsExist(subs: readonly Substitution[], rates: PricingRates, end: Date): void {
+export function assertCardsExist(subs: readonly Substitution[], sr: ScenarioRates, end: Date): void {
   const last = new Date(end.getTime() - 1);
   for (const s of subs) {
-    if (!matchTokenCard(rates.tokenCards, s.toModel, last)) {
+    if (!matchTokenCard(sr.ratesFor(null, s.toModel).tokenCards, s.toModel, last)) {
       throw new NoRateCardError(`substitutions[${s.index}].to_model`, `no rate card for model "${s.toModel}" at ${last.toISOString()}`);
     }
   }
@@ -133,22 +221,21 @@ export interface ActualCost {
 export interface WhatIfInput {
   actual: readonly ActualCost[];
   groups: readonly SubstitutedGroup[];
-  substitutions: readonly Substitution[];
-  rates: PricingRates;
+  scenario: Scenario;
+  rates: ScenarioRates;
   /** Recognized revenue per internal end-user id (those with revenue in the range); null = margins not shown. */
   revenue: ReadonlyMap<string, Big> | null;
 }
 
 /** Actual and simulated cost in total and per end user, with margins where revenue is known. */
 export function whatIf(input: WhatIfInput): WhatIfResult {
-  const byModel = new Map(input.substitutions.map((s) => [s.fromModel, s]));
   // Per end user (key '' for unattributed): the change the scenario makes to its stored cost.
   const change = new Map<string, Big>();
   for (const g of input.groups) {
-    const sub = byModel.get(g.model ?? '');
-    if (!sub) continue;
+    const simulated = simulatedCostOf(g, input.scenario, input.rates);
+    if (simulated === null) continue;
     const key = g.end_user_id ?? '';
-    const delta = simulatedCostOf(g, sub, input.rates).minus(toBig(g.actual_cost));
+    const delta = simulated.minus(toBig(g.actual_cost));
     change.set(key, (change.get(key) ?? new Big(0)).plus(delta));
   }
   const endUsers: WhatIfEndUser[] = [];

@@ -1,5 +1,5 @@
-// The wire shapes of POST /v1/what-if: a scenario (range, optional end user, model substitutions)
-// and its answer. Money is an exact decimal string; null margins mean "no revenue known".
+// The wire shapes of POST /v1/what-if: a scenario (range, optional scope filters, model
+// substitutions, price changes, a cache hit rate, hypothetical cards) and its answer. Money is an exact decimal string; null margins mean "no revenue known".
 
 /** Price the events of one model as if they had gone to another. */
 export interface WhatIfSubstitution {
@@ -16,6 +16,55 @@ export interface WhatIfSubstitution {
   token_ratio?: number;
 }
 
+/** A token class whose rates a price change moves; cache_creation covers both write durations. */
+export type WhatIfTokenClass = 'input' | 'output' | 'cache_creation' | 'cache_read' | 'reasoning';
+
+/** Token rates moved by a percentage for events of a provider, a model (after substitution), or both. */
+export interface WhatIfPriceChange {
+  /** The events' provider, exact; absent = any. */
+  provider?: string;
+  /** The model as priced (a substitution's to_model for moved events), exact; absent = any. */
+  model?: string;
+  /** Absent = every class. */
+  token_class?: WhatIfTokenClass;
+  /**
+   * +20 = rates × 1.2; −100 = free.
+   * @minimum -100
+   * @maximum 1000
+   */
+  percent: number;
+}
+
+/** A share of each event's uncached input tokens read from the cache instead (at its card's cache-read rate). */
+export interface WhatIfCacheHitRate {
+  /**
+   * Percent of input_tokens moved to cache_read_input_tokens, rounded half-up to whole tokens.
+   * @minimum 0
+   * @maximum 100
+   */
+  percent: number;
+  /** Only events of this model (as priced); absent = every model whose card has a cache-read rate. */
+  model?: string;
+}
+
+/** A hypothetical standard-tier card used in place of every card of its slug, at all times. Rates are USD per million tokens as decimal strings. */
+export interface WhatIfCard {
+  model_slug: string;
+  input_cost_per_million: string;
+  output_cost_per_million: string;
+  cache_creation_cost_per_million?: string | null;
+  cache_creation_1h_cost_per_million?: string | null;
+  cache_read_cost_per_million?: string | null;
+  reasoning_cost_per_million?: string | null;
+}
+
+/** Events whose attribution or metadata key `key` has exactly `value`. */
+export interface WhatIfDimension {
+  /** agent_id, workflow_id, feature or a metadata key. */
+  key: string;
+  value: string;
+}
+
 export interface WhatIfRequest {
   /** ISO 8601 date or datetime, inclusive. Must be before end_date. */
   start_date: string;
@@ -23,8 +72,21 @@ export interface WhatIfRequest {
   end_date: string;
   /** The internal end-user UUID (as /margin-data and /end-user-costs name it): only this end user's events. */
   end_user_id?: string;
-  /** At least one, at most 20, each from_model at most once. */
-  substitutions: WhatIfSubstitution[];
+  /** Only events of this agent_id. */
+  agent?: string;
+  /** Only events of this workflow_id. */
+  workflow?: string;
+  /** Only events of this feature. */
+  feature?: string;
+  /** Only events with this dimension value. */
+  dimension?: WhatIfDimension;
+  /** At most 20, each from_model at most once. The scenario needs at least one change of any kind. */
+  substitutions?: WhatIfSubstitution[];
+  /** At most 20, applied in order. */
+  price_changes?: WhatIfPriceChange[];
+  cache_hit_rate?: WhatIfCacheHitRate;
+  /** At most 20, each slug once. */
+  cards?: WhatIfCard[];
 }
 
 export interface WhatIfEndUser {
@@ -42,7 +104,7 @@ export interface WhatIfEndUser {
 export interface WhatIfResult {
   /** Completed events' cost in the range and scope, as stored. */
   actual_cost: string;
-  /** The same events with the substitutions priced in. */
+  /** The same events with the scenario priced in. */
   simulated_cost: string;
   /** simulated_cost − actual_cost (negative: the scenario is cheaper). */
   difference: string;

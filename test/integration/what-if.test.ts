@@ -51,15 +51,22 @@ const ev = (user: string | null, model: string, at: string, tokens: Record<strin
 // Stored cost (priced by the processor)            | as gpt-4o-mini, tokens × 1.5 rounded half-up
 const EVENTS = [
   // alice a1: 1000×2.5 + 200×10 + 400×1.25 = 5000 → 0.005 | 1500×0.15 + 300×0.6 + 600×0.075 = 450 → 0.00045
-  ev('alice', 'gpt-4o', '2025-01-05T10:00:00Z', { input_tokens: 1000, output_tokens: 200, cache_read_input_tokens: 400 }),
+  ev('alice', 'gpt-4o', '2025-01-05T10:00:00Z', {
+    input_tokens: 1000,
+    output_tokens: 200,
+    cache_read_input_tokens: 400,
+    agent_id: 'planner',
+    feature: 'chat',
+    metadata: { team: 'red' },
+  }),
   // alice a2: 3×2.5 + 1×10 = 17.5 → 0.0000175        | 4.5→5, 1.5→2: 5×0.15 + 2×0.6 = 1.95 → 0.00000195
   ev('alice', 'gpt-4o', '2025-01-06T10:00:00Z', { input_tokens: 3, output_tokens: 1 }),
   // alice a3: acme-small 1000×1 + 500×2 = 2000 → 0.002  | not substituted: 0.002
-  ev('alice', 'acme-small', '2025-01-07T10:00:00Z', { input_tokens: 1000, output_tokens: 500 }),
+  ev('alice', 'acme-small', '2025-01-07T10:00:00Z', { input_tokens: 1000, output_tokens: 500, feature: 'chat' }),
   // alice a4: cost_override 0.25                      | keeps its override: 0.25
   ev('alice', 'gpt-4o', '2025-01-08T10:00:00Z', { input_tokens: 100, output_tokens: 100, cost_override: '0.25' }),
   // bob b1: 2000×2.5 + 1000×10 = 15000 → 0.015         | 3000×0.15 + 1500×0.6 = 1350 → 0.00135
-  ev('bob', 'gpt-4o', '2025-01-10T00:00:00Z', { input_tokens: 2000, output_tokens: 1000 }),
+  ev('bob', 'gpt-4o', '2025-01-10T00:00:00Z', { input_tokens: 2000, output_tokens: 1000, agent_id: 'planner', metadata: { team: 'blue' } }),
   // bob b2: acme-small 500×1 + 250×2 = 1000 → 0.001     | 0.001
   ev('bob', 'acme-small', '2025-01-31T23:59:59.999Z', { input_tokens: 500, output_tokens: 250 }),
   // no end user: 100×2.5 + 10×10 = 350 → 0.00035       | 150×0.15 + 15×0.6 = 31.5 → 0.0000315
@@ -155,6 +162,57 @@ describe('POST /v1/what-if', () => {
     });
   });
 
+  it("agent scopes it to the agent's events (a1, b1)", async () => {
+    // alice a1 0.005 → 0.00045, bob b1 0.015 → 0.00135: actual 0.02, simulated 0.0018, difference −0.0182;
+    // alice's margins 31 − 0.005 = 30.995 and 31 − 0.00045 = 30.99955.
+    const res = await whatIf(t.readKey, { ...SCENARIO, agent: 'planner' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ actual_cost: '0.02', simulated_cost: '0.0018', difference: '-0.0182' });
+    expect(res.body.end_users.find((u: { external_id: string }) => u.external_id === 'alice')).toMatchObject({
+      actual_cost: '0.005',
+      simulated_cost: '0.00045',
+      actual_margin: '30.995',
+      simulated_margin: '30.99955',
+    });
+  });
+
+  it('feature scope with a price change: acme-small +20% on input moves a3 only', async () => {
+    // feature chat: a1 (gpt-4o, untouched: 0.005) and a3 (acme-small 1000 × 1.2 + 500 × 2 = 2200 → 0.0022, was 0.002).
+    const res = await whatIf(t.readKey, {
+      start_date: '2025-01-01',
+      end_date: '2025-02-01',
+      feature: 'chat',
+      price_changes: [{ model: 'acme-small', token_class: 'input', percent: 20 }],
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ actual_cost: '0.007', simulated_cost: '0.0072', difference: '0.0002' });
+    expect(res.body.end_users).toHaveLength(1);
+  });
+
+  it('dimension scope with a hypothetical gpt-4o card: team blue is b1 only', async () => {
+    // b1 at 1 / 4 per million: 2000 × 1 + 1000 × 4 = 6000 → 0.006 (was 0.015).
+    const res = await whatIf(t.readKey, {
+      start_date: '2025-01-01',
+      end_date: '2025-02-01',
+      dimension: { key: 'team', value: 'blue' },
+      cards: [{ model_slug: 'gpt-4o', input_cost_per_million: '1', output_cost_per_million: '4', cache_read_cost_per_million: '0.5' }],
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ actual_cost: '0.015', simulated_cost: '0.006', difference: '-0.009' });
+    expect(res.body.end_users.map((u: { external_id: string }) => u.external_id)).toEqual(['bob']);
+  });
+
+  it("a 50% cache hit rate moves half of each gpt-4o event's input to cache reads (acme-small has no cache rate)", async () => {
+    // a1: 500 × 2.5 + 200 × 10 + 900 × 1.25 = 4375 → 0.004375 (−0.000625)
+    // a2: 3 × 0.5 = 1.5 → 2 moved: 1 × 2.5 + 1 × 10 + 2 × 1.25 = 15 → 0.000015 (−0.0000025)
+    // a4 keeps its cost_override; b1: 1000 × 2.5 + 10000 + 1000 × 1.25 = 13750 → 0.01375 (−0.00125)
+    // no end user: 50 × 2.5 + 100 + 50 × 1.25 = 287.5 → 0.0002875 (−0.0000625)
+    // difference −0.00194; simulated 0.2733675 − 0.00194 = 0.2714275
+    const res = await whatIf(t.readKey, { start_date: '2025-01-01', end_date: '2025-02-01', cache_hit_rate: { percent: 50 } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ actual_cost: '0.2733675', simulated_cost: '0.2714275', difference: '-0.00194' });
+  });
+
   it('changes nothing: the lake files and the cost, margin and usage reads are the same after', async () => {
     const reads = () =>
       Promise.all([
@@ -170,6 +228,8 @@ describe('POST /v1/what-if', () => {
     expect(Object.keys(before.lake).some((f) => f.endsWith('.parquet'))).toBe(true);
     expect((await whatIf(t.readKey, SCENARIO)).status).toBe(200);
     expect((await whatIf(t.readKey, { ...SCENARIO, end_user_id: id('alice') })).status).toBe(200);
+    const scoped = { ...SCENARIO, agent: 'planner', price_changes: [{ percent: 20 }], cache_hit_rate: { percent: 10 } };
+    expect((await whatIf(t.readKey, scoped)).status).toBe(200);
     expect(lakeSnapshot(p.lakeDir, t.organizationId)).toEqual(before.lake);
     expect(await reads()).toEqual(before.reads);
   });
@@ -205,6 +265,18 @@ describe('POST /v1/what-if: bad scenarios', () => {
     expect((await fieldOf({ ...SCENARIO, end_date: '2025-01-01' }))[0]).toBe(400);
     expect(await fieldOf({ ...SCENARIO, end_user_id: 'alice' })).toEqual([400, 'VALIDATION_ERROR', 'end_user_id']);
     expect(await fieldOf({ ...SCENARIO, substitutions: [] })).toEqual([400, 'VALIDATION_ERROR', 'substitutions']);
+    expect(await fieldOf({ ...SCENARIO, dimension: { key: 'team' } })).toEqual([400, 'VALIDATION_ERROR', 'dimension.value']);
+    expect(await fieldOf({ ...SCENARIO, agent: '' })).toEqual([400, 'VALIDATION_ERROR', 'agent']);
+    expect(await fieldOf({ ...SCENARIO, price_changes: [{ percent: -101 }] })).toEqual([
+      400,
+      'VALIDATION_ERROR',
+      'price_changes[0].percent',
+    ]);
+    expect(await fieldOf({ ...SCENARIO, cards: [{ model_slug: 'x', input_cost_per_million: '1' }] })).toEqual([
+      400,
+      'VALIDATION_ERROR',
+      'cards[0].output_cost_per_million',
+    ]);
     expect(await fieldOf({ ...SCENARIO, substitutions: [{ from_model: 'gpt-4o', to_model: 'gpt-4o-mini', token_ratio: 0 }] })).toEqual([
       400,
       'VALIDATION_ERROR',

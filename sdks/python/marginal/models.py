@@ -386,7 +386,7 @@ class WhatIfResult(BaseModel):
     """
     simulated_cost: str
     """
-    The same events with the substitutions priced in.
+    The same events with the scenario priced in.
     """
     difference: str
     """
@@ -396,6 +396,21 @@ class WhatIfResult(BaseModel):
     """
     End users with completed events in the range (ordered by end_user_id); events without an end user count in the totals only.
     """
+
+
+class WhatIfDimension(BaseModel):
+    """
+    Events whose attribution or metadata key `key` has exactly `value`.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    key: str
+    """
+    agent_id, workflow_id, feature or a metadata key.
+    """
+    value: str
 
 
 class WhatIfSubstitution(BaseModel):
@@ -421,6 +436,69 @@ class WhatIfSubstitution(BaseModel):
     """
 
 
+class WhatIfPriceChange(BaseModel):
+    """
+    Token rates moved by a percentage for events of a provider, a model (after substitution), or both.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    provider: str | None = None
+    """
+    The events' provider, exact; absent = any.
+    """
+    model: str | None = None
+    """
+    The model as priced (a substitution's to_model for moved events), exact; absent = any.
+    """
+    token_class: Literal['input', 'output', 'cache_creation', 'cache_read', 'reasoning'] | None = (
+        None
+    )
+    """
+    Absent = every class.
+    """
+    percent: float = Field(..., ge=-100.0, le=1000.0)
+    """
+    +20 = rates × 1.2; −100 = free.
+    """
+
+
+class WhatIfCacheHitRate(BaseModel):
+    """
+    A share of each event's uncached input tokens read from the cache instead (at its card's cache-read rate).
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    percent: float = Field(..., ge=0.0, le=100.0)
+    """
+    Percent of input_tokens moved to cache_read_input_tokens, rounded half-up to whole tokens.
+    """
+    model: str | None = None
+    """
+    Only events of this model (as priced); absent = every model whose card has a cache-read rate.
+    """
+
+
+class WhatIfCard(BaseModel):
+    """
+    A hypothetical standard-tier card used in place of every card of its slug, at all times. Rates are USD per million tokens as decimal strings.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    model_slug: str
+    input_cost_per_million: str
+    output_cost_per_million: str
+    cache_creation_cost_per_million: str | None = None
+    cache_creation_1h_cost_per_million: str | None = None
+    cache_read_cost_per_million: str | None = None
+    reasoning_cost_per_million: str | None = None
+
+
 class WhatIfRequest(BaseModel):
     model_config = ConfigDict(
         extra='allow',
@@ -437,9 +515,34 @@ class WhatIfRequest(BaseModel):
     """
     The internal end-user UUID (as /margin-data and /end-user-costs name it): only this end user's events.
     """
-    substitutions: list[WhatIfSubstitution]
+    agent: str | None = None
     """
-    At least one, at most 20, each from_model at most once.
+    Only events of this agent_id.
+    """
+    workflow: str | None = None
+    """
+    Only events of this workflow_id.
+    """
+    feature: str | None = None
+    """
+    Only events of this feature.
+    """
+    dimension: WhatIfDimension | None = None
+    """
+    Only events with this dimension value.
+    """
+    substitutions: list[WhatIfSubstitution] | None = None
+    """
+    At most 20, each from_model at most once. The scenario needs at least one change of any kind.
+    """
+    price_changes: list[WhatIfPriceChange] | None = None
+    """
+    At most 20, applied in order.
+    """
+    cache_hit_rate: WhatIfCacheHitRate | None = None
+    cards: list[WhatIfCard] | None = None
+    """
+    At most 20, each slug once.
     """
 
 

@@ -205,7 +205,7 @@ class ReadMethods:
         return models.BudgetStatusView.model_validate(self._transport.get(f"/budgets/{_segment(budget_id)}", {}))
 
     def what_if(self, body: models.WhatIfRequest | Mapping[str, Any]) -> models.WhatIfResult:
-        """POST /v1/what-if: Simulate a model substitution"""
+        """POST /v1/what-if: Simulate a scenario over real history"""
         return models.WhatIfResult.model_validate(self._transport.post("/what-if", _body(body)))
 
     def focus_export(self, *, start_date: DateParam, end_date: DateParam, format: Literal['csv', 'parquet'] | None = None, dimensions: str | None = None) -> bytes:
@@ -385,7 +385,7 @@ class AsyncReadMethods:
         return models.BudgetStatusView.model_validate(await self._transport.get(f"/budgets/{_segment(budget_id)}", {}))
 
     async def what_if(self, body: models.WhatIfRequest | Mapping[str, Any]) -> models.WhatIfResult:
-        """POST /v1/what-if: Simulate a model substitution"""
+        """POST /v1/what-if: Simulate a scenario over real history"""
         return models.WhatIfResult.model_validate(await self._transport.post("/what-if", _body(body)))
 
     async def focus_export(self, *, start_date: DateParam, end_date: DateParam, format: Literal['csv', 'parquet'] | None = None, dimensions: str | None = None) -> bytes:

@@ -82,13 +82,17 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Simulate a model substitution
-         * @description Prices the range's completed events again with each substitution's `from_model` events moved to
-         *     `to_model` (every token class × `token_ratio`, rounded half-up to whole tokens) by the
-         *     processor's pricing and the organization's cards in effect at each event's timestamp. Events
-         *     with a cost_override keep it; other models keep their stored cost. Margins (recognized revenue −
-         *     cost) are given for end users with revenue in the range and need revenue:read too: without it
-         *     they are null. Nothing is stored or changed.
+         * Simulate a scenario over real history
+         * @description Prices the range's completed events (optionally only one end user's, agent's, workflow's,
+         *     feature's or dimension value's) again under a scenario of at least one change: each
+         *     substitution's `from_model` events moved to `to_model` (every token class × `token_ratio`,
+         *     rounded half-up to whole tokens); `price_changes` moving a provider's or a model's token rates
+         *     by a percentage; `cache_hit_rate` moving a share of input tokens to cache reads where the card
+         *     has a cache-read rate; `cards` used in place of the organization's cards of their slug. Pricing
+         *     is the processor's own, over the cards in effect at each event's timestamp. Events with a
+         *     cost_override keep it; events the scenario does not change keep their stored cost. Margins
+         *     (recognized revenue − cost) are given for end users with revenue in the range and need
+         *     revenue:read too: without it they are null. Nothing is stored or changed.
          */
         post: operations["Simulate"];
         delete?: never;
@@ -2491,12 +2495,18 @@ export interface components {
         WhatIfResult: {
             /** @description Completed events' cost in the range and scope, as stored. */
             actual_cost: string;
-            /** @description The same events with the substitutions priced in. */
+            /** @description The same events with the scenario priced in. */
             simulated_cost: string;
             /** @description simulated_cost − actual_cost (negative: the scenario is cheaper). */
             difference: string;
             /** @description End users with completed events in the range (ordered by end_user_id); events without an end user count in the totals only. */
             end_users: components["schemas"]["WhatIfEndUser"][];
+        };
+        /** @description Events whose attribution or metadata key `key` has exactly `value`. */
+        WhatIfDimension: {
+            /** @description agent_id, workflow_id, feature or a metadata key. */
+            key: string;
+            value: string;
         };
         /** @description Price the events of one model as if they had gone to another. */
         WhatIfSubstitution: {
@@ -2511,6 +2521,45 @@ export interface components {
              */
             token_ratio?: number;
         };
+        /**
+         * @description A token class whose rates a price change moves; cache_creation covers both write durations.
+         * @enum {string}
+         */
+        WhatIfTokenClass: "input" | "output" | "cache_creation" | "cache_read" | "reasoning";
+        /** @description Token rates moved by a percentage for events of a provider, a model (after substitution), or both. */
+        WhatIfPriceChange: {
+            /** @description The events' provider, exact; absent = any. */
+            provider?: string;
+            /** @description The model as priced (a substitution's to_model for moved events), exact; absent = any. */
+            model?: string;
+            /** @description Absent = every class. */
+            token_class?: components["schemas"]["WhatIfTokenClass"];
+            /**
+             * Format: double
+             * @description +20 = rates × 1.2; −100 = free.
+             */
+            percent: number;
+        };
+        /** @description A share of each event's uncached input tokens read from the cache instead (at its card's cache-read rate). */
+        WhatIfCacheHitRate: {
+            /**
+             * Format: double
+             * @description Percent of input_tokens moved to cache_read_input_tokens, rounded half-up to whole tokens.
+             */
+            percent: number;
+            /** @description Only events of this model (as priced); absent = every model whose card has a cache-read rate. */
+            model?: string;
+        };
+        /** @description A hypothetical standard-tier card used in place of every card of its slug, at all times. Rates are USD per million tokens as decimal strings. */
+        WhatIfCard: {
+            model_slug: string;
+            input_cost_per_million: string;
+            output_cost_per_million: string;
+            cache_creation_cost_per_million?: string | null;
+            cache_creation_1h_cost_per_million?: string | null;
+            cache_read_cost_per_million?: string | null;
+            reasoning_cost_per_million?: string | null;
+        };
         WhatIfRequest: {
             /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
             start_date: string;
@@ -2518,8 +2567,21 @@ export interface components {
             end_date: string;
             /** @description The internal end-user UUID (as /margin-data and /end-user-costs name it): only this end user's events. */
             end_user_id?: string;
-            /** @description At least one, at most 20, each from_model at most once. */
-            substitutions: components["schemas"]["WhatIfSubstitution"][];
+            /** @description Only events of this agent_id. */
+            agent?: string;
+            /** @description Only events of this workflow_id. */
+            workflow?: string;
+            /** @description Only events of this feature. */
+            feature?: string;
+            /** @description Only events with this dimension value. */
+            dimension?: components["schemas"]["WhatIfDimension"];
+            /** @description At most 20, each from_model at most once. The scenario needs at least one change of any kind. */
+            substitutions?: components["schemas"]["WhatIfSubstitution"][];
+            /** @description At most 20, applied in order. */
+            price_changes?: components["schemas"]["WhatIfPriceChange"][];
+            cache_hit_rate?: components["schemas"]["WhatIfCacheHitRate"];
+            /** @description At most 20, each slug once. */
+            cards?: components["schemas"]["WhatIfCard"][];
         };
         /** @description One stored usage event. */
         UsageEventItem: {
@@ -5079,7 +5141,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description DATE_RANGE_TOO_LARGE: the range is longer than 12 months; NO_RATE_CARD: a to_model has no rate card pricing the events moved to it (error.details.field names the substitution) */
+            /** @description DATE_RANGE_TOO_LARGE: the range is longer than 12 months; NO_RATE_CARD: the scenario leaves an event it changes without a rate (error.details.field names the substitution, cards, cache_hit_rate or price_changes) */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -4,11 +4,13 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../../core/errors.js';
 import { Big } from '../../../../core/money.js';
-import type { PricingRates } from '../../../../pricing/price-event.js';
-import { buildTokenRateIndex, buildUnitRateIndex, type TokenRateCard } from '../../../../pricing/rate-card-match.js';
+import { buildUnitRateIndex, type TokenRateCard } from '../../../../pricing/rate-card-match.js';
+import { scenarioRates, type ScenarioRates } from '../../../../api/what-if/what-if-scenario.js';
 import {
   assertCardsExist,
+  parseScenario,
   parseSubstitutions,
+  type Scenario,
   scaleTokens,
   simulatedCostOf,
   whatIf,
@@ -25,15 +27,19 @@ const card = (slug: string, from: string, input: string, output: string, cacheRe
   effective_from: new Date(from),
 });
 
-const rates: PricingRates = {
-  tokenCards: buildTokenRateIndex([
-    card('alpha', '2025-01-01T00:00:00Z', '2.5', '10', '1.25'),
-    card('beta', '2025-01-01T00:00:00Z', '0.15', '0.6'),
-    // beta's price doubles from June: events after it are priced at this card.
-    card('beta', '2025-06-01T00:00:00Z', '0.3', '1.2'),
-  ]),
-  unitRates: buildUnitRateIndex([]),
-};
+const CARDS = [
+  card('alpha', '2025-01-01T00:00:00Z', '2.5', '10', '1.25'),
+  card('beta', '2025-01-01T00:00:00Z', '0.15', '0.6'),
+  // beta's price doubles from June: events after it are priced at this card.
+  card('beta', '2025-06-01T00:00:00Z', '0.3', '1.2'),
+];
+
+/** The scenario of a request body and the rates it prices at, over CARDS. */
+function scenarioOf(body: Parameters<typeof parseScenario>[0]): { scenario: Scenario; rates: ScenarioRates } {
+  const scenario = parseScenario(body);
+  return { scenario, rates: scenarioRates(CARDS, buildUnitRateIndex([]), scenario.priceChanges, scenario.cards) };
+}
+const rates = scenarioOf({ substitutions: [{ from_model: 'alpha', to_model: 'beta' }] }).rates;
 
 function group(fields: Partial<SubstitutedGroup>): SubstitutedGroup {
   return {
@@ -89,8 +95,10 @@ describe('parseSubstitutions', () => {
   });
 
   it('names the failing field (400)', () => {
-    expect(fieldOf(() => parseSubstitutions([]))).toEqual([400, 'substitutions']);
-    expect(fieldOf(() => parseSubstitutions(undefined))).toEqual([400, 'substitutions']);
+    expect(parseSubstitutions(undefined)).toEqual([]);
+    // A scenario without any change names substitutions.
+    expect(fieldOf(() => parseScenario({ substitutions: [] }))).toEqual([400, 'substitutions']);
+    expect(fieldOf(() => parseScenario({}))).toEqual([400, 'substitutions']);
     const many = Array.from({ length: 21 }, (_, i) => ({ from_model: `m${i}`, to_model: 'beta' }));
     expect(fieldOf(() => parseSubstitutions(many))).toEqual([400, 'substitutions']);
     expect(fieldOf(() => parseSubstitutions([{ from_model: ' ', to_model: 'beta' }]))).toEqual([400, 'substitutions[0].from_model']);
@@ -118,18 +126,21 @@ describe('parseSubstitutions', () => {
 
 describe('rate cards of the target model', () => {
   it('a to_model no card prices is 422 naming it, before and while pricing', () => {
-    const subs = parseSubstitutions([
-      { from_model: 'alpha', to_model: 'beta' },
-      { from_model: 'gamma', to_model: 'no-such-model' },
-    ]);
+    const { scenario } = scenarioOf({
+      substitutions: [
+        { from_model: 'alpha', to_model: 'beta' },
+        { from_model: 'gamma', to_model: 'no-such-model' },
+      ],
+    });
+    const subs = scenario.substitutions;
     expect(fieldOf(() => assertCardsExist(subs, rates, new Date('2025-04-01T00:00:00Z')))).toEqual([422, 'substitutions[1].to_model']);
     // beta has no cache-read rate: an alpha event with cache reads cannot move to it.
-    expect(fieldOf(() => simulatedCostOf(group({ cache_read_input_tokens: 10 }), subs[0]!, rates))).toEqual([
+    expect(fieldOf(() => simulatedCostOf(group({ cache_read_input_tokens: 10 }), scenario, rates))).toEqual([
       422,
       'substitutions[0].to_model',
     ]);
     // Before beta's first card, events cannot be priced at it either.
-    expect(fieldOf(() => simulatedCostOf(group({ timestamp: new Date('2024-12-31T23:59:59Z') }), subs[0]!, rates))).toEqual([
+    expect(fieldOf(() => simulatedCostOf(group({ timestamp: new Date('2024-12-31T23:59:59Z') }), scenario, rates))).toEqual([
       422,
       'substitutions[0].to_model',
     ]);
@@ -137,7 +148,7 @@ describe('rate cards of the target model', () => {
 });
 
 describe('whatIf', () => {
-  const subs = parseSubstitutions([{ from_model: 'alpha', to_model: 'beta', token_ratio: 1.5 }]);
+  const { scenario, rates } = scenarioOf({ substitutions: [{ from_model: 'alpha', to_model: 'beta', token_ratio: 1.5 }] });
 
   it('re-prices the substituted groups by hand, carries the rest, margins where revenue is known', () => {
     // u1: two alpha events in March, 1000 in / 100 out each: stored 2 × (1000 × 2.5 + 100 × 10) / 1e6 = 0.007.
@@ -159,7 +170,7 @@ describe('whatIf', () => {
       { endUserId: null, externalId: null, cost: '0.25' },
     ];
     const revenue = new Map([['u1', new Big('3')]]);
-    expect(whatIf({ actual, groups, substitutions: subs, rates, revenue })).toEqual({
+    expect(whatIf({ actual, groups, scenario, rates, revenue })).toEqual({
       actual_cost: '3.7605', // 1.0105 + 2.5 + 0.25
       simulated_cost: '3.75126', // 1.00126 + 2.5 + 0.25
       difference: '-0.00924', // (0.00063 − 0.007) + (0.00063 − 0.0035)
@@ -181,11 +192,90 @@ describe('whatIf', () => {
     const out = whatIf({
       actual: [{ endUserId: 'u1', externalId: 'alice', cost: '1' }],
       groups: [],
-      substitutions: subs,
+      scenario,
       rates,
       revenue: null,
     });
     expect(out.end_users[0]).toMatchObject({ actual_margin: null, simulated_margin: null });
     expect(out.difference).toBe('0');
+  });
+});
+
+describe('price changes, cache hit rate and hypothetical cards', () => {
+  // One alpha event in March: 1000 in, 100 out, 400 cache reads; stored at alpha's card
+  // (1000 × 2.5 + 100 × 10 + 400 × 1.25) / 1e6 = 0.004.
+  const stored = { input_tokens: 1000, output_tokens: 100, cache_read_input_tokens: 400, provider: 'openai', actual_cost: '0.004' };
+  const cost = (body: Parameters<typeof parseScenario>[0], fields: Partial<SubstitutedGroup> = stored) => {
+    const { scenario, rates } = scenarioOf(body);
+    return simulatedCostOf(group(fields), scenario, rates)?.toFixed() ?? null;
+  };
+
+  it('+20% on input for the provider: (1000 × 3 + 100 × 10 + 400 × 1.25) / 1e6 = 0.0045', () => {
+    expect(cost({ price_changes: [{ provider: 'openai', token_class: 'input', percent: 20 }] })).toBe('0.0045');
+    // Another provider's change leaves the event alone (its stored cost is kept).
+    expect(cost({ price_changes: [{ provider: 'anthropic', percent: 20 }] })).toBeNull();
+  });
+
+  it('a model at −50% on every class: 0.004 / 2 = 0.002; changes compose: +10% then +10% on output is × 1.21', () => {
+    expect(cost({ price_changes: [{ model: 'alpha', percent: -50 }] })).toBe('0.002');
+    // output rate 10 × 1.1 × 1.1 = 12.1: (2500 + 100 × 12.1 + 500) / 1e6 = 0.00421
+    expect(
+      cost({
+        price_changes: [
+          { model: 'alpha', token_class: 'output', percent: 10 },
+          { provider: 'openai', token_class: 'output', percent: 10 },
+        ],
+      }),
+    ).toBe('0.00421');
+  });
+
+  it('a price change applies to the substituted model: beta +100% → (1000 × 0.3 + 100 × 1.2) / 1e6 = 0.00042', () => {
+    expect(
+      cost(
+        { substitutions: [{ from_model: 'alpha', to_model: 'beta' }], price_changes: [{ model: 'beta', percent: 100 }] },
+        { ...stored, cache_read_input_tokens: null },
+      ),
+    ).toBe('0.00042');
+  });
+
+  it('a 25% cache hit rate moves 250 input tokens to cache reads: (750 × 2.5 + 100 × 10 + 650 × 1.25) / 1e6 = 0.0036875', () => {
+    expect(cost({ cache_hit_rate: { percent: 25 } })).toBe('0.0036875');
+    // 33.3% of 1000 = 333 (half-up): (667 × 2.5 + 1000 + 733 × 1.25) / 1e6 = 0.00358375
+    expect(cost({ cache_hit_rate: { percent: 33.3, model: 'alpha' } })).toBe('0.00358375');
+    // beta's card has no cache-read rate: its events are left alone; other models' too.
+    expect(cost({ cache_hit_rate: { percent: 25 } }, { ...stored, model: 'beta', cache_read_input_tokens: null })).toBeNull();
+    expect(cost({ cache_hit_rate: { percent: 25, model: 'beta' } })).toBeNull();
+  });
+
+  it('a hypothetical card replaces alpha at every date: (1000 × 1 + 100 × 4 + 400 × 0.5) / 1e6 = 0.0016', () => {
+    const hypothetical = {
+      model_slug: 'Alpha',
+      input_cost_per_million: '1',
+      output_cost_per_million: '4',
+      cache_read_cost_per_million: '0.5',
+    };
+    expect(cost({ cards: [hypothetical] })).toBe('0.0016');
+    // Before alpha's own first card too (the hypothetical one is in effect since the epoch).
+    expect(cost({ cards: [hypothetical] }, { ...stored, timestamp: new Date('2020-01-01T00:00:00Z') })).toBe('0.0016');
+    // Events of other models are not touched.
+    expect(cost({ cards: [hypothetical] }, { ...stored, model: 'beta', cache_read_input_tokens: null })).toBeNull();
+    // A card without a cache-read rate cannot price cache reads: 422 naming cards.
+    expect(fieldOf(() => cost({ cards: [{ ...hypothetical, cache_read_cost_per_million: null }] }))).toEqual([422, 'cards']);
+  });
+
+  it('names the failing field (400)', () => {
+    expect(fieldOf(() => parseScenario({ price_changes: [{ percent: -101 }] }))).toEqual([400, 'price_changes[0].percent']);
+    expect(fieldOf(() => parseScenario({ price_changes: [{ percent: 1, token_class: 'x' as 'input' }] }))).toEqual([
+      400,
+      'price_changes[0].token_class',
+    ]);
+    expect(fieldOf(() => parseScenario({ price_changes: [{ percent: 1, provider: ' ' }] }))).toEqual([400, 'price_changes[0].provider']);
+    expect(fieldOf(() => parseScenario({ cache_hit_rate: { percent: 101 } }))).toEqual([400, 'cache_hit_rate.percent']);
+    const c = { model_slug: 'x', input_cost_per_million: '1', output_cost_per_million: '1' };
+    expect(fieldOf(() => parseScenario({ cards: [{ ...c, input_cost_per_million: '-1' }] }))).toEqual([
+      400,
+      'cards[0].input_cost_per_million',
+    ]);
+    expect(fieldOf(() => parseScenario({ cards: [c, { ...c, model_slug: 'X' }] }))).toEqual([400, 'cards[1].model_slug']);
   });
 });
