@@ -15,7 +15,7 @@ import { textFault } from '../../core/text.js';
 import { assertCardsExist, parseScenario, touchesAnyModel, whatIf } from './what-if.js';
 import { actualCostsByEndUser, scenarioGroups, type WhatIfScope } from './what-if.queries.js';
 import { scenarioRates } from './what-if-scenario.js';
-import type { WhatIfDimension, WhatIfRequest, WhatIfResult } from './what-if.types.js';
+import type { WhatIfDimension, WhatIfRequest, WhatIfResult, WhatIfScenario } from './what-if.types.js';
 
 /** Recognized revenue of active sources per internal end-user id, for end users with a record in the range. */
 async function revenueByEndUser(rc: ReadContext, range: DateRange): Promise<Map<string, Big>> {
@@ -38,7 +38,7 @@ function scopeValue(field: string, raw: unknown): string | undefined {
 }
 
 /** The request's scope filters, checked (values exact, as the events carry them). */
-function parseScope(rc: ReadContext, body: WhatIfRequest, range: DateRange): WhatIfScope {
+function parseScope(rc: ReadContext, body: WhatIfScenario, range: DateRange): WhatIfScope {
   if (body.end_user_id !== undefined && !isUuid(body.end_user_id)) {
     throw new ValidationError('end_user_id', 'must be the internal end-user UUID (as /margin-data/by-end-user names it)');
   }
@@ -77,4 +77,20 @@ export async function simulateWhatIf(rc: ReadContext, body: WhatIfRequest, withM
     withMargins ? revenueByEndUser(rc, range) : null,
   ]);
   return whatIf({ actual, groups, scenario, rates, revenue });
+}
+
+/** The scenario as it is saved: checked as a run would check it (scope and changes), only its known fields kept. */
+export function checkedScenario(rc: ReadContext, raw: WhatIfScenario): WhatIfScenario {
+  if (typeof raw !== 'object' || raw === null) throw new ValidationError('scenario', 'must be an object');
+  try {
+    // Any range will do to check the scope; the run gives its own.
+    parseScope(rc, raw, { start: new Date(0), end: new Date(1) });
+    parseScenario(raw);
+  } catch (e) {
+    // Fields named as the saving request has them (inside `scenario`).
+    if (e instanceof ValidationError) throw new ValidationError(`scenario.${e.field}`, e.message.slice(e.field.length + 2));
+    throw e;
+  }
+  const { end_user_id, agent, workflow, feature, dimension, substitutions, price_changes, cache_hit_rate, cards } = raw;
+  return { end_user_id, agent, workflow, feature, dimension, substitutions, price_changes, cache_hit_rate, cards };
 }

@@ -65,11 +65,8 @@ export interface WhatIfDimension {
   value: string;
 }
 
-export interface WhatIfRequest {
-  /** ISO 8601 date or datetime, inclusive. Must be before end_date. */
-  start_date: string;
-  /** ISO 8601 date or datetime, exclusive; at most 12 months after start_date. */
-  end_date: string;
+/** A scenario without its range: the scope filters and at least one change. */
+export interface WhatIfScenario {
   /** The internal end-user UUID (as /margin-data and /end-user-costs name it): only this end user's events. */
   end_user_id?: string;
   /** Only events of this agent_id. */
@@ -87,6 +84,40 @@ export interface WhatIfRequest {
   cache_hit_rate?: WhatIfCacheHitRate;
   /** At most 20, each slug once. */
   cards?: WhatIfCard[];
+}
+
+export interface WhatIfRequest extends WhatIfScenario {
+  /** ISO 8601 date or datetime, inclusive. Must be before end_date. */
+  start_date: string;
+  /** ISO 8601 date or datetime, exclusive; at most 12 months after start_date. */
+  end_date: string;
+}
+
+/** A scenario to save under a name. */
+export interface WhatIfScenarioBody {
+  /** 1 to 200 characters. */
+  name: string;
+  scenario: WhatIfScenario;
+}
+
+export interface WhatIfScenarioView {
+  id: string;
+  name: string;
+  scenario: WhatIfScenario;
+  created_at: string;
+}
+
+export interface WhatIfScenarioList {
+  /** Oldest first. */
+  items: WhatIfScenarioView[];
+}
+
+/** The range a saved scenario is run over. */
+export interface WhatIfRange {
+  /** ISO 8601 date or datetime, inclusive. Must be before end_date. */
+  start_date: string;
+  /** ISO 8601 date or datetime, exclusive; at most 12 months after start_date. */
+  end_date: string;
 }
 
 export interface WhatIfEndUser {

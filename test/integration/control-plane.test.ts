@@ -49,6 +49,7 @@ const MIGRATION_NAMES = [
   '021_sso',
   '022_export_schedules',
   '023_reconciliation_connections',
+  '024_what_if_scenarios',
   '026_password_resets',
   '027_invitation_revocation',
 ];
@@ -131,6 +132,7 @@ for (const kind of CONTROL_DB_KINDS) {
           'webhook_deliveries',
           'webhook_endpoints',
           'webhook_events',
+          'what_if_scenarios',
         ]);
       } finally {
         await fresh.dispose();

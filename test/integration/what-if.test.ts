@@ -235,6 +235,66 @@ describe('POST /v1/what-if', () => {
   });
 });
 
+describe('/v1/what-if/scenarios: saved, run, compared, per organization', () => {
+  const scenarios = (key: string, method: string, suffix = '', json?: unknown) =>
+    http(p.url, method, `/v1/what-if/scenarios${suffix}`, { token: key, ...(json === undefined ? {} : { json }) });
+  const RANGE = { start_date: '2025-01-01', end_date: '2025-02-01' };
+
+  it('saves two, runs each with the same figures as POST /v1/what-if, lists, reads and deletes them', async () => {
+    const { start_date: _s, end_date: _e, ...substitution } = SCENARIO;
+    const mini = await scenarios(t.readKey, 'POST', '', { name: 'to mini', scenario: substitution });
+    expect(mini.status, JSON.stringify(mini.body)).toBe(201);
+    expect(mini.body).toMatchObject({ name: 'to mini', scenario: substitution });
+    const cached = await scenarios(t.readKey, 'POST', '', { name: 'cache half', scenario: { cache_hit_rate: { percent: 50 } } });
+    expect(cached.status, JSON.stringify(cached.body)).toBe(201);
+
+    // Compared by running both over one range: the figures worked out above.
+    const [runMini, runCached] = await Promise.all([
+      scenarios(t.readKey, 'POST', `/${mini.body.id}/run`, RANGE),
+      scenarios(t.readKey, 'POST', `/${cached.body.id}/run`, RANGE),
+    ]);
+    expect(runMini.status, JSON.stringify(runMini.body)).toBe(200);
+    expect(runMini.body).toEqual((await whatIf(t.readKey, SCENARIO)).body);
+    expect(runMini.body).toMatchObject({ simulated_cost: '0.25483345', difference: '-0.01853405' });
+    expect(runCached.body).toMatchObject({ simulated_cost: '0.2714275', difference: '-0.00194' });
+
+    const list = await scenarios(t.readKey, 'GET');
+    expect(list.status).toBe(200);
+    expect(list.body.items.map((s: { name: string }) => s.name)).toEqual(['to mini', 'cache half']);
+    expect((await scenarios(t.readKey, 'GET', `/${mini.body.id}`)).body).toEqual(mini.body);
+
+    expect((await scenarios(t.readKey, 'DELETE', `/${mini.body.id}`)).status).toBe(204);
+    expect((await scenarios(t.readKey, 'GET', `/${mini.body.id}`)).status).toBe(404);
+    expect((await scenarios(t.readKey, 'POST', `/${mini.body.id}/run`, RANGE)).status).toBe(404);
+    expect((await scenarios(t.readKey, 'GET')).body.items.map((s: { name: string }) => s.name)).toEqual(['cache half']);
+  });
+
+  it('another organization never sees, runs or deletes them', async () => {
+    const saved = await scenarios(t.readKey, 'POST', '', { name: 'mine', scenario: { price_changes: [{ percent: 10 }] } });
+    expect(saved.status).toBe(201);
+    const other = await createTenant(p, { name: 'what-if-other' });
+    expect((await scenarios(other.readKey, 'GET')).body).toEqual({ items: [] });
+    expect((await scenarios(other.readKey, 'GET', `/${saved.body.id}`)).status).toBe(404);
+    expect((await scenarios(other.readKey, 'POST', `/${saved.body.id}/run`, RANGE)).status).toBe(404);
+    expect((await scenarios(other.readKey, 'DELETE', `/${saved.body.id}`)).status).toBe(404);
+    expect((await scenarios(t.readKey, 'GET', `/${saved.body.id}`)).status).toBe(200);
+  });
+
+  it('400 naming the field, 404 for an id that is not a UUID', async () => {
+    const field = async (body: unknown) => {
+      const res = await scenarios(t.readKey, 'POST', '', body);
+      return [res.status, res.body?.error?.details?.field];
+    };
+    expect(await field({ name: ' ', scenario: { cache_hit_rate: { percent: 5 } } })).toEqual([400, 'name']);
+    expect(await field({ name: 'empty', scenario: {} })).toEqual([400, 'scenario.substitutions']);
+    expect(await field({ name: 'x', scenario: { agent: '', cache_hit_rate: { percent: 5 } } })).toEqual([400, 'scenario.agent']);
+    expect((await scenarios(t.readKey, 'GET', '/not-a-uuid')).status).toBe(404);
+    const saved = await scenarios(t.readKey, 'POST', '', { name: 'r', scenario: { cache_hit_rate: { percent: 5 } } });
+    const run = await scenarios(t.readKey, 'POST', `/${saved.body.id}/run`, { start_date: '2025-02-01', end_date: '2025-01-01' });
+    expect(run.status).toBe(400);
+  });
+});
+
 describe('POST /v1/what-if: access', () => {
   it('a key with costs:read but not revenue:read gets the costs and null margins', async () => {
     const res = await whatIf(await issueKey(p, t, ['costs:read']), SCENARIO);

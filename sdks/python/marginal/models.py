@@ -503,14 +503,6 @@ class WhatIfRequest(BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
-    start_date: str
-    """
-    ISO 8601 date or datetime, inclusive. Must be before end_date.
-    """
-    end_date: str
-    """
-    ISO 8601 date or datetime, exclusive; at most 12 months after start_date.
-    """
     end_user_id: str | None = None
     """
     The internal end-user UUID (as /margin-data and /end-user-costs name it): only this end user's events.
@@ -543,6 +535,110 @@ class WhatIfRequest(BaseModel):
     cards: list[WhatIfCard] | None = None
     """
     At most 20, each slug once.
+    """
+    start_date: str
+    """
+    ISO 8601 date or datetime, inclusive. Must be before end_date.
+    """
+    end_date: str
+    """
+    ISO 8601 date or datetime, exclusive; at most 12 months after start_date.
+    """
+
+
+class WhatIfScenario(BaseModel):
+    """
+    A scenario without its range: the scope filters and at least one change.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    end_user_id: str | None = None
+    """
+    The internal end-user UUID (as /margin-data and /end-user-costs name it): only this end user's events.
+    """
+    agent: str | None = None
+    """
+    Only events of this agent_id.
+    """
+    workflow: str | None = None
+    """
+    Only events of this workflow_id.
+    """
+    feature: str | None = None
+    """
+    Only events of this feature.
+    """
+    dimension: WhatIfDimension | None = None
+    """
+    Only events with this dimension value.
+    """
+    substitutions: list[WhatIfSubstitution] | None = None
+    """
+    At most 20, each from_model at most once. The scenario needs at least one change of any kind.
+    """
+    price_changes: list[WhatIfPriceChange] | None = None
+    """
+    At most 20, applied in order.
+    """
+    cache_hit_rate: WhatIfCacheHitRate | None = None
+    cards: list[WhatIfCard] | None = None
+    """
+    At most 20, each slug once.
+    """
+
+
+class WhatIfScenarioView(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    id: str
+    name: str
+    scenario: WhatIfScenario
+    created_at: str
+
+
+class WhatIfScenarioBody(BaseModel):
+    """
+    A scenario to save under a name.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    name: str
+    """
+    1 to 200 characters.
+    """
+    scenario: WhatIfScenario
+
+
+class WhatIfScenarioList(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    items: list[WhatIfScenarioView]
+    """
+    Oldest first.
+    """
+
+
+class WhatIfRange(BaseModel):
+    """
+    The range a saved scenario is run over.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    start_date: str
+    """
+    ISO 8601 date or datetime, inclusive. Must be before end_date.
+    """
+    end_date: str
+    """
+    ISO 8601 date or datetime, exclusive; at most 12 months after start_date.
     """
 
 

@@ -29,7 +29,7 @@ def _body(body: object) -> object:
     return body.model_dump(mode="json", exclude_none=True) if isinstance(body, BaseModel) else body
 
 
-READ_ENDPOINTS = {'ping': '/ping', 'usage_events': '/usage/events', 'usage_summary': '/usage/summary', 'usage_aggregation': '/usage/aggregation', 'usage_event': '/usage/events/{eventId}', 'sessions': '/attribution-data/sessions', 'session_tree': '/attribution-data/sessions/{sessionId}/tree', 'reconciliation': '/reconciliation', 'margin_by_end_user': '/margin-data/by-end-user', 'margin_trend': '/margin-data/trend', 'margin_summary': '/margin-data/summary', 'forecast': '/forecasts', 'price_advice': '/forecasts/price-advice', 'export_runs': '/exports/runs', 'end_users': '/end-users', 'end_user_sessions': '/end-user-costs/{externalId}/sessions', 'end_user_summary': '/end-user-costs/{externalId}/summary', 'end_user_by_model': '/end-user-costs/{externalId}/by-model', 'end_user_by_provider': '/end-user-costs/{externalId}/by-provider', 'end_user_by_dimension': '/end-user-costs/{externalId}/by-dimension', 'end_user_trend': '/end-user-costs/{externalId}/trend', 'dimension_definitions': '/dimension-data/definitions', 'dimension_cost_trend': '/dimension-data/cost-trend', 'dimension_numeric_trend': '/dimension-data/numeric-trend', 'dimension_numeric_summary': '/dimension-data/numeric-summary', 'dimension_cost_breakdown': '/dimension-data/cost-breakdown', 'cost_trend': '/cost-data/trend', 'pending_rate_card': '/cost-data/pending-rate-card', 'cost_summary': '/cost-data/summary', 'cost_by_end_user': '/cost-data/by-end-user', 'attribution_by_agent': '/attribution-data/by-agent', 'agents': '/attribution-data/agents', 'workflows': '/attribution-data/workflows', 'attribution_by_dimension': '/attribution-data/by-dimension', 'attribution_dimension_values': '/attribution-data/dimension-values', 'anomalies': '/anomalies', 'unpriced_rates': '/rates/unpriced', 'rates': '/rates', 'own_rates': '/rates/own', 'budgets': '/budgets', 'budget_check': '/budgets/check', 'budget': '/budgets/{budgetId}', 'focus_export': '/exports/focus'}
+READ_ENDPOINTS = {'ping': '/ping', 'what_if_scenarios': '/what-if/scenarios', 'what_if_scenario': '/what-if/scenarios/{scenarioId}', 'usage_events': '/usage/events', 'usage_summary': '/usage/summary', 'usage_aggregation': '/usage/aggregation', 'usage_event': '/usage/events/{eventId}', 'sessions': '/attribution-data/sessions', 'session_tree': '/attribution-data/sessions/{sessionId}/tree', 'reconciliation': '/reconciliation', 'margin_by_end_user': '/margin-data/by-end-user', 'margin_trend': '/margin-data/trend', 'margin_summary': '/margin-data/summary', 'forecast': '/forecasts', 'price_advice': '/forecasts/price-advice', 'export_runs': '/exports/runs', 'end_users': '/end-users', 'end_user_sessions': '/end-user-costs/{externalId}/sessions', 'end_user_summary': '/end-user-costs/{externalId}/summary', 'end_user_by_model': '/end-user-costs/{externalId}/by-model', 'end_user_by_provider': '/end-user-costs/{externalId}/by-provider', 'end_user_by_dimension': '/end-user-costs/{externalId}/by-dimension', 'end_user_trend': '/end-user-costs/{externalId}/trend', 'dimension_definitions': '/dimension-data/definitions', 'dimension_cost_trend': '/dimension-data/cost-trend', 'dimension_numeric_trend': '/dimension-data/numeric-trend', 'dimension_numeric_summary': '/dimension-data/numeric-summary', 'dimension_cost_breakdown': '/dimension-data/cost-breakdown', 'cost_trend': '/cost-data/trend', 'pending_rate_card': '/cost-data/pending-rate-card', 'cost_summary': '/cost-data/summary', 'cost_by_end_user': '/cost-data/by-end-user', 'attribution_by_agent': '/attribution-data/by-agent', 'agents': '/attribution-data/agents', 'workflows': '/attribution-data/workflows', 'attribution_by_dimension': '/attribution-data/by-dimension', 'attribution_dimension_values': '/attribution-data/dimension-values', 'anomalies': '/anomalies', 'unpriced_rates': '/rates/unpriced', 'rates': '/rates', 'own_rates': '/rates/own', 'budgets': '/budgets', 'budget_check': '/budgets/check', 'budget': '/budgets/{budgetId}', 'focus_export': '/exports/focus'}
 """Every read method: its name and its path under /v1."""
 
 
@@ -39,6 +39,14 @@ class ReadMethods:
     def ping(self) -> models.PingResponse:
         """GET /v1/ping: Check an API key"""
         return models.PingResponse.model_validate(self._transport.get("/ping", {}))
+
+    def what_if_scenarios(self) -> models.WhatIfScenarioList:
+        """GET /v1/what-if/scenarios: List saved what-if scenarios"""
+        return models.WhatIfScenarioList.model_validate(self._transport.get("/what-if/scenarios", {}))
+
+    def what_if_scenario(self, scenario_id: str) -> models.WhatIfScenarioView:
+        """GET /v1/what-if/scenarios/{scenarioId}: Retrieve a saved what-if scenario"""
+        return models.WhatIfScenarioView.model_validate(self._transport.get(f"/what-if/scenarios/{_segment(scenario_id)}", {}))
 
     def usage_events(self, *, start_date: DateParam, end_date: DateParam, subscription_id: str | None = None, metric_name: str | None = None, limit: int | None = None, offset: int | None = None) -> models.UsageEventPage:
         """GET /v1/usage/events: List usage events"""
@@ -208,6 +216,14 @@ class ReadMethods:
         """POST /v1/what-if: Simulate a scenario over real history"""
         return models.WhatIfResult.model_validate(self._transport.post("/what-if", _body(body)))
 
+    def save_what_if_scenario(self, body: models.WhatIfScenarioBody | Mapping[str, Any]) -> models.WhatIfScenarioView:
+        """POST /v1/what-if/scenarios: Save a what-if scenario"""
+        return models.WhatIfScenarioView.model_validate(self._transport.post("/what-if/scenarios", _body(body)))
+
+    def run_what_if_scenario(self, scenario_id: str, body: models.WhatIfRange | Mapping[str, Any]) -> models.WhatIfResult:
+        """POST /v1/what-if/scenarios/{scenarioId}/run: Run a saved what-if scenario"""
+        return models.WhatIfResult.model_validate(self._transport.post(f"/what-if/scenarios/{_segment(scenario_id)}/run", _body(body)))
+
     def focus_export(self, *, start_date: DateParam, end_date: DateParam, format: Literal['csv', 'parquet'] | None = None, dimensions: str | None = None) -> bytes:
         """GET /v1/exports/focus: Export cost as FOCUS: the file as bytes"""
         return self._transport.get_bytes("/exports/focus", {"start_date": _param(start_date), "end_date": _param(end_date), "format": _param(format), "dimensions": _param(dimensions)})
@@ -219,6 +235,14 @@ class AsyncReadMethods:
     async def ping(self) -> models.PingResponse:
         """GET /v1/ping: Check an API key"""
         return models.PingResponse.model_validate(await self._transport.get("/ping", {}))
+
+    async def what_if_scenarios(self) -> models.WhatIfScenarioList:
+        """GET /v1/what-if/scenarios: List saved what-if scenarios"""
+        return models.WhatIfScenarioList.model_validate(await self._transport.get("/what-if/scenarios", {}))
+
+    async def what_if_scenario(self, scenario_id: str) -> models.WhatIfScenarioView:
+        """GET /v1/what-if/scenarios/{scenarioId}: Retrieve a saved what-if scenario"""
+        return models.WhatIfScenarioView.model_validate(await self._transport.get(f"/what-if/scenarios/{_segment(scenario_id)}", {}))
 
     async def usage_events(self, *, start_date: DateParam, end_date: DateParam, subscription_id: str | None = None, metric_name: str | None = None, limit: int | None = None, offset: int | None = None) -> models.UsageEventPage:
         """GET /v1/usage/events: List usage events"""
@@ -387,6 +411,14 @@ class AsyncReadMethods:
     async def what_if(self, body: models.WhatIfRequest | Mapping[str, Any]) -> models.WhatIfResult:
         """POST /v1/what-if: Simulate a scenario over real history"""
         return models.WhatIfResult.model_validate(await self._transport.post("/what-if", _body(body)))
+
+    async def save_what_if_scenario(self, body: models.WhatIfScenarioBody | Mapping[str, Any]) -> models.WhatIfScenarioView:
+        """POST /v1/what-if/scenarios: Save a what-if scenario"""
+        return models.WhatIfScenarioView.model_validate(await self._transport.post("/what-if/scenarios", _body(body)))
+
+    async def run_what_if_scenario(self, scenario_id: str, body: models.WhatIfRange | Mapping[str, Any]) -> models.WhatIfResult:
+        """POST /v1/what-if/scenarios/{scenarioId}/run: Run a saved what-if scenario"""
+        return models.WhatIfResult.model_validate(await self._transport.post(f"/what-if/scenarios/{_segment(scenario_id)}/run", _body(body)))
 
     async def focus_export(self, *, start_date: DateParam, end_date: DateParam, format: Literal['csv', 'parquet'] | None = None, dimensions: str | None = None) -> bytes:
         """GET /v1/exports/focus: Export cost as FOCUS: the file as bytes"""

@@ -80,6 +80,8 @@ READ_ENDPOINTS = {
     "export_runs": "/exports/runs",
     "forecast": "/forecasts",
     "price_advice": "/forecasts/price-advice",
+    "what_if_scenarios": "/what-if/scenarios",
+    "what_if_scenario": "/what-if/scenarios/{scenarioId}",
 }
 
 # Method name → path under /v1 of a GET whose answer is a file (CSV or Parquet): the method returns its bytes.
@@ -87,9 +89,12 @@ DOWNLOADS = {
     "focus_export": "/exports/focus",
 }
 
-# Method name → path under /v1 of a POST that reads (its body is the question; nothing changes).
+# Method name → path under /v1 of a POST with a JSON body: reads (the body is the question; nothing
+# changes), and saving a what-if scenario (a row of the organization's, nothing else).
 POST_READS = {
     "what_if": "/what-if",
+    "save_what_if_scenario": "/what-if/scenarios",
+    "run_what_if_scenario": "/what-if/scenarios/{scenarioId}/run",
 }
 
 
@@ -190,9 +195,15 @@ def post_read_source(doc: dict, name: str, path: str, is_async: bool) -> str:
     ok = next(code for code in op["responses"] if code.startswith("2"))
     model = resolve_model(doc, op["responses"][ok]["content"]["application/json"]["schema"])
     summary = " ".join((op.get("summary") or "").split())
-    call = f'self._transport.post("{path}", _body(body))'
+    path_params = re.findall(r"\{(\w+)\}", path)
+    path_expr = path
+    for p in path_params:
+        path_expr = path_expr.replace("{" + p + "}", "{_segment(" + snake(p) + ")}")
+    path_expr = f'f"{path_expr}"' if path_params else f'"{path_expr}"'
+    call = f"self._transport.post({path_expr}, _body(body))"
+    args = ", ".join(["self", *(f"{snake(p)}: str" for p in path_params), f"body: models.{body} | Mapping[str, Any]"])
     return "\n".join([
-        f"    {'async ' if is_async else ''}def {name}(self, body: models.{body} | Mapping[str, Any]) -> models.{model}:",
+        f"    {'async ' if is_async else ''}def {name}({args}) -> models.{model}:",
         f'        """POST /v1{path}: {summary}"""',
         f"        return models.{model}.model_validate({'await ' if is_async else ''}{call})",
     ])

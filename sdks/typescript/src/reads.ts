@@ -4,7 +4,8 @@
 // A method takes the path and query parameters in one object and returns the 200 body, or throws
 // the typed error of errors.ts. test/unit/reads.test.ts checks that every GET path has a method.
 // POST /what-if is a read with a JSON body (a scenario; it changes nothing): written by hand as
-// whatIf(body), retried like the GETs since repeating it is harmless. GET /exports/focus answers a
+// whatIf(body), retried like the GETs since repeating it is harmless; saving and running a saved
+// scenario are written by hand the same way (saveWhatIfScenario, runWhatIfScenario). GET /exports/focus answers a
 // file (CSV or Parquet): focusExport returns its bytes.
 import createClient from 'openapi-fetch';
 import type { ResolvedConfig } from './config.js';
@@ -57,6 +58,8 @@ export const READ_ENDPOINTS = {
   focusExport: '/exports/focus',
   forecast: '/forecasts',
   priceAdvice: '/forecasts/price-advice',
+  whatIfScenarios: '/what-if/scenarios',
+  whatIfScenario: '/what-if/scenarios/{scenarioId}',
 } as const satisfies Record<string, keyof paths>;
 
 type Endpoints = typeof READ_ENDPOINTS;
@@ -80,6 +83,14 @@ export type WhatIfScenario = WhatIfOperation['requestBody']['content']['applicat
 /** The 200 body of POST /what-if. */
 export type WhatIfResult = ResultOf<WhatIfOperation>;
 
+type SaveScenarioOperation = paths['/what-if/scenarios']['post'];
+/** The body of POST /what-if/scenarios: a name and a scenario without its range. */
+export type WhatIfScenarioBody = SaveScenarioOperation['requestBody']['content']['application/json'];
+/** A saved scenario (the 201 body of POST /what-if/scenarios). */
+export type WhatIfScenarioView = SaveScenarioOperation['responses'][201]['content']['application/json'];
+/** The range a saved scenario is run over. */
+export type WhatIfRange = paths['/what-if/scenarios/{scenarioId}/run']['post']['requestBody']['content']['application/json'];
+
 /** Methods whose 200 body is JSON. */
 type JsonReads = Exclude<keyof Endpoints, 'focusExport'>;
 
@@ -92,6 +103,10 @@ export type ReadMethods = {
   attributionByDimensionCsv(params: Omit<ReadParams<'attributionByDimension'>, 'format'>): Promise<string>;
   /** POST /what-if: the range's actual and simulated cost (and margins) under model substitutions. */
   whatIf(scenario: WhatIfScenario): Promise<WhatIfResult>;
+  /** POST /what-if/scenarios: saves a scenario under a name (only the organization's keys see it). */
+  saveWhatIfScenario(body: WhatIfScenarioBody): Promise<WhatIfScenarioView>;
+  /** POST /what-if/scenarios/{scenarioId}/run: a saved scenario over a range, answered as whatIf. */
+  runWhatIfScenario(scenarioId: string, range: WhatIfRange): Promise<WhatIfResult>;
   /** GET /exports/focus: the FOCUS 1.2 file's bytes (CSV by default, or Parquet with format: 'parquet'). */
   focusExport(params: ReadParams<'focusExport'>): Promise<Uint8Array>;
 };
@@ -118,11 +133,15 @@ export function createReadMethods(config: ResolvedConfig): ReadMethods {
   methods.focusExport = async (params = {}) =>
     new Uint8Array((await read(READ_ENDPOINTS.focusExport, params, 'arrayBuffer')) as ArrayBuffer);
   const post = client.POST as unknown as (path: string, init: object) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
-  methods.whatIf = async (scenario = {}) => {
-    const { data, error, response } = await post('/what-if', { body: scenario });
+  const postJson = async (path: string, body: unknown, pathParams: Record<string, unknown> = {}) => {
+    const { data, error, response } = await post(path, { params: { path: pathParams }, body });
     if (!response.ok) throw errorFromResponse(response.status, error, response.headers);
     return data;
   };
+  methods.whatIf = (scenario = {}) => postJson('/what-if', scenario);
+  methods.saveWhatIfScenario = (body = {}) => postJson('/what-if/scenarios', body);
+  (methods as Record<string, unknown>).runWhatIfScenario = (scenarioId: string, range: unknown) =>
+    postJson('/what-if/scenarios/{scenarioId}/run', range, { scenarioId });
   return methods as unknown as ReadMethods;
 }
 

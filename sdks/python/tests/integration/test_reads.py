@@ -169,6 +169,10 @@ def test_every_read_method_answers_with_its_model(tenant_with_events):
         "focus_export": lambda: client.focus_export(start_date=start.date(), end_date=end.date() + dt.timedelta(days=1)),
         "forecast": lambda: client.forecast(horizon="next-30-days"),
         "price_advice": lambda: client.price_advice(target_margin_percent="40"),
+        "what_if_scenarios": lambda: client.what_if_scenarios(),
+        "what_if_scenario": lambda: client.what_if_scenario(
+            client.save_what_if_scenario({"name": "cache", "scenario": {"cache_hit_rate": {"percent": 10}}}).id
+        ),
     }
     assert sorted(calls) == sorted(READ_ENDPOINTS)
     answers = {name: call() for name, call in calls.items()}
@@ -235,3 +239,19 @@ def test_what_if_prices_a_substitution(tenant_with_events):
     with pytest.raises(marginal.ValidationError) as raised:
         client.what_if({**window, "substitutions": []})
     assert raised.value.field == "substitutions"
+
+
+def test_saved_what_if_scenario_runs_as_what_if(tenant_with_events):
+    # A saved scenario run over a range answers exactly what what_if answers for it with that range.
+    client, events, now = tenant_with_events
+    window = {"start_date": (now - dt.timedelta(days=1)).isoformat(), "end_date": (now + dt.timedelta(hours=1)).isoformat()}
+    scenario = {"substitutions": [{"from_model": "rd-model-v1", "to_model": "rd-model-v1", "token_ratio": 2}]}
+    saved = client.save_what_if_scenario(models.WhatIfScenarioBody(name="doubled", scenario=scenario))
+    assert saved.name == "doubled" and saved.id in [s.id for s in client.what_if_scenarios().items]
+    run = client.run_what_if_scenario(saved.id, window)
+    total = sum((cost(e) for e in events), Decimal(0))
+    assert Decimal(run.simulated_cost) == 2 * total
+    assert run == client.what_if({**window, **scenario})
+    with pytest.raises(marginal.ValidationError) as raised:
+        client.save_what_if_scenario({"name": "none", "scenario": {}})
+    assert raised.value.field == "scenario.substitutions"

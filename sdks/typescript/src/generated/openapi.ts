@@ -101,6 +101,76 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/what-if/scenarios": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List saved what-if scenarios
+         * @description The organization's saved scenarios, oldest first.
+         */
+        get: operations["ListScenarios"];
+        put?: never;
+        /**
+         * Save a what-if scenario
+         * @description Saves a scenario (scope filters and changes, as POST /v1/what-if takes them without a range)
+         *     under a name, checked as a run would check it. Only the organization's keys see it.
+         */
+        post: operations["SaveScenario"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/what-if/scenarios/{scenarioId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a saved what-if scenario
+         * @description One saved scenario of the organization.
+         */
+        get: operations["GetScenario"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a saved what-if scenario
+         * @description Deletes a saved scenario of the organization.
+         */
+        delete: operations["DeleteScenario"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/what-if/scenarios/{scenarioId}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a saved what-if scenario
+         * @description Runs a saved scenario over a range: the same answer as POST /v1/what-if with the scenario and
+         *     this range (margins need revenue:read too). Compare two scenarios by running both over one range.
+         */
+        post: operations["RunScenario"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/usage/events": {
         parameters: {
             query?: never;
@@ -2561,10 +2631,6 @@ export interface components {
             reasoning_cost_per_million?: string | null;
         };
         WhatIfRequest: {
-            /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
-            start_date: string;
-            /** @description ISO 8601 date or datetime, exclusive; at most 12 months after start_date. */
-            end_date: string;
             /** @description The internal end-user UUID (as /margin-data and /end-user-costs name it): only this end user's events. */
             end_user_id?: string;
             /** @description Only events of this agent_id. */
@@ -2582,6 +2648,53 @@ export interface components {
             cache_hit_rate?: components["schemas"]["WhatIfCacheHitRate"];
             /** @description At most 20, each slug once. */
             cards?: components["schemas"]["WhatIfCard"][];
+            /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
+            start_date: string;
+            /** @description ISO 8601 date or datetime, exclusive; at most 12 months after start_date. */
+            end_date: string;
+        };
+        /** @description A scenario without its range: the scope filters and at least one change. */
+        WhatIfScenario: {
+            /** @description The internal end-user UUID (as /margin-data and /end-user-costs name it): only this end user's events. */
+            end_user_id?: string;
+            /** @description Only events of this agent_id. */
+            agent?: string;
+            /** @description Only events of this workflow_id. */
+            workflow?: string;
+            /** @description Only events of this feature. */
+            feature?: string;
+            /** @description Only events with this dimension value. */
+            dimension?: components["schemas"]["WhatIfDimension"];
+            /** @description At most 20, each from_model at most once. The scenario needs at least one change of any kind. */
+            substitutions?: components["schemas"]["WhatIfSubstitution"][];
+            /** @description At most 20, applied in order. */
+            price_changes?: components["schemas"]["WhatIfPriceChange"][];
+            cache_hit_rate?: components["schemas"]["WhatIfCacheHitRate"];
+            /** @description At most 20, each slug once. */
+            cards?: components["schemas"]["WhatIfCard"][];
+        };
+        WhatIfScenarioView: {
+            id: string;
+            name: string;
+            scenario: components["schemas"]["WhatIfScenario"];
+            created_at: string;
+        };
+        /** @description A scenario to save under a name. */
+        WhatIfScenarioBody: {
+            /** @description 1 to 200 characters. */
+            name: string;
+            scenario: components["schemas"]["WhatIfScenario"];
+        };
+        WhatIfScenarioList: {
+            /** @description Oldest first. */
+            items: components["schemas"]["WhatIfScenarioView"][];
+        };
+        /** @description The range a saved scenario is run over. */
+        WhatIfRange: {
+            /** @description ISO 8601 date or datetime, inclusive. Must be before end_date. */
+            start_date: string;
+            /** @description ISO 8601 date or datetime, exclusive; at most 12 months after start_date. */
+            end_date: string;
         };
         /** @description One stored usage event. */
         UsageEventItem: {
@@ -5142,6 +5255,307 @@ export interface operations {
                 };
             };
             /** @description DATE_RANGE_TOO_LARGE: the range is longer than 12 months; NO_RATE_CARD: the scenario leaves an event it changes without a rate (error.details.field names the substitution, cards, cache_hit_rate or price_changes) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded (general tier); see RateLimit-* and Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    ListScenarios: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WhatIfScenarioList"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks costs:read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded (general tier); see RateLimit-* and Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    SaveScenario: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WhatIfScenarioBody"];
+            };
+        };
+        responses: {
+            /** @description The saved scenario */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WhatIfScenarioView"];
+                };
+            };
+            /** @description Bad or missing fields (error.details.field names it, inside scenario) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks costs:read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded (general tier); see RateLimit-* and Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    GetScenario: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                scenarioId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WhatIfScenarioView"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks costs:read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such scenario in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded (general tier); see RateLimit-* and Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    DeleteScenario: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                scenarioId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks costs:read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such scenario in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded (general tier); see RateLimit-* and Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    RunScenario: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                scenarioId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WhatIfRange"];
+            };
+        };
+        responses: {
+            /** @description The actual and simulated figures */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WhatIfResult"];
+                };
+            };
+            /** @description Bad or missing start_date or end_date; start_date not before end_date */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks costs:read */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such scenario in this organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description DATE_RANGE_TOO_LARGE, or NO_RATE_CARD as POST /v1/what-if answers it */
             422: {
                 headers: {
                     [name: string]: unknown;

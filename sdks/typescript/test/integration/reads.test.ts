@@ -159,6 +159,17 @@ describe('read methods return the API figures', () => {
     expect(invalid).toMatchObject({ status: 400, code: 'VALIDATION_ERROR', field: 'substitutions' });
   });
 
+  it('saved what-if scenarios: save, list, read, run (the same answer as whatIf)', async () => {
+    const scenario = { substitutions: [{ from_model: 'sdk-model-b', to_model: 'sdk-model-a', token_ratio: 2 }] };
+    const saved = await reader.saveWhatIfScenario({ name: 'b as a', scenario });
+    expect(saved).toMatchObject({ name: 'b as a', scenario });
+    expect((await reader.whatIfScenarios()).items.map((s) => s.id)).toContain(saved.id);
+    expect(await reader.whatIfScenario({ scenarioId: saved.id })).toEqual(saved);
+    expect(await reader.runWhatIfScenario(saved.id, range)).toEqual(await reader.whatIf({ ...range, ...scenario }));
+    const invalid = await reader.saveWhatIfScenario({ name: 'none', scenario: {} }).catch((e: unknown) => e);
+    expect(invalid).toMatchObject({ status: 400, field: 'scenario.substitutions' });
+  });
+
   it('forecast (GET /forecasts): with no complete day of history, the next 30 days cost what today already did', async () => {
     // Every event is from today: the 56 days before it are empty, so nothing more is forecast.
     const res = await reader.forecast({ horizon: 'next-30-days' });
