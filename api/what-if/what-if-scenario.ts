@@ -160,13 +160,14 @@ export interface ScenarioRates {
  */
 export function scenarioRates(
   cards: readonly TokenRateCard[],
-  unitRates: PricingRates['unitRates'],
+  base: PricingRates,
   changes: readonly PriceChange[],
   hypothetical: readonly TokenRateCard[],
 ): ScenarioRates {
   const slugs = new Set(hypothetical.map((c) => c.model_slug));
   const merged = [...cards.filter((c) => !slugs.has(c.model_slug.toLowerCase())), ...hypothetical];
-  const indexes = new Map<string, PricingRates>();
+  // Without hypothetical cards, events no change matches price at the organization's own index.
+  const indexes = new Map<string, PricingRates>(slugs.size === 0 ? [['', base]] : []);
   const applicable = (provider: string | null, model: string | null) =>
     changes.flatMap((c, i) => ((c.provider === null || c.provider === provider) && (c.model === null || c.model === model) ? [i] : []));
   return {
@@ -178,7 +179,7 @@ export function scenarioRates(
       let rates = indexes.get(key);
       if (!rates) {
         const picked = which.map((i) => changes[i]!);
-        rates = { tokenCards: buildTokenRateIndex(merged.map((c) => scaledCard(c, picked))), unitRates };
+        rates = { tokenCards: buildTokenRateIndex(merged.map((c) => scaledCard(c, picked))), unitRates: base.unitRates };
         indexes.set(key, rates);
       }
       return rates;

@@ -67,7 +67,7 @@ export async function simulateWhatIf(rc: ReadContext, body: WhatIfRequest, withM
   const scope = parseScope(rc, body, range);
   const scenario = parseScenario(body);
   const [baseRates, cards] = await Promise.all([rc.rateBook.ratesFor(rc.organizationId), rc.rateBook.cardsFor(rc.organizationId)]);
-  const rates = scenarioRates(cards, baseRates.unitRates, scenario.priceChanges, scenario.cards);
+  const rates = scenarioRates(cards, baseRates, scenario.priceChanges, scenario.cards);
   assertCardsExist(scenario.substitutions, rates, range.end);
   // Substitutions alone touch only their models' events; any other kind may touch every model's.
   const models = touchesAnyModel(scenario) ? null : scenario.substitutions.map((s) => s.fromModel);

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../../core/errors.js';
 import { Big } from '../../../../core/money.js';
-import { buildUnitRateIndex, type TokenRateCard } from '../../../../pricing/rate-card-match.js';
+import { buildTokenRateIndex, buildUnitRateIndex, type TokenRateCard } from '../../../../pricing/rate-card-match.js';
 import { scenarioRates, type ScenarioRates } from '../../../../api/what-if/what-if-scenario.js';
 import {
   assertCardsExist,
@@ -34,10 +34,12 @@ const CARDS = [
   card('beta', '2025-06-01T00:00:00Z', '0.3', '1.2'),
 ];
 
+const BASE = { tokenCards: buildTokenRateIndex(CARDS), unitRates: buildUnitRateIndex([]) };
+
 /** The scenario of a request body and the rates it prices at, over CARDS. */
 function scenarioOf(body: Parameters<typeof parseScenario>[0]): { scenario: Scenario; rates: ScenarioRates } {
   const scenario = parseScenario(body);
-  return { scenario, rates: scenarioRates(CARDS, buildUnitRateIndex([]), scenario.priceChanges, scenario.cards) };
+  return { scenario, rates: scenarioRates(CARDS, BASE, scenario.priceChanges, scenario.cards) };
 }
 const rates = scenarioOf({ substitutions: [{ from_model: 'alpha', to_model: 'beta' }] }).rates;
 
