@@ -5,7 +5,7 @@
 // the typed error of errors.ts. test/unit/reads.test.ts checks that every GET path has a method.
 // POST /what-if is a read with a JSON body (a scenario; it changes nothing): written by hand as
 // whatIf(body), retried like the GETs since repeating it is harmless; saving and running a saved
-// scenario are written by hand the same way (saveWhatIfScenario, runWhatIfScenario). GET /exports/focus answers a
+// scenario are written by hand the same way (saveWhatIfScenario, runWhatIfScenario, deleteWhatIfScenario). GET /exports/focus answers a
 // file (CSV or Parquet): focusExport returns its bytes.
 import createClient from 'openapi-fetch';
 import type { ResolvedConfig } from './config.js';
@@ -107,6 +107,8 @@ export type ReadMethods = {
   saveWhatIfScenario(body: WhatIfScenarioBody): Promise<WhatIfScenarioView>;
   /** POST /what-if/scenarios/{scenarioId}/run: a saved scenario over a range, answered as whatIf. */
   runWhatIfScenario(scenarioId: string, range: WhatIfRange): Promise<WhatIfResult>;
+  /** DELETE /what-if/scenarios/{scenarioId}: removes a saved scenario (404 for one the organization has not). */
+  deleteWhatIfScenario(scenarioId: string): Promise<void>;
   /** GET /exports/focus: the FOCUS 1.2 file's bytes (CSV by default, or Parquet with format: 'parquet'). */
   focusExport(params: ReadParams<'focusExport'>): Promise<Uint8Array>;
 };
@@ -142,6 +144,11 @@ export function createReadMethods(config: ResolvedConfig): ReadMethods {
   methods.saveWhatIfScenario = (body = {}) => postJson('/what-if/scenarios', body);
   (methods as Record<string, unknown>).runWhatIfScenario = (scenarioId: string, range: unknown) =>
     postJson('/what-if/scenarios/{scenarioId}/run', range, { scenarioId });
+  const del = client.DELETE as unknown as (path: string, init: object) => Promise<{ error?: unknown; response: Response }>;
+  (methods as Record<string, unknown>).deleteWhatIfScenario = async (scenarioId: string) => {
+    const { error, response } = await del('/what-if/scenarios/{scenarioId}', { params: { path: { scenarioId } } });
+    if (!response.ok) throw errorFromResponse(response.status, error, response.headers);
+  };
   return methods as unknown as ReadMethods;
 }
 

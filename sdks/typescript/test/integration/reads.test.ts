@@ -168,6 +168,8 @@ describe('read methods return the API figures', () => {
     expect(await reader.runWhatIfScenario(saved.id, range)).toEqual(await reader.whatIf({ ...range, ...scenario }));
     const invalid = await reader.saveWhatIfScenario({ name: 'none', scenario: {} }).catch((e: unknown) => e);
     expect(invalid).toMatchObject({ status: 400, field: 'scenario.substitutions' });
+    await reader.deleteWhatIfScenario(saved.id);
+    expect(await reader.whatIfScenario({ scenarioId: saved.id }).catch((e: unknown) => e)).toMatchObject({ status: 404 });
   });
 
   it('forecast (GET /forecasts): with no complete day of history, the next 30 days cost what today already did', async () => {
