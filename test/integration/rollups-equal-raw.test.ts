@@ -252,6 +252,8 @@ const NOT_LAKE = new Set([
   '/budgets/check',
   '/budgets/{budgetId}',
   '/exports/runs',
+  '/what-if/scenarios',
+  '/what-if/scenarios/{scenarioId}',
 ]);
 /** Read by tree: the session's own files, whatever the rollups. */
 const SESSION_TREES = ['s-5-0', 's-20-1', 's-9-0'];
