@@ -393,6 +393,7 @@ describe('GET /attribution-data/sessions', () => {
     ).toBe(400);
     // The other tenant sees only its own (S-late arrived in an earlier test, so it is the latest).
     const theirs = await apiGet(p, other.readKey, '/attribution-data/sessions', wide);
+    expect(theirs.status, JSON.stringify(theirs.body)).toBe(200);
     expect(theirs.body.sessions.map((x: any) => x.session_id)).toEqual(['S-late', 'S-other']);
   });
 });
