@@ -8,16 +8,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { toCsv } from '../../core/csv.js';
+import { s3HttpBoundsSql, s3SecretSql } from '../../core/lake/lake-catalog.js';
 import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 import type { S3Settings } from '../../core/lake/lake-settings.js';
 import { FOCUS_COLUMNS, type FocusColumnType, type FocusRow } from './focus.js';
 
 /** Where a finished export goes: an S3 key, or a file under a local folder. */
 export type ExportTarget = { type: 's3'; bucket: string; key: string; access: S3Settings } | { type: 'folder'; file: string };
-
-/** Per HTTP request to the object store, and how often DuckDB retries one (as the lake's own S3 access). */
-const S3_HTTP_TIMEOUT_SECONDS = 10;
-const S3_HTTP_RETRIES = 2;
 
 const SQL_TYPES: Record<FocusColumnType, string> = {
   decimal: 'DECIMAL(38,12)',
@@ -72,23 +69,6 @@ export async function writeFocusParquet(rows: readonly FocusRow[], file: string,
   }
 }
 
-/** A temporary secret of the export's own DuckDB, scoped to the bucket. */
-function s3SecretSql(bucket: string, s3: S3Settings): string {
-  const options = [
-    'TYPE s3',
-    'PROVIDER config',
-    `KEY_ID ${sqlStringLiteral(s3.accessKeyId)}`,
-    `SECRET ${sqlStringLiteral(s3.secretAccessKey.reveal())}`,
-    ...(s3.sessionToken ? [`SESSION_TOKEN ${sqlStringLiteral(s3.sessionToken.reveal())}`] : []),
-    `REGION ${sqlStringLiteral(s3.region)}`,
-    ...(s3.endpoint ? [`ENDPOINT ${sqlStringLiteral(s3.endpoint)}`] : []),
-    `URL_STYLE ${sqlStringLiteral(s3.urlStyle)}`,
-    `USE_SSL ${s3.useSsl}`,
-    `SCOPE ${sqlStringLiteral(`s3://${bucket}`)}`,
-  ];
-  return `CREATE SECRET export_s3 (${options.join(', ')})`;
-}
-
 /** Puts the staged Parquet file at the target, replacing what was there; returns the bytes the target now holds. */
 export async function publishParquet(staged: string, target: ExportTarget, extensionDirectory: string): Promise<number> {
   if (target.type === 'folder') {
@@ -101,9 +81,8 @@ export async function publishParquet(staged: string, target: ExportTarget, exten
   try {
     return await withDuckDb(extensionDirectory, async (sql) => {
       await sql('LOAD httpfs');
-      await sql(`SET http_timeout = ${S3_HTTP_TIMEOUT_SECONDS}`);
-      await sql(`SET http_retries = ${S3_HTTP_RETRIES}`);
-      await sql(s3SecretSql(target.bucket, target.access));
+      for (const statement of s3HttpBoundsSql()) await sql(statement);
+      await sql(s3SecretSql('export_s3', target.bucket, target.access));
       // Parquet to Parquet: the same rows and types; DuckDB writes no raw bytes.
       await sql(`COPY (SELECT * FROM read_parquet(${sqlStringLiteral(staged)})) TO ${url} (FORMAT parquet)`);
       const [object] = await sql(`SELECT size FROM read_blob(${url})`);

@@ -85,11 +85,9 @@ export async function openLake(settings: LakeSettings, options: OpenLakeOptions 
     if (settings.s3) {
       const s3 = settings.s3;
       await step('storage', 'the S3 settings were refused', async () => {
-        // GLOBAL: a plain SET is this connection's only, and the writer's partitions and the api's
-        // reads run on connections of their own, which then waited 30 s × 4 attempts per request.
-        await c.run(`SET GLOBAL http_timeout = ${S3_HTTP_TIMEOUT_SECONDS}`);
-        await c.run(`SET GLOBAL http_retries = ${S3_HTTP_RETRIES}`);
-        await c.run(s3SecretSql(settings.dataPath, s3));
+        // The writer's partitions and the api's reads run on connections of their own.
+        for (const statement of s3HttpBoundsSql()) await c.run(statement);
+        await c.run(s3SecretSql('marginal_lake_s3', new URL(settings.dataPath).host, s3));
       });
       // Listing one key prefix proves the address and the keys now, not at the first flush.
       await step('storage', `the object store did not let us list ${settings.dataPath} (check the endpoint, region and keys)`, () =>
@@ -228,9 +226,17 @@ function secretsOf(settings: LakeSettings): SecretValue[] {
   return secrets;
 }
 
-/** Scoped to the lake's bucket, so other S3 reads of the same DuckDB keep their own credentials. */
-function s3SecretSql(dataPath: string, s3: S3Settings): string {
-  const bucket = new URL(dataPath).host;
+/**
+ * DuckDB's HTTP bounds for S3 (ours, not its 30 s × 3): GLOBAL, since a plain SET binds only the
+ * connection that runs it (measured: another connection still took 4 × 30 s against a silent port).
+ */
+export function s3HttpBoundsSql(): string[] {
+  return [`SET GLOBAL http_timeout = ${S3_HTTP_TIMEOUT_SECONDS}`, `SET GLOBAL http_retries = ${S3_HTTP_RETRIES}`];
+}
+
+/** An S3 secret scoped to one bucket, so other S3 reads of the same DuckDB keep their own credentials. */
+export function s3SecretSql(name: string, bucket: string, s3: S3Settings): string {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new RangeError(`not a secret name: ${name}`);
   const options = [
     'TYPE s3',
     'PROVIDER config',
@@ -243,7 +249,7 @@ function s3SecretSql(dataPath: string, s3: S3Settings): string {
     `USE_SSL ${s3.useSsl}`,
     `SCOPE ${sqlStringLiteral(`s3://${bucket}`)}`,
   ];
-  return `CREATE OR REPLACE SECRET marginal_lake_s3 (${options.join(', ')})`;
+  return `CREATE OR REPLACE SECRET ${name} (${options.join(', ')})`;
 }
 
 /**
@@ -262,7 +268,7 @@ export function connectStatements(settings: LakeSettings, alias = 'marginal'): s
   return [
     `SET extension_directory = ${sqlStringLiteral(settings.extensionDirectory)}`,
     ...extensions.map((e) => `LOAD ${e}`),
-    ...(settings.s3 ? [s3SecretSql(settings.dataPath, settings.s3)] : []),
+    ...(settings.s3 ? [s3SecretSql('marginal_lake_s3', new URL(settings.dataPath).host, settings.s3)] : []),
     attachSql(settings, { readOnly: true }, alias),
     `USE ${alias}`,
   ];
