@@ -129,6 +129,14 @@ async function kpi(id: string): Promise<string> {
   return (await loc.textContent())!;
 }
 
+/** A money tile: shown to the cent (half-up), its exact value on hover; true when both say `expected`. */
+async function kpiMoneyIs(id: string, expected: Big.BigSource): Promise<boolean> {
+  const shown = amount(await kpi(id));
+  const title = (await page.locator(`[data-kpi="${id}"] [data-value]`).getAttribute('title')) ?? '';
+  const exact = amount(title.replace(/^exactly /, ''));
+  return shown.eq(new Big(expected).round(2, Big.roundHalfUp)) && exact.eq(expected);
+}
+
 /** Cell text of a table row (data-row) and column (data-col). */
 function cell(table: string, row: string, col: string) {
   return page.locator(`[data-table="${table}"] tr[data-row="${row}"] td[data-col="${col}"]`);
@@ -244,10 +252,10 @@ run('console (headless Chromium)', () => {
     await open('/?range=last-7-days');
     const cost = await apiGet(p, t.readKey, '/cost-data/by-end-user', LAST_7);
     expect(new Big(cost.body.total_cost).eq(EXPECTED_COST)).toBe(true);
-    expect(amount(await kpi('cost')).eq(cost.body.total_cost)).toBe(true);
+    expect(await kpiMoneyIs('cost', cost.body.total_cost)).toBe(true);
     const margin = (await apiGet(p, t.readKey, '/margin-data/summary', LAST_7)).body;
-    expect(amount(await kpi('revenue')).eq(margin.total_revenue)).toBe(true);
-    expect(amount(await kpi('margin')).eq(margin.margin_amount)).toBe(true);
+    expect(await kpiMoneyIs('revenue', margin.total_revenue)).toBe(true);
+    expect(await kpiMoneyIs('margin', margin.margin_amount)).toBe(true);
     expect(await kpi('margin-percent')).toBe(`${new Big(margin.margin_percent).toFixed(2)}%`);
     expect(await kpi('events')).toBe(String(EXPECTED_EVENTS));
     expect(await kpi('tokens')).toBe(
@@ -282,10 +290,10 @@ run('console (headless Chromium)', () => {
     const day = (await apiGet(p, t.readKey, '/cost-data/by-end-user', { start_date: isoDay(2), end_date: isoDay(1) })).body;
     // Two days ago: alice's events 1 and 3 (0.0045 each) and bob's three (1.25 each).
     expect(new Big(day.total_cost).eq(PRICED.times(2).plus('3.75'))).toBe(true);
-    await expect.poll(async () => amount(await kpi('cost')).eq(day.total_cost)).toBe(true);
+    await expect.poll(async () => kpiMoneyIs('cost', day.total_cost)).toBe(true);
     // The link reproduces the view.
     await page.reload();
-    expect(amount(await kpi('cost')).eq(day.total_cost)).toBe(true);
+    expect(await kpiMoneyIs('cost', day.total_cost)).toBe(true);
     await shot('overview-custom-range');
   });
 
@@ -330,7 +338,7 @@ run('console (headless Chromium)', () => {
     await page.locator('[data-page="customer"] [data-kpi="cost"]').waitFor();
     const summary = (await apiGet(p, t.readKey, '/end-user-costs/alice/summary', LAST_7)).body;
     expect(new Big(summary.total_cost).eq(PRICED.times(4).plus(SESSION_COST))).toBe(true);
-    expect(amount(await kpi('cost')).eq(summary.total_cost)).toBe(true);
+    expect(await kpiMoneyIs('cost', summary.total_cost)).toBe(true);
     const byModel = (await apiGet(p, t.readKey, '/end-user-costs/alice/by-model', LAST_7)).body;
     for (const item of byModel.items as any[]) {
       expect(amount(await cell('customer-by-model', item.attribution_value, 'cost').textContent()).eq(item.total_cost)).toBe(true);

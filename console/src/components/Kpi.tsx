@@ -5,6 +5,8 @@ export function Kpi(props: {
   id: string;
   label: string;
   value: ReactNode;
+  /** What a hover on the value says (a figure shown to the cent: its exact value). */
+  title?: string;
   /** Signed decimal text; null when there is nothing to compare with. */
   change?: string | null;
   /** '%' (relative change, default) or ' pp' (percentage points). */
@@ -18,7 +20,7 @@ export function Kpi(props: {
   return (
     <div className="kpi" data-kpi={props.id}>
       <div className="kpi-label">{props.label}</div>
-      <div className="kpi-value" data-value>
+      <div className="kpi-value" data-value title={props.title}>
         {props.value}
       </div>
       {change !== undefined && (

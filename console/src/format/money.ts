@@ -13,10 +13,18 @@ export function money(value: string | null | undefined): string {
   return `${b.lt(0) ? '-' : ''}$${grouped}.${digits}`;
 }
 
-/** An estimate (a forecast) to the cent, rounded half-up: "87.49689119171" → "$87.50". Exact figures use money(). */
-export function estimate(value: string | null | undefined): string {
+/**
+ * To the cent, rounded half-up: "87.49689119171" → "$87.50". For headline figures and estimates (a
+ * forecast), with the exact figure on hover (exactly()); tables keep every digit with money().
+ */
+export function cents(value: string | null | undefined): string {
   if (value === null || value === undefined) return '—';
   return money(new Big(value).round(2, Big.roundHalfUp).toFixed(2));
+}
+
+/** The hover text of a figure shown to the cent: "exactly $97.333333333333"; none without a figure. */
+export function exactly(value: string | null | undefined): string | undefined {
+  return value === null || value === undefined ? undefined : `exactly ${money(value)}`;
 }
 
 /** The exact sum of the figures present (the API's money sum), as a decimal string. */

@@ -1,17 +1,17 @@
 // The console's rules for the decision views: forecasts shown to the cent, anomalies placed on the
 // chart's buckets, price advice named like the margin rows.
 import { describe, expect, it } from 'vitest';
-import { estimate, money } from '../../../console/src/format/money.js';
+import { cents, money } from '../../../console/src/format/money.js';
 import { anomalyMarkers } from '../../../console/src/pages/overview/overview.js';
 import { priceAdviceRows } from '../../../console/src/pages/customers/customers.js';
 
-describe('estimate', () => {
+describe('cents', () => {
   it('rounds half-up to the cent, from the decimal string', () => {
-    expect(estimate('87.49689119171')).toBe('$87.50');
-    expect(estimate('0.005')).toBe('$0.01');
-    expect(estimate('1234.994999999999')).toBe('$1,234.99');
-    expect(estimate('-2.345')).toBe('-$2.35');
-    expect(estimate(null)).toBe('—');
+    expect(cents('87.49689119171')).toBe('$87.50');
+    expect(cents('0.005')).toBe('$0.01');
+    expect(cents('1234.994999999999')).toBe('$1,234.99');
+    expect(cents('-2.345')).toBe('-$2.35');
+    expect(cents(null)).toBe('—');
   });
 });
 

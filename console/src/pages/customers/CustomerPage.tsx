@@ -10,7 +10,7 @@ import { DataTable, type Column } from '../../components/DataTable.js';
 import { Kpi } from '../../components/Kpi.js';
 import { QueryState } from '../../components/QueryState.js';
 import { alignSeries, costSeriesChart, TimeChart } from '../../components/TimeChart.js';
-import { count, money, percent } from '../../format/money.js';
+import { cents, count, exactly, money, percent } from '../../format/money.js';
 import { bucketStarts, rangeQuery, useDateRange, withRange, type DateRange } from '../../range/date-range.js';
 import { useUrlParam } from '../../range/url-param.js';
 
@@ -54,7 +54,7 @@ function CustomerView({ externalId, endUserId, name }: { externalId: string; end
       <QueryState query={summary} label="totals">
         {(s) => (
           <section className="kpis">
-            <Kpi id="cost" label="Cost" value={money(s.total_cost)} />
+            <Kpi id="cost" label="Cost" value={cents(s.total_cost)} title={exactly(s.total_cost)} />
             <Kpi id="events" label="Events" value={count(s.event_count)} />
             <Kpi id="tokens" label="Tokens (input + output)" value={count(s.input_tokens + s.output_tokens)} />
           </section>

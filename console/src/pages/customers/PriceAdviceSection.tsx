@@ -6,7 +6,7 @@ import { useMarginByEndUser } from '../../api/queries.js';
 import { DataTable, type Column } from '../../components/DataTable.js';
 import { QueryState } from '../../components/QueryState.js';
 import { addDays } from '../../format/dates.js';
-import { estimate, money, percent } from '../../format/money.js';
+import { cents, money, percent } from '../../format/money.js';
 import { withRange, type DateRange } from '../../range/date-range.js';
 import { useUrlParam } from '../../range/url-param.js';
 import { priceAdviceRows, type PriceAdviceRow } from './customers.js';
@@ -34,10 +34,8 @@ export function PriceAdviceSection({ range }: { range: DateRange }) {
       kind: 'money',
       value: (r) => r.forecast_cost.value,
       render: (r) => (
-        <span
-          title={`exactly ${money(r.forecast_cost.value)}; likely ${estimate(r.forecast_cost.low)} – ${estimate(r.forecast_cost.high)}`}
-        >
-          {estimate(r.forecast_cost.value)}
+        <span title={`exactly ${money(r.forecast_cost.value)}; likely ${cents(r.forecast_cost.low)} – ${cents(r.forecast_cost.high)}`}>
+          {cents(r.forecast_cost.value)}
         </span>
       ),
     },

@@ -4,7 +4,7 @@
 // always of the current UTC month, as of now.
 import { QueryState } from '../../components/QueryState.js';
 import { dateTime } from '../../format/dates.js';
-import { estimate, money } from '../../format/money.js';
+import { cents, exactly, money } from '../../format/money.js';
 import { useMonthEndForecast, type ForecastFigure } from './overview.queries.js';
 
 /** "2025-03-01" → "March 2025". */
@@ -14,7 +14,7 @@ const monthOf = (date: string) =>
 function Interval({ figure }: { figure: ForecastFigure }) {
   return (
     <div className="kpi-change" data-interval>
-      {figure.low === figure.high ? 'no spread in the backtest' : `likely ${estimate(figure.low)} – ${estimate(figure.high)}`}
+      {figure.low === figure.high ? 'no spread in the backtest' : `likely ${cents(figure.low)} – ${cents(figure.high)}`}
     </div>
   );
 }
@@ -23,8 +23,8 @@ function Figure(props: { id: string; label: string; figure: ForecastFigure | nul
   return (
     <div className="kpi" data-forecast={props.id}>
       <div className="kpi-label">{props.label}</div>
-      <div className="kpi-value" data-value title={props.figure ? `exactly ${money(props.figure.value)}` : undefined}>
-        {props.figure ? estimate(props.figure.value) : '—'}
+      <div className="kpi-value" data-value title={exactly(props.figure?.value)}>
+        {props.figure ? cents(props.figure.value) : '—'}
       </div>
       {props.figure && props.interval !== false && <Interval figure={props.figure} />}
       {props.note && <div className="kpi-note">{props.note}</div>}

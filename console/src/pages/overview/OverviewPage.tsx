@@ -8,7 +8,7 @@ import { DataTable, type Column } from '../../components/DataTable.js';
 import { Kpi } from '../../components/Kpi.js';
 import { ErrorNote, QueryState } from '../../components/QueryState.js';
 import { costSeriesChart, TimeChart } from '../../components/TimeChart.js';
-import { count, money, percent } from '../../format/money.js';
+import { cents, count, exactly, money, percent } from '../../format/money.js';
 import { previousRange, useDateRange, withRange, type DateRange } from '../../range/date-range.js';
 import { useUrlParam } from '../../range/url-param.js';
 import { ForecastCard } from './ForecastCard.js';
@@ -59,18 +59,27 @@ function Headline({ range, prev }: { range: DateRange; prev: DateRange }) {
       ) : null}
       {c && (
         <>
-          <Kpi id="cost" label="Cost" value={money(c.cost)} change={p && change(c.cost, p.cost)} changeGoodWhen="down" />
+          <Kpi
+            id="cost"
+            label="Cost"
+            value={cents(c.cost)}
+            title={exactly(c.cost)}
+            change={p && change(c.cost, p.cost)}
+            changeGoodWhen="down"
+          />
           <Kpi
             id="revenue"
             label="Revenue"
-            value={m ? money(m.total_revenue) : margin.isError ? '—' : '…'}
+            value={m ? cents(m.total_revenue) : margin.isError ? '—' : '…'}
+            title={exactly(m?.total_revenue)}
             change={m && mp ? change(m.total_revenue, mp.total_revenue) : undefined}
             note={revenueState}
           />
           <Kpi
             id="margin"
             label="Gross margin"
-            value={m ? money(m.margin_amount) : margin.isError ? '—' : '…'}
+            value={m ? cents(m.margin_amount) : margin.isError ? '—' : '…'}
+            title={exactly(m?.margin_amount)}
             change={m && mp ? change(m.margin_amount, mp.margin_amount) : undefined}
           />
           <Kpi
