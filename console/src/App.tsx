@@ -24,6 +24,7 @@ import { MembersPage } from './pages/members/MembersPage.js';
 import { OverviewPage } from './pages/overview/OverviewPage.js';
 import { RateCardsPage } from './pages/rate-cards/RateCardsPage.js';
 import { RatesPage } from './pages/rates/RatesPage.js';
+import { ReconciliationPage } from './pages/reconciliation/ReconciliationPage.js';
 import { RepricingsPage } from './pages/repricings/RepricingsPage.js';
 import { RevenuePage } from './pages/revenue/RevenuePage.js';
 import { SessionPage } from './pages/sessions/SessionPage.js';
@@ -45,6 +46,7 @@ const READ_NAV: readonly NavEntry[] = [
   ['/sessions', 'Sessions', 'costs:read'],
   ['/events', 'Events', 'usage:read'],
   ['/rates', 'Rates', 'costs:read'],
+  ['/reconciliation', 'Reconciliation', 'costs:read'],
 ];
 
 /** The pages that manage the organization, for its owners and admins, in a bar of their own. */
@@ -225,6 +227,7 @@ function Shell(props: {
           <Route path="/sessions/:sessionId" component={SessionPage} />
           <Route path="/events" component={EventsPage} />
           <Route path="/rates" component={RatesPage} />
+          <Route path="/reconciliation" component={ReconciliationPage} />
           <Route path="/members" component={MembersPage} />
           <Route path="/api-keys" component={ApiKeysPage} />
           <Route path="/budgets" component={BudgetsPage} />

@@ -31,6 +31,8 @@ export function DataTable<T>(props: {
   filter?: boolean;
   empty?: ReactNode;
   rowTestId?: (row: T) => string;
+  /** A class for a row to stand out (e.g. a day out of tolerance). */
+  rowClass?: (row: T) => string | undefined;
 }) {
   const [sorting, setSorting] = useState<SortingState>(props.initialSort ? [props.initialSort] : []);
   const [globalFilter, setGlobalFilter] = useState('');
@@ -119,7 +121,7 @@ export function DataTable<T>(props: {
             </thead>
             <tbody>
               {rows.map((r) => (
-                <tr key={r.id} data-row={props.rowTestId?.(r.original)}>
+                <tr key={r.id} data-row={props.rowTestId?.(r.original)} className={props.rowClass?.(r.original)}>
                   {r.getVisibleCells().map((c) => (
                     <td
                       key={c.id}
