@@ -5,6 +5,8 @@
 //   --ingest 2 --processors 2 --api 1 --data-dir ./data-distributed --partitions 4
 //   --kafka-brokers host:port,…  --schema-registry-url http://…  --database-url postgres://…
 //   --postgres-bin /usr/lib/postgresql/16/bin  --source (run the TypeScript source, not dist/)
+//   --lake-url s3://bucket/prefix (the open lake on that store, AWS_* from this environment) or
+//   --s3proxy (on a local S3Proxy): the processes then share nothing but the store and PostgreSQL
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startDistributed } from './distributed/cluster.js';
@@ -21,6 +23,8 @@ const { values } = parseArgs({
     'database-url': { type: 'string' },
     'postgres-bin': { type: 'string' },
     source: { type: 'boolean', default: false },
+    'lake-url': { type: 'string' },
+    s3proxy: { type: 'boolean', default: false },
   },
 });
 
@@ -29,6 +33,10 @@ const count = (name: 'ingest' | 'processors' | 'api', min: number) => {
   if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer >= ${min}`);
   return n;
 };
+
+const lakeUrl = values['lake-url'];
+if (lakeUrl && !lakeUrl.startsWith('s3://')) throw new Error('--lake-url must be s3://bucket/prefix');
+if (lakeUrl && values.s3proxy) throw new Error('--lake-url and --s3proxy exclude each other');
 
 const cluster = await startDistributed({
   dataDir: path.resolve(values['data-dir']!),
@@ -40,6 +48,7 @@ const cluster = await startDistributed({
   schemaRegistryUrl: values['schema-registry-url'],
   databaseUrl: values['database-url'] ?? process.env.DATABASE_URL,
   postgresBinDir: values['postgres-bin'],
+  objectStore: values.s3proxy ? 'local' : lakeUrl ? { url: lakeUrl } : undefined,
   built: values.source ? false : undefined,
 });
 
@@ -50,7 +59,7 @@ const lines = [
   `  kafka        ${cluster.kafkaBrokers.join(',')}`,
   `  registry     ${cluster.schemaRegistryUrl}`,
   `  postgres     ${cluster.databaseUrl.replace(/\/\/[^@/]*@/, '//…@')}`,
-  `  lake         ${cluster.lakeDir}`,
+  `  lake         ${cluster.lake}`,
   '',
   `Admin API and reads: ${cluster.service('api').url}/v1 ; events: POST ${cluster.service('ingest').url}/v1/usage-events (any ingest).`,
   cluster.adminTokenGenerated

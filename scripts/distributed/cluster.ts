@@ -2,18 +2,30 @@
 // KAFKA_BROKERS), the dev schema registry (or SCHEMA_REGISTRY_URL), PostgreSQL (DATABASE_URL, or a
 // local cluster from the server binaries), then N ingest, M processor and K api processes, each a
 // child (`node dist/<service>/main.js`, or the source through tsx) with its own port and data dir,
-// all sharing one LAKE_DIR, one admin token and one master key. Tests use it to kill and restart
-// single processes. Every address is on 127.0.0.1.
+// sharing one admin token and one master key. The lake is either one LAKE_DIR they all share (the
+// files format) or the open lake on an object store with its catalog in PostgreSQL, when the
+// processes share nothing else (decision 0149; `objectStore`: a given s3:// URL, or a local S3Proxy
+// started here). Tests use it to kill and restart single processes. Every address is on 127.0.0.1.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../core/config.js';
 import { loadInstanceSecrets } from '../../core/instance-secrets.js';
 import { findFreePort, startBroker } from '../kafka/broker.js';
 import { startLocalPostgres } from '../postgres/local-cluster.js';
+import { startS3Proxy } from '../s3/s3proxy.js';
 import { startSchemaRegistry } from '../schema-registry/server.js';
 import { spawnService, waitUntilServing, type ServiceEntry, type ServiceProcess } from '../service-process.js';
 
 type Role = 'ingest' | 'processor' | 'api';
+
+/**
+ * The open lake on an object store (LAKE_FORMAT=ducklake): `url` is `s3://bucket/prefix` and `env`
+ * its AWS_* / MARGINAL_S3_* variables (the services read the rest from their own environment), or
+ * `local` for an S3Proxy started under dataDir/s3 with fresh keys. The catalog is the control-plane
+ * database (LAKE_CATALOG_URL defaults to DATABASE_URL) unless `env` names another.
+ */
+export type ObjectStoreLake = { url: string; env?: Record<string, string> } | 'local';
 
 export interface DistributedOptions {
   /** Holds logs/, one data dir per process, the lake, and the broker's, registry's and PostgreSQL's data. */
@@ -29,6 +41,8 @@ export interface DistributedOptions {
   databaseUrl?: string;
   /** Folder of initdb/pg_ctl/postgres for the local cluster; default: found on PATH and the usual places. */
   postgresBinDir?: string;
+  /** The lake on an object store instead of the shared folder dataDir/lake. */
+  objectStore?: ObjectStoreLake;
   /** Partitions of usage-events when the topic is created (bounds the useful processor count). */
   partitions?: number;
   /** Extra environment for every service (rate limits, flush timing, LOG_LEVEL). */
@@ -54,7 +68,8 @@ export interface DistributedCluster {
   kafkaBrokers: string[];
   schemaRegistryUrl: string;
   databaseUrl: string;
-  lakeDir: string;
+  /** The lake: the folder every process shares, or the s3:// URL of the open lake. */
+  lake: string;
   adminToken: string;
   /** True when this start generated the admin token (the launcher prints it only then). */
   adminTokenGenerated: boolean;
@@ -67,6 +82,40 @@ export interface DistributedCluster {
 
 const ENTRY: Record<Role, ServiceEntry> = { ingest: 'ingest/main', processor: 'processor/main', api: 'api/main' };
 
+/** The bucket of the local S3Proxy. */
+const LOCAL_BUCKET = 'marginal-lake';
+
+/** The lake's variables for every process: LAKE_DIR shared, or the open lake on the store (a local S3Proxy started and its stop recorded). */
+async function lakeEnv(
+  dataDir: string,
+  store: ObjectStoreLake | undefined,
+  cleanups: Array<() => Promise<void>>,
+): Promise<{ lake: string; env: Record<string, string> }> {
+  if (!store) {
+    const lakeDir = path.join(dataDir, 'lake');
+    return { lake: lakeDir, env: { LAKE_DIR: lakeDir } };
+  }
+  if (store !== 'local') return { lake: store.url, env: { LAKE_FORMAT: 'ducklake', LAKE_URL: store.url, ...store.env } };
+  const keys = {
+    accessKeyId: `marginal${crypto.randomBytes(6).toString('hex')}`,
+    secretAccessKey: crypto.randomBytes(24).toString('base64url'),
+  };
+  const s3 = await startS3Proxy({ dataDir: path.join(dataDir, 's3'), bucket: LOCAL_BUCKET, ...keys });
+  cleanups.push(() => s3.stop());
+  const url = `s3://${LOCAL_BUCKET}/lake`;
+  return {
+    lake: `${url} (S3Proxy at ${s3.endpoint})`,
+    env: {
+      LAKE_FORMAT: 'ducklake',
+      LAKE_URL: url,
+      MARGINAL_S3_ACCESS_KEY_ID: keys.accessKeyId,
+      MARGINAL_S3_SECRET_ACCESS_KEY: keys.secretAccessKey,
+      MARGINAL_S3_ENDPOINT_URL: s3.endpoint,
+      MARGINAL_S3_REGION: 'us-east-1',
+    },
+  };
+}
+
 export async function startDistributed(opts: DistributedOptions): Promise<DistributedCluster> {
   const dataDir = path.resolve(opts.dataDir);
   fs.mkdirSync(path.join(dataDir, 'logs'), { recursive: true });
@@ -76,7 +125,7 @@ export async function startDistributed(opts: DistributedOptions): Promise<Distri
   };
   const services: ClusterService[] = [];
   try {
-    const [kafkaBrokers, schemaRegistryUrl, databaseUrl] = await Promise.all([
+    const [kafkaBrokers, schemaRegistryUrl, databaseUrl, lake] = await Promise.all([
       opts.kafkaBrokers ??
         findFreePort().then(async (port) => {
           const broker = await startBroker({ port, dataDir: path.join(dataDir, 'kafka') });
@@ -93,10 +142,10 @@ export async function startDistributed(opts: DistributedOptions): Promise<Distri
           cleanups.push(pg.stop);
           return pg.url;
         }),
+      lakeEnv(dataDir, opts.objectStore, cleanups),
     ]);
     // One admin token and master key for every replica (kept in dataDir/instance-secrets.json).
     const secrets = loadInstanceSecrets(loadConfig({ ...process.env, DATA_DIR: dataDir }));
-    const lakeDir = path.join(dataDir, 'lake');
     const counts: Array<[Role, number]> = [
       ['api', opts.api],
       ['ingest', opts.ingest],
@@ -110,7 +159,7 @@ export async function startDistributed(opts: DistributedOptions): Promise<Distri
           HOST: '127.0.0.1',
           PORT: String(port),
           DATA_DIR: path.join(dataDir, name),
-          LAKE_DIR: lakeDir,
+          ...lake.env,
           KAFKA_BROKERS: kafkaBrokers.join(','),
           SCHEMA_REGISTRY_URL: schemaRegistryUrl,
           DATABASE_URL: databaseUrl,
@@ -148,7 +197,7 @@ export async function startDistributed(opts: DistributedOptions): Promise<Distri
       kafkaBrokers,
       schemaRegistryUrl,
       databaseUrl,
-      lakeDir,
+      lake: lake.lake,
       adminToken: secrets.adminToken,
       adminTokenGenerated: secrets.adminTokenGenerated,
       async kill(name, signal = 'SIGKILL') {

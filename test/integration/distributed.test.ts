@@ -1,16 +1,23 @@
 // The distributed mode as `npm run distributed` starts it (scripts/distributed/cluster.ts): its own
-// Kafka broker and dev registry, 2 ingest, 2 processors and 1 api, each its own OS process, on a
-// fresh PostgreSQL database. Signed batches go to both ingest replicas from two clients; midway one
-// ingest and one processor are SIGKILLed (a client whose request died retries the same events on
-// the other replica) and later restarted. At the end every event answered 202 is counted exactly
-// once: completed = events sent, cost = the sum worked out here with big.js from the card's rates,
-// credits spent = events sent.
+// Kafka broker and dev registry, 2 ingest and 2 processors, each its own OS process, on a fresh
+// PostgreSQL database, in two setups:
+//   - files: the manifest lake in one folder every process shares, 1 api; midway one ingest and
+//     one processor are SIGKILLed (a client whose request died retries the same events on the
+//     other replica) and later restarted;
+//   - ducklake on S3: the open lake on an S3 server (S3Proxy on loopback) with its catalog in the
+//     control-plane PostgreSQL, 2 apis, each process on its own DATA_DIR and no common folder
+//     (decision 0149); midway, while both apis answer reads, a processor is SIGKILLed while it
+//     flushes and an api is SIGKILLed; the processor restarts on its data, the api on an emptied
+//     DATA_DIR (a fresh host with nothing local).
+// At the end every event answered 202 is counted exactly once, on every api: completed = events
+// sent, cost = the sum worked out here with big.js from the card's rates, credits spent = events sent.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Big } from '../../core/money.js';
-import { startDistributed, type DistributedCluster } from '../../scripts/distributed/cluster.js';
+import { ensureDuckDBExtensions } from '../../scripts/duckdb-extensions/provision.js';
+import { startDistributed, type DistributedCluster, type ObjectStoreLake } from '../../scripts/distributed/cluster.js';
 import { openFreshControlDb, testPostgresUrl, type FreshControlDb } from '../support/control-db.js';
 import { http } from '../support/http.js';
 import { signedPost, type Signer } from '../support/ingest-harness.js';
@@ -19,6 +26,34 @@ const RATE = { input: '2.5', output: '10' };
 const EVENTS = 2_400;
 const BATCH = 100;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const provisioned = await ensureDuckDBExtensions().catch((e: Error) => {
+  console.warn(`[distributed] the DuckLake case is SKIPPED: the lake's DuckDB extensions cannot be provisioned: ${e.message}`);
+  return null;
+});
+
+interface Setup {
+  name: string;
+  api: number;
+  objectStore?: ObjectStoreLake;
+  /** What is SIGKILLed once a third of the batches are in, and restarted at two thirds. */
+  kills: string[];
+  /** Api replicas whose DATA_DIR is emptied before their restart (a fresh host). */
+  freshRestart: string[];
+  skip: boolean;
+}
+
+const SETUPS: Setup[] = [
+  { name: 'files lake in a shared folder, 1 api', api: 1, kills: ['ingest-1', 'processor-1'], freshRestart: [], skip: false },
+  {
+    name: 'DuckLake on S3 with a PostgreSQL catalog, 2 apis, no shared folder',
+    api: 2,
+    objectStore: 'local',
+    kills: ['processor-1', 'api-2'],
+    freshRestart: ['api-2'],
+    skip: !provisioned,
+  },
+];
 
 interface SentEvent {
   idempotency_key: string;
@@ -43,7 +78,15 @@ function costOf(e: SentEvent): Big {
   return new Big(e.input_tokens).times(RATE.input).plus(new Big(e.output_tokens).times(RATE.output)).div(1_000_000);
 }
 
-describe.skipIf(!testPostgresUrl())('distributed mode: 2 ingest, 2 processors, 1 api on PostgreSQL', () => {
+/** A counter or histogram series of a Prometheus text page, summed over labels. */
+function metric(page: string, name: string): number {
+  let sum = 0;
+  for (const line of page.split('\n'))
+    if (line.startsWith(`${name} `) || line.startsWith(`${name}{`)) sum += Number(line.split(' ').at(-1));
+  return sum;
+}
+
+describe.skipIf(!testPostgresUrl()).each(SETUPS)('distributed mode: 2 ingest, 2 processors on PostgreSQL, $name', (setup) => {
   let control: FreshControlDb;
   let dataDir: string;
   let cluster: DistributedCluster;
@@ -52,13 +95,15 @@ describe.skipIf(!testPostgresUrl())('distributed mode: 2 ingest, 2 processors, 1
   let readKey: string;
 
   beforeAll(async () => {
+    if (setup.skip) return;
     control = await openFreshControlDb('postgres');
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'marginal-distributed-'));
     cluster = await startDistributed({
       dataDir,
       ingest: 2,
       processors: 2,
-      api: 1,
+      api: setup.api,
+      objectStore: setup.objectStore,
       databaseUrl: control.url!,
       partitions: 4,
       built: false,
@@ -93,11 +138,12 @@ describe.skipIf(!testPostgresUrl())('distributed mode: 2 ingest, 2 processors, 1
   afterAll(async () => {
     await cluster?.stop();
     await control?.dispose();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('counts every 202 exactly once through a SIGKILLed ingest and processor', async () => {
+  it.skipIf(setup.skip)(`counts every 202 exactly once on every api through SIGKILLed ${setup.kills.join(' and ')}`, async () => {
     const ingests = cluster.services.filter((s) => s.role === 'ingest').map((s) => s.url);
+    const apis = cluster.services.filter((s) => s.role === 'api').map((s) => s.url);
     const batches = Array.from({ length: EVENTS / BATCH }, (_, b) => Array.from({ length: BATCH }, (_, j) => eventAt(b * BATCH + j)));
     const accepted = new Map<string, string>();
     let sentBatches = 0;
@@ -123,45 +169,81 @@ describe.skipIf(!testPostgresUrl())('distributed mode: 2 ingest, 2 processors, 1
       sentBatches++;
     };
 
+    // Reads on every api while events arrive: the api killed is under load, the others keep answering.
+    let sending = true;
+    const readStatuses = new Map<number, number>();
+    const readers = apis.map(async (url) => {
+      while (sending) {
+        const status = await http(url, 'GET', '/v1/cost-data/summary', { token: readKey }).then(
+          (r) => r.status,
+          () => 0, // the api was killed under the request
+        );
+        readStatuses.set(status, (readStatuses.get(status) ?? 0) + 1);
+        await sleep(50);
+      }
+    });
+    /** Waits until the processor has flushed under this load, then kills it while its partitions keep flushing. */
+    const killWhileFlushing = async (name: string) => {
+      const url = cluster.service(name).url;
+      const flushes = async () => metric(await (await fetch(`${url}/metrics`)).text(), 'marginal_processor_flush_duration_seconds_count');
+      const before = await flushes();
+      while ((await flushes()) < before + 2) await sleep(20);
+      const page = await (await fetch(`${url}/metrics`)).text();
+      // The share of its life spent flushing (its partitions' flushes may overlap): how likely the kill lands inside one.
+      const alive = Date.now() / 1000 - metric(page, 'process_start_time_seconds');
+      const busy = metric(page, 'marginal_processor_flush_duration_seconds_sum') / alive;
+      console.log(
+        `[distributed figure] ${name} killed after ${metric(page, 'marginal_processor_flushed_rows_total')} rows flushed; flushing ${(busy * 100).toFixed(0)}% of its ${alive.toFixed(0)} s`,
+      );
+      await cluster.kill(name);
+    };
     const clients = [0, 1].map(async (c) => {
       for (let b = c; b < batches.length; b += 2) await sendBatch(batches[b]!, b);
     });
     const chaos = (async () => {
       while (sentBatches < batches.length / 3) await sleep(20);
-      await Promise.all([cluster.kill('ingest-1'), cluster.kill('processor-1')]);
+      await Promise.all(setup.kills.map((name) => (name.startsWith('processor') ? killWhileFlushing(name) : cluster.kill(name))));
       while (sentBatches < (2 * batches.length) / 3) await sleep(20);
-      await Promise.all([cluster.restart('ingest-1'), cluster.restart('processor-1')]);
+      for (const name of setup.freshRestart) fs.rmSync(path.join(dataDir, name), { recursive: true, force: true });
+      await Promise.all(setup.kills.map((name) => cluster.restart(name)));
     })();
     await Promise.all([...clients, chaos]);
+    sending = false;
+    await Promise.all(readers);
     expect(accepted.size).toBe(EVENTS);
+    // Reads answered 200 throughout (or died with the killed api), never a 5xx.
+    expect(
+      [...readStatuses.keys()].filter((s) => s !== 200 && s !== 0),
+      JSON.stringify([...readStatuses]),
+    ).toEqual([]);
 
-    // The lake catches up: nothing pending, every event completed once.
+    const expected = batches.flat().reduce((sum, e) => sum.plus(costOf(e)), new Big(0));
+    for (const api of apis) await expectEveryEventOnce(api, expected);
+  });
+
+  /** The api's answers once the lake caught up: nothing pending, every event completed once, the exact total cost and credits. */
+  async function expectEveryEventOnce(api: string, expected: Big): Promise<void> {
     const deadline = Date.now() + 90_000;
     let counts: { completed: number; pending: number; pending_rate_card: number; failed: number };
     for (;;) {
-      const res = await http(cluster.service('api').url, 'GET', '/v1/cost-data/summary', { token: readKey });
+      const res = await http(api, 'GET', '/v1/cost-data/summary', { token: readKey });
       counts = res.body.status_counts;
-      if (counts.pending === 0 && counts.completed >= EVENTS) break;
-      if (Date.now() > deadline) throw new Error(`lake did not catch up: ${JSON.stringify(counts)}`);
+      if (counts && counts.pending === 0 && counts.completed >= EVENTS) break;
+      if (Date.now() > deadline) throw new Error(`${api}: lake did not catch up: ${res.status} ${JSON.stringify(res.body)}`);
       await sleep(300);
     }
-    expect(counts).toEqual({ completed: EVENTS, pending: 0, pending_rate_card: 0, failed: 0 });
+    expect(counts, api).toEqual({ completed: EVENTS, pending: 0, pending_rate_card: 0, failed: 0 });
 
     const day = new Date();
     const start = new Date(day.getTime() - 86_400_000).toISOString().slice(0, 10);
     const end = new Date(day.getTime() + 2 * 86_400_000).toISOString().slice(0, 10);
-    const byUser = await http(cluster.service('api').url, 'GET', `/v1/cost-data/by-end-user?start_date=${start}&end_date=${end}`, {
-      token: readKey,
-    });
+    const byUser = await http(api, 'GET', `/v1/cost-data/by-end-user?start_date=${start}&end_date=${end}`, { token: readKey });
     expect(byUser.status).toBe(200);
-    const expected = batches.flat().reduce((sum, e) => sum.plus(costOf(e)), new Big(0));
-    expect(new Big(byUser.body.total_cost).eq(expected), `${byUser.body.total_cost} vs ${expected.toString()}`).toBe(true);
+    expect(new Big(byUser.body.total_cost).eq(expected), `${api}: ${byUser.body.total_cost} vs ${expected.toString()}`).toBe(true);
     const events = (byUser.body.end_users as Array<{ event_count: number }>).reduce((n, u) => n + u.event_count, 0);
     expect(events).toBe(EVENTS);
 
-    const credits = await http(cluster.service('api').url, 'GET', `/v1/admin/organizations/${organizationId}/credits`, {
-      token: cluster.adminToken,
-    });
+    const credits = await http(api, 'GET', `/v1/admin/organizations/${organizationId}/credits`, { token: cluster.adminToken });
     expect(Number(credits.body.balance)).toBe(100_000 - EVENTS);
-  });
+  }
 });
