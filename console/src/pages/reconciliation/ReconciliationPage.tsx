@@ -9,7 +9,7 @@ import { Cents } from '../../components/Cents.js';
 import { DataTable, type Column } from '../../components/DataTable.js';
 import { Kpi } from '../../components/Kpi.js';
 import { QueryState } from '../../components/QueryState.js';
-import { cents, count, exactly, percent } from '../../format/money.js';
+import { cents, count, exactly, percent, sumMoney } from '../../format/money.js';
 import { useDateRange } from '../../range/date-range.js';
 import { ProviderReportsSection } from './ProviderReportsSection.js';
 import { reconciliationTotals, sideText } from './reconciliation.js';
@@ -124,10 +124,10 @@ function NoReports({ report }: { report: ReconciliationReport }) {
   return (
     <>
       <div className="empty note" data-empty="reconciliation">
-        No provider report covers {report.start_date} to {report.end_date} (exclusive) yet. Import OpenAI’s organization costs, Anthropic’s
-        cost report or a CSV of date, provider, model, project and cost (owners and admins: below, or{' '}
-        <code>POST /v1/admin/organizations/&lt;id&gt;/provider-cost-reports</code>), or connect the provider’s cost API to have the last 7
-        days imported every hour. See the documentation’s Reconciliation page (<code>docs/reconciliation.md</code>).
+        No provider report covers this range yet. Import OpenAI’s organization costs, Anthropic’s cost report or a CSV of date, provider,
+        model, project and cost (owners and admins: below, or <code>POST /v1/admin/organizations/&lt;id&gt;/provider-cost-reports</code>),
+        or connect the provider’s cost API to have the last 7 days imported every hour. See the documentation’s Reconciliation page (
+        <code>docs/reconciliation.md</code>).
       </div>
       <UnreportedSection report={report} />
     </>
@@ -191,7 +191,10 @@ function UnreportedSection({ report }: { report: ReconciliationReport }) {
   return (
     <section className="card">
       <h2>Not covered by a report</h2>
-      <div className="muted">Our cost on days no report of that provider covers (not compared).</div>
+      <div className="muted">
+        Our cost on days no report of that provider covers, <Cents value={sumMoney(report.unreported.map((u) => u.our_cost))} /> in all (not
+        compared).
+      </div>
       <DataTable
         name="reconciliation-unreported"
         columns={unreportedColumns}

@@ -10,8 +10,6 @@ export interface ReconciliationTotals extends VarianceFigures {
   /** Days beyond the tolerance, of `days` compared. */
   daysOut: number;
   days: number;
-  /** Our cost on days no report covers (not compared). */
-  unreported: string;
 }
 
 export function reconciliationTotals(r: ReconciliationReport): ReconciliationTotals {
@@ -24,7 +22,6 @@ export function reconciliationTotals(r: ReconciliationReport): ReconciliationTot
     ...figures,
     daysOut: r.days.filter((d) => d.out_of_tolerance).length,
     days: r.days.length,
-    unreported: sumMoney(r.unreported.map((u) => u.our_cost)),
   };
 }
 

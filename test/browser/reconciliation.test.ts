@@ -1,0 +1,279 @@
+// The Reconciliation page in headless Chromium against the real service: a day of events priced
+// by hand-set cards through the signed ingest and the processor, an owner who uploads OpenAI's and
+// Anthropic's cost reports (their documented JSON shapes) through the page's form, sets the
+// tolerance and polls a connection; every figure on screen is worked out by hand below.
+// Screenshots go to test-results/reconciliation/.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fromRoot } from '../../core/paths.js';
+import { chromiumAvailable, launchChromium, type LaunchedBrowser } from '../support/chromium.js';
+import { admin } from '../support/http.js';
+import { PASSWORD, signedInPerson } from '../support/people.js';
+import { createTenant, ingest, startPipeline, waitForLake, type EventBody, type Pipeline, type Tenant } from '../support/pipeline.js';
+
+const SHOTS = fromRoot('test-results', 'reconciliation');
+const DAY = '2026-01-02';
+const DAY_START = Date.UTC(2026, 0, 2) / 1000;
+/** January 2 and 3 (the picker's `to` is inclusive). */
+const PAGE = '/reconciliation?range=custom&from=2026-01-02&to=2026-01-03';
+
+const CARDS = [
+  { model_slug: 'gpt-4o', input_cost_per_million: '2.5', output_cost_per_million: '10' },
+  { model_slug: 'gpt-4o-mini', input_cost_per_million: '0.15', output_cost_per_million: '0.6' },
+  { model_slug: 'claude-sonnet-4', input_cost_per_million: '3', output_cost_per_million: '15' },
+];
+
+let seq = 0;
+const event = (model: string, at: string, input: number, output: number, extra: Partial<EventBody> = {}): EventBody => ({
+  idempotency_key: `rec-page-${seq++}`,
+  model,
+  input_tokens: input,
+  output_tokens: output,
+  timestamp: at,
+  ...extra,
+});
+
+const EVENTS = [
+  // gpt-4o: 2 × (1M × 2.5 + 100k × 10) / 1M = 2 × 3.5 = 7.
+  event('gpt-4o', `${DAY}T09:00:00Z`, 1_000_000, 100_000),
+  event('gpt-4o', `${DAY}T15:00:00Z`, 1_000_000, 100_000),
+  // gpt-4o-mini: 1 000 003 × 0.15 / 1M = 0.15000045 (shown $0.15, exact on hover); OpenAI's report lacks it.
+  event('gpt-4o-mini', `${DAY}T10:00:00Z`, 1_000_003, 0),
+  // claude-sonnet-4: (1M × 3 + 200k × 15) / 1M = 6.
+  event('claude-sonnet-4', `${DAY}T11:00:00Z`, 1_000_000, 200_000, { provider: 'anthropic' }),
+  // January 3, which no report covers: 1M × 3 / 1M = 3.
+  event('claude-sonnet-4', '2026-01-03T11:00:00Z', 1_000_000, 0, { provider: 'anthropic' }),
+];
+
+const openAiLine = (value: number, lineItem: string, project: string | null) => ({
+  object: 'organization.costs.result',
+  amount: { value, currency: 'usd' },
+  line_item: lineItem,
+  project_id: project,
+});
+/** GET /v1/organization/costs, one daily bucket: gpt-4o 4.5 + 1.5 (proj_a) + 0.9 (proj_b) = 6.9; dall-e-3 0.4. */
+const OPENAI_REPORT = {
+  object: 'page',
+  data: [
+    {
+      object: 'bucket',
+      start_time: DAY_START,
+      end_time: DAY_START + 86_400,
+      results: [
+        openAiLine(4.5, 'gpt-4o-2024-08-06, input', 'proj_a'),
+        openAiLine(1.5, 'gpt-4o-2024-08-06, output', 'proj_a'),
+        openAiLine(0.9, 'gpt-4o-2024-08-06, input', 'proj_b'),
+        openAiLine(0.4, 'dall-e-3, images', null),
+      ],
+    },
+  ],
+  has_more: false,
+  next_page: null,
+};
+/** GET /v1/organizations/cost_report, amounts in cents: claude-sonnet-4 597 → 5.97; claude-haiku-4-5 25 → 0.25. */
+const ANTHROPIC_REPORT = {
+  data: [
+    {
+      starting_at: `${DAY}T00:00:00Z`,
+      ending_at: '2026-01-03T00:00:00Z',
+      results: [
+        {
+          amount: '597',
+          currency: 'USD',
+          model: 'claude-sonnet-4-20250514',
+          cost_type: 'tokens',
+          workspace_id: 'wrkspc_1',
+          service_tier: 'standard',
+        },
+        {
+          amount: '25',
+          currency: 'USD',
+          model: 'claude-haiku-4-5-20251001',
+          cost_type: 'tokens',
+          workspace_id: null,
+          service_tier: 'standard',
+        },
+      ],
+    },
+  ],
+  has_more: false,
+  next_page: null,
+};
+
+let p: Pipeline;
+let t: Tenant;
+let ownerEmail: string;
+let browser: LaunchedBrowser;
+let page: Page;
+
+async function shot(name: string): Promise<void> {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+/** A money figure as shown (to the cent) and its exact value on hover. */
+async function moneyAt(selector: string): Promise<{ shown: string; exact: string | null }> {
+  const loc = page.locator(selector);
+  await loc.waitFor({ timeout: 20_000 });
+  const span = loc.locator('[title]').first();
+  const holder = (await span.count()) > 0 ? span : loc;
+  return { shown: ((await holder.textContent()) ?? '').trim(), exact: await holder.getAttribute('title') };
+}
+
+const kpi = (id: string) => moneyAt(`[data-kpi="${id}"] [data-value]`);
+const cellSelector = (table: string, row: string, col: string) => `[data-table="${table}"] tr[data-row="${row}"] td[data-col="${col}"]`;
+const cell = (table: string, row: string, col: string) => page.locator(cellSelector(table, row, col));
+const row = (table: string, key: string) => page.locator(`[data-table="${table}"] tr[data-row="${key}"]`);
+
+async function upload(format: string, name: string, report: unknown): Promise<void> {
+  await page.selectOption('select[name="report-format"]', format);
+  await page.setInputFiles('input[name="report-file"]', {
+    name,
+    mimeType: 'application/json',
+    buffer: Buffer.from(JSON.stringify(report)),
+  });
+  await page.click('[data-form="upload-report"] button[type="submit"]');
+}
+
+// Outside CI a machine without chromium skips the suite; CI (.ci/run installs chromium) always runs it.
+const run = chromiumAvailable() || process.env.CI ? describe : describe.skip;
+
+run('reconciliation in the console (headless Chromium)', () => {
+  beforeAll(async () => {
+    // The console is build output (dist/console); build it from this checkout so the test sees the source.
+    execFileSync('npx', ['vite', 'build', '--config', 'console/vite.config.ts', '--logLevel', 'warn'], {
+      cwd: fromRoot(),
+      stdio: 'inherit',
+      env: { ...process.env, NODE_ENV: 'production' },
+    });
+    p = await startPipeline();
+    t = await createTenant(p, { name: 'Reconciled', rateCards: CARDS });
+    await ingest(p, t, EVENTS);
+    await waitForLake(p, t.organizationId, EVENTS.length);
+    ownerEmail = (await signedInPerson(p.host, t.organizationId, 'owner')).email;
+    browser = await launchChromium();
+    page = await browser.context.newPage();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await p?.stop();
+  });
+
+  it('before any report: says how to import one, and lists our cost as not covered', async () => {
+    await page.goto(`${p.url}${PAGE}`);
+    await page.fill('input[name="email"]', ownerEmail);
+    await page.fill('input[name="password"]', PASSWORD);
+    await page.click('[data-form="person"] button[type="submit"]');
+    await page.locator(`[data-who="${ownerEmail}"]`).waitFor({ timeout: 20_000 });
+    await page.locator('[data-empty="reconciliation"]').waitFor({ timeout: 20_000 });
+    expect(await page.locator('[data-empty="reconciliation"]').textContent()).toContain('docs/reconciliation.md');
+    // January 2, openai: 7 + 0.15000045.
+    expect(await moneyAt(cellSelector('reconciliation-unreported', `${DAY}/openai`, 'our_cost'))).toEqual({
+      shown: '$7.15',
+      exact: 'exactly $7.15000045',
+    });
+    expect(await page.locator('[data-table="reconciliation-connections"] .empty').textContent()).toContain('No provider connected');
+    await shot('empty');
+  });
+
+  it('reports uploaded through the form reconcile the day by hand: variance in money and percent, one-sided rows, the day out of tolerance', async () => {
+    await upload('openai_costs', 'openai-costs.json', OPENAI_REPORT);
+    // 4.5 + 1.5 + 0.9 + 0.4 = 7.3 in three lines (proj_a's input and output summed).
+    await expect
+      .poll(() => page.locator('[data-imported]').textContent())
+      .toBe('Imported 3 cost lines, $7.30 in all, replacing openai 2026-01-02.');
+    await upload('anthropic_cost_report', 'anthropic-cost-report.json', ANTHROPIC_REPORT);
+    await expect.poll(() => page.locator('[data-imported]').textContent()).toContain('$6.22 in all, replacing anthropic 2026-01-02');
+
+    // The day: provider 6.9 + 0.4 + 5.97 + 0.25 = 13.52; ours 7 + 0.15000045 + 6 = 13.15000045;
+    // variance −0.36999955 = −2.7366…% of 13.52 → −2.74%, beyond 1%.
+    await expect.poll(async () => (await kpi('provider-cost')).shown, { timeout: 20_000 }).toBe('$13.52');
+    expect(await kpi('our-cost')).toEqual({ shown: '$13.15', exact: 'exactly $13.15000045' });
+    expect(await kpi('variance')).toEqual({ shown: '-$0.37', exact: 'exactly -$0.36999955' });
+    expect(await page.locator('[data-kpi="variance"] .kpi-note').textContent()).toBe('-2.74% of the provider’s cost');
+    expect(await page.locator('[data-kpi="days-out"] [data-value]').textContent()).toBe('1 of 1');
+    expect(await row('reconciliation-days', DAY).getAttribute('class')).toBe('out-of-tolerance');
+    expect(await cell('reconciliation-days', DAY, 'variance_percent').textContent()).toBe('-2.74%');
+    expect(await cell('reconciliation-days', DAY, 'providers').textContent()).toBe('anthropic, openai');
+
+    const rows = 'reconciliation-rows';
+    // gpt-4o: 7 − 6.9 = 0.1 = 1.4492…% → 1.45%, beyond 1%; the provider's projects beside.
+    const gpt4o = `${DAY}/openai/gpt-4o`;
+    expect((await moneyAt(cellSelector(rows, gpt4o, 'variance'))).shown).toBe('$0.10');
+    expect(await cell(rows, gpt4o, 'variance_percent').textContent()).toBe('1.45%');
+    expect(await cell(rows, gpt4o, 'projects').textContent()).toBe('proj_a $6.00, proj_b $0.90');
+    expect(await row(rows, gpt4o).getAttribute('class')).toBe('out-of-tolerance');
+    // claude-sonnet-4: 6 − 5.97 = 0.03 = 0.5025…% → 0.50%, within 1%.
+    const sonnet = `${DAY}/anthropic/claude-sonnet-4`;
+    expect(await cell(rows, sonnet, 'variance_percent').textContent()).toBe('0.50%');
+    expect(await cell(rows, sonnet, 'tolerance').textContent()).toBe('within');
+    expect(await row(rows, sonnet).getAttribute('class')).toBeNull();
+    // Only the provider has dall-e-3 (−0.4, −100%) and claude-haiku-4-5 (−0.25, −100%).
+    for (const [key, variance] of [
+      [`${DAY}/openai/dall-e-3`, '-$0.40'],
+      [`${DAY}/anthropic/claude-haiku-4-5`, '-$0.25'],
+    ] as const) {
+      expect(await cell(rows, key, 'model').locator('[data-side]').getAttribute('data-side')).toBe('provider_only');
+      expect((await moneyAt(cellSelector(rows, key, 'variance'))).shown).toBe(variance);
+      expect(await cell(rows, key, 'variance_percent').textContent()).toBe('-100.00%');
+    }
+    // Only we have gpt-4o-mini: +0.15000045 over a zero provider cost, no percent.
+    const mini = `${DAY}/openai/gpt-4o-mini`;
+    expect(await cell(rows, mini, 'model').locator('[data-side]').getAttribute('data-side')).toBe('ours_only');
+    expect(await moneyAt(cellSelector(rows, mini, 'variance'))).toEqual({ shown: '$0.15', exact: 'exactly $0.15000045' });
+    expect(await cell(rows, mini, 'variance_percent').textContent()).toBe('no provider cost');
+    // January 3 stays uncompared: claude-sonnet-4's 3.
+    expect((await moneyAt(cellSelector('reconciliation-unreported', '2026-01-03/anthropic', 'our_cost'))).shown).toBe('$3.00');
+    await shot('reconciled');
+  });
+
+  it('a wider tolerance set on the page brings the day within it', async () => {
+    await page.fill('input[name="tolerance-percent"]', '3');
+    await page.click('[data-form="tolerance"] button[type="submit"]');
+    // 3%: the day (2.74%) and gpt-4o (1.45%) are within; the one-sided rows stay out.
+    await expect.poll(() => page.locator('[data-kpi="days-out"] [data-value]').textContent(), { timeout: 20_000 }).toBe('0 of 1');
+    expect(await row('reconciliation-days', DAY).getAttribute('class')).toBeNull();
+    expect(await cell('reconciliation-rows', `${DAY}/openai/gpt-4o`, 'tolerance').textContent()).toBe('within');
+    expect(await cell('reconciliation-rows', `${DAY}/openai/dall-e-3`, 'tolerance').textContent()).toBe('out of tolerance');
+    expect(await page.locator('[data-form="tolerance"] label').textContent()).toContain('(now 3%)');
+    // A refusal names the field, in the API's words.
+    await page.fill('input[name="tolerance-percent"]', '2000');
+    await page.click('[data-form="tolerance"] button[type="submit"]');
+    await expect
+      .poll(() => page.locator('[data-section="provider-reports"] [role="alert"][data-field="tolerance_percent"]').count())
+      .toBe(1);
+  });
+
+  it("a connection's poll and its error show on the page", async () => {
+    // Nothing listens on port 9: the poll fails and the connection keeps the error.
+    const put = await admin(p.host, 'PUT', `/organizations/${t.organizationId}/reconciliation-connections/openai`, {
+      admin_key: 'sk-admin-page-test-9876',
+      api_url: 'http://127.0.0.1:9',
+    });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    await page.reload();
+    const status = cell('reconciliation-connections', 'openai', 'status');
+    await expect.poll(() => status.textContent(), { timeout: 20_000 }).toBe('not polled yet');
+    expect(await cell('reconciliation-connections', 'openai', 'key').textContent()).toBe('…9876');
+    await cell('reconciliation-connections', 'openai', 'actions').locator('button:has-text("Poll now")').click();
+    await expect.poll(() => status.textContent(), { timeout: 30_000 }).toMatch(/^failed: /);
+    expect(await cell('reconciliation-connections', 'openai', 'polled').textContent()).not.toBe('—');
+    await shot('connection-failed');
+  });
+
+  it('a read key sees the figures but not the admin section', async () => {
+    await page.click('.who button:has-text("Sign out")');
+    await page.fill('input[name="api-key"]', t.readKey);
+    await page.click('[data-form="api-key"] button[type="submit"]');
+    await page.locator('.who:has-text("API key")').waitFor({ timeout: 20_000 });
+    await page.goto(`${p.url}${PAGE}`);
+    await expect.poll(async () => (await kpi('provider-cost')).shown, { timeout: 20_000 }).toBe('$13.52');
+    expect(await page.locator('nav a[data-nav="Reconciliation"]').count()).toBe(1);
+    expect(await page.locator('[data-section="provider-reports"]').count()).toBe(0);
+    await shot('read-key');
+  });
+});
