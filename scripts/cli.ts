@@ -6,6 +6,7 @@ import path from 'node:path';
 import { buildRequest, helpText, parseArgs, UsageError, type AdminRequest } from './cli/args.js';
 import { followJob } from './cli/progress-bar.js';
 import { printLakeConnect } from './cli/lake-connect.js';
+import { runLakeMigrate } from './cli/lake-migrate.js';
 import { runPrices } from './cli/prices.js';
 
 /** --url, else MARGINAL_URL, else the local default; a trailing /v1 is tolerated. */
@@ -115,6 +116,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     if (argv[0] === 'prices') return runPrices(argv.slice(1));
     if (argv[0] === 'lake' && argv[1] === 'connect') return printLakeConnect();
+    if (argv[0] === 'lake' && argv[1] === 'migrate') return runLakeMigrate(argv.slice(2));
     const parsed = parseArgs(argv);
     if (parsed.command === 'help') {
       console.log(helpText());

@@ -1,14 +1,14 @@
-// The CLI's progress bar for long admin work (re-pricing): a pure line renderer, and a follower
+// The CLI's progress bar for long work (re-pricing, lake migration): a pure line renderer, and a follower
 // that polls a job until it completes, redrawing the bar on stderr (stdout keeps only JSON).
 
 const WIDTH = 30;
 
-/** "[#########·····················]  31.25%  3,125 / 10,000 events" */
-export function progressLine(percent: number, done: number, total: number): string {
+/** "[#########·····················]  31.25%  3,125 / 10,000 events" (or another unit of work). */
+export function progressLine(percent: number, done: number, total: number, unit = 'events'): string {
   const clamped = Math.max(0, Math.min(100, percent));
   const filled = Math.round((clamped / 100) * WIDTH);
   const count = (n: number) => n.toLocaleString('en-US');
-  return `[${'#'.repeat(filled)}${'·'.repeat(WIDTH - filled)}] ${clamped.toFixed(2).padStart(6)}%  ${count(done)} / ${count(total)} events`;
+  return `[${'#'.repeat(filled)}${'·'.repeat(WIDTH - filled)}] ${clamped.toFixed(2).padStart(6)}%  ${count(done)} / ${count(total)} ${unit}`;
 }
 
 interface JobState {
