@@ -16,7 +16,7 @@ import { absolutePath, LAKE_TABLES, manifestDir, partitionOfManifestName } from 
 import { readManifest, type Manifest } from '../../core/lake/manifest.js';
 import { readParquetSql, sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 import { dimensionRollupSources } from './dimension-files.js';
-import { commitFenced, lakeNextOffset, rollupInsertSql } from './ducklake-commit.js';
+import { commitFenced, DuckLakeConflictError, lakeNextOffset, OffsetMovedError, rollupInsertSql } from './ducklake-commit.js';
 import { type DayTotal, type MigrationUnit, planLakeMigration, totalsDifferences } from './lake-migration-plan.js';
 
 /** The migration cannot go on; the message says why and what to do. Nothing half-written is left. */
@@ -165,8 +165,18 @@ async function assertManifestUnchanged(lakeDir: string, partition: number, versi
   }
 }
 
-/** One unit in one commit, fenced on the partition's offset (0 until its offset unit). */
+/** One unit in one commit; a fence that failed means someone else writes the partition. */
 async function commitUnit(lake: OpenLake, lakeDir: string, u: MigrationUnit): Promise<void> {
+  await writeUnit(lake, lakeDir, u).catch((e: unknown) => {
+    if (!(e instanceof OffsetMovedError || e instanceof DuckLakeConflictError)) throw e;
+    throw new LakeMigrationError(
+      `${u.key} was not written: another migration or a processor writes partition ${u.partition} of the open lake (${e.message}); stop it and run again`,
+    );
+  });
+}
+
+/** The unit's statements, fenced on the partition's offset (0 until its offset unit). */
+async function writeUnit(lake: OpenLake, lakeDir: string, u: MigrationUnit): Promise<void> {
   const offsets = `lake.${partitionOffsetsTable(u.partition).name}`;
   const record = `INSERT INTO ${PROGRESS_TABLE} VALUES (${sqlStringLiteral(u.key)}, ${u.partition}, ${u.manifestVersion}, ${u.events}, now())`;
   if (u.nextOffset !== null) {
