@@ -59,6 +59,12 @@ export interface DerivedCacheOptions {
    * days still change with every flush, so their rows would be superseded within seconds.
    */
   persistSettledMs?: number;
+  /**
+   * Whether a query that reads only some rows (relation's `only`) reads that selection's
+   * projection (row-projection.ts) or the whole cached days, filtered by the query as before;
+   * default true. A switch for the read-path A/B (bench/read-path-layers).
+   */
+  rowProjections?: boolean;
 }
 
 type StaleDay = DayFiles & { id: number };
@@ -125,6 +131,7 @@ export class DerivedCache {
   private readonly background = new Set<Promise<void>>();
   /** The rows one query selects of a table (relation's `only`). */
   private readonly projections: RowProjections;
+  private readonly useProjections: boolean;
   /**
    * Starts of the background work of relations handed out and not yet started, one list per
    * collect() (per request: its own query ran, its own work starts) plus `unowned` for relations
@@ -148,6 +155,7 @@ export class DerivedCache {
     this.catalog = options.catalog ? `${options.catalog}.` : '';
     this.persistSettledMs = options.persistSettledMs ?? DAY_MS;
     this.projections = new RowProjections(connect, release, { graceMs: this.graceMs, catalog: options.catalog });
+    this.useProjections = options.rowProjections ?? true;
   }
 
   /**
@@ -208,7 +216,7 @@ export class DerivedCache {
     const { ids, direct } = await run;
     this.evict(key);
     const parts: string[] = [];
-    if (ids.length > 0 && opts.only !== undefined) {
+    if (ids.length > 0 && opts.only !== undefined && this.useProjections) {
       // Its copies are deleted only once the table no longer holds a day id (nor keeps it for the grace period).
       const held = new Set([...[...e.days.values()].map((day) => day.id), ...e.garbage.map((g) => g.id)]);
       parts.push(await this.projections.relation(e.table, opts.only, ids, (id) => held.has(id)));

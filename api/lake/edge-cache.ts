@@ -14,7 +14,7 @@ import { inlineParameters } from './inline-parameters.js';
 import { SideTables, type SideTablesOptions } from './side-tables.js';
 
 export interface EdgeCacheOptions extends SideTablesOptions {
-  /** Slices kept at most (default 256). */
+  /** Slices kept at most (default 256; 0 = none: every slice computed, the read-path A/B's switch). */
   maxSlices?: number;
   /** Rows kept across all slices at most (default 50k). */
   maxRows?: number;
@@ -62,6 +62,7 @@ export class EdgeCache {
    * is the slice's second request.
    */
   async relation(slice: EdgeSlice, compute: () => Promise<string>, values: Record<string, string>): Promise<string> {
+    if (this.maxSlices === 0) return compute();
     const key = sliceKey(slice);
     const kept = await this.current(key);
     if (kept) return `(SELECT * FROM ${kept.table})`;
