@@ -109,6 +109,16 @@ export interface LakeQueryOptions {
    * it (2× slower warm). bench/results/api-warm-ab.md and api-rss.md.
    */
   derivedTables?: DerivedTables;
+  /**
+   * Switches of the read path's layers, each default on, for the A/B that weighs them
+   * (bench/read-path-layers, docs/read-path.md); off, a layer's work is done per query, same answers.
+   * parquetMetadataCache: DuckDB's Parquet footer cache; rowProjections: a selection's copy of
+   * cached days (row-projection.ts); edgeCacheSlices: sub-day slices kept (edge-cache.ts, default
+   * 256, 0 = none).
+   */
+  parquetMetadataCache?: boolean;
+  rowProjections?: boolean;
+  edgeCacheSlices?: number;
   /** Read the open lake (DuckLake) with these settings instead of the manifest lake (core/config.ts lakeFormat). */
   duckLake?: LakeSettings;
 }
@@ -260,12 +270,13 @@ export class LakeQuery {
             ? new DerivedStore(derivedDir, { graceMs: options.cacheGraceMs, onError: options.onDerivedStoreError })
             : null,
         persistSettledMs: options.persistSettledMs,
+        rowProjections: options.rowProjections,
       },
     );
     this.edges = new EdgeCache(
       () => this.connection(),
       (c) => this.release(c),
-      { catalog: DERIVED_CATALOG, graceMs: options.cacheGraceMs },
+      { catalog: DERIVED_CATALOG, graceMs: options.cacheGraceMs, maxSlices: options.edgeCacheSlices },
     );
   }
 
@@ -292,7 +303,7 @@ export class LakeQuery {
       // Parquet footers are re-read on every query otherwise; lake files are immutable (names
       // are never reused), so a cached footer is never stale.
       await setup.run('LOAD parquet');
-      await setup.run('SET GLOBAL parquet_metadata_cache = true');
+      await setup.run(`SET GLOBAL parquet_metadata_cache = ${options.parquetMetadataCache !== false}`);
       fs.mkdirSync(tempDir, { recursive: true });
       await setup.run(`ATTACH ${derivedDatabaseSql(options.derivedTables ?? 'compressed', tempDir)}`);
     } finally {
@@ -335,6 +346,25 @@ export class LakeQuery {
       }
     } finally {
       startBackground();
+    }
+  }
+
+  /**
+   * The open lake's organizations, most daily_costs rows first: a read across organizations, from the
+   * catalog (a fresh api host knows them with nothing local), for what the api prepares at start.
+   */
+  async duckLakeOrganizations(): Promise<string[]> {
+    if (!this.duckLake) throw new Error('duckLakeOrganizations reads the open lake');
+    const conn = await this.connection();
+    try {
+      const reader = await conn
+        .runAndReadAll('SELECT "organization_id" FROM lake."daily_costs" GROUP BY ALL ORDER BY count(*) DESC, 1')
+        .catch((e: unknown) => {
+          throw isLakeUnreachable(e) ? new ServiceUnavailableError("The lake's store or catalog is unavailable; retry shortly") : e;
+        });
+      return reader.getColumns()[0]?.map(String) ?? [];
+    } finally {
+      this.release(conn);
     }
   }
 

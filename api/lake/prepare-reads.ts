@@ -8,7 +8,8 @@
 //   - those organizations' revenue records, parsed into the revenue cache (revenue/revenue-cache.ts):
 //     a margin request then checks only their version instead of reading 13k records (~140 ms);
 //   - DuckDB: one connection opened and a Parquet footer read, so the first lake query does not
-//     open the pool or load the reader.
+//     open the pool or load the reader. With the open lake the organizations come from its catalog,
+//     so a fresh host with nothing local prepares the same ones.
 // Nothing here changes an answer: every cache it fills is checked per request as before (the
 // revenue version, the rate book's rates_version). Bounded by a time budget; failures are
 // logged and ignored (the request then does the work as before).
@@ -48,7 +49,8 @@ export async function prepareReads(
   // A random key: the lookup statement runs and misses (only that miss is cached, for 2 s).
   await ctx.auth.authenticate(`${API_KEY_PREFIX}${randomBytes(24).toString('base64url')}`);
   const orgs = (await organizationsByLakeRows(lake)).slice(0, options.organizations ?? 4);
-  await lake.warmUp(orgs.length > 0 ? (await lake.reader.files('daily_costs', orgs[0]!)).at(-1) : undefined);
+  // The open lake has no local files: a first statement through the pool is the warm-up.
+  await lake.warmUp(orgs.length > 0 && !lake.readsDuckLake ? (await lake.reader.files('daily_costs', orgs[0]!)).at(-1) : undefined);
   let prepared = 0;
   for (const org of orgs) {
     if (performance.now() > deadline) break;

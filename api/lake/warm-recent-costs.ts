@@ -15,8 +15,9 @@ export interface CostWarmUp {
   stop(): Promise<void>;
 }
 
-/** The organizations of the lake, most daily_costs rows first. */
+/** The organizations of the lake, most daily_costs rows first (the manifests', or the open lake's catalog). */
 export async function organizationsByLakeRows(lake: LakeQuery): Promise<string[]> {
+  if (lake.readsDuckLake) return lake.duckLakeOrganizations();
   const rows = new Map<string, number>();
   for (const m of (await lake.reader.manifests()).values()) {
     for (const f of m.files) if (f.table === 'daily_costs') rows.set(f.organization_id, (rows.get(f.organization_id) ?? 0) + f.rows);
@@ -27,6 +28,8 @@ export async function organizationsByLakeRows(lake: LakeQuery): Promise<string[]
 export function warmRecentCosts(lake: LakeQuery, now: () => Date, logger: Logger, days: number): CostWarmUp {
   let stopped = false;
   const run = async () => {
+    // The open lake's reads are not cached (lake-query.ts): nothing to build ahead.
+    if (lake.readsDuckLake) return;
     const orgs = await organizationsByLakeRows(lake);
     const today = Math.floor(now().getTime() / DAY_MS) * DAY_MS;
     const started = performance.now();

@@ -70,6 +70,10 @@ export interface DistributedCluster {
   databaseUrl: string;
   /** The lake: the folder every process shares, or the s3:// URL of the open lake. */
   lake: string;
+  /** The lake's variables every processor and api got (LAKE_DIR, or LAKE_FORMAT, LAKE_URL and the store's keys). */
+  lakeEnv: Record<string, string>;
+  /** Where the lake's data files appear on this machine (the shared folder, or the local S3Proxy's bucket); null on an external store. */
+  lakeFilesDir: string | null;
   adminToken: string;
   /** True when this start generated the admin token (the launcher prints it only then). */
   adminTokenGenerated: boolean;
@@ -90,12 +94,12 @@ async function lakeEnv(
   dataDir: string,
   store: ObjectStoreLake | undefined,
   cleanups: Array<() => Promise<void>>,
-): Promise<{ lake: string; env: Record<string, string> }> {
+): Promise<{ lake: string; filesDir: string | null; env: Record<string, string> }> {
   if (!store) {
     const lakeDir = path.join(dataDir, 'lake');
-    return { lake: lakeDir, env: { LAKE_DIR: lakeDir } };
+    return { lake: lakeDir, filesDir: lakeDir, env: { LAKE_DIR: lakeDir } };
   }
-  if (store !== 'local') return { lake: store.url, env: { LAKE_FORMAT: 'ducklake', LAKE_URL: store.url, ...store.env } };
+  if (store !== 'local') return { lake: store.url, filesDir: null, env: { LAKE_FORMAT: 'ducklake', LAKE_URL: store.url, ...store.env } };
   const keys = {
     accessKeyId: `marginal${crypto.randomBytes(6).toString('hex')}`,
     secretAccessKey: crypto.randomBytes(24).toString('base64url'),
@@ -105,6 +109,7 @@ async function lakeEnv(
   const url = `s3://${LOCAL_BUCKET}/lake`;
   return {
     lake: `${url} (S3Proxy at ${s3.endpoint})`,
+    filesDir: path.join(dataDir, 's3', 'objects', LOCAL_BUCKET),
     env: {
       LAKE_FORMAT: 'ducklake',
       LAKE_URL: url,
@@ -198,6 +203,8 @@ export async function startDistributed(opts: DistributedOptions): Promise<Distri
       schemaRegistryUrl,
       databaseUrl,
       lake: lake.lake,
+      lakeFilesDir: lake.filesDir,
+      lakeEnv: lake.env,
       adminToken: secrets.adminToken,
       adminTokenGenerated: secrets.adminTokenGenerated,
       async kill(name, signal = 'SIGKILL') {

@@ -1,20 +1,23 @@
 // The distributed mode as `npm run distributed` starts it (scripts/distributed/cluster.ts): its own
 // Kafka broker and dev registry, 2 ingest and 2 processors, each its own OS process, on a fresh
 // PostgreSQL database, in two setups:
-//   - files: the manifest lake in one folder every process shares, 1 api; midway one ingest and
-//     one processor are SIGKILLed (a client whose request died retries the same events on the
-//     other replica) and later restarted;
+//   - files: the manifest lake in one folder every process shares, 1 api; an ingest is SIGKILLed
+//     (a client whose request died retries the same events on the other replica);
 //   - ducklake on S3: the open lake on an S3 server (S3Proxy on loopback) with its catalog in the
 //     control-plane PostgreSQL, 2 apis, each process on its own DATA_DIR and no common folder
-//     (decision 0149); midway, while both apis answer reads, a processor is SIGKILLed while it
-//     flushes and an api is SIGKILLed; the processor restarts on its data, the api on an emptied
+//     (decision 0149); an api is SIGKILLed while both apis answer reads, and restarts on an emptied
 //     DATA_DIR (a fresh host with nothing local).
+// In both, midway, the processor that owns the organization's partition is SIGKILLed the moment a
+// lake data file of a flush appears (before that flush commits); everything killed is restarted.
 // At the end every event answered 202 is counted exactly once, on every api: completed = events
 // sent, cost = the sum worked out here with big.js from the card's rates, credits spent = events sent.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LakeQuery } from '../../api/lake/lake-query.js';
+import { organizationsByLakeRows } from '../../api/lake/warm-recent-costs.js';
+import { loadConfig } from '../../core/config.js';
 import { Big } from '../../core/money.js';
 import { ensureDuckDBExtensions } from '../../scripts/duckdb-extensions/provision.js';
 import { startDistributed, type DistributedCluster, type ObjectStoreLake } from '../../scripts/distributed/cluster.js';
@@ -36,21 +39,24 @@ interface Setup {
   name: string;
   api: number;
   objectStore?: ObjectStoreLake;
-  /** What is SIGKILLed once a third of the batches are in, and restarted at two thirds. */
-  kills: string[];
-  /** Api replicas whose DATA_DIR is emptied before their restart (a fresh host). */
-  freshRestart: string[];
+  /**
+   * SIGKILLed once a third of the batches are in, with the processor that owns the organization's
+   * partition (killed as it writes a data file), and restarted at two thirds.
+   */
+  alsoKilled: string;
+  /** Its DATA_DIR is emptied before the restart (a fresh host with nothing local). */
+  freshRestart: boolean;
   skip: boolean;
 }
 
 const SETUPS: Setup[] = [
-  { name: 'files lake in a shared folder, 1 api', api: 1, kills: ['ingest-1', 'processor-1'], freshRestart: [], skip: false },
+  { name: 'files lake in a shared folder, 1 api', api: 1, alsoKilled: 'ingest-1', freshRestart: false, skip: false },
   {
     name: 'DuckLake on S3 with a PostgreSQL catalog, 2 apis, no shared folder',
     api: 2,
     objectStore: 'local',
-    kills: ['processor-1', 'api-2'],
-    freshRestart: ['api-2'],
+    alsoKilled: 'api-2',
+    freshRestart: true,
     skip: !provisioned,
   },
 ];
@@ -77,6 +83,8 @@ function eventAt(i: number): SentEvent {
 function costOf(e: SentEvent): Big {
   return new Big(e.input_tokens).times(RATE.input).plus(new Big(e.output_tokens).times(RATE.output)).div(1_000_000);
 }
+
+/** A counter or histogram series of a Prometheus text page, summed over labels. */
 
 /** A counter or histogram series of a Prometheus text page, summed over labels. */
 function metric(page: string, name: string): number {
@@ -141,85 +149,111 @@ describe.skipIf(!testPostgresUrl()).each(SETUPS)('distributed mode: 2 ingest, 2 
     if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it.skipIf(setup.skip)(`counts every 202 exactly once on every api through SIGKILLed ${setup.kills.join(' and ')}`, async () => {
-    const ingests = cluster.services.filter((s) => s.role === 'ingest').map((s) => s.url);
-    const apis = cluster.services.filter((s) => s.role === 'api').map((s) => s.url);
-    const batches = Array.from({ length: EVENTS / BATCH }, (_, b) => Array.from({ length: BATCH }, (_, j) => eventAt(b * BATCH + j)));
-    const accepted = new Map<string, string>();
-    let sentBatches = 0;
+  it.skipIf(setup.skip)(
+    `counts every 202 exactly once on every api through a processor SIGKILLed mid-flush and ${setup.alsoKilled}`,
+    async () => {
+      const ingests = cluster.services.filter((s) => s.role === 'ingest').map((s) => s.url);
+      const apis = cluster.services.filter((s) => s.role === 'api').map((s) => s.url);
+      const batches = Array.from({ length: EVENTS / BATCH }, (_, b) => Array.from({ length: BATCH }, (_, j) => eventAt(b * BATCH + j)));
+      const accepted = new Map<string, string>();
+      let sentBatches = 0;
 
-    /** Sends one batch until every event in it is answered 202, moving to the other replica on a failure. */
-    const sendBatch = async (events: SentEvent[], first: number) => {
-      let pending = events;
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt > 200) throw new Error(`batch not accepted after ${attempt} attempts`);
-        const url = ingests[(first + attempt) % ingests.length]!;
-        try {
-          const res = await signedPost(url, writer, '/v1/usage-events/batch', { events: pending });
-          if (res.status === 200) {
-            const results = res.body.results as Array<{ event_id?: string }>;
-            for (const [i, r] of results.entries()) if (r.event_id) accepted.set(pending[i]!.idempotency_key, r.event_id);
-            pending = pending.filter((_, i) => !results[i]!.event_id);
+      /** Sends one batch until every event in it is answered 202, moving to the other replica on a failure. */
+      const sendBatch = async (events: SentEvent[], first: number) => {
+        let pending = events;
+        for (let attempt = 0; pending.length > 0; attempt++) {
+          if (attempt > 200) throw new Error(`batch not accepted after ${attempt} attempts`);
+          const url = ingests[(first + attempt) % ingests.length]!;
+          try {
+            const res = await signedPost(url, writer, '/v1/usage-events/batch', { events: pending });
+            if (res.status === 200) {
+              const results = res.body.results as Array<{ event_id?: string }>;
+              for (const [i, r] of results.entries()) if (r.event_id) accepted.set(pending[i]!.idempotency_key, r.event_id);
+              pending = pending.filter((_, i) => !results[i]!.event_id);
+            }
+          } catch {
+            // The replica died under the request: the same events go to the other one.
           }
-        } catch {
-          // The replica died under the request: the same events go to the other one.
+          if (pending.length > 0) await sleep(100);
         }
-        if (pending.length > 0) await sleep(100);
-      }
-      sentBatches++;
-    };
+        sentBatches++;
+      };
 
-    // Reads on every api while events arrive: the api killed is under load, the others keep answering.
-    let sending = true;
-    const readStatuses = new Map<number, number>();
-    const readers = apis.map(async (url) => {
-      while (sending) {
-        const status = await http(url, 'GET', '/v1/cost-data/summary', { token: readKey }).then(
-          (r) => r.status,
-          () => 0, // the api was killed under the request
+      // Reads on every api while events arrive: the api killed is under load, the others keep answering.
+      let sending = true;
+      const readStatuses = new Map<number, number>();
+      const readers = apis.map(async (url) => {
+        while (sending) {
+          const status = await http(url, 'GET', '/v1/cost-data/summary', { token: readKey }).then(
+            (r) => r.status,
+            () => 0, // the api was killed under the request
+          );
+          readStatuses.set(status, (readStatuses.get(status) ?? 0) + 1);
+          await sleep(50);
+        }
+      });
+      const metricsOf = (url: string) => fetch(`${url}/metrics`).then((r) => r.text());
+      /** The processor flushing the organization's partition (one organization: one partition, one owner). */
+      const busyProcessor = async (): Promise<string> => {
+        for (;;) {
+          for (const p of cluster.services.filter((s) => s.role === 'processor')) {
+            if (metric(await metricsOf(p.url), 'marginal_processor_flushed_rows_total') > 0) return p.name;
+          }
+          await sleep(50);
+        }
+      };
+      /** SIGKILLs the processor as soon as a lake data file is being written (after its first PUT, before its commit). */
+      const killMidFlush = async (name: string): Promise<void> => {
+        const page = await metricsOf(cluster.service(name).url);
+        const written = new Promise<void>((resolve) => {
+          const watcher = fs.watch(cluster.lakeFilesDir!, { recursive: true }, (_, file) => {
+            if (!String(file).includes('.parquet')) return;
+            cluster.service(name).process().kill('SIGKILL');
+            watcher.close();
+            resolve();
+          });
+        });
+        await written;
+        await cluster.service(name).process().exited;
+        console.log(
+          `[distributed figure] ${name} killed writing a data file (when the watch began it had flushed ${metric(page, 'marginal_processor_flushed_rows_total')} rows in ${metric(page, 'marginal_processor_flush_duration_seconds_count')} flushes)`,
         );
-        readStatuses.set(status, (readStatuses.get(status) ?? 0) + 1);
-        await sleep(50);
-      }
-    });
-    /** Waits until the processor has flushed under this load, then kills it while its partitions keep flushing. */
-    const killWhileFlushing = async (name: string) => {
-      const url = cluster.service(name).url;
-      const flushes = async () => metric(await (await fetch(`${url}/metrics`)).text(), 'marginal_processor_flush_duration_seconds_count');
-      const before = await flushes();
-      while ((await flushes()) < before + 2) await sleep(20);
-      const page = await (await fetch(`${url}/metrics`)).text();
-      // The share of its life spent flushing (its partitions' flushes may overlap): how likely the kill lands inside one.
-      const alive = Date.now() / 1000 - metric(page, 'process_start_time_seconds');
-      const busy = metric(page, 'marginal_processor_flush_duration_seconds_sum') / alive;
-      console.log(
-        `[distributed figure] ${name} killed after ${metric(page, 'marginal_processor_flushed_rows_total')} rows flushed; flushing ${(busy * 100).toFixed(0)}% of its ${alive.toFixed(0)} s`,
-      );
-      await cluster.kill(name);
-    };
-    const clients = [0, 1].map(async (c) => {
-      for (let b = c; b < batches.length; b += 2) await sendBatch(batches[b]!, b);
-    });
-    const chaos = (async () => {
-      while (sentBatches < batches.length / 3) await sleep(20);
-      await Promise.all(setup.kills.map((name) => (name.startsWith('processor') ? killWhileFlushing(name) : cluster.kill(name))));
-      while (sentBatches < (2 * batches.length) / 3) await sleep(20);
-      for (const name of setup.freshRestart) fs.rmSync(path.join(dataDir, name), { recursive: true, force: true });
-      await Promise.all(setup.kills.map((name) => cluster.restart(name)));
-    })();
-    await Promise.all([...clients, chaos]);
-    sending = false;
-    await Promise.all(readers);
-    expect(accepted.size).toBe(EVENTS);
-    // Reads answered 200 throughout (or died with the killed api), never a 5xx.
-    expect(
-      [...readStatuses.keys()].filter((s) => s !== 200 && s !== 0),
-      JSON.stringify([...readStatuses]),
-    ).toEqual([]);
+      };
+      const clients = [0, 1].map(async (c) => {
+        for (let b = c; b < batches.length; b += 2) await sendBatch(batches[b]!, b);
+      });
+      const chaos = (async () => {
+        while (sentBatches < batches.length / 3) await sleep(20);
+        const killedProcessor = await busyProcessor();
+        await Promise.all([killMidFlush(killedProcessor), cluster.kill(setup.alsoKilled)]);
+        while (sentBatches < (2 * batches.length) / 3) await sleep(20);
+        if (setup.freshRestart) fs.rmSync(path.join(dataDir, setup.alsoKilled), { recursive: true, force: true });
+        await Promise.all([cluster.restart(killedProcessor), cluster.restart(setup.alsoKilled)]);
+      })();
+      await Promise.all([...clients, chaos]);
+      sending = false;
+      await Promise.all(readers);
+      expect(accepted.size).toBe(EVENTS);
+      // Reads answered 200 throughout (or died with the killed api), never a 5xx.
+      expect(
+        [...readStatuses.keys()].filter((s) => s !== 200 && s !== 0),
+        JSON.stringify([...readStatuses]),
+      ).toEqual([]);
 
-    const expected = batches.flat().reduce((sum, e) => sum.plus(costOf(e)), new Big(0));
-    for (const api of apis) await expectEveryEventOnce(api, expected);
-  });
+      const expected = batches.flat().reduce((sum, e) => sum.plus(costOf(e)), new Big(0));
+      for (const api of apis) await expectEveryEventOnce(api, expected);
+      if (setup.objectStore) {
+        // What an api host with nothing local prepares at start: the organizations, from the catalog.
+        const config = loadConfig({ DATA_DIR: path.join(dataDir, 'fresh-host'), DATABASE_URL: control.url!, ...cluster.lakeEnv });
+        const fresh = await LakeQuery.open(config.lakeDir, { duckLake: config.lake, derivedDir: false });
+        try {
+          expect(await organizationsByLakeRows(fresh)).toEqual([organizationId]);
+        } finally {
+          fresh.close();
+        }
+      }
+    },
+  );
 
   /** The api's answers once the lake caught up: nothing pending, every event completed once, the exact total cost and credits. */
   async function expectEveryEventOnce(api: string, expected: Big): Promise<void> {
