@@ -177,15 +177,30 @@ export const PROCESSOR_FLUSH_DEFAULTS = { maxRows: 10_000, maxDelayMs: 500 } as 
  */
 export const PROCESSOR_SESSION_TIMEOUT_DEFAULT_MS = 10_000;
 
+function dataDirOf(env: NodeJS.ProcessEnv): string {
+  return path.resolve(str(env, 'DATA_DIR') ?? './data');
+}
+
+/**
+ * Where `npm start` keeps the lake catalog's PostgreSQL it starts itself (docs/decisions/0148):
+ * with LAKE_FORMAT=ducklake and neither LAKE_CATALOG_URL nor DATABASE_URL; else null.
+ */
+export function embeddedLakeCatalogDir(env: NodeJS.ProcessEnv = process.env): string | null {
+  if (lakeFormat(env) !== 'ducklake' || str(env, 'LAKE_CATALOG_URL') || str(env, 'DATABASE_URL')) return null;
+  return path.join(dataDirOf(env), 'lake-catalog');
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const dataDir = path.resolve(str(env, 'DATA_DIR') ?? './data');
+  const dataDir = dataDirOf(env);
   const brokers = str(env, 'KAFKA_BROKERS');
   const lake = lakeSettings(env, dataDir);
   const format = lakeFormat(env);
   // The processor (a worker thread in the all-in-one) and the api each open the lake: a catalog
   // file would show the api none of the processor's commits (docs/decisions/0105, 0106).
   if (format === 'ducklake' && lake.catalog.kind !== 'postgres') {
-    throw new ConfigError('LAKE_FORMAT=ducklake needs a PostgreSQL catalog: set LAKE_CATALOG_URL (or DATABASE_URL) to a postgres:// URL');
+    throw new ConfigError(
+      'LAKE_FORMAT=ducklake needs a PostgreSQL catalog: set LAKE_CATALOG_URL (or DATABASE_URL) to a postgres:// URL (npm start starts its own when neither is set)',
+    );
   }
   return {
     host: str(env, 'HOST') ?? '127.0.0.1',

@@ -1,17 +1,25 @@
 // `npm start`: the all-in-one mode. Starts what is not configured — the local Kafka broker
 // (unless KAFKA_BROKERS), the dev schema registry (unless SCHEMA_REGISTRY_URL), PGlite (unless
-// DATABASE_URL) — then ingest, processor and api on one port. Ctrl-C stops all of it.
+// DATABASE_URL), with LAKE_FORMAT=ducklake the lake catalog's PostgreSQL (unless LAKE_CATALOG_URL
+// or DATABASE_URL) — then ingest, processor and api on one port. Ctrl-C stops all of it.
 import path from 'node:path';
-import { loadConfig } from '../core/config.js';
+import { embeddedLakeCatalogDir, loadConfig } from '../core/config.js';
 import { loadInstanceSecrets } from '../core/instance-secrets.js';
 import { createLogger } from '../core/logger.js';
 import { hostComponents, stopOnSignals } from '../core/process-host.js';
 import { allInOneComponents } from './all-in-one-components.js';
 import { superviseBroker } from './kafka/broker-supervisor.js';
+import { planLakeCatalog, superviseLakeCatalog } from './postgres/lake-catalog-server.js';
 import { startBanner } from './start-banner.js';
 import { startSchemaRegistry } from './schema-registry/server.js';
 
 const started = Date.now();
+// The catalog's URL is known before its server runs, and goes where every loadConfig() of this
+// process reads it, as if the user had set it: the processor's worker thread reads its own (its
+// env is a copy of this one), since a credential does not survive the copy into workerData.
+const catalogDir = embeddedLakeCatalogDir();
+const lakeCatalog = catalogDir ? await planLakeCatalog(catalogDir) : null;
+if (lakeCatalog) process.env.LAKE_CATALOG_URL = lakeCatalog.url.reveal();
 const config = loadConfig();
 const logger = createLogger(config.logLevel, 'marginal');
 const secrets = loadInstanceSecrets(config);
@@ -50,8 +58,15 @@ try {
       return broker.brokers;
     });
   }
-  starting.push(startingBroker, startingRegistry);
-  const infra = Promise.all([startingBroker, startingRegistry]).then(([kafkaBrokers, schemaRegistryUrl]) => ({
+  // The components open the lake once infra is ready, so the catalog is part of it.
+  const startingCatalog = lakeCatalog
+    ? superviseLakeCatalog(lakeCatalog, logger.child({ service: 'lake-catalog' })).then((catalog) => {
+        cleanups.push(catalog.stop);
+        logger.info({ port: lakeCatalog.port, readyInSeconds: Number(((Date.now() - started) / 1000).toFixed(2)) }, 'lake catalog ready');
+      })
+    : null;
+  starting.push(startingBroker, startingRegistry, startingCatalog);
+  const infra = Promise.all([startingBroker, startingRegistry, startingCatalog]).then(([kafkaBrokers, schemaRegistryUrl]) => ({
     kafkaBrokers,
     schemaRegistryUrl,
   }));

@@ -337,14 +337,15 @@ function installExitHooks(): void {
 
 /**
  * A tiny shell that holds the read end of a pipe from this process. When this process dies in
- * any way (even SIGKILL) the pipe closes, `read` returns, and the shell stops the JVM.
+ * any way (even SIGKILL) the pipe closes, `read` returns, and the shell sends `pid` SIGTERM, then
+ * SIGKILL if it is still there after the grace (the JVM; also the all-in-one's lake catalog).
  */
-function spawnWatchdog(pid: number): ChildProcess {
+export function spawnWatchdog(pid: number, name = 'kafka-watchdog'): ChildProcess {
   const script =
     'read _ignored; kill -TERM "$1" 2>/dev/null; i=0; ' +
     `while [ $i -lt ${STOP_GRACE_MS / 500} ] && kill -0 "$1" 2>/dev/null; do sleep 0.5; i=$((i+1)); done; ` +
     'kill -KILL "$1" 2>/dev/null';
-  const dog = spawn('/bin/sh', ['-c', script, 'kafka-watchdog', String(pid)], {
+  const dog = spawn('/bin/sh', ['-c', script, name, String(pid)], {
     stdio: ['pipe', 'ignore', 'ignore'],
     detached: true,
   });

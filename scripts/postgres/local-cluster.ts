@@ -97,7 +97,8 @@ interface RunAs {
   gid: number | null;
 }
 
-function osUser(name: string): { uid: number; gid: number } | null {
+/** The uid and gid of an OS user from /etc/passwd, or null. */
+export function osUser(name: string): { uid: number; gid: number } | null {
   try {
     const line = fs
       .readFileSync('/etc/passwd', 'utf8')
