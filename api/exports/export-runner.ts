@@ -101,7 +101,7 @@ export async function writeExportRun(deps: ExportRunnerDeps, s: ScheduleRecord, 
   try {
     let rows: number;
     if (s.kind === 'focus') {
-      const focus = await focusRowsIn({ db: deps.db, lake: deps.lake, organizationId: s.organization_id }, scope.range, []);
+      const focus = await focusRowsIn({ db: deps.db, lake: deps.lake, organizationId: s.organization_id }, scope.range, s.dimensions);
       await writeFocusParquet(focus, staged, deps.extensionDirectory);
       rows = focus.length;
     } else {

@@ -29,8 +29,8 @@ import type { ErrorEnvelope } from '../../core/http/error-envelope.js';
 import { requireUuid } from '../../core/http/input.js';
 import type { IsoDateParam, TextParam, UuidParam } from '../../core/http/params.js';
 import { exportSecretAad } from './export-runner.js';
-import { parseScheduleInput } from './export-schedules.js';
-import { deleteSchedule, insertSchedule, listExportRuns, listSchedules, scheduleView } from './export-schedules.store.js';
+import { backfillPeriods, objectKey, parseScheduleInput } from './export-schedules.js';
+import { deleteSchedule, ensureRun, insertSchedule, listExportRuns, listSchedules, scheduleView } from './export-schedules.store.js';
 import { sendFocusExport } from './exports.controller.js';
 import { focusExport } from './exports.service.js';
 import type { CreateExportScheduleBody, ExportRunList, ExportScheduleList, ExportScheduleView } from './exports.types.js';
@@ -54,6 +54,7 @@ export class ExportSchedulesController extends Controller {
    * or month once it has ended (and settled an hour), as Parquet, to `s3://bucket/prefix` or a
    * folder under DATA_DIR, at `<prefix><organization>/<kind>/<frequency>/<period>.parquet`. Runs
    * are retried with backoff and announced by the export.completed / export.failed webhooks.
+   * A FOCUS schedule may name `dimensions`; `backfill_from` exports the periods before the first too.
    * @summary Create an export schedule
    */
   @Post('{organizationId}/export-schedules')
@@ -66,15 +67,16 @@ export class ExportSchedulesController extends Controller {
     const { db, masterKey, services } = appContext(req);
     const org = await existingOrganization(req, organizationId);
     const input = parseScheduleInput(body);
+    const createdAt = services.apiClock?.() ?? new Date();
+    const backfill = body.backfill_from === undefined ? [] : backfillPeriods(input.frequency, body.backfill_from, createdAt);
     const id = randomUUID();
     // Sealed with the schedule's own id in its associated data, so it cannot be moved to another.
     const secretKeySealed = input.secretAccessKey === null ? null : sealSecret(masterKey, input.secretAccessKey, exportSecretAad(org, id));
-    const schedule = await insertSchedule(db, {
-      id,
-      organizationId: org,
-      input,
-      secretKeySealed,
-      createdAt: services.apiClock?.() ?? new Date(),
+    // The schedule and its backfill's runs together: pending at once, the runner's tick takes them oldest first.
+    const schedule = await db.transaction(async (tx) => {
+      const made = await insertSchedule(tx, { id, organizationId: org, input, secretKeySealed, createdAt });
+      for (const period of backfill) await ensureRun(tx, made, period, objectKey({ organizationId: org, ...made }, period), createdAt);
+      return made;
     });
     const view = scheduleView(schedule);
     await auditChange(req, { organizationId: org, action: 'export_schedule.created', after: view });

@@ -14,6 +14,7 @@ export interface ScheduleRecord {
   frequency: ExportFrequency;
   destination: ExportDestination;
   secret_key_sealed: string | null;
+  dimensions: string[];
   created_at: Date;
 }
 
@@ -34,7 +35,7 @@ export interface RunRecord {
   finished_at: Date | null;
 }
 
-const SCHEDULE_COLUMNS = 'id, organization_id, kind, frequency, destination, secret_key_sealed, created_at';
+const SCHEDULE_COLUMNS = 'id, organization_id, kind, frequency, destination, secret_key_sealed, dimensions, created_at';
 // Dates as text: a DATE column would come back as a local-midnight Date.
 const RUN_COLUMNS = `r.id, r.schedule_id, r.organization_id, r.period_start::text AS period_start, r.period_end::text AS period_end,
   r.object_key, r.status, r.attempts, r.next_attempt_at, r.row_count, r.byte_count, r.last_error, r.created_at, r.finished_at`;
@@ -58,6 +59,7 @@ export function scheduleView(s: ScheduleRecord): ExportScheduleView {
             secret_key_hint: d.secret_key_hint,
           }
         : null,
+    dimensions: s.dimensions,
     created_at: new Date(s.created_at).toISOString(),
   };
 }
@@ -68,9 +70,18 @@ export async function insertSchedule(
   s: { id: string; organizationId: string; input: ScheduleInput; secretKeySealed: string | null; createdAt: Date },
 ): Promise<ScheduleRecord> {
   const [row] = await db.query<ScheduleRecord>(
-    `INSERT INTO export_schedules (id, organization_id, kind, frequency, destination, secret_key_sealed, created_at)
-     VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7) RETURNING ${SCHEDULE_COLUMNS}`,
-    [s.id, s.organizationId, s.input.kind, s.input.frequency, JSON.stringify(s.input.destination), s.secretKeySealed, s.createdAt],
+    `INSERT INTO export_schedules (id, organization_id, kind, frequency, destination, secret_key_sealed, dimensions, created_at)
+     VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7::jsonb, $8) RETURNING ${SCHEDULE_COLUMNS}`,
+    [
+      s.id,
+      s.organizationId,
+      s.input.kind,
+      s.input.frequency,
+      JSON.stringify(s.input.destination),
+      s.secretKeySealed,
+      JSON.stringify(s.input.dimensions),
+      s.createdAt,
+    ],
   );
   return row!;
 }
@@ -113,7 +124,7 @@ export async function claimRun(db: Queryable, now: Date, leaseMs: number): Promi
     `UPDATE export_runs r SET status = 'running', attempts = r.attempts + 1, lease_until = $2
       WHERE r.id = (SELECT id FROM export_runs
                      WHERE (status = 'pending' AND next_attempt_at <= $1) OR (status = 'running' AND lease_until <= $1)
-                     ORDER BY next_attempt_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+                     ORDER BY next_attempt_at, period_start, id LIMIT 1 FOR UPDATE SKIP LOCKED)
       RETURNING ${RUN_COLUMNS}`,
     [now, new Date(now.getTime() + leaseMs)],
   );

@@ -5,7 +5,8 @@
 import path from 'node:path';
 import { ValidationError } from '../../core/errors.js';
 import { requireText } from '../../core/http/input.js';
-import { addUtcMonths, DAY_MS, utcDate } from '../../core/time.js';
+import { addUtcMonths, DAY_MS, parseDateParam, utcDate } from '../../core/time.js';
+import { parseDimensions } from './exports.service.js';
 import type { CreateExportScheduleBody, ExportFrequency, ExportKind } from './exports.types.js';
 
 const KINDS: readonly ExportKind[] = ['focus', 'events', 'rollups'];
@@ -37,6 +38,8 @@ export interface ScheduleInput {
   destination: ExportDestination;
   /** The S3 secret key in clear, to be sealed; null for a folder. */
   secretAccessKey: string | null;
+  /** A FOCUS schedule's metadata keys (parseDimensions' rule); [] for events and rollups. */
+  dimensions: string[];
 }
 
 function oneOf<T extends string>(field: string, value: unknown, allowed: readonly T[]): T {
@@ -85,7 +88,14 @@ export function parseScheduleInput(body: CreateExportScheduleBody): ScheduleInpu
   const frequency = oneOf('frequency', body.frequency, FREQUENCIES);
   const raw = requireText('destination', body.destination, 1024);
   const destination = raw.startsWith('s3://') ? s3Destination(raw, body) : folderDestination(raw, body);
-  return { kind, frequency, destination, secretAccessKey: destination.type === 's3' ? body.s3!.secret_access_key : null };
+  if (body.dimensions !== undefined && kind !== 'focus') throw new ValidationError('dimensions', 'is only for kind focus');
+  return {
+    kind,
+    frequency,
+    destination,
+    secretAccessKey: destination.type === 's3' ? body.s3!.secret_access_key : null,
+    dimensions: parseDimensions(body.dimensions),
+  };
 }
 
 export interface ExportPeriod {
@@ -123,6 +133,32 @@ export function owedPeriods(frequency: ExportFrequency, createdAt: Date, now: Da
   while (out.length < CATCH_UP[frequency] && p.start >= first) {
     out.unshift(p);
     p = duePeriod(frequency, new Date(`${p.start}T00:00:00Z`), 0);
+  }
+  return out;
+}
+
+/** How far back a backfill may start (as a FOCUS export's range). */
+const BACKFILL_MONTHS = 12;
+
+/**
+ * The periods a backfill from the UTC date `from` adds to a schedule made at `createdAt`, oldest
+ * first: from the period holding `from` to the last one that ended before yesterday (or last
+ * month) began, so each has long settled; the schedule's own periods (owedPeriods) go on from
+ * there (one period may be in both: a run exists once per period).
+ */
+export function backfillPeriods(frequency: ExportFrequency, from: string, createdAt: Date): ExportPeriod[] {
+  const at = parseDateParam('backfill_from', from)!;
+  if (at.getTime() % DAY_MS !== 0 || from.length !== 10) throw new ValidationError('backfill_from', 'must be a UTC date (YYYY-MM-DD)');
+  if (from < utcDate(addUtcMonths(createdAt, -BACKFILL_MONTHS))) {
+    throw new ValidationError('backfill_from', `must be at most ${BACKFILL_MONTHS} months back`);
+  }
+  const until = duePeriod(frequency, createdAt, 0).start;
+  const step = (d: Date) => (frequency === 'daily' ? new Date(d.getTime() + DAY_MS) : addUtcMonths(d, 1));
+  let start = frequency === 'daily' ? at : new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
+  const out: ExportPeriod[] = [];
+  while (utcDate(step(start)) <= until) {
+    out.push({ start: utcDate(start), end: utcDate(step(start)) });
+    start = step(start);
   }
   return out;
 }

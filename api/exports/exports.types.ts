@@ -47,6 +47,19 @@ export interface CreateExportScheduleBody {
   destination: string;
   /** Required with an s3:// destination. */
   s3?: ExportS3Access;
+  /**
+   * With kind `focus`: comma-separated metadata keys (at most 5) that split the rows and appear in
+   * Tags, as GET /v1/exports/focus?dimensions= does.
+   * @maxLength 1300
+   */
+  dimensions?: string;
+  /**
+   * A UTC date (YYYY-MM-DD) at most 12 months back: the periods from the one holding it up to the
+   * schedule's first are exported too (a backfill), oldest first.
+   * @pattern ^\d{4}-\d{2}-\d{2}$
+   * @example "2026-01-01"
+   */
+  backfill_from?: string;
 }
 
 export interface ExportScheduleView {
@@ -64,6 +77,8 @@ export interface ExportScheduleView {
     access_key_id: string;
     secret_key_hint: string;
   } | null;
+  /** The metadata keys a FOCUS export is split by; empty otherwise. */
+  dimensions: string[];
   created_at: string;
 }
 

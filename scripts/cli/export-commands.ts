@@ -37,6 +37,8 @@ export const EXPORT_COMMANDS: CommandSpec[] = [
         type: 'json',
         help: 'with s3://: {"access_key_id":…,"secret_access_key":…} and optionally endpoint (host:port), region, url_style, use_ssl',
       },
+      { name: 'dimensions', type: 'string', help: 'with --kind focus: comma-separated metadata keys that split the rows (at most 5)' },
+      { name: 'backfill-from', type: 'string', help: 'UTC date (YYYY-MM-DD, at most 12 months back): also export the periods from it on' },
     ],
   },
   {

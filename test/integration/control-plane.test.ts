@@ -52,6 +52,7 @@ const MIGRATION_NAMES = [
   '024_what_if_scenarios',
   '026_password_resets',
   '027_invitation_revocation',
+  '028_export_schedule_dimensions',
 ];
 
 const sha256 = (s: string) => crypto.createHash('sha256').update(s).digest('hex');

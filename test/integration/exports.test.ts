@@ -643,4 +643,58 @@ describe('scheduled exports', () => {
     // The killed attempt's staged file went with the next attempt.
     expect(fs.readdirSync(path.join(deps.dataDir, 'exports-staging'))).toEqual([]);
   });
+
+  it('a daily FOCUS schedule split by a dimension, backfilled from October 1: one file a day, the month whole', async () => {
+    for (const [body, field] of [
+      [{ kind: 'events', frequency: 'daily', destination: 'x', dimensions: 'team' }, 'dimensions'],
+      [{ kind: 'focus', frequency: 'daily', destination: 'x', dimensions: 'agent_id' }, 'dimensions'],
+      // More than 12 months before the api's clock (2026-11-01).
+      [{ kind: 'focus', frequency: 'daily', destination: 'x', backfill_from: '2025-10-31' }, 'backfill_from'],
+      [{ kind: 'focus', frequency: 'daily', destination: 'x', backfill_from: '2026-02-30' }, 'backfill_from'],
+    ] as const) {
+      const res = await createSchedule(t, body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error.details.field).toBe(field);
+    }
+    const created = await createSchedule(t, {
+      kind: 'focus',
+      frequency: 'daily',
+      destination: 'exports/backfill',
+      dimensions: 'team',
+      backfill_from: '2026-10-01',
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.dimensions).toEqual(['team']);
+    // Made at 2026-11-01T02:00Z: October 1 to 30 are backfilled at once; October 31 is the schedule's own first day.
+    const backfilled = await runsOf(t, created.body.id);
+    expect(backfilled.map((r) => r.period_start)).toEqual(
+      Array.from({ length: 30 }, (_, i) => `2026-10-${String(30 - i).padStart(2, '0')}`),
+    );
+    expect(backfilled.every((r) => r.status === 'pending')).toBe(true);
+    // 20 runs a tick: two ticks do the 31 days.
+    await runExportTick(deps, () => new Date(T0.getTime() + 20 * MINUTE));
+    await runExportTick(deps, () => new Date(T0.getTime() + 21 * MINUTE));
+    const runs = await runsOf(t, created.body.id);
+    expect(runs).toHaveLength(31);
+    expect(runs.filter((r) => r.status !== 'succeeded')).toEqual([]);
+    // The month's FOCUS rows split by team, as GET /v1/exports/focus?dimensions=team gives them: 10 rows, 7.87.
+    expect(runs.reduce((n, r) => n + Number(r.rows), 0)).toBe(10);
+    const files = path.join(deps.dataDir, 'exports/backfill', t.organizationId, 'focus/daily', '*.parquet');
+    expect(fs.readdirSync(path.dirname(files))).toHaveLength(31);
+    const db = await duck();
+    try {
+      const [sums] = await db.rows(`SELECT count(*)::INTEGER AS n, sum(BilledCost)::VARCHAR AS billed FROM read_parquet('${files}')`);
+      expect(sums).toEqual({ n: 10, billed: '7.870000000000' });
+      const input = await db.rows(
+        `SELECT json_extract_string(Tags, '$.team') AS team, BilledCost::VARCHAR AS cost FROM read_parquet('${files}')
+          WHERE SkuId = 'openai/gpt-4o/input' AND ChargePeriodStart = TIMESTAMPTZ '2026-10-03 00:00:00+00' ORDER BY team`,
+      );
+      expect(input).toEqual([
+        { team: 'blue', cost: '1.250000000000' },
+        { team: 'red', cost: '2.500000000000' },
+      ]);
+    } finally {
+      db.close();
+    }
+  });
 });

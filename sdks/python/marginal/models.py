@@ -1517,6 +1517,10 @@ class ExportScheduleView(BaseModel):
     """
     The S3 access without its secret (the key's last 4 characters as `secret_key_hint`); null for a folder.
     """
+    dimensions: list[str]
+    """
+    The metadata keys a FOCUS export is split by; empty otherwise.
+    """
     created_at: str
 
 
@@ -1570,6 +1574,18 @@ class CreateExportScheduleBody(BaseModel):
     s3: ExportS3Access | None = None
     """
     Required with an s3:// destination.
+    """
+    dimensions: str | None = Field(None, max_length=1300)
+    """
+    With kind `focus`: comma-separated metadata keys (at most 5) that split the rows and appear in
+    Tags, as GET /v1/exports/focus?dimensions= does.
+    """
+    backfill_from: str | None = Field(
+        None, examples=['2026-01-01'], pattern='^\\d{4}-\\d{2}-\\d{2}$'
+    )
+    """
+    A UTC date (YYYY-MM-DD) at most 12 months back: the periods from the one holding it up to the
+    schedule's first are exported too (a backfill), oldest first.
     """
 
 

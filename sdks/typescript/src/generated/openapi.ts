@@ -500,6 +500,7 @@ export interface paths {
          *     or month once it has ended (and settled an hour), as Parquet, to `s3://bucket/prefix` or a
          *     folder under DATA_DIR, at `<prefix><organization>/<kind>/<frequency>/<period>.parquet`. Runs
          *     are retried with backoff and announced by the export.completed / export.failed webhooks.
+         *     A FOCUS schedule may name `dimensions`; `backfill_from` exports the periods before the first too.
          */
         post: operations["CreateExportSchedule"];
         delete?: never;
@@ -3253,6 +3254,8 @@ export interface components {
                 region: string;
                 endpoint: string | null;
             } | null;
+            /** @description The metadata keys a FOCUS export is split by; empty otherwise. */
+            dimensions: string[];
             created_at: string;
         };
         /** @description How to reach an S3 bucket (AWS S3 or any S3-compatible store). */
@@ -3281,6 +3284,17 @@ export interface components {
             destination: string;
             /** @description Required with an s3:// destination. */
             s3?: components["schemas"]["ExportS3Access"];
+            /**
+             * @description With kind `focus`: comma-separated metadata keys (at most 5) that split the rows and appear in
+             *     Tags, as GET /v1/exports/focus?dimensions= does.
+             */
+            dimensions?: string;
+            /**
+             * @description A UTC date (YYYY-MM-DD) at most 12 months back: the periods from the one holding it up to the
+             *     schedule's first are exported too (a backfill), oldest first.
+             * @example 2026-01-01
+             */
+            backfill_from?: string;
         };
         ExportScheduleList: {
             schedules: components["schemas"]["ExportScheduleView"][];

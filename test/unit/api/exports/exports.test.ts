@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../../core/errors.js';
 import { Big } from '../../../../core/money.js';
-import { duePeriod, objectKey, owedPeriods, parseScheduleInput } from '../../../../api/exports/export-schedules.js';
+import { backfillPeriods, duePeriod, objectKey, owedPeriods, parseScheduleInput } from '../../../../api/exports/export-schedules.js';
 import { parseDimensions, wholeDayRange } from '../../../../api/exports/exports.service.js';
 import { FOCUS_COLUMNS, focusRowsOf, type FocusCostGroup } from '../../../../api/exports/focus.js';
 
@@ -155,6 +155,33 @@ describe('schedules', () => {
       '2026-01-01',
       '2026-02-01',
     ]);
+  });
+
+  it('a backfill adds the periods from the one holding its date up to the last long ended, at most 12 months back', () => {
+    const made = new Date('2026-11-01T00:30:00Z');
+    // Daily: October 29 and 30 (ended before October 31 began); the schedule's own owed days go on from October 30.
+    expect(backfillPeriods('daily', '2026-10-29', made)).toEqual([
+      { start: '2026-10-29', end: '2026-10-30' },
+      { start: '2026-10-30', end: '2026-10-31' },
+    ]);
+    expect(backfillPeriods('daily', '2026-10-31', made)).toEqual([]);
+    // Monthly: from August (holding August 15) to September; October is the schedule's own first month.
+    expect(backfillPeriods('monthly', '2026-08-15', made).map((p) => p.start)).toEqual(['2026-08-01', '2026-09-01']);
+    expect(backfillPeriods('daily', '2025-11-01', made)).toHaveLength(364);
+    for (const bad of ['2025-10-31', '2026-10-01T05:00:00Z', 'yesterday']) {
+      expect(() => backfillPeriods('daily', bad, made), bad).toThrow(ValidationError);
+    }
+  });
+
+  it('dimensions are for FOCUS schedules only', () => {
+    expect(parseScheduleInput({ kind: 'focus', frequency: 'daily', destination: 'x', dimensions: 'team, region' }).dimensions).toEqual([
+      'team',
+      'region',
+    ]);
+    expect(parseScheduleInput({ kind: 'events', frequency: 'daily', destination: 'x' }).dimensions).toEqual([]);
+    expect(() => parseScheduleInput({ kind: 'rollups', frequency: 'daily', destination: 'x', dimensions: 'team' })).toThrow(
+      ValidationError,
+    );
   });
 
   it('the object key depends on organization, kind, frequency and period only', () => {
