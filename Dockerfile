@@ -7,6 +7,9 @@ COPY package.json package-lock.json ./
 COPY patches ./patches
 RUN npm ci
 COPY . .
+# DuckDB's signed lake extensions for the open lake (LAKE_FORMAT=ducklake), from PyPI with pip
+# (scripts/duckdb-extensions/provision.ts); pip is installed only where it is missing.
+RUN (python3 -m pip --version >/dev/null 2>&1 || (apt-get update && apt-get install -y --no-install-recommends python3-pip && rm -rf /var/lib/apt/lists/*)) && npm run lake:extensions
 RUN npm run build && npm prune --omit=dev
 
 FROM node:24-bookworm-slim
@@ -14,6 +17,7 @@ WORKDIR /app
 ENV NODE_ENV=production HOST=0.0.0.0
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/.cache/duckdb-extensions ./.cache/duckdb-extensions
 COPY package.json ./
 COPY schemas ./schemas
 COPY openapi ./openapi
