@@ -1,7 +1,8 @@
 // The console's decision views in headless Chromium against the real service: the Overview's
 // month-end forecast card and the anomaly markers on its cost chart, and the Customers page's
 // price advice, each compared with the API's answer (GET /v1/forecasts, /v1/anomalies,
-// /v1/forecasts/price-advice) for the same key. Screenshots go to test-results/decisions/.
+// /v1/forecasts/price-advice) for the same key; the what-if panel of the Overview and of a
+// customer's page against figures worked out by hand. Screenshots go to test-results/decisions/.
 import Big from 'big.js';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -56,12 +57,39 @@ function events(): EventBody[] {
   return out;
 }
 
+// The what-if tenant: acme-model as above and acme-mini at $2 input / $4 output per million.
+const MINI = { ...CARD, model_slug: 'acme-mini', input_cost_per_million: '2', output_cost_per_million: '4' };
+/** The what-if range: the 3 days before today (the console's custom range, end day inclusive). */
+const WHAT_IF_RANGE = `range=custom&from=${isoDay(3)}&to=${isoDay(1)}`;
+
+/**
+ * At noon on each of the 3 days: carol 100k input + 50k output of acme-model ($1 + $1 = $2); dave
+ * 200k input of acme-model ($2) and 100k input of acme-mini ($0.20); on the middle day one event
+ * without an end user, 100k input of acme-model ($1). Actual: carol $6, dave $6.60, total $13.60.
+ */
+function whatIfEvents(): EventBody[] {
+  const out: EventBody[] = [];
+  for (let n = 3; n >= 1; n--) {
+    const timestamp = new Date(today - n * DAY + 12 * 3_600_000).toISOString();
+    const e = (key: string, fields: Record<string, unknown>) =>
+      out.push(llmEvent(`${key}-${n}`, { model: 'acme-model', output_tokens: 0, timestamp, ...fields }));
+    e('carol', { user_id: 'carol', input_tokens: 100_000, output_tokens: 50_000 });
+    e('dave', { user_id: 'dave', input_tokens: 200_000 });
+    e('dave-mini', { user_id: 'dave', model: 'acme-mini', input_tokens: 100_000 });
+    if (n === 2) e('nobody', { input_tokens: 100_000 });
+  }
+  return out;
+}
+
 const amount = (text: string | null) => new Big((text ?? '').trim().replace(/[$,]/g, '').replace(/%$/, ''));
 /** Forecasts are estimates: the console shows them to the cent, half-up (the exact figure on hover). */
 const cents = (value: string) => new Big(value).round(2, Big.roundHalfUp);
 
 let p: Pipeline;
 let t: Tenant;
+/** The what-if tenant, its saved scenario "Mini, same tokens" (acme-model → acme-mini, ratio 1). */
+let w: Tenant;
+let sameTokens: { id: string; name: string };
 let browser: LaunchedBrowser;
 let page: Page;
 
@@ -117,6 +145,27 @@ run('decision views in the console (headless Chromium)', () => {
     });
     expect(imported.status).toBe(200);
     await waitForLake(p, t.organizationId, evs.length, 90_000);
+    w = await createTenant(p, { rateCards: [CARD, MINI] });
+    const wEvents = whatIfEvents();
+    await ingest(p, w, wEvents);
+    // carol's revenue: $10 for exactly the range's 3 days, all of it recognized in the range.
+    const carolRevenue = await admin(p.host, 'POST', `/organizations/${w.organizationId}/revenue-records`, {
+      records: [
+        { id: 'carol-3d', user_id: 'carol', customer_name: 'Carol plc', amount: '10', period_start: isoDay(3), period_end: isoDay(0) },
+      ],
+    });
+    expect(carolRevenue.status).toBe(200);
+    const saved = await fetch(`${p.url}/v1/what-if/scenarios`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${w.readKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'Mini, same tokens',
+        scenario: { substitutions: [{ from_model: 'acme-model', to_model: 'acme-mini' }] },
+      }),
+    });
+    expect(saved.status).toBe(201);
+    sameTokens = (await saved.json()) as { id: string; name: string };
+    await waitForLake(p, w.organizationId, wEvents.length, 90_000);
     browser = await launchChromium();
     page = await browser.context.newPage();
   }, 240_000);
@@ -218,5 +267,125 @@ run('decision views in the console (headless Chromium)', () => {
       .poll(() => page.locator('[data-card="price-advice"] .missing-scope').textContent(), { timeout: 20_000 })
       .toContain('revenue:read');
     await shot('customers-price-advice-missing-scope');
+  });
+
+  /** A what-if figure tile: its text to the cent and its exact value on hover. */
+  async function tile(id: string): Promise<{ shown: Big; exact: Big }> {
+    const loc = page.locator(`[data-kpi="${id}"] [data-value]`);
+    const shown = amount(await figure(`[data-kpi="${id}"] [data-value]`));
+    return { shown, exact: amount((await loc.getAttribute('title'))!.replace('exactly ', '')) };
+  }
+  const whatIfCell = (table: string, row: string, col: string) =>
+    page.locator(`[data-table="${table}"] tr[data-row="${row}"] td[data-col="${col}"]`);
+
+  it('overview what-if: acme-model → acme-mini at 1.5× tokens over 3 days, per customer with margins; saved, compared, deleted', async () => {
+    await signIn(w.readKey, `/?${WHAT_IF_RANGE}`);
+    const panel = page.locator('[data-card="what-if"]');
+    await panel.locator('[data-empty="what-if"]').waitFor();
+    // A ratio that is not a number is refused in the form, before any request.
+    await expect.poll(() => panel.locator('select[name="from-model"] option').count(), { timeout: 20_000 }).toBeGreaterThan(1);
+    await panel.locator('select[name="from-model"]').selectOption('acme-model');
+    await panel.locator('input[name="to-model"]').fill('acme-mini');
+    await panel.locator('input[name="token-ratio"]').fill('one and a half');
+    await panel.locator('[data-form="what-if"] button[type="submit"]').click();
+    expect(await panel.locator('[data-error="what-if-form"]').textContent()).toContain('token ratio');
+    await panel.locator('input[name="token-ratio"]').fill('1.5');
+    const answer = await answerTo('/what-if', () => panel.locator('[data-form="what-if"] button[type="submit"]').click());
+    // acme-model events at 1.5× tokens on acme-mini ($2 in, $4 out per million):
+    //   carol 150k in + 75k out = $0.30 + $0.30 = $0.60 a day → $1.80 (was $6);
+    //   dave 300k in = $0.60 + his acme-mini $0.20 unchanged = $0.80 a day → $2.40 (was $6.60);
+    //   the event without an end user 150k in = $0.30 (was $1).
+    //   Total $13.60 → $4.50, difference −$9.10. Margins: carol $10 − $6 = $4 → $10 − $1.80 = $8.20; dave has no revenue.
+    expect([answer.actual_cost, answer.simulated_cost, answer.difference].map((v: string) => new Big(v).toFixed(2))).toEqual([
+      '13.60',
+      '4.50',
+      '-9.10',
+    ]);
+    for (const [id, want] of [
+      ['what-if-actual', '13.6'],
+      ['what-if-simulated', '4.5'],
+      ['what-if-difference', '-9.1'],
+    ] as const) {
+      const f = await tile(id);
+      expect(f.shown.eq(want) && f.exact.eq(want)).toBe(true);
+    }
+    const carol = endUserIdFor(w.organizationId, 'carol');
+    const dave = endUserIdFor(w.organizationId, 'dave');
+    const expected: Record<string, Record<string, string | null>> = {
+      [carol]: { actual: '6', simulated: '1.8', difference: '-4.2', margin_before: '4', margin_after: '8.2' },
+      [dave]: { actual: '6.6', simulated: '2.4', difference: '-4.2', margin_before: null, margin_after: null },
+    };
+    await page.locator('[data-table="what-if-end-users"] tbody tr').first().waitFor();
+    for (const [row, cols] of Object.entries(expected)) {
+      for (const [col, want] of Object.entries(cols)) {
+        const text = await whatIfCell('what-if-end-users', row, col).textContent();
+        if (want === null) expect(text).toBe('—');
+        else expect(amount(text).eq(want)).toBe(true);
+      }
+    }
+    // Named as the console names customers: carol by her revenue record's customer name.
+    expect(await whatIfCell('what-if-end-users', carol, 'customer').textContent()).toBe('Carol plc');
+    expect(await whatIfCell('what-if-end-users', dave, 'customer').textContent()).toBe('dave');
+    await panel.screenshot({ path: path.join(SHOTS, 'overview-what-if.png') });
+
+    // Saved under a name, then compared with the scenario saved before (ratio 1: carol 0.40 a day,
+    // dave 0.40 + 0.20, the unattributed 0.20: $1.20 + $1.80 + $0.20 = $3.20).
+    await panel.locator('input[name="scenario-name"]').fill('Mini at 1.5x tokens');
+    await panel.locator('[data-form="save-scenario"] button[type="submit"]').click();
+    await panel.locator('[data-table="what-if-scenarios"] tr[data-row="Mini at 1.5x tokens"]').waitFor();
+    const listed = (await apiGet(p, w.readKey, '/what-if/scenarios')).body;
+    expect(listed.items.map((s: { name: string }) => s.name)).toEqual(['Mini, same tokens', 'Mini at 1.5x tokens']);
+    await panel.locator('select[name="compare"]').selectOption(sameTokens.id);
+    const first = 'acme-model → acme-mini (tokens × 1.5)';
+    await page.locator(`[data-table="what-if-compare"] tr[data-row="${sameTokens.name}"]`).waitFor();
+    expect(amount(await whatIfCell('what-if-compare', first, 'simulated').textContent()).eq('4.5')).toBe(true);
+    expect(amount(await whatIfCell('what-if-compare', sameTokens.name, 'simulated').textContent()).eq('3.2')).toBe(true);
+    expect(amount(await whatIfCell('what-if-compare', sameTokens.name, 'difference').textContent()).eq('-10.4')).toBe(true);
+    // $3.20 − $4.50.
+    expect(amount((await panel.locator('[data-what-if="between"]').textContent())!.split(': ')[1]!).eq('-1.3')).toBe(true);
+    await panel.screenshot({ path: path.join(SHOTS, 'overview-what-if-compared.png') });
+
+    // Deleted from the list (asked twice); the API no longer has it.
+    const row = panel.locator('[data-table="what-if-scenarios"] tr[data-row="Mini at 1.5x tokens"]');
+    await row.locator('button', { hasText: 'Delete' }).click();
+    await row.locator('button.danger').click();
+    await row.waitFor({ state: 'detached' });
+    const after = (await apiGet(p, w.readKey, '/what-if/scenarios')).body;
+    expect(after.items.map((s: { name: string }) => s.name)).toEqual(['Mini, same tokens']);
+  });
+
+  it("customer what-if: a saved scenario over the customer's events, margin before and after", async () => {
+    const carol = endUserIdFor(w.organizationId, 'carol');
+    await page.goto(`${p.url}/customers/${carol}?${WHAT_IF_RANGE}`);
+    const panel = page.locator('[data-card="what-if"]');
+    await expect.poll(() => panel.locator(`select[name="scenario"] option[value="${sameTokens.id}"]`).count(), { timeout: 20_000 }).toBe(1);
+    await panel.locator('select[name="scenario"]').selectOption(sameTokens.id);
+    const answer = await answerTo('/what-if', () => panel.locator('[data-form="what-if"] button[type="submit"]').click());
+    // Only carol's events: 100k in + 50k out on acme-mini = $0.20 + $0.20 a day → $1.20 (was $6);
+    // margin $10 − $6 = $4 → $10 − $1.20 = $8.80.
+    expect(answer.end_users.map((u: { end_user_id: string }) => u.end_user_id)).toEqual([carol]);
+    for (const [id, want] of [
+      ['what-if-actual', '6'],
+      ['what-if-simulated', '1.2'],
+      ['what-if-difference', '-4.8'],
+      ['what-if-margin-before', '4'],
+      ['what-if-margin-after', '8.8'],
+    ] as const) {
+      const f = await tile(id);
+      expect(f.shown.eq(want) && f.exact.eq(want)).toBe(true);
+    }
+    expect(await panel.locator('[data-what-if="label"]').textContent()).toBe('Scenario: Mini, same tokens');
+    await panel.screenshot({ path: path.join(SHOTS, 'customer-what-if.png') });
+
+    // A key without revenue:read: the same costs, no margins, and the panel says why.
+    const costsOnly = await issueKey(p, w, ['costs:read']);
+    await signIn(costsOnly, `/customers/${carol}?${WHAT_IF_RANGE}`);
+    await expect.poll(() => panel.locator(`select[name="scenario"] option[value="${sameTokens.id}"]`).count(), { timeout: 20_000 }).toBe(1);
+    await panel.locator('select[name="scenario"]').selectOption(sameTokens.id);
+    await answerTo('/what-if', () => panel.locator('[data-form="what-if"] button[type="submit"]').click());
+    expect((await tile('what-if-simulated')).exact.eq('1.2')).toBe(true);
+    expect(await figure('[data-kpi="what-if-margin-after"] [data-value]')).toBe('—');
+    expect(await panel.locator('[data-what-if="result"] .muted').last().textContent()).toContain('revenue:read');
+    await panel.screenshot({ path: path.join(SHOTS, 'customer-what-if-no-revenue-scope.png') });
   });
 });

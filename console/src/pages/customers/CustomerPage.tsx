@@ -13,6 +13,7 @@ import { alignSeries, costSeriesChart, TimeChart } from '../../components/TimeCh
 import { cents, count, exactly, money, percent } from '../../format/money.js';
 import { bucketStarts, rangeQuery, useDateRange, withRange, type DateRange } from '../../range/date-range.js';
 import { useUrlParam } from '../../range/url-param.js';
+import { WhatIfPanel } from '../what-if/WhatIfPanel.js';
 
 export function CustomerPage({ params }: { params: { endUserId: string } }) {
   const users = useEndUser(params.endUserId);
@@ -120,6 +121,7 @@ function CustomerView({ externalId, endUserId, name }: { externalId: string; end
           </QueryState>
         </section>
       </div>
+      <WhatIfPanel range={range} customer={{ endUserId, externalId }} />
       <ByAnyDimension base={base} range={range} />
       <CustomerSessions base={base} range={range} />
     </>

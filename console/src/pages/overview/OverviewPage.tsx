@@ -11,6 +11,7 @@ import { costSeriesChart, TimeChart } from '../../components/TimeChart.js';
 import { cents, count, exactly, money, percent } from '../../format/money.js';
 import { previousRange, useDateRange, withRange, type DateRange } from '../../range/date-range.js';
 import { useUrlParam } from '../../range/url-param.js';
+import { WhatIfPanel } from '../what-if/WhatIfPanel.js';
 import { ForecastCard } from './ForecastCard.js';
 import { anomalyMarkers, anomalyText, change, costTotals, pointsChange, topCustomers, type TopCustomer } from './overview.js';
 import { useAnomalies, usePendingRateCards, type Anomaly } from './overview.queries.js';
@@ -25,6 +26,7 @@ export function OverviewPage() {
       <Headline range={range} prev={prev} />
       <ForecastCard />
       <CostOverTime range={range} />
+      <WhatIfPanel range={range} />
       <div className="two-col">
         <TopCustomersSection range={range} />
         <TopAgentsSection range={range} />
