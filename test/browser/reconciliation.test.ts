@@ -12,96 +12,42 @@ import { fromRoot } from '../../core/paths.js';
 import { chromiumAvailable, launchChromium, type LaunchedBrowser } from '../support/chromium.js';
 import { admin } from '../support/http.js';
 import { PASSWORD, signedInPerson } from '../support/people.js';
-import { createTenant, ingest, startPipeline, waitForLake, type EventBody, type Pipeline, type Tenant } from '../support/pipeline.js';
+import {
+  createTenant,
+  ingest,
+  llmEvent,
+  startPipeline,
+  waitForLake,
+  type EventBody,
+  type Pipeline,
+  type Tenant,
+} from '../support/pipeline.js';
+import {
+  ANTHROPIC_COST_REPORT,
+  OPENAI_COSTS_REPORT,
+  RECONCILED_DAY as DAY,
+  RECONCILIATION_CARDS,
+} from '../support/provider-cost-reports.js';
 
 const SHOTS = fromRoot('test-results', 'reconciliation');
-const DAY = '2026-01-02';
-const DAY_START = Date.UTC(2026, 0, 2) / 1000;
 /** January 2 and 3 (the picker's `to` is inclusive). */
 const PAGE = '/reconciliation?range=custom&from=2026-01-02&to=2026-01-03';
 
-const CARDS = [
-  { model_slug: 'gpt-4o', input_cost_per_million: '2.5', output_cost_per_million: '10' },
-  { model_slug: 'gpt-4o-mini', input_cost_per_million: '0.15', output_cost_per_million: '0.6' },
-  { model_slug: 'claude-sonnet-4', input_cost_per_million: '3', output_cost_per_million: '15' },
-];
-
-let seq = 0;
-const event = (model: string, at: string, input: number, output: number, extra: Partial<EventBody> = {}): EventBody => ({
-  idempotency_key: `rec-page-${seq++}`,
-  model,
-  input_tokens: input,
-  output_tokens: output,
-  timestamp: at,
-  ...extra,
-});
+/** Each event through llmEvent, at `at`, with its own model and tokens. */
+const event = (n: number, model: string, at: string, input_tokens: number, output_tokens: number, extra: Partial<EventBody> = {}) =>
+  llmEvent(`rec-page-${n}`, { model, input_tokens, output_tokens, timestamp: at, ...extra });
 
 const EVENTS = [
-  // gpt-4o: 2 × (1M × 2.5 + 100k × 10) / 1M = 2 × 3.5 = 7.
-  event('gpt-4o', `${DAY}T09:00:00Z`, 1_000_000, 100_000),
-  event('gpt-4o', `${DAY}T15:00:00Z`, 1_000_000, 100_000),
+  // gpt-4o: 2 × (1M × 2.5 + 100k × 10) / 1M = 2 × 3.5 = 7 (the OpenAI report: 6.9).
+  event(0, 'gpt-4o', `${DAY}T09:00:00Z`, 1_000_000, 100_000),
+  event(1, 'gpt-4o', `${DAY}T15:00:00Z`, 1_000_000, 100_000),
   // gpt-4o-mini: 1 000 003 × 0.15 / 1M = 0.15000045 (shown $0.15, exact on hover); OpenAI's report lacks it.
-  event('gpt-4o-mini', `${DAY}T10:00:00Z`, 1_000_003, 0),
-  // claude-sonnet-4: (1M × 3 + 200k × 15) / 1M = 6.
-  event('claude-sonnet-4', `${DAY}T11:00:00Z`, 1_000_000, 200_000, { provider: 'anthropic' }),
+  event(2, 'gpt-4o-mini', `${DAY}T10:00:00Z`, 1_000_003, 0),
+  // claude-sonnet-4: (1M × 3 + 200k × 15) / 1M = 6 (the Anthropic report: 5.97).
+  event(3, 'claude-sonnet-4', `${DAY}T11:00:00Z`, 1_000_000, 200_000, { provider: 'anthropic' }),
   // January 3, which no report covers: 1M × 3 / 1M = 3.
-  event('claude-sonnet-4', '2026-01-03T11:00:00Z', 1_000_000, 0, { provider: 'anthropic' }),
+  event(4, 'claude-sonnet-4', '2026-01-03T11:00:00Z', 1_000_000, 0, { provider: 'anthropic' }),
 ];
-
-const openAiLine = (value: number, lineItem: string, project: string | null) => ({
-  object: 'organization.costs.result',
-  amount: { value, currency: 'usd' },
-  line_item: lineItem,
-  project_id: project,
-});
-/** GET /v1/organization/costs, one daily bucket: gpt-4o 4.5 + 1.5 (proj_a) + 0.9 (proj_b) = 6.9; dall-e-3 0.4. */
-const OPENAI_REPORT = {
-  object: 'page',
-  data: [
-    {
-      object: 'bucket',
-      start_time: DAY_START,
-      end_time: DAY_START + 86_400,
-      results: [
-        openAiLine(4.5, 'gpt-4o-2024-08-06, input', 'proj_a'),
-        openAiLine(1.5, 'gpt-4o-2024-08-06, output', 'proj_a'),
-        openAiLine(0.9, 'gpt-4o-2024-08-06, input', 'proj_b'),
-        openAiLine(0.4, 'dall-e-3, images', null),
-      ],
-    },
-  ],
-  has_more: false,
-  next_page: null,
-};
-/** GET /v1/organizations/cost_report, amounts in cents: claude-sonnet-4 597 → 5.97; claude-haiku-4-5 25 → 0.25. */
-const ANTHROPIC_REPORT = {
-  data: [
-    {
-      starting_at: `${DAY}T00:00:00Z`,
-      ending_at: '2026-01-03T00:00:00Z',
-      results: [
-        {
-          amount: '597',
-          currency: 'USD',
-          model: 'claude-sonnet-4-20250514',
-          cost_type: 'tokens',
-          workspace_id: 'wrkspc_1',
-          service_tier: 'standard',
-        },
-        {
-          amount: '25',
-          currency: 'USD',
-          model: 'claude-haiku-4-5-20251001',
-          cost_type: 'tokens',
-          workspace_id: null,
-          service_tier: 'standard',
-        },
-      ],
-    },
-  ],
-  has_more: false,
-  next_page: null,
-};
 
 let p: Pipeline;
 let t: Tenant;
@@ -150,7 +96,7 @@ run('reconciliation in the console (headless Chromium)', () => {
       env: { ...process.env, NODE_ENV: 'production' },
     });
     p = await startPipeline();
-    t = await createTenant(p, { name: 'Reconciled', rateCards: CARDS });
+    t = await createTenant(p, { name: 'Reconciled', rateCards: RECONCILIATION_CARDS });
     await ingest(p, t, EVENTS);
     await waitForLake(p, t.organizationId, EVENTS.length);
     ownerEmail = (await signedInPerson(p.host, t.organizationId, 'owner')).email;
@@ -181,12 +127,12 @@ run('reconciliation in the console (headless Chromium)', () => {
   });
 
   it('reports uploaded through the form reconcile the day by hand: variance in money and percent, one-sided rows, the day out of tolerance', async () => {
-    await upload('openai_costs', 'openai-costs.json', OPENAI_REPORT);
+    await upload('openai_costs', 'openai-costs.json', OPENAI_COSTS_REPORT);
     // 4.5 + 1.5 + 0.9 + 0.4 = 7.3 in three lines (proj_a's input and output summed).
     await expect
       .poll(() => page.locator('[data-imported]').textContent())
       .toBe('Imported 3 cost lines, $7.30 in all, replacing openai 2026-01-02.');
-    await upload('anthropic_cost_report', 'anthropic-cost-report.json', ANTHROPIC_REPORT);
+    await upload('anthropic_cost_report', 'anthropic-cost-report.json', ANTHROPIC_COST_REPORT);
     await expect.poll(() => page.locator('[data-imported]').textContent()).toContain('$6.22 in all, replacing anthropic 2026-01-02');
 
     // The day: provider 6.9 + 0.4 + 5.97 + 0.25 = 13.52; ours 7 + 0.15000045 + 6 = 13.15000045;

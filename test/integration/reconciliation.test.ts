@@ -4,6 +4,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin } from '../support/http.js';
 import {
+  ANTHROPIC_COST_REPORT,
+  OPENAI_COSTS_REPORT,
+  RECONCILED_DAY as DAY,
+  RECONCILIATION_CARDS,
+} from '../support/provider-cost-reports.js';
+import {
   apiGet,
   createTenant,
   ingest,
@@ -14,15 +20,7 @@ import {
   type Tenant,
 } from '../support/pipeline.js';
 
-const DAY = '2026-01-02';
-const DAY_START = 1767312000; // 2026-01-02T00:00:00Z in Unix seconds
 const RANGE = { start_date: '2026-01-02', end_date: '2026-01-04' };
-
-const CARDS = [
-  { model_slug: 'gpt-4o', input_cost_per_million: '2.5', output_cost_per_million: '10' },
-  { model_slug: 'gpt-4o-mini', input_cost_per_million: '0.15', output_cost_per_million: '0.6' },
-  { model_slug: 'claude-sonnet-4', input_cost_per_million: '3', output_cost_per_million: '15' },
-];
 
 let seq = 0;
 const event = (model: string, at: string, input: number, output: number, extra: Partial<EventBody> = {}): EventBody => ({
@@ -46,72 +44,6 @@ const EVENTS = [
   event('claude-sonnet-4', '2026-01-03T11:00:00Z', 1_000_000, 0, { provider: 'anthropic' }),
 ];
 
-const OPENAI_REPORT = {
-  object: 'page',
-  data: [
-    {
-      object: 'bucket',
-      start_time: DAY_START,
-      end_time: DAY_START + 86_400,
-      results: [
-        // gpt-4o: 4.5 + 1.5 (proj_a) + 0.9 (proj_b) = 6.9.
-        {
-          object: 'organization.costs.result',
-          amount: { value: 4.5, currency: 'usd' },
-          line_item: 'gpt-4o-2024-08-06, input',
-          project_id: 'proj_a',
-        },
-        {
-          object: 'organization.costs.result',
-          amount: { value: 1.5, currency: 'usd' },
-          line_item: 'gpt-4o-2024-08-06, output',
-          project_id: 'proj_a',
-        },
-        {
-          object: 'organization.costs.result',
-          amount: { value: 0.9, currency: 'usd' },
-          line_item: 'gpt-4o-2024-08-06, input',
-          project_id: 'proj_b',
-        },
-        // Only the provider has it.
-        { object: 'organization.costs.result', amount: { value: 0.4, currency: 'usd' }, line_item: 'dall-e-3, images', project_id: null },
-      ],
-    },
-  ],
-  has_more: false,
-  next_page: null,
-};
-
-const ANTHROPIC_REPORT = {
-  data: [
-    {
-      starting_at: `${DAY}T00:00:00Z`,
-      ending_at: '2026-01-03T00:00:00Z',
-      results: [
-        // Cents: 597 → 5.97; 25 → 0.25 (a model only the provider has).
-        {
-          amount: '597',
-          currency: 'USD',
-          model: 'claude-sonnet-4-20250514',
-          cost_type: 'tokens',
-          workspace_id: 'wrkspc_1',
-          service_tier: 'standard',
-        },
-        {
-          amount: '25',
-          currency: 'USD',
-          model: 'claude-haiku-4-5-20251001',
-          cost_type: 'tokens',
-          workspace_id: null,
-          service_tier: 'standard',
-        },
-      ],
-    },
-  ],
-  has_more: false,
-  next_page: null,
-};
-
 let p: Pipeline;
 let t: Tenant;
 let other: Tenant;
@@ -133,8 +65,8 @@ const varianceEvents = async (tenant: Tenant) =>
 
 beforeAll(async () => {
   p = await startPipeline();
-  t = await createTenant(p, { name: 'reconciliation', rateCards: CARDS });
-  other = await createTenant(p, { name: 'reconciliation other', rateCards: CARDS });
+  t = await createTenant(p, { name: 'reconciliation', rateCards: RECONCILIATION_CARDS });
+  other = await createTenant(p, { name: 'reconciliation other', rateCards: RECONCILIATION_CARDS });
   await ingest(p, t, EVENTS);
   await ingest(p, other, [event('gpt-4o', `${DAY}T09:00:00Z`, 1_000_000, 0)]);
   await waitForLake(p, t.organizationId, EVENTS.length);
@@ -222,7 +154,7 @@ const EXPECTED_DAY = {
 
 describe('reconciliation', () => {
   it('imports both reports and reconciles the day by hand', async () => {
-    const openai = await importReport(t, 'openai_costs', OPENAI_REPORT);
+    const openai = await importReport(t, 'openai_costs', OPENAI_COSTS_REPORT);
     expect(openai.status, JSON.stringify(openai.body)).toBe(200);
     expect(openai.body).toEqual({
       organization_id: t.organizationId,
@@ -231,7 +163,7 @@ describe('reconciliation', () => {
       days: [{ provider: 'openai', date: DAY, provider_cost: '7.3' }],
       total_cost: '7.3',
     });
-    const anthropic = await importReport(t, 'anthropic_cost_report', ANTHROPIC_REPORT);
+    const anthropic = await importReport(t, 'anthropic_cost_report', ANTHROPIC_COST_REPORT);
     expect(anthropic.status, JSON.stringify(anthropic.body)).toBe(200);
     expect(anthropic.body.total_cost).toBe('6.22');
 
@@ -266,7 +198,7 @@ describe('reconciliation', () => {
   });
 
   it('counts a report imported twice once', async () => {
-    const again = await importReport(t, 'openai_costs', OPENAI_REPORT);
+    const again = await importReport(t, 'openai_costs', OPENAI_COSTS_REPORT);
     expect(again.status).toBe(200);
     const res = await apiGet(p, t.readKey, '/reconciliation', RANGE);
     expect(res.body.rows).toEqual(EXPECTED_ROWS);
@@ -301,7 +233,7 @@ describe('reconciliation', () => {
       ['gpt-4o-mini', '0.15'],
     ]);
     // Put the OpenAI report back for the tests after this one.
-    expect((await importReport(t, 'openai_costs', OPENAI_REPORT)).status).toBe(200);
+    expect((await importReport(t, 'openai_costs', OPENAI_COSTS_REPORT)).status).toBe(200);
     // At the 2% setting the CSV's day (13.22 against 13.15: −0.53%) is within; the day put back
     // has fired before: still two events.
     expect(await varianceEvents(t)).toHaveLength(2);
@@ -316,7 +248,7 @@ describe('reconciliation', () => {
   });
 
   it('answers 400 naming the field of a malformed report or parameter', async () => {
-    const bad = structuredClone(OPENAI_REPORT) as { data: { results: { amount: { value: unknown } }[] }[] };
+    const bad = structuredClone(OPENAI_COSTS_REPORT) as { data: { results: { amount: { value: unknown } }[] }[] };
     bad.data[0].results[1].amount.value = 'a lot';
     const res = await importReport(t, 'openai_costs', bad);
     expect(res.status).toBe(400);
