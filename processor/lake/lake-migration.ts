@@ -80,9 +80,10 @@ export async function migrateLake(
   const partitions = manifests.map((m) => m.partition);
   await ensureLakeTables(lake, partitions);
   await lake.conn.run(
-    `CREATE TABLE IF NOT EXISTS ${PROGRESS_TABLE} (unit VARCHAR NOT NULL, kafka_partition INTEGER NOT NULL, manifest_version BIGINT NOT NULL, events BIGINT NOT NULL, migrated_at TIMESTAMPTZ NOT NULL)`,
+    `CREATE TABLE IF NOT EXISTS ${PROGRESS_TABLE} (source VARCHAR NOT NULL, unit VARCHAR NOT NULL, kafka_partition INTEGER NOT NULL, manifest_version BIGINT NOT NULL, events BIGINT NOT NULL, migrated_at TIMESTAMPTZ NOT NULL)`,
   );
-  const done = await unitsDone(lake);
+  const source = path.resolve(lakeDir);
+  const done = await unitsDone(lake, source);
   await refuseForeignData(lake, manifests, done);
 
   const eventsTotal = units.reduce((n, u) => n + u.events, 0);
@@ -97,7 +98,7 @@ export async function migrateLake(
   for (const u of units) {
     if (done.has(u.key)) continue;
     await assertManifestUnchanged(lakeDir, u.partition, u.manifestVersion);
-    await commitUnit(lake, lakeDir, u);
+    await commitUnit(lake, source, u);
     progress.unitsDone++;
     progress.eventsCopied += u.events;
     options.onProgress({ ...progress, unit: u.key });
@@ -120,12 +121,17 @@ async function readOldManifests(lakeDir: string): Promise<Manifest[]> {
   return Promise.all(partitions.sort((a, b) => a - b).map((p) => readManifest(lakeDir, p)));
 }
 
-/** Recorded units and the manifest version each was planned from. */
-async function unitsDone(lake: OpenLake): Promise<Map<string, { partition: number; version: number }>> {
+/** Recorded units and the manifest version each was planned from; refused when another old lake began migrating here. */
+async function unitsDone(lake: OpenLake, source: string): Promise<Map<string, { partition: number; version: number }>> {
   const rows = (
-    await lake.conn.runAndReadAll(`SELECT unit, kafka_partition, CAST(manifest_version AS DOUBLE) FROM ${PROGRESS_TABLE}`)
+    await lake.conn.runAndReadAll(`SELECT source, unit, kafka_partition, CAST(manifest_version AS DOUBLE) FROM ${PROGRESS_TABLE}`)
   ).getRows();
-  return new Map(rows.map((r) => [r[0] as string, { partition: r[1] as number, version: r[2] as number }]));
+  const other = rows.find((r) => r[0] !== source);
+  if (other)
+    throw new LakeMigrationError(
+      `the open lake holds a migration of another lake (${String(other[0])}): migrate ${source} into an empty lake`,
+    );
+  return new Map(rows.map((r) => [r[1] as string, { partition: r[2] as number, version: r[3] as number }]));
 }
 
 /**
@@ -178,7 +184,7 @@ async function commitUnit(lake: OpenLake, lakeDir: string, u: MigrationUnit): Pr
 /** The unit's statements, fenced on the partition's offset (0 until its offset unit). */
 async function writeUnit(lake: OpenLake, lakeDir: string, u: MigrationUnit): Promise<void> {
   const offsets = `lake.${partitionOffsetsTable(u.partition).name}`;
-  const record = `INSERT INTO ${PROGRESS_TABLE} VALUES (${sqlStringLiteral(u.key)}, ${u.partition}, ${u.manifestVersion}, ${u.events}, now())`;
+  const record = `INSERT INTO ${PROGRESS_TABLE} VALUES (${sqlStringLiteral(path.resolve(lakeDir))}, ${sqlStringLiteral(u.key)}, ${u.partition}, ${u.manifestVersion}, ${u.events}, now())`;
   if (u.nextOffset !== null) {
     await commitFenced(lake.conn, u.partition, 0, [record], `UPDATE ${offsets} SET next_offset = ${u.nextOffset} WHERE next_offset = 0`);
     return;

@@ -4,7 +4,7 @@
 // bar goes to stderr (redrawn in place on a terminal, a line per unit otherwise); stdout gets the
 // JSON report (what was verified per organization, day and status, and what was removed).
 import { loadConfig } from '../../core/config.js';
-import { openLake } from '../../core/lake/lake-catalog.js';
+import { LakeOpenError, type OpenLake, openLake } from '../../core/lake/lake-catalog.js';
 import { LakeMigrationError, migrateLake, type MigrationProgress } from '../../processor/lake/lake-migration.js';
 import { progressLine } from './progress-bar.js';
 
@@ -28,7 +28,14 @@ export async function runLakeMigrate(args: readonly string[]): Promise<number> {
     );
     return 2;
   }
-  const lake = await openLake(config.lake, { threads: 2 });
+  let lake: OpenLake;
+  try {
+    lake = await openLake(config.lake, { threads: 2 });
+  } catch (e) {
+    if (!(e instanceof LakeOpenError)) throw e;
+    process.stderr.write(`${JSON.stringify({ error: { code: 'LAKE_OPEN', step: e.step, message: e.message } }, null, 2)}\n`);
+    return 1;
+  }
   try {
     const report = await migrateLake(lake, config.lakeDir, {
       dataPath: config.lake.dataPath,

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../../core/config.js';
 import { createOrganization } from '../../core/control/organizations.js';
 import { createKafka, ensureTopics } from '../../core/kafka/client.js';
-import { type OpenLake, openLake } from '../../core/lake/lake-catalog.js';
+import { ensureLakeTables, type OpenLake, openLake } from '../../core/lake/lake-catalog.js';
 import { readManifest } from '../../core/lake/manifest.js';
 import { createLogger } from '../../core/logger.js';
 import { Big } from '../../core/money.js';
@@ -40,6 +40,7 @@ import {
   waitUntil,
 } from '../support/processor-fixtures.js';
 import { startTestS3Server, type TestS3Server } from '../support/s3-server.js';
+import { lakeEvent } from '../support/lake-event-builder.js';
 import { testLakeFormat } from '../support/test-lake.js';
 
 const provisioned = await ensureDuckDBExtensions().catch((e: Error) => {
@@ -119,7 +120,10 @@ describe.skipIf(!provisioned || !testPostgresUrl() || testLakeFormat() !== 'file
     const stopProcessor = async () => stops.pop()!();
 
     /** `npm run cli -- lake migrate …` as its own process, output kept. */
-    function migrate(args: string[] = []): {
+    function migrate(
+      args: string[] = [],
+      envOverride: Record<string, string> = {},
+    ): {
       child: ChildProcess;
       stdout: () => string;
       stderr: () => string;
@@ -127,7 +131,7 @@ describe.skipIf(!provisioned || !testPostgresUrl() || testLakeFormat() !== 'file
     } {
       const child = spawn(process.execPath, ['--import', 'tsx', fromRoot('scripts', 'cli.ts'), 'lake', 'migrate', ...args], {
         cwd: fromRoot(),
-        env: { ...process.env, ...env },
+        env: { ...process.env, ...env, ...envOverride },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let out = '';
@@ -287,6 +291,52 @@ describe.skipIf(!provisioned || !testPostgresUrl() || testLakeFormat() !== 'file
       for (const f of firstNew) expect(Number(f.first), `partition ${f.p}`).toBe(ends.get(f.p));
       await expectLakeTotals(expectedTotals(sent));
     }, 420_000);
+
+    it.runIf(store === 'local')(
+      'refuses an open lake with offsets or another lake no migration of this one wrote, and an old lake written since it began',
+      async () => {
+        const oldLake = async (name: string, flushes: number) => {
+          const dir = path.join(tmp, name);
+          const writer = await LakeWriter.open(dir);
+          for (let f = 0; f < flushes; f++) await writer.flush(0, [lakeEvent({ organization_id: orgs[0]!, kafka_offset: f })], f + 1);
+          await writer.close();
+          return dir;
+        };
+        const catalog = async () => {
+          const fresh = await openFreshControlDb('postgres', { migrate: false });
+          stops.push(() => fresh.dispose());
+          return fresh.url!;
+        };
+        const a = await oldLake('refuse-a', 1);
+        // The open lake's data where the first old lake's folder is (DuckLake refuses another data path).
+        const run = async (lake: string, catalogUrl: string) => {
+          const m = migrate([], { LAKE_DIR: lake, LAKE_URL: a, LAKE_CATALOG_URL: catalogUrl });
+          return { code: await m.exited, stderr: m.stderr() };
+        };
+
+        // A processor already moved partition 0 of the open lake.
+        const written = await catalog();
+        const lake = await openLake(loadConfig({ ...env, LAKE_DIR: a, LAKE_URL: a, LAKE_CATALOG_URL: written }).lake, { threads: 1 });
+        await ensureLakeTables(lake, [0]);
+        await lake.conn.run('UPDATE lake.partition_offsets_p0 SET next_offset = 5');
+        lake.close();
+        const foreign = await run(a, written);
+        expect([foreign.code, foreign.stderr]).toEqual([1, expect.stringContaining('is at offset 5, not written by a migration')]);
+
+        // Migrated; then the old lake gets another flush (a processor still running), or another lake comes.
+        const into = await catalog();
+        expect((await run(a, into)).code).toBe(0);
+        const b = await oldLake('refuse-b', 1);
+        const other = await run(b, into);
+        expect([other.code, other.stderr]).toEqual([1, expect.stringContaining(`holds a migration of another lake (${a})`)]);
+        const writer = await LakeWriter.open(a);
+        await writer.flush(0, [lakeEvent({ organization_id: orgs[0]!, kafka_offset: 1 })], 2);
+        await writer.close();
+        const moved = await run(a, into);
+        expect([moved.code, moved.stderr]).toEqual([1, expect.stringContaining('a processor wrote the old lake meanwhile')]);
+      },
+      120_000,
+    );
 
     interface Expected {
       org: string;
