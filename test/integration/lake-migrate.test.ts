@@ -235,8 +235,10 @@ describe.skipIf(!provisioned || !testPostgresUrl() || testLakeFormat() !== 'file
       expect(Number(unitsAfterKill), first.stderr()).toBeLessThan(unitsTotal);
 
       // 3. Again, to the end, removing the old files.
+      const resumedAt = performance.now();
       const second = migrate(['--remove-old']);
       expect(await second.exited, second.stderr()).toBe(0);
+      const resumedMs = Math.round(performance.now() - resumedAt);
       const report = JSON.parse(second.stdout()) as {
         units: number;
         unitsResumed: number;
@@ -245,6 +247,9 @@ describe.skipIf(!provisioned || !testPostgresUrl() || testLakeFormat() !== 'file
         verified: { organization_id: string; date: string; status: string; events: number; total_cost: string }[];
         removed: { directories: string[] };
       };
+      console.log(
+        `[lake-migrate figure] ${store}: resumed run (process start, ${report.units - report.unitsResumed} of ${report.units} units, verification, removal) ${resumedMs} ms for ${report.events} events`,
+      );
       expect(report.units).toBe(unitsTotal);
       expect(report.unitsResumed).toBe(Number(unitsAfterKill));
       expect(report.events).toBe(sent.length);
