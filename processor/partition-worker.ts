@@ -162,11 +162,14 @@ export class PartitionWorker {
 
   /**
    * Hands the buffer and the position after it to the lake, unless a flush is already running
-   * (one at a time keeps flushes in offset order). Returns the running flush.
+   * (one at a time keeps flushes in offset order). Returns the running flush. Nothing is handed
+   * over while the worker reloads: the buffer was dropped, and a flush of the empty buffer up to
+   * `position` would move the lake's offset over the dropped records (an S3 outage lost events
+   * so: a flush failed, and flushAll, waiting on it, started the next one).
    */
   startFlush(): Promise<void> {
     if (this.inflight) return this.inflight;
-    if (this.revoked || !this.hasUnflushed) return Promise.resolve();
+    if (this.revoked || !this.loaded || !this.hasUnflushed) return Promise.resolve();
     const rows = this.buffer;
     const from = this.durable;
     const nextOffset = this.position;
@@ -306,6 +309,8 @@ export class PartitionWorker {
     this.loaded = false;
     this.buffer = new EventBatch();
     this.bufferSince = null;
+    // The dropped records are not consumed any more; load() moves position to the lake's offset.
+    this.position = this.durable;
     this.deps.alerts?.drop(this.partition);
     const previous = this.inflight;
     const generation = this.generation;
