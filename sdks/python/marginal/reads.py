@@ -224,6 +224,10 @@ class ReadMethods:
         """POST /v1/what-if/scenarios/{scenarioId}/run: Run a saved what-if scenario"""
         return models.WhatIfResult.model_validate(self._transport.post(f"/what-if/scenarios/{_segment(scenario_id)}/run", _body(body)))
 
+    def delete_what_if_scenario(self, scenario_id: str) -> None:
+        """DELETE /v1/what-if/scenarios/{scenarioId}: Delete a saved what-if scenario"""
+        self._transport.delete(f"/what-if/scenarios/{_segment(scenario_id)}")
+
     def focus_export(self, *, start_date: DateParam, end_date: DateParam, format: Literal['csv', 'parquet'] | None = None, dimensions: str | None = None) -> bytes:
         """GET /v1/exports/focus: Export cost as FOCUS: the file as bytes"""
         return self._transport.get_bytes("/exports/focus", {"start_date": _param(start_date), "end_date": _param(end_date), "format": _param(format), "dimensions": _param(dimensions)})
@@ -419,6 +423,10 @@ class AsyncReadMethods:
     async def run_what_if_scenario(self, scenario_id: str, body: models.WhatIfRange | Mapping[str, Any]) -> models.WhatIfResult:
         """POST /v1/what-if/scenarios/{scenarioId}/run: Run a saved what-if scenario"""
         return models.WhatIfResult.model_validate(await self._transport.post(f"/what-if/scenarios/{_segment(scenario_id)}/run", _body(body)))
+
+    async def delete_what_if_scenario(self, scenario_id: str) -> None:
+        """DELETE /v1/what-if/scenarios/{scenarioId}: Delete a saved what-if scenario"""
+        await self._transport.delete(f"/what-if/scenarios/{_segment(scenario_id)}")
 
     async def focus_export(self, *, start_date: DateParam, end_date: DateParam, format: Literal['csv', 'parquet'] | None = None, dimensions: str | None = None) -> bytes:
         """GET /v1/exports/focus: Export cost as FOCUS: the file as bytes"""

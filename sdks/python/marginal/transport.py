@@ -1,6 +1,6 @@
 """HTTP to the service with httpx: one request → decoded JSON or a typed error, with the retry
-policy applied (GETs, read POSTs such as /what-if, and signed POSTs alike; a signed POST is re-signed per attempt over the
-same bytes, so its idempotency key never changes). `SyncTransport` and `AsyncTransport` differ
+policy applied (GETs, read POSTs such as /what-if, DELETEs and signed POSTs alike; a signed POST is re-signed per attempt
+over the same bytes, so its idempotency key never changes). `SyncTransport` and `AsyncTransport` differ
 only in how they wait."""
 
 from __future__ import annotations
@@ -80,6 +80,11 @@ class SyncTransport:
         headers = {**_headers(self.creds), "Content-Type": "application/json"}
         return self._retrying(lambda: self._send(lambda: self._client.post(url, content=body, headers=headers)))
 
+    def delete(self, path: str) -> None:
+        """A DELETE (204, no body). A retry after an attempt whose answer was lost may meet 404 (NotFoundError)."""
+        url = self.creds.api_url + path
+        self._retrying(lambda: self._send(lambda: self._client.delete(url, headers=_headers(self.creds))))
+
     def post_signed(self, path: str, payload: Any) -> Any:
         return self._retrying(lambda: self.post_signed_once(path, payload))
 
@@ -136,6 +141,11 @@ class AsyncTransport:
         url = self.creds.api_url + path
         headers = {**_headers(self.creds), "Content-Type": "application/json"}
         return await self._retrying(lambda: self._client.post(url, content=body, headers=headers))
+
+    async def delete(self, path: str) -> None:
+        """A DELETE (204, no body). A retry after an attempt whose answer was lost may meet 404 (NotFoundError)."""
+        url = self.creds.api_url + path
+        await self._retrying(lambda: self._client.delete(url, headers=_headers(self.creds)))
 
     async def post_signed(self, path: str, payload: Any) -> Any:
         body = encode_json(payload)

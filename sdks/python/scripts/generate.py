@@ -9,7 +9,8 @@
   A parameter that only selects a non-JSON representation (`format`, CSV) is left out.
   A GET that answers a file (DOWNLOADS below) gets a method returning its bytes, every parameter kept.
   POST operations that only read (POST_READS below: a scenario too rich for a query string) get a
-  method taking the request body, a model or a plain dict.
+  method taking the request body, a model or a plain dict; DELETE operations an API key may call
+  (DELETES below) a method taking the path parameters and answering None.
 
 `--check` compares instead of writing (the unit tests run it) and exits 1 when stale.
 """
@@ -95,6 +96,11 @@ POST_READS = {
     "what_if": "/what-if",
     "save_what_if_scenario": "/what-if/scenarios",
     "run_what_if_scenario": "/what-if/scenarios/{scenarioId}/run",
+}
+
+# Method name → path under /v1 of a DELETE an API key may call (204, no body).
+DELETES = {
+    "delete_what_if_scenario": "/what-if/scenarios/{scenarioId}",
 }
 
 
@@ -195,17 +201,34 @@ def post_read_source(doc: dict, name: str, path: str, is_async: bool) -> str:
     ok = next(code for code in op["responses"] if code.startswith("2"))
     model = resolve_model(doc, op["responses"][ok]["content"]["application/json"]["schema"])
     summary = " ".join((op.get("summary") or "").split())
-    path_params = re.findall(r"\{(\w+)\}", path)
-    path_expr = path
-    for p in path_params:
-        path_expr = path_expr.replace("{" + p + "}", "{_segment(" + snake(p) + ")}")
-    path_expr = f'f"{path_expr}"' if path_params else f'"{path_expr}"'
+    path_params, path_expr = path_expression(path)
     call = f"self._transport.post({path_expr}, _body(body))"
     args = ", ".join(["self", *(f"{snake(p)}: str" for p in path_params), f"body: models.{body} | Mapping[str, Any]"])
     return "\n".join([
         f"    {'async ' if is_async else ''}def {name}({args}) -> models.{model}:",
         f'        """POST /v1{path}: {summary}"""',
         f"        return models.{model}.model_validate({'await ' if is_async else ''}{call})",
+    ])
+
+
+def path_expression(path: str) -> tuple[list[str], str]:
+    """The path's parameters and the f-string that fills them, each as a quoted path segment."""
+    params = re.findall(r"\{(\w+)\}", path)
+    expr = path
+    for p in params:
+        expr = expr.replace("{" + p + "}", "{_segment(" + snake(p) + ")}")
+    return params, (f'f"{expr}"' if params else f'"{expr}"')
+
+
+def delete_source(doc: dict, name: str, path: str, is_async: bool) -> str:
+    op = doc["paths"][path]["delete"]
+    summary = " ".join((op.get("summary") or "").split())
+    params, expr = path_expression(path)
+    args = ", ".join(["self", *(f"{snake(p)}: str" for p in params)])
+    return "\n".join([
+        f"    {'async ' if is_async else ''}def {name}({args}) -> None:",
+        f'        """DELETE /v1{path}: {summary}"""',
+        f"        {'await ' if is_async else ''}self._transport.delete({expr})",
     ])
 
 
@@ -263,11 +286,13 @@ READ_ENDPOINTS = ''' + repr({**{op["name"]: op["path"] for op in ops}, **DOWNLOA
     sync = "\n\n".join([
         *(method_source(doc, op, False) for op in ops),
         *(post_read_source(doc, n, p, False) for n, p in POST_READS.items()),
+        *(delete_source(doc, n, p, False) for n, p in DELETES.items()),
         *(download_source(doc, n, p, False) for n, p in DOWNLOADS.items()),
     ])
     asyn = "\n\n".join([
         *(method_source(doc, op, True) for op in ops),
         *(post_read_source(doc, n, p, True) for n, p in POST_READS.items()),
+        *(delete_source(doc, n, p, True) for n, p in DELETES.items()),
         *(download_source(doc, n, p, True) for n, p in DOWNLOADS.items()),
     ])
     return (

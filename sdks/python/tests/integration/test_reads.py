@@ -4,6 +4,7 @@ the service. Then every read method is called once and must parse into its model
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 from collections import defaultdict
 from decimal import Decimal
@@ -255,3 +256,29 @@ def test_saved_what_if_scenario_runs_as_what_if(tenant_with_events):
     with pytest.raises(marginal.ValidationError) as raised:
         client.save_what_if_scenario({"name": "none", "scenario": {}})
     assert raised.value.field == "scenario.substitutions"
+
+
+def test_saved_what_if_scenario_is_deleted_sync_and_async(service):
+    # Deleted, a scenario is gone from the list and reading or deleting it again is 404 (NotFoundError).
+    tenant = service.create_tenant(credits=10)
+    client = marginal.Marginal(tenant.api_key, tenant.signing_secret, service.origin)
+    scenario = {"cache_hit_rate": {"percent": 10}}
+    kept = client.save_what_if_scenario({"name": "kept", "scenario": scenario})
+    gone = client.save_what_if_scenario({"name": "sync", "scenario": scenario})
+    assert client.delete_what_if_scenario(gone.id) is None
+
+    async def delete_async() -> str:
+        async with marginal.AsyncMarginal(api_key=tenant.api_key, signing_secret=tenant.signing_secret, base_url=service.origin,
+                                          flush_on_exit=False) as async_client:
+            saved = await async_client.save_what_if_scenario({"name": "async", "scenario": scenario})
+            assert await async_client.delete_what_if_scenario(saved.id) is None
+            return saved.id
+
+    gone_async = asyncio.run(delete_async())
+    assert [s.id for s in client.what_if_scenarios().items] == [kept.id]
+    for scenario_id in (gone.id, gone_async):
+        with pytest.raises(marginal.NotFoundError):
+            client.what_if_scenario(scenario_id)
+        with pytest.raises(marginal.NotFoundError):
+            client.delete_what_if_scenario(scenario_id)
+    client.shutdown()
