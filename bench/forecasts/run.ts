@@ -128,10 +128,8 @@ ${s.table}`,
   )
   .join('\n\n')}
 
-The benchmark lake (\`bench/api\`) is not cut here: its generator spreads events uniformly over
-its days, with neither weekly seasonality nor trend, so its month-end figure says nothing about
-the method beyond these flat cases, and building it (5M events) takes minutes of the shared
-machine while the lake's internals are being rewritten to DuckLake.
+The benchmark lake (\`bench/api\`, 5M events) cut at several days of a month:
+\`bench/forecasts/lake-backtest.ts\`, [\`forecasts-lake.md\`](forecasts-lake.md).
 `;
 writeFileSync(new URL('../results/forecasts.md', import.meta.url), report);
 console.log(report);
