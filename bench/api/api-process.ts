@@ -2,7 +2,7 @@
 // "first request" is the first of a fresh process and its RSS is the api's alone. Hosts the api
 // component on the data directory a benchmark wrote (PGlite control plane, lake), prints
 // {"url": …} on stdout when it listens, and stops cleanly on SIGTERM.
-//   BENCH_API_OPTIONS='{"dataDir": …, "now"?: ISO, "useRollups"?: bool, "derivedDir"?: path, "databaseUrl"?: url, "derivedTables"?: …, "prepare"?: false}'
+//   BENCH_API_OPTIONS='{"dataDir": …, "now"?: ISO, "useRollups"?: bool, "derivedDir"?: path, "databaseUrl"?: url, "derivedTables"?: …, "prepare"?: false, "lake"?: {…}}'
 import { collectGarbageWhenIdle } from '../../api/idle-gc.js';
 import type { FreshApiOptions } from './fresh-api.js';
 import { startSyntheticLakeHost } from './synthetic-lake-host.js';
@@ -22,6 +22,7 @@ const bench = await startSyntheticLakeHost({
       ...(opts.derivedDir ? { derivedDir: opts.derivedDir } : {}),
       ...(opts.memoryLimit ? { memoryLimit: opts.memoryLimit } : {}),
       ...(opts.derivedTables ? { derivedTables: opts.derivedTables } : {}),
+      ...opts.lake,
     },
   },
 });

@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import readline from 'node:readline';
-import type { DerivedTables } from '../../api/lake/lake-query.js';
+import type { DerivedTables, LakeQueryOptions } from '../../api/lake/lake-query.js';
 import { fromRoot } from '../../core/paths.js';
 import { serviceNodeFlags } from '../../scripts/service-process.js';
 
@@ -24,6 +24,8 @@ export interface FreshApiOptions {
   derivedTables?: DerivedTables;
   /** false: the api prepares nothing before it listens (api/lake/prepare-reads.ts; the state before it). */
   prepare?: false;
+  /** More lake options (bench/read-path-layers: a layer's off switch), applied last. */
+  lake?: LakeQueryOptions;
 }
 
 export interface FreshApi {

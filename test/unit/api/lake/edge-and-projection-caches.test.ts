@@ -156,4 +156,23 @@ describe('edge cache and end-user projections', () => {
     for (let i = 0; i < 2; i++) expect(await lake.rows(whole, USER_SUM, { end_user_id: u1 })).toEqual([{ cost: '181.000000000000', n: 5 }]);
     expect(await raw.rows(whole, USER_SUM, { end_user_id: u1 })).toEqual([{ cost: '181.000000000000', n: 5 }]);
   });
+
+  it('switched off (the read-path A/B), both give the same answers from computed slices and whole days', async () => {
+    const off = await LakeQuery.open(dir, { refreshIntervalMs: 0, derivedDir: false, edgeCacheSlices: 0, rowProjections: false });
+    try {
+      const u1 = endUserIdFor(ORG_A, 'u1');
+      const s = scope('2025-03-10T06:30:00Z', '2025-03-12T07:30:00Z');
+      const whole = scope('2025-03-10', '2025-03-13', u1);
+      for (let i = 0; i < 3; i++) {
+        expect(await off.rows(s, SUM)).toEqual([{ cost: '190.000000000001', n: 7 }]);
+        expect(await off.rows(whole, USER_SUM, { end_user_id: u1 })).toEqual([{ cost: '181.000000000000', n: 5 }]);
+      }
+      expect(off.edges.size.slices).toBe(0);
+      const sql = await off.expand(whole, USER_SUM);
+      expect(sql).not.toContain('selected_rows_');
+      expect(await off.expand(s, SUM)).not.toContain('edge_');
+    } finally {
+      off.close();
+    }
+  });
 });
