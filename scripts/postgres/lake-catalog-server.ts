@@ -75,20 +75,15 @@ function clusterOwner(logger: Logger): { uid: number; gid: number } | null {
     execFileSync(
       'useradd',
       ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', ...(hasGroup ? ['-g', 'postgres'] : ['--user-group']), 'postgres'],
-      {
-        stdio: 'ignore',
-      },
+      { stdio: 'ignore' },
     );
   } catch (e) {
     throw new Error(`running as root, PostgreSQL needs an OS user \`postgres\` and useradd could not create it: ${(e as Error).message}`);
   }
   logger.info('created the OS user postgres to run the lake catalog (PostgreSQL refuses to run as root)');
-  return (
-    osUser('postgres') ??
-    (() => {
-      throw new Error('useradd ran but no user postgres exists');
-    })()
-  );
+  const created = osUser('postgres');
+  if (!created) throw new Error('useradd ran but /etc/passwd has no user postgres');
+  return created;
 }
 
 /**

@@ -2,12 +2,16 @@
 // all-in-one starts the lake catalog's PostgreSQL itself under $DATA_DIR/lake-catalog (loopback
 // only, a password kept 0600), the processor commits to it and the api reads it. The whole service
 // SIGKILLed with events in flight and started again on the same data counts every event once; the
-// catalog's server killed alone is started again by its supervisor.
+// catalog's server killed alone is started again by its supervisor; an outside DuckDB reads it.
+import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
+import Big from 'big.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { fromRoot } from '../../core/paths.js';
 import { findFreePort } from '../../scripts/kafka/broker.js';
 import { spawnService, waitUntilServing, type ServiceProcess } from '../../scripts/service-process.js';
 import { eventually } from '../support/eventually.js';
@@ -31,6 +35,20 @@ function isRunning(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** The pid of the watchdog shell that stops `postmaster` when the service dies. */
+function watchdogOf(postmaster: number): number {
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const args = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (args.includes('lake-catalog-watchdog') && args.includes(String(postmaster))) return Number(entry);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  throw new Error(`no watchdog for ${postmaster}`);
 }
 
 describe('the all-in-one on DuckLake with its own catalog', () => {
@@ -126,14 +144,18 @@ describe('the all-in-one on DuckLake with its own catalog', () => {
     await send(Array.from({ length: 10 }, (_, i) => `a-${i}`));
     expect((await summaryWith(10)).current_period_cost).toBe('0.035'); // 10 × 0.0035
 
-    // Accepted, then the whole service is killed: some of these may be flushed, some not.
+    // Accepted, then the whole service is killed: some of these may be flushed, some not. Its
+    // watchdog goes first, as in a kill of everything, so the catalog's server is left running.
     await send(Array.from({ length: 5 }, (_, i) => `b-${i}`));
+    process.kill(watchdogOf(firstPostmaster), 'SIGKILL');
     service!.kill('SIGKILL');
     await service!.exited;
+    expect(isRunning(firstPostmaster)).toBe(true);
 
     url = await start(port, 'second');
-    // The predecessor's postmaster was stopped (by its watchdog, or by the new start) before ours ran.
+    // The new start stopped the predecessor's postmaster before its own ran on the same data.
     expect(isRunning(firstPostmaster)).toBe(false);
+    expect(fs.readFileSync(path.join(tmp, 'second.log'), 'utf8')).toContain('of a previous run is still running; stopping it');
     expect((await summaryWith(15)).current_period_cost).toBe('0.0525'); // 15 × 0.0035
 
     // The catalog's server dies alone: its supervisor starts it again, the processor retries its
@@ -151,6 +173,28 @@ describe('the all-in-one on DuckLake with its own catalog', () => {
     postmasters.add(thirdPostmaster);
     await send(Array.from({ length: 3 }, (_, i) => `c-${i}`));
     expect((await summaryWith(18)).current_period_cost).toBe('0.063'); // 18 × 0.0035
+
+    // An outside DuckDB (no Marginal code) given `lake connect`'s statements reads the same
+    // totals, the catalog's URL made as docs/configuration.md says: its password file and port.
+    const catalogPort = fs.readFileSync(path.join(catalogDir, 'data', 'postmaster.pid'), 'utf8').split('\n')[3];
+    const password = fs.readFileSync(path.join(catalogDir, 'password'), 'utf8').trim();
+    const cliEnv = {
+      ...process.env,
+      DATA_DIR: dataDir,
+      LAKE_FORMAT: 'ducklake',
+      LAKE_CATALOG_URL: `postgres://marginal:${password}@127.0.0.1:${catalogPort}/marginal_lake`,
+    };
+    const run = (args: string[]) => promisify(execFile)(process.execPath, args, { cwd: fromRoot(), env: cliEnv });
+    const { stdout: statements } = await run(['--import', 'tsx', fromRoot('scripts', 'cli.ts'), 'lake', 'connect']);
+    const outside = `
+      import { DuckDBInstance } from '@duckdb/node-api';
+      const conn = await (await DuckDBInstance.create(':memory:')).connect();
+      for (const s of JSON.parse(process.argv[1])) await conn.run(s);
+      const r = await conn.runAndReadAll("SELECT CAST(count(*) AS VARCHAR) AS n, CAST(count(DISTINCT event_id) AS VARCHAR) AS ids, CAST(sum(total_cost) AS VARCHAR) AS cost FROM events WHERE organization_id = '${org}'");
+      console.log(JSON.stringify(r.getRowObjectsJson()));`;
+    const list = statements.split(';\n').filter((line) => line.trim());
+    const [totals] = JSON.parse((await run(['--input-type=module', '-e', outside, JSON.stringify(list)])).stdout);
+    expect({ n: totals.n, ids: totals.ids, cost: new Big(totals.cost).toFixed() }).toEqual({ n: '18', ids: '18', cost: '0.063' });
 
     // A clean stop takes the catalog with it.
     await service!.stop();
