@@ -644,6 +644,25 @@ describe('scheduled exports', () => {
     expect(fs.readdirSync(path.join(deps.dataDir, 'exports-staging'))).toEqual([]);
   });
 
+  it('a run whose last attempt fails is failed and announced once by export.failed', async () => {
+    const created = await createSchedule(other, { kind: 'rollups', frequency: 'daily', destination: 's3://exports/gone', s3: s3Access() });
+    expect(created.status).toBe(201);
+    await s3.stop();
+    try {
+      // One attempt allowed: the store is down, so the first attempt is the last.
+      expect(await runExportTick(deps, () => new Date(T0.getTime() + 4 * 60 * MINUTE), { maxAttempts: 1 })).toBe(1);
+      expect(await runExportTick(deps, () => new Date(T0.getTime() + 5 * 60 * MINUTE), { maxAttempts: 1 })).toBe(0);
+    } finally {
+      await s3.start();
+    }
+    const [run] = await runsOf(other, created.body.id);
+    expect(run).toMatchObject({ status: 'failed', attempts: 1, rows: null, period_start: '2026-10-31' });
+    const failed = (await exportEvents(other)).filter((e) => e.type === 'export.failed');
+    expect(failed.map((e) => [e.data.schedule_id, e.data.run_id, e.data.attempts])).toEqual([[created.body.id, run!.id, 1]]);
+    expect(failed[0]!.data.error).toEqual(expect.any(String));
+    expect(JSON.stringify(failed)).not.toContain(s3.secretAccessKey);
+  });
+
   it('a daily FOCUS schedule split by a dimension, backfilled from October 1: one file a day, the month whole', async () => {
     for (const [body, field] of [
       [{ kind: 'events', frequency: 'daily', destination: 'x', dimensions: 'team' }, 'dimensions'],
