@@ -9,9 +9,12 @@ import { defineConfig } from 'vitest/config';
 // A file that grows long belongs in LONG (keep the lanes within a minute of each other).
 const LONG = [
   'test/browser/**/*.test.ts',
+  'test/integration/all-in-one-ducklake.test.ts',
   'test/integration/availability.test.ts',
+  'test/integration/distributed.test.ts',
   'test/integration/ducklake-processor.test.ts',
   'test/integration/ingest-crash.test.ts',
+  'test/integration/lake-migrate.test.ts',
   'test/integration/open-lake-foundation.test.ts',
   'test/integration/password-reset-smtp.test.ts',
   'test/integration/processor-crash.test.ts',
