@@ -23,7 +23,7 @@ import { Big } from '../../core/money.js';
 import { fromRoot } from '../../core/paths.js';
 import { createUsageEventCodec } from '../../core/registry/usage-event-codec.js';
 import { RateBook } from '../../pricing/rate-book.js';
-import { Processor } from '../../processor/consumer.js';
+import { PROCESSOR_GROUP_ID, Processor } from '../../processor/consumer.js';
 import { DeadLetterQueue } from '../../processor/dlq.js';
 import { DuckLakeWriter } from '../../processor/lake/ducklake-writer.js';
 import { LakeWriter, type ProcessorLake } from '../../processor/lake/lake-writer.js';
@@ -165,6 +165,7 @@ describe.skipIf(!provisioned || !testPostgresUrl() || testLakeFormat() !== 'file
         LAKE_CATALOG_URL: control.url!,
         LAKE_EXTENSION_DIR: provisioned!.extensionDirectory,
         DATA_DIR: path.join(tmp, 'data'),
+        KAFKA_BROKERS: '', // no group check: earlier files' killed processors may linger in the default group
       };
       if (store === 's3') {
         s3 = await startTestS3Server(tmp);
@@ -298,7 +299,7 @@ describe.skipIf(!provisioned || !testPostgresUrl() || testLakeFormat() !== 'file
     }, 420_000);
 
     it.runIf(store === 'local')(
-      'refuses an open lake with offsets or another lake no migration of this one wrote, and an old lake written since it began',
+      'refuses while a processor is in its consumer group, an open lake with offsets or another lake no migration of this one wrote, and an old lake written since it began',
       async () => {
         const oldLake = async (name: string, flushes: number) => {
           const dir = path.join(tmp, name);
@@ -313,6 +314,21 @@ describe.skipIf(!provisioned || !testPostgresUrl() || testLakeFormat() !== 'file
           return fresh.url!;
         };
         const a = await oldLake('refuse-a', 1);
+
+        // A processor in the processors' consumer group (a member of its own, on this test's topic).
+        const member = kafka.consumer({ groupId: PROCESSOR_GROUP_ID });
+        const joined = new Promise((resolve) => member.on(member.events.GROUP_JOIN, resolve));
+        await member.connect();
+        await member.subscribe({ topics: [topic] });
+        await member.run({ eachMessage: async () => undefined });
+        await joined;
+        const running = migrate([], { LAKE_DIR: a, KAFKA_BROKERS: brokers });
+        const refusedWhileRunning = { code: await running.exited, stderr: running.stderr() };
+        await member.disconnect();
+        expect([refusedWhileRunning.code, refusedWhileRunning.stderr]).toEqual([
+          1,
+          expect.stringContaining(`are members of the consumer group ${PROCESSOR_GROUP_ID}`),
+        ]);
         // The open lake's data where the first old lake's folder is (DuckLake refuses another data path).
         const run = async (lake: string, catalogUrl: string) => {
           const m = migrate([], { LAKE_DIR: lake, LAKE_URL: a, LAKE_CATALOG_URL: catalogUrl });
