@@ -3,13 +3,12 @@
 // Anthropic's cost reports (their documented JSON shapes) through the page's form, sets the
 // tolerance and polls a connection; every figure on screen is worked out by hand below.
 // Screenshots go to test-results/reconciliation/.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromRoot } from '../../core/paths.js';
-import { chromiumAvailable, launchChromium, type LaunchedBrowser } from '../support/chromium.js';
+import { buildConsole, chromiumAvailable, launchChromium, type LaunchedBrowser } from '../support/chromium.js';
 import { admin } from '../support/http.js';
 import { PASSWORD, signedInPerson } from '../support/people.js';
 import {
@@ -89,12 +88,7 @@ const run = chromiumAvailable() || process.env.CI ? describe : describe.skip;
 
 run('reconciliation in the console (headless Chromium)', () => {
   beforeAll(async () => {
-    // The console is build output (dist/console); build it from this checkout so the test sees the source.
-    execFileSync('npx', ['vite', 'build', '--config', 'console/vite.config.ts', '--logLevel', 'warn'], {
-      cwd: fromRoot(),
-      stdio: 'inherit',
-      env: { ...process.env, NODE_ENV: 'production' },
-    });
+    buildConsole();
     p = await startPipeline();
     t = await createTenant(p, { name: 'Reconciled', rateCards: RECONCILIATION_CARDS });
     await ingest(p, t, EVENTS);
