@@ -2,9 +2,11 @@
 // PostgreSQL). When it exits without being asked to (a crash, an OOM kill, someone's kill -9), that
 // is logged as an error and it is started again, on the same port and data, after a backoff (1 s,
 // doubling to 30 s; back to 1 s once one has run a minute). Its clients reconnect to the same
-// address by themselves.
+// address by themselves. Each supervised server shows on /metrics as marginal_<metric>_up and
+// marginal_<metric>_restarts_total.
 import { backoffStepMs } from '../core/backoff.js';
 import type { Logger } from '../core/logger.js';
+import { promClient, registry } from '../core/metrics.js';
 
 export interface ChildServer {
   pid: number;
@@ -26,17 +28,42 @@ export interface Supervision {
   maxDelayMs?: number;
   /** A server up this long resets the backoff. */
   healthyAfterMs?: number;
-  /** Told when the server goes down (false) and is back (true). */
-  onUp?: (up: boolean) => void;
+}
+
+/** What is supervised: `what` names it in logs, `metric` in its series (`kafka_broker`). */
+export interface Supervised {
+  what: string;
+  metric: string;
+}
+
+/** The series of one supervised server, registered once per process (a test may supervise several in turn). */
+function seriesOf({ what, metric }: Supervised): { up: promClient.Gauge; restarts: promClient.Counter } {
+  const upName = `marginal_${metric}_up`;
+  const restartsName = `marginal_${metric}_restarts_total`;
+  return {
+    up:
+      (registry.getSingleMetric(upName) as promClient.Gauge | undefined) ??
+      new promClient.Gauge({
+        name: upName,
+        help: `All-in-one: 1 while ${what} runs, 0 while it is down or restarting`,
+        registers: [registry],
+      }),
+    restarts:
+      (registry.getSingleMetric(restartsName) as promClient.Counter | undefined) ??
+      new promClient.Counter({ name: restartsName, help: `All-in-one: times ${what} died and was started again`, registers: [registry] }),
+  };
 }
 
 /** Starts the server with `start` (its failure fails this), then restarts it whenever it dies until stop(). */
 export async function superviseChild<T extends ChildServer>(
   start: () => Promise<T>,
   logger: Logger,
-  supervision: Supervision & { what: string },
+  supervised: Supervised,
+  supervision: Supervision = {},
 ): Promise<SupervisedChild & { first: T }> {
-  const { what, onUp = () => {} } = supervision;
+  const { what } = supervised;
+  const series = seriesOf(supervised);
+  const onUp = (up: boolean) => series.up.set(up ? 1 : 0);
   const backoff = { firstMs: supervision.firstDelayMs ?? 1_000, maxMs: supervision.maxDelayMs ?? 30_000 };
   const healthyAfterMs = supervision.healthyAfterMs ?? 60_000;
   const first = await start();
@@ -74,6 +101,7 @@ export async function superviseChild<T extends ChildServer>(
             if (stopping) return server.stop();
             current = server;
             restarts++;
+            series.restarts.inc();
             onUp(true);
             logger.info({ pid: server.pid, restarts }, `${what} is back`);
             watch(server);

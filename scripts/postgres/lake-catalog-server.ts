@@ -116,7 +116,7 @@ export async function superviseLakeCatalog(plan: LakeCatalogPlan, logger: Logger
   const fresh = !fs.existsSync(initialised);
   if (fresh) await initdb(plan, dataDir, bin, owner, logger);
   const start = () => startServer(plan, dataDir, bin, owner, logger);
-  const supervised = await superviseChild(start, logger, { what: 'the lake catalog (PostgreSQL)', ...supervision });
+  const supervised = await superviseChild(start, logger, { what: "the lake catalog's PostgreSQL", metric: 'lake_catalog' }, supervision);
   if (fresh) {
     try {
       await withClient(plan, 'postgres', (c) => c.query(`CREATE DATABASE ${DATABASE}`));
