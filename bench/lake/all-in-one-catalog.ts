@@ -18,7 +18,13 @@ function serverPssMb(postmaster: number): number {
   ];
   let kb = 0;
   for (const pid of pids) {
-    const m = /^Pss:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+    let rollup = '';
+    try {
+      rollup = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    } catch {
+      continue; // a short-lived backend already gone
+    }
+    const m = /^Pss:\s+(\d+) kB/m.exec(rollup);
     kb += m ? Number(m[1]) : 0;
   }
   return kb / 1024;
