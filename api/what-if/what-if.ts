@@ -93,6 +93,8 @@ export interface SubstitutedGroup extends PriceableEvent {
   end_user_id: string | null;
   count: number;
   actual_cost: string;
+  /** The token classes are already the sums of the events' scaled tokens (a linear group: count 1). */
+  tokens_scaled?: boolean;
 }
 
 export interface Scenario {
@@ -129,7 +131,7 @@ export function touchesAnyModel(scenario: Scenario): boolean {
 
 /** The group's events with a substitution applied: the target model, every token class scaled. */
 function substitutedEvent(group: SubstitutedGroup, sub: Substitution | undefined): PriceableEvent {
-  const r = sub?.tokenRatio ?? new Big(1);
+  const r = group.tokens_scaled ? new Big(1) : (sub?.tokenRatio ?? new Big(1));
   return {
     timestamp: group.timestamp,
     model: sub?.toModel ?? group.model,
@@ -209,6 +211,41 @@ export function assertCardsExist(subs: readonly Substitution[], sr: ScenarioRate
       throw new NoRateCardError(`substitutions[${s.index}].to_model`, `no rate card for model "${s.toModel}" at ${last.toISOString()}`);
     }
   }
+}
+
+/** Fractional digits of a decimal (0 for an integer). */
+const decimals = (b: Big): number => Math.max(0, b.c.length - 1 - b.e);
+/** Ratios the lake query scales tokens by exactly (DECIMAL(18,12)). */
+const MAX_RATIO_DECIMALS = 12;
+/** A rate per million with at most 6 decimals prices whole tokens to at most 12: priceEvent's rounding never cuts. */
+const MAX_RATE_DECIMALS = 6;
+
+/**
+ * The substitutions whose moved events price linearly, so the lake may sum each end user's scaled
+ * tokens and priceEvent price the sum once (exactly the sum of the events' prices): a scenario of
+ * substitutions only, a ratio of at most 12 decimals, and every card whose slug begins the
+ * to_model's name without context tiers or time windows, with rates of at most 6 decimals and no
+ * card starting inside the range (one card prices the whole range). Others are priced event group
+ * by event group. Measured: bench/results/what-if.md.
+ */
+export function linearSubstitutions(scenario: Scenario, rates: ScenarioRates, range: { start: Date; end: Date }): Substitution[] {
+  if (touchesAnyModel(scenario)) return [];
+  return scenario.substitutions.filter((s) => {
+    if (decimals(s.tokenRatio) > MAX_RATIO_DECIMALS) return false;
+    const name = s.toModel.toLowerCase();
+    const cards = [...rates.ratesFor(null, s.toModel).tokenCards.bySlug]
+      .filter(([slug]) => name.startsWith(slug))
+      .flatMap(([, byTier]) => [...byTier.values()].flat());
+    return cards.every(
+      (c) =>
+        c.tiers.length === 0 &&
+        c.windows.length === 0 &&
+        (c.fromMs <= range.start.getTime() || c.fromMs >= range.end.getTime()) &&
+        [c.input, c.output, c.cacheCreation, c.cacheCreation1h, c.cacheRead, c.reasoning].every(
+          (r) => r === null || decimals(r) <= MAX_RATE_DECIMALS,
+        ),
+    );
+  });
 }
 
 /** An end user's (or the unattributed events', id null) stored cost of completed events in the range. */

@@ -35,6 +35,11 @@ interface Customer {
 
 const Money = ({ value }: { value: string | null | undefined }) => <span title={exactly(value)}>{cents(value)}</span>;
 
+/** A table column of money: sorted as decimals, shown to the cent with the exact value on hover. */
+function money<T>(pick: (row: T) => string | null): Pick<Column<T>, 'kind' | 'value' | 'render'> {
+  return { kind: 'money', value: pick, render: (r) => <Money value={pick(r)} /> };
+}
+
 /** The scenario as run on this page: a customer's page always scopes it to its customer. */
 function runRequest(scenario: WhatIfScenario | null, range: DateRange, customer?: Customer) {
   if (scenario === null) return null;
@@ -222,11 +227,6 @@ function Figures({ result, label, customer }: { result: WhatIfResult; label: str
 function EndUserTable({ result, range }: { result: WhatIfResult; range: DateRange }) {
   const costs = useCostByEndUser(range);
   const names = new Map((costs.data?.end_users ?? []).map((u) => [u.end_user_id, u.end_user_name]));
-  const money = (pick: (r: WhatIfRow) => string | null): Pick<Column<WhatIfRow>, 'kind' | 'value' | 'render'> => ({
-    kind: 'money',
-    value: pick,
-    render: (r) => <Money value={pick(r)} />,
-  });
   const columns: Column<WhatIfRow>[] = [
     { id: 'customer', header: 'Customer', value: (r) => r.name },
     { id: 'actual', header: 'Actual cost', ...money((r) => r.actual_cost) },
@@ -297,11 +297,6 @@ function Comparison(props: {
 }) {
   if (props.saved.length === 0) return null;
   const runs = [props.first, props.second].filter((r): r is Run => r !== null);
-  const money = (pick: (r: Run) => string): Pick<Column<Run>, 'kind' | 'value' | 'render'> => ({
-    kind: 'money',
-    value: pick,
-    render: (r) => <Money value={pick(r)} />,
-  });
   const columns: Column<Run>[] = [
     { id: 'scenario', header: 'Scenario', value: (r) => r.label },
     { id: 'actual', header: 'Actual cost', ...money((r) => r.result.actual_cost) },

@@ -8,6 +8,7 @@ import { buildTokenRateIndex, buildUnitRateIndex, type TokenRateCard } from '../
 import { scenarioRates, type ScenarioRates } from '../../../../api/what-if/what-if-scenario.js';
 import {
   assertCardsExist,
+  linearSubstitutions,
   parseScenario,
   parseSubstitutions,
   type Scenario,
@@ -279,5 +280,31 @@ describe('price changes, cache hit rate and hypothetical cards', () => {
       'cards[0].input_cost_per_million',
     ]);
     expect(fieldOf(() => parseScenario({ cards: [c, { ...c, model_slug: 'X' }] }))).toEqual([400, 'cards[1].model_slug']);
+  });
+});
+
+describe('linearSubstitutions', () => {
+  const sub = (to: string, ratio?: number) => ({ substitutions: [{ from_model: 'alpha', to_model: to, token_ratio: ratio }] });
+  const range = (start: string, end: string) => ({ start: new Date(start), end: new Date(end) });
+  const linear = (body: Parameters<typeof parseScenario>[0], r = range('2025-02-01', '2025-03-01')) => {
+    const { scenario, rates } = scenarioOf(body);
+    return linearSubstitutions(scenario, rates, r).map((s) => s.toModel);
+  };
+
+  it('one card over the whole range, rates of at most 6 decimals: summed in the lake', () => {
+    expect(linear(sub('beta', 1.5))).toEqual(['beta']);
+    // The June card starts after the range ends: it prices nothing here.
+    expect(linear(sub('beta-large'), range('2025-02-01', '2025-06-01'))).toEqual(['beta-large']);
+  });
+
+  it('a card starting inside the range, a ratio past 12 decimals, or any other kind of change: event by event', () => {
+    expect(linear(sub('beta'), range('2025-05-01', '2025-07-01'))).toEqual([]);
+    expect(linear(sub('beta', 1.0000000000001))).toEqual([]);
+    expect(linear({ ...sub('beta'), cache_hit_rate: { percent: 10 } })).toEqual([]);
+    // A hypothetical card with a 7-decimal rate: its cost per token would be rounded.
+    const cards = [{ model_slug: 'beta', input_cost_per_million: '0.1234567', output_cost_per_million: '1' }];
+    const { scenario } = scenarioOf({ ...sub('beta'), cards });
+    const rates = scenarioRates(CARDS, BASE, [], scenario.cards);
+    expect(linearSubstitutions({ ...scenario, cards: [] }, rates, range('2025-02-01', '2025-03-01'))).toEqual([]);
   });
 });
