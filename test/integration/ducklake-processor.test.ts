@@ -2,7 +2,7 @@
 // (S3Proxy on loopback), the catalog in PostgreSQL (the control-plane database, as the distributed
 // mode has it): the crash, re-pricing and rollups-equal-raw guards of the manifest lake, asserted
 // the same way. Processors run as their own OS processes and are killed with SIGKILL while events
-// arrive; the store is taken away under load and brought back (with MARGINAL_TEST_S3_OUTAGE=1);
+// arrive; the store is taken away under load and brought back;
 // re-pricing completes pending events once their card exists. At the end every event is in the lake once, its total cost is the sum
 // worked out here with big.js from hand-written rates, and the daily rollup equals the events per
 // (organization, day). The other processor suites run on DuckLake with MARGINAL_TEST_LAKE=ducklake.
@@ -197,9 +197,9 @@ describe.skipIf(!provisioned || !testPostgresUrl()).each(['local', 's3'] as cons
     }
   });
 
-  // Off in CI (MARGINAL_TEST_S3_OUTAGE=1 runs it): with the HTTP bounds global it passed 6 runs in a
-  // row, then in the 7th the processor again did not resume after the store came back (docs/open-lake-plan.md).
-  it.runIf(store === 's3' && process.env.MARGINAL_TEST_S3_OUTAGE === '1')(
+  // It lost one partition's outage batch in about 3 runs of 10 until the partition loop stopped
+  // flushing while a partition reloads (docs/open-lake-plan.md, "S3 outage").
+  it.runIf(store === 's3')(
     'the store taken away under load: reads answer 503 at once, flushes wait, then every event lands once',
     async () => {
       const before = sent.length;
