@@ -6,9 +6,11 @@
 // the same columns, so the query never knows which answered. A day changes side only when its
 // files change (a flush, compaction, re-pricing or backfill), which also renews its cached rows.
 import { coversDimension, rollsUp, type DimensionSet, type DimensionType } from '../../core/lake/dimension-rollups.js';
+import { coveredDaysSql } from '../../core/lake/dimension-coverage.js';
 import type { LakeReader } from '../../core/lake/lake-reader.js';
 import type { DateRange } from '../../core/time.js';
 import type { DerivedCache, Derivation } from './derived-cache.js';
+import type { LakeQuery } from './lake-query.js';
 import type { RowSelection } from './row-projection.js';
 
 /** How a derivation's rows come from a dimension rollup table instead of raw events. */
@@ -96,22 +98,34 @@ export interface DimensionRollupProgress {
   complete: boolean;
 }
 
+type RolledDimension = { organizationId: string; key: string; valueType: DimensionType };
+
 /** Rollup progress of one dimension, from the manifests alone. */
-export async function dimensionRollupProgress(
-  reader: LakeReader,
-  dimension: { organizationId: string; key: string; valueType: DimensionType },
-): Promise<DimensionRollupProgress> {
-  const rolledUp = rollsUp({ key: dimension.key, type: dimension.valueType });
+export async function dimensionRollupProgress(reader: LakeReader, dimension: RolledDimension): Promise<DimensionRollupProgress> {
   const { covered, all } = await coveredDates(reader, dimension.organizationId, null, dimension.key, dimension.valueType);
-  const done = rolledUp ? covered.size : 0;
-  const percent = all.size === 0 ? 100 : Math.floor((done * 10_000) / all.size) / 100;
+  return progressOf(dimension, all.size, covered.size);
+}
+
+/** Rollup progress of one dimension on the open lake, from its coverage table (core/lake/dimension-coverage.ts): the same on any host. */
+export async function duckLakeRollupProgress(lake: LakeQuery, dimension: RolledDimension): Promise<DimensionRollupProgress> {
+  const days = await lake.rows<{ covered: boolean }>(
+    { organizationId: dimension.organizationId },
+    coveredDaysSql(dimension.key, dimension.valueType),
+  );
+  return progressOf(dimension, days.length, days.filter((d) => d.covered).length);
+}
+
+function progressOf(dimension: RolledDimension, days: number, covered: number): DimensionRollupProgress {
+  const rolledUp = rollsUp({ key: dimension.key, type: dimension.valueType });
+  const done = rolledUp ? covered : 0;
+  const percent = days === 0 ? 100 : Math.floor((done * 10_000) / days) / 100;
   return {
     key: dimension.key,
     value_type: dimension.valueType,
     rolled_up: rolledUp,
-    days_with_events: all.size,
+    days_with_events: days,
     days_covered: done,
     progress_percent: percent,
-    complete: rolledUp && done === all.size,
+    complete: rolledUp && done === days,
   };
 }

@@ -16,7 +16,8 @@ export interface DuckLakeTable {
 }
 
 /** The events' own kafka_partition column. */
-const KAFKA_PARTITION = EVENTS_COLUMNS.find((c) => c.name === 'kafka_partition')!;
+const eventsColumn = (name: string) => EVENTS_COLUMNS.find((c) => c.name === name)!;
+const KAFKA_PARTITION = eventsColumn('kafka_partition');
 
 /**
  * A rollup's rows carry the Kafka partition whose events they sum (the old lake kept it in the file
@@ -30,6 +31,18 @@ const rollupTable = (def: RollupDefinition): DuckLakeTable => ({
   partitionedBy: [],
 });
 
+/** Per write of a (partition, organization, day), the dimension set its rollup rows cover (dimension-coverage.ts). */
+const DIMENSION_COVERAGE: DuckLakeTable = {
+  name: 'dimension_coverage',
+  columns: [
+    KAFKA_PARTITION,
+    eventsColumn('organization_id'),
+    eventsColumn('event_date'),
+    { name: 'dimensions', kind: 'string', nullable: false },
+  ],
+  partitionedBy: [],
+};
+
 /** Events by day, as reads and re-pricing select them; the rollups are small and stay unpartitioned. */
 export const DUCKLAKE_TABLES: readonly DuckLakeTable[] = [
   { name: 'events', columns: EVENTS_COLUMNS, partitionedBy: ['event_date'] },
@@ -37,6 +50,7 @@ export const DUCKLAKE_TABLES: readonly DuckLakeTable[] = [
   rollupTable(SESSION_SPANS),
   rollupTable(DIMENSION_COSTS),
   rollupTable(DIMENSION_NUMBERS),
+  DIMENSION_COVERAGE,
 ];
 
 /**

@@ -7,6 +7,7 @@
 // DuckLake conflict. The batch is staged beforehand in a TEMP table (a DuckDB transaction writes
 // one database), as flush.ts stages it (event-staging.ts, skipped rows deleted).
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { coverageInsertSql } from '../../core/lake/dimension-coverage.js';
 import type { DimensionSet } from '../../core/lake/dimension-rollups.js';
 import { partitionOffsetsTable } from '../../core/lake/lake-tables.js';
 import { DAILY_COSTS, rollupFromEventsSql, SESSION_SPANS } from '../../core/lake/rollups.js';
@@ -26,7 +27,7 @@ export interface DuckLakeFlush {
 }
 
 export interface DuckLakeFlushPlan {
-  /** INSERTs, in order: events, then each rollup computed from the staged rows. */
+  /** INSERTs, in order: events, each rollup computed from the staged rows, the dimension coverage of those rollups. */
   inserts: string[];
   /** The compare-and-set; it must change exactly one row. */
   moveOffset: string;
@@ -52,6 +53,7 @@ export function planDuckLakeFlush(flush: DuckLakeFlush): DuckLakeFlushPlan {
     ];
     inserts.push(`INSERT INTO lake.events BY NAME SELECT * FROM ${staged}`);
     for (const [table, select] of sources) inserts.push(rollupInsertSql(table, flush.partition, select));
+    inserts.push(coverageInsertSql(flush.partition, staged, flush.dimensions));
   }
   const offsets = `lake.${partitionOffsetsTable(flush.partition).name}`;
   return {

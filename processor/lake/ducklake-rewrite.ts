@@ -6,6 +6,7 @@
 // the rollup of that partition's events (dimension rollups for the organization's dimensions now).
 // The replacement rows are staged beforehand in a TEMP table, keyed by event_id.
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { coverageInsertSql } from '../../core/lake/dimension-coverage.js';
 import type { DimensionSet } from '../../core/lake/dimension-rollups.js';
 import { partitionOffsetsTable } from '../../core/lake/lake-tables.js';
 import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
@@ -32,33 +33,56 @@ export interface DuckLakeRewritePlan {
   fence: string;
 }
 
-const ROLLUP_TABLES = ['daily_costs', 'session_spans', 'dimension_costs', 'dimension_numbers'] as const;
+/** One organization's days of one partition: the filter, and its events as they stand inside the transaction. */
+function partitionDaysSql(partition: number, organizationId: string, dates: readonly string[]): { where: string; events: string } {
+  if (dates.length === 0) throw new RangeError('a rewrite names at least one day');
+  for (const d of dates) if (!/^\d{4}-\d{2}-\d{2}$/.test(d)) throw new RangeError(`not a date: ${d}`);
+  const where = `kafka_partition = ${partition} AND organization_id = ${sqlStringLiteral(organizationId)} AND event_date IN (${dates.map((d) => `DATE '${d}'`).join(', ')})`;
+  return { where, events: `(SELECT * FROM lake.events WHERE ${where})` };
+}
+
+/**
+ * The dimension rollup rows and coverage of those days replaced by the rollup of their events for
+ * `dimensions` (the organization's set now): the tail of a re-pricing, the whole of a backfill.
+ */
+export function dimensionDaysStatements(
+  partition: number,
+  organizationId: string,
+  dates: readonly string[],
+  dimensions: DimensionSet,
+): string[] {
+  const { where, events } = partitionDaysSql(partition, organizationId, dates);
+  const sets = new Map([[organizationId, dimensions]]);
+  return [
+    ...(['dimension_costs', 'dimension_numbers', 'dimension_coverage'] as const).map((t) => `DELETE FROM lake.${t} WHERE ${where}`),
+    ...dimensionRollupSources(events, sets).map(([table, select]) => rollupInsertSql(table, partition, select)),
+    coverageInsertSql(partition, events, sets),
+  ];
+}
 
 /** The statements of one re-pricing commit (pure). */
 export function planDuckLakeRewrite(rewrite: DuckLakeRewrite): DuckLakeRewritePlan {
-  const { partition, staged } = rewrite;
+  const { partition, staged, organizationId, dates } = rewrite;
   if (!Number.isSafeInteger(rewrite.offset) || rewrite.offset < 0) throw new RangeError(`not an offset: ${rewrite.offset}`);
   if (!/^[a-z_][a-z0-9_]*$/.test(staged)) throw new RangeError(`not a staging table name: ${staged}`);
-  if (rewrite.dates.length === 0) throw new RangeError('a rewrite names at least one day');
-  for (const d of rewrite.dates) if (!/^\d{4}-\d{2}-\d{2}$/.test(d)) throw new RangeError(`not a date: ${d}`);
-  const offsets = `lake.${partitionOffsetsTable(partition).name}`;
-  const group = `kafka_partition = ${partition} AND organization_id = ${sqlStringLiteral(rewrite.organizationId)}`;
-  const days = `event_date IN (${rewrite.dates.map((d) => `DATE '${d}'`).join(', ')})`;
-  // The partition's events of those days as they stand inside the transaction (replacements included).
-  const events = `(SELECT * FROM lake.events WHERE ${group} AND ${days})`;
+  const { where, events } = partitionDaysSql(partition, organizationId, dates);
+  const group = `kafka_partition = ${partition} AND organization_id = ${sqlStringLiteral(organizationId)}`;
   const statements = [
     // Replacements of another partition or organization would be inserted without their originals deleted.
     `SELECT error('a replacement row is not of partition ${partition} and the organization rewritten') FROM ${staged} WHERE NOT (${group}) LIMIT 1`,
     `DELETE FROM lake.events WHERE ${group} AND event_id IN (SELECT event_id FROM ${staged})`,
     `INSERT INTO lake.events BY NAME SELECT * FROM ${staged}`,
-    ...ROLLUP_TABLES.map((t) => `DELETE FROM lake.${t} WHERE ${group} AND ${days}`),
+    ...(['daily_costs', 'session_spans'] as const).map((t) => `DELETE FROM lake.${t} WHERE ${where}`),
     rollupInsertSql('daily_costs', partition, rollupFromEventsSql(DAILY_COSTS, events)),
     rollupInsertSql('session_spans', partition, rollupFromEventsSql(SESSION_SPANS, events)),
-    ...dimensionRollupSources(events, new Map([[rewrite.organizationId, rewrite.dimensions]])).map(([table, select]) =>
-      rollupInsertSql(table, partition, select),
-    ),
+    ...dimensionDaysStatements(partition, organizationId, dates, rewrite.dimensions),
   ];
-  return { statements, fence: `UPDATE ${offsets} SET next_offset = ${rewrite.offset} WHERE next_offset = ${rewrite.offset}` };
+  return { statements, fence: fenceSql(partition, rewrite.offset) };
+}
+
+/** Touches the partition's offset row without moving it (see DuckLakeRewritePlan.fence). */
+export function fenceSql(partition: number, offset: number): string {
+  return `UPDATE lake.${partitionOffsetsTable(partition).name} SET next_offset = ${offset} WHERE next_offset = ${offset}`;
 }
 
 /** Runs the plan as one transaction (OffsetMovedError / DuckLakeConflictError as a flush). */

@@ -13,10 +13,11 @@ import { ensureLakeTables, isLakeUnreachable, openLake, type OpenLake } from '..
 import type { LakeSettings } from '../../core/lake/lake-settings.js';
 import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 import type { CompactionResult } from './compaction.js';
-import type { DimensionBackfillResult } from './dimension-backfill.js';
+import type { DimensionBackfillOptions, DimensionBackfillResult } from './dimension-backfill.js';
+import { backfillDuckLakeDimensions } from './ducklake-dimension-backfill.js';
 import { dimensionSetsOf } from './dimension-files.js';
-import { commitDuckLakeFlush, DuckLakeConflictError, lakeNextOffset, OffsetMovedError } from './ducklake-commit.js';
-import { commitDuckLakeRewrite } from './ducklake-rewrite.js';
+import { commitDuckLakeFlush, commitFenced, DuckLakeConflictError, lakeNextOffset, OffsetMovedError } from './ducklake-commit.js';
+import { commitDuckLakeRewrite, fenceSql } from './ducklake-rewrite.js';
 import { DedupWindow, type DedupWindowOptions } from './dedup-window.js';
 import type { EventBatch } from './event-batch.js';
 import { stageChunks, stageEvents } from './event-staging.js';
@@ -251,9 +252,27 @@ export class DuckLakeWriter implements ProcessorLake {
     });
   }
 
-  /** Dimension backfill over the open lake is not built yet (docs/open-lake-plan.md): nothing to do. */
-  async backfillDimensions(): Promise<DimensionBackfillResult> {
-    return { groups: 0, remaining: 0 };
+  /**
+   * Rolls up, for days written before, the dimensions their organization defines now
+   * (ducklake-dimension-backfill.ts): a bounded number of days per call, each organization's in
+   * one commit fenced on the partition's offset and retried after a conflict as a flush is.
+   */
+  async backfillDimensions(partition: number, options: DimensionBackfillOptions = {}): Promise<DimensionBackfillResult> {
+    const s = await this.state(partition);
+    return s.exclusive(async () => {
+      try {
+        return await backfillDuckLakeDimensions(
+          s.conn,
+          this.ctx,
+          partition,
+          (statements) =>
+            s.commitFenced(() => commitFenced(s.conn, partition, s.nextOffset, statements, fenceSql(partition, s.nextOffset))),
+          options.maxGroups,
+        );
+      } catch (e) {
+        throw isLakeUnreachable(e) ? new LakeUnavailableError(e instanceof Error ? e.message : String(e)) : e;
+      }
+    });
   }
 
   async releasePartition(partition: number): Promise<void> {

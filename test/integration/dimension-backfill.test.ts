@@ -1,14 +1,24 @@
 // Dimension backfill end to end (all-in-one: ingest, Kafka, the processor thread, the api): events
 // land in the lake while `team` is not defined, so no day is rolled up for it; defining it through
 // the admin API makes the processor backfill those days on its own, GET …/dimensions/team/rollup
-// shows the progress from the manifests until complete, and new events are rolled up by their
-// flush. The breakdown is checked against costs worked out here from the card's rates.
+// shows the progress from the manifests (or the coverage table) until complete, and new events are rolled up by their
+// flush. The breakdown is checked against costs worked out here from the card's rates. Run on both
+// lakes: on the open lake (LAKE_FORMAT=ducklake, catalog in PostgreSQL) the processor backfills by
+// DuckLake commits and the progress comes from its dimension_coverage table.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureDuckDBExtensions } from '../../scripts/duckdb-extensions/provision.js';
+import { testPostgresUrl } from '../support/control-db.js';
 import { admin } from '../support/http.js';
 import { apiGet, createTenant, ingest, llmEvent, startPipeline, waitForLake, type Pipeline, type Tenant } from '../support/pipeline.js';
 
-let p: Pipeline;
-let t: Tenant;
+// The open lake needs its DuckDB extensions and a PostgreSQL for its catalog.
+const openLake =
+  testPostgresUrl() !== '' &&
+  (await ensureDuckDBExtensions().then(
+    () => true,
+    () => false,
+  ));
+const LAKES: Array<'files' | 'ducklake'> = openLake ? ['files', 'ducklake'] : ['files'];
 
 // USD per million: input 2, output 10. An event of i input and o output tokens costs (2i + 10o) / 10^6.
 const CARD = { model_slug: 'bf-model', input_cost_per_million: '2', output_cost_per_million: '10' };
@@ -29,9 +39,12 @@ const waitFor = async (what: string, check: () => Promise<boolean>, timeoutMs = 
   }
 };
 
-describe('dimension backfill', () => {
+describe.each(LAKES)('dimension backfill (%s lake)', (lake) => {
+  let p: Pipeline;
+  let t: Tenant;
+
   beforeAll(async () => {
-    p = await startPipeline();
+    p = await startPipeline({ lake });
     t = await createTenant(p, { rateCards: [CARD] });
   }, 120_000);
   afterAll(async () => {

@@ -25,6 +25,8 @@ export interface PipelineOptions {
   /** Extra environment (rate limits, flush timing). */
   env?: Record<string, string>;
   api?: Omit<ApiComponentOptions, 'now'>;
+  /** The lake the processor writes and the api reads (default: MARGINAL_TEST_LAKE, test-lake.ts). */
+  lake?: 'files' | 'ducklake';
 }
 
 export interface Pipeline {
@@ -40,7 +42,7 @@ export async function startPipeline(opts: PipelineOptions = {}): Promise<Pipelin
   if (opts.processor !== false) components.push(startProcessor);
   components.push(apiComponent({ ...opts.api, now: opts.now }));
   // MARGINAL_TEST_LAKE=ducklake (test-lake.ts): processor and api on the open lake, its catalog in a fresh PostgreSQL database.
-  const catalog = testLakeFormat() === 'ducklake' ? await openFreshControlDb('postgres', { migrate: false }) : null;
+  const catalog = (opts.lake ?? testLakeFormat()) === 'ducklake' ? await openFreshControlDb('postgres', { migrate: false }) : null;
   await catalog?.db.close();
   const lakeEnv: Record<string, string> = catalog ? { LAKE_FORMAT: 'ducklake', LAKE_CATALOG_URL: catalog.url! } : {};
   const host = await startTestHost({

@@ -12,13 +12,14 @@ import {
 } from '../../../../core/lake/lake-tables.js';
 
 describe('lake tables', () => {
-  it('are events and the four rollups, events partitioned by day', () => {
+  it('are events, the four rollups and the dimension coverage, events partitioned by day', () => {
     expect(DUCKLAKE_TABLES.map((t) => [t.name, t.partitionedBy])).toEqual([
       ['events', ['event_date']],
       ['daily_costs', []],
       ['session_spans', []],
       ['dimension_costs', []],
       ['dimension_numbers', []],
+      ['dimension_coverage', []],
     ]);
   });
 
@@ -42,6 +43,7 @@ describe('lake tables', () => {
       'session_spans',
       'dimension_costs',
       'dimension_numbers',
+      'dimension_coverage',
       'partition_offsets_p3',
     ]);
     expect(plan.statements).toContain('ALTER TABLE lake."events" SET PARTITIONED BY (event_date)');

@@ -6,14 +6,16 @@ import { planDuckLakeFlush } from '../../../../processor/lake/ducklake-commit.js
 const flush = { partition: 2, fromOffset: 100, nextOffset: 250, staged: 'lake_batch', hasSessions: false, dimensions: new Map() };
 
 describe('planDuckLakeFlush', () => {
-  it('a plain batch: events and daily_costs from the staged rows, then the offset from 100 to 250 of partition 2', () => {
+  it('a plain batch: events, daily_costs and the coverage from the staged rows, then the offset from 100 to 250 of partition 2', () => {
     const plan = planDuckLakeFlush(flush);
-    expect(plan.inserts).toHaveLength(2);
+    expect(plan.inserts).toHaveLength(3);
     expect(plan.inserts[0]).toBe('INSERT INTO lake.events BY NAME SELECT * FROM lake_batch');
     // Rollup rows carry the partition whose events they sum.
     expect(plan.inserts[1]).toMatch(
       /^INSERT INTO lake\.daily_costs BY NAME SELECT 2 AS kafka_partition, rollup\.\* FROM \(SELECT .* FROM lake_batch GROUP BY .*\) rollup$/,
     );
+    // Without dimensions every (organization, day) is recorded as rolled up for none.
+    expect(plan.inserts[2]).toContain(`SELECT 2 AS kafka_partition, g.organization_id, g.event_date, '{}' AS dimensions`);
     expect(plan.moveOffset).toBe('UPDATE lake.partition_offsets_p2 SET next_offset = 250 WHERE next_offset = 100');
   });
 
@@ -29,8 +31,12 @@ describe('planDuckLakeFlush', () => {
       'session_spans',
       'dimension_costs',
       'dimension_numbers',
+      'dimension_coverage',
     ]);
     expect(plan.inserts[3]).toContain("'org-a', 'team', '/team'");
+    // The set the rollups were written for, keys sorted; other organizations of the batch get {}.
+    expect(plan.inserts[5]).toContain(`(VALUES ('org-a', '{"seats":"number","team":"string"}'))`);
+    expect(plan.inserts[5]).toContain(`coalesce(s.dimensions, '{}')`);
   });
 
   it('a batch of duplicates only moves the offset', () => {

@@ -23,21 +23,29 @@ describe('planDuckLakeRewrite', () => {
       'INSERT INTO lake.events',
       'DELETE FROM lake.daily_costs',
       'DELETE FROM lake.session_spans',
-      'DELETE FROM lake.dimension_costs',
-      'DELETE FROM lake.dimension_numbers',
       'INSERT INTO lake.daily_costs',
       'INSERT INTO lake.session_spans',
+      'DELETE FROM lake.dimension_costs',
+      'DELETE FROM lake.dimension_numbers',
+      'DELETE FROM lake.dimension_coverage',
+      'INSERT INTO lake.dimension_coverage',
     ]);
     expect(statements[1]).toBe(`DELETE FROM lake.events WHERE ${group} AND event_id IN (SELECT event_id FROM reprice_batch)`);
     expect(statements[3]).toBe(`DELETE FROM lake.daily_costs WHERE ${group} AND ${days}`);
-    expect(statements[7]).toContain(`SELECT 1 AS kafka_partition, rollup.* FROM (SELECT `);
-    expect(statements[7]).toContain(`FROM (SELECT * FROM lake.events WHERE ${group} AND ${days})`);
+    expect(statements[5]).toContain(`SELECT 1 AS kafka_partition, rollup.* FROM (SELECT `);
+    expect(statements[5]).toContain(`FROM (SELECT * FROM lake.events WHERE ${group} AND ${days})`);
     expect(fence).toBe('UPDATE lake.partition_offsets_p1 SET next_offset = 500 WHERE next_offset = 500');
   });
 
   it("recomputes the organization's dimension rollups as defined now", () => {
     const { statements } = planDuckLakeRewrite({ ...rewrite, dimensions: { team: 'string', seats: 'number' } });
-    expect(statements.slice(-2).map((s) => /^INSERT INTO lake\.(\w+)/.exec(s)?.[1])).toEqual(['dimension_costs', 'dimension_numbers']);
+    expect(statements.slice(-3).map((s) => /^INSERT INTO lake\.(\w+)/.exec(s)?.[1])).toEqual([
+      'dimension_costs',
+      'dimension_numbers',
+      'dimension_coverage',
+    ]);
+    // The recomputed days now cover exactly that set.
+    expect(statements.at(-1)).toContain(`(VALUES ('org-''a', '{"seats":"number","team":"string"}'))`);
   });
 
   it('refuses no days, a malformed day, a bad offset or staging name', () => {
