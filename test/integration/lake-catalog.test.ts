@@ -127,6 +127,7 @@ describe.skipIf(!provisioned)('lake catalog (core/lake/lake-catalog.ts)', () => 
       expect(tables).toEqual([
         'daily_costs',
         'dimension_costs',
+        'dimension_coverage',
         'dimension_numbers',
         'events',
         'partition_offsets_p0',
