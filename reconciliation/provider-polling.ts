@@ -1,8 +1,9 @@
-// Reconciliation connections: an organization's admin key for OpenAI's or Anthropic's cost API
+// Reconciliation connections: an organization's admin key for OpenAI's or Anthropic's admin API
 // (sealed under the master key as Stripe keys are, with organization and provider in its
-// associated data) and the poll that imports the last days of the provider's costs through the
-// upload's own path (parse, replace the days, announce them through the providerCostsImported
-// slot). The api component runs the poll every hour (PeriodicPass); an admin may poll at once.
+// associated data) and the poll that imports the last days of the provider's costs, then of its
+// usage, through the uploads' own paths (parse, replace the days, announce the costs through the
+// providerCostsImported slot). The api component runs the poll every hour (PeriodicPass); an admin
+// may poll at once. A failed usage request fails the poll (recorded) after the costs were imported.
 import type { ControlDb } from '../core/control/db.js';
 import { sealSecret, unsealSecret } from '../core/auth/secrets.js';
 import { ValidationError } from '../core/errors.js';
@@ -10,14 +11,19 @@ import { requireText } from '../core/http/input.js';
 import type { Logger } from '../core/logger.js';
 import { PeriodicPass } from '../core/periodic-pass.js';
 import { DAY_MS } from '../core/time.js';
-import { fetchProviderCosts, PROVIDER_API_URLS, type PolledProvider } from './provider-cost-apis.js';
+import { fetchProviderReport, PROVIDER_API_URLS, type PolledProvider } from './provider-cost-apis.js';
 import type { ReportFormat } from './provider-reports.js';
 import type { ProviderCostsImported } from './provider-costs-imported.js';
-import { importProviderReport, type ImportSummary } from './reconciliation.service.js';
+import type { UsageReportFormat } from './provider-usage-reports.js';
+import { importProviderReport, importUsageReport, type ImportSummary, type UsageImportSummary } from './reconciliation.service.js';
 import { listConnections, recordPoll, upsertConnection, type ConnectionRecord } from './reconciliation-connections.store.js';
 
 const POLLED_PROVIDERS: readonly PolledProvider[] = ['openai', 'anthropic'];
 const FORMATS: Record<PolledProvider, ReportFormat> = { openai: 'openai_costs', anthropic: 'anthropic_cost_report' };
+const USAGE_FORMATS: Record<PolledProvider, UsageReportFormat> = {
+  openai: 'openai_usage_completions',
+  anthropic: 'anthropic_usage_report',
+};
 /** Whole UTC days a poll asks again (a provider's figures for recent days still move). */
 const POLL_DAYS = 7;
 const POLL_INTERVAL_MS = 3_600_000;
@@ -91,17 +97,23 @@ export interface PollDeps {
   imported: () => ProviderCostsImported | undefined;
 }
 
-/** Polls one connection for the last POLL_DAYS whole UTC days before `now`; the import, or the error recorded. */
-export async function pollConnection(deps: PollDeps, c: ConnectionRecord, now: Date): Promise<ImportSummary | { error: string }> {
+/** Polls one connection for the last POLL_DAYS whole UTC days before `now`; the imports, or the error recorded. */
+export async function pollConnection(
+  deps: PollDeps,
+  c: ConnectionRecord,
+  now: Date,
+): Promise<{ costs: ImportSummary; usage: UsageImportSummary } | { error: string }> {
   const end = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS);
   const range = { start: new Date(end.getTime() - POLL_DAYS * DAY_MS), end };
   try {
     const key = unsealSecret(deps.masterKey, c.admin_key_sealed, keyAad(c.organization_id, c.provider));
-    const report = await fetchProviderCosts(c.provider, c.api_url, key, range);
-    const summary = await importProviderReport(deps.db, c.organization_id, FORMATS[c.provider], report);
+    const report = await fetchProviderReport(c.provider, 'costs', c.api_url, key, range);
+    const costs = await importProviderReport(deps.db, c.organization_id, FORMATS[c.provider], report);
+    await deps.imported()?.(deps.db, c.organization_id, costs.days);
+    const usageReport = await fetchProviderReport(c.provider, 'usage', c.api_url, key, range);
+    const usage = await importUsageReport(deps.db, c.organization_id, USAGE_FORMATS[c.provider], usageReport);
     await recordPoll(deps.db, c, now, null);
-    await deps.imported()?.(deps.db, c.organization_id, summary.days);
-    return summary;
+    return { costs, usage };
   } catch (err) {
     const error = err instanceof Error ? err.message : String(err);
     await recordPoll(deps.db, c, now, error.slice(0, 500));
@@ -116,7 +128,10 @@ export function startProviderPolling(deps: PollDeps, now: () => Date, logger: Lo
       for (const c of await listConnections(deps.db, null)) {
         const outcome = await pollConnection(deps, c, now());
         if ('error' in outcome)
-          logger.warn({ provider: c.provider, organizationId: c.organization_id, error: outcome.error }, 'polling provider costs failed');
+          logger.warn(
+            { provider: c.provider, organizationId: c.organization_id, error: outcome.error },
+            'polling provider costs and usage failed',
+          );
       }
     },
     (err) => logger.warn({ err }, 'polling provider costs failed; next pass retries'),

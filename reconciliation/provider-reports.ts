@@ -23,7 +23,7 @@ export interface ProviderCostLine {
 }
 
 /** Provider costs the report does not split by model (no line item, no model). */
-const ALL_MODELS = '(all models)';
+export const ALL_MODELS = '(all models)';
 const MAX_LINES = 100_000;
 const DAY_SECONDS = 86_400;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -39,17 +39,17 @@ export function parseProviderReport(format: ReportFormat, report: unknown): Prov
   return lines;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
+export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function arrayAt(v: unknown, key: string, field: string): unknown[] {
+export function arrayAt(v: unknown, key: string, field: string): unknown[] {
   const value = isObject(v) ? v[key] : undefined;
   if (!Array.isArray(value)) throw new ValidationError(`${field}.${key}`, 'must be an array');
   return value;
 }
 
-function optionalText(v: unknown, field: string): string | null {
+export function optionalText(v: unknown, field: string): string | null {
   if (v === null || v === undefined) return null;
   if (typeof v !== 'string' || v.length > 255) throw new ValidationError(field, 'must be a string of at most 255 characters or null');
   return v;
@@ -67,7 +67,7 @@ function usd(v: unknown, field: string): void {
 }
 
 /** A bucket must be one whole UTC day: reports are compared per day. */
-function wholeDay(startMs: number, endMs: number, field: string): string {
+export function wholeDay(startMs: number, endMs: number, field: string): string {
   if (!Number.isFinite(startMs) || startMs % (DAY_SECONDS * 1000) !== 0 || endMs - startMs !== DAY_SECONDS * 1000) {
     throw new ValidationError(field, 'must start a whole UTC day bucket (bucket_width 1d, end one day later)');
   }

@@ -10,7 +10,7 @@ import { auditChange } from '../core/http/audit-trail.js';
 import type { ErrorEnvelope } from '../core/http/error-envelope.js';
 import type { PolledProvider } from './provider-cost-apis.js';
 import { connectionView, connectProvider, parsePolledProvider, pollConnection, type ConnectionView } from './provider-polling.js';
-import type { ImportSummary } from './reconciliation.service.js';
+import type { ImportSummary, UsageImportSummary } from './reconciliation.service.js';
 import { deleteConnection, listConnections } from './reconciliation-connections.store.js';
 
 export interface ConnectProviderBody {
@@ -32,8 +32,10 @@ export interface ConnectionList {
 
 export interface PollResult {
   connection: ConnectionView;
-  /** What the poll imported (as an upload's answer), or null when it failed (see connection.last_error). */
+  /** The costs the poll imported (as an upload's answer), or null when it failed (see connection.last_error). */
   imported: ImportSummary | null;
+  /** The usage (token counts) the poll imported (as a usage upload's answer), or null when it failed. */
+  usage_imported: UsageImportSummary | null;
 }
 
 @Route('admin/organizations')
@@ -47,7 +49,8 @@ export class ReconciliationConnectionsController extends Controller {
   /**
    * Stores the organization's admin key for the provider's cost API (encrypted) and replaces an
    * earlier one. Every hour the api imports the provider's last 7 whole UTC days of costs, as an
-   * upload would (each day replaced, reconciliation.variance for days beyond the tolerance).
+   * upload would (each day replaced, reconciliation.variance for days beyond the tolerance), and
+   * the same days of its usage report (token counts).
    * @summary Connect a provider's cost API
    * @param provider `openai` or `anthropic`.
    */
@@ -78,7 +81,8 @@ export class ReconciliationConnectionsController extends Controller {
   }
 
   /**
-   * Imports the provider's last 7 whole UTC days now; a failure is recorded on the connection.
+   * Imports the provider's last 7 whole UTC days of costs, then of usage, now; a failure is
+   * recorded on the connection.
    * @summary Poll a provider's cost API now
    * @param provider `openai` or `anthropic`.
    */
@@ -89,7 +93,8 @@ export class ReconciliationConnectionsController extends Controller {
     const now = services.apiClock?.() ?? new Date();
     const outcome = await pollConnection({ db, masterKey, imported: () => services.providerCostsImported }, c, now);
     const after = (await this.connection(req, organizationId, c.provider)) ?? c;
-    return { connection: connectionView(after), imported: 'error' in outcome ? null : outcome };
+    const failed = 'error' in outcome;
+    return { connection: connectionView(after), imported: failed ? null : outcome.costs, usage_imported: failed ? null : outcome.usage };
   }
 
   /**

@@ -1,6 +1,7 @@
 // Admin: reconciliation. Upload a provider's cost report (OpenAI's organization costs page,
-// Anthropic's cost report, or a CSV); each (provider, day) it covers replaces what an earlier
-// import held for it. The tolerance a day may drift is an organization setting.
+// Anthropic's cost report, or a CSV) or usage report (OpenAI's completions usage, Anthropic's
+// messages usage report); each (provider, day) it covers replaces what an earlier import of the
+// same kind held for it. The tolerance a day may drift is an organization setting.
 import type { Request as ExRequest } from 'express';
 import { Body, Controller, Get, Path, Post, Put, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
 import { appContext, service } from '../core/app-context.js';
@@ -10,7 +11,15 @@ import { auditChange } from '../core/http/audit-trail.js';
 import type { ErrorEnvelope } from '../core/http/error-envelope.js';
 import { Big, formatMoney, isUnsignedDecimalString } from '../core/money.js';
 import { REPORT_FORMATS, type ReportFormat } from './provider-reports.js';
-import { importProviderReport, setOrganizationTolerance, tolerancePercentOf, type ImportSummary } from './reconciliation.service.js';
+import { USAGE_REPORT_FORMATS, type UsageReportFormat } from './provider-usage-reports.js';
+import {
+  importProviderReport,
+  importUsageReport,
+  setOrganizationTolerance,
+  tolerancePercentOf,
+  type ImportSummary,
+  type UsageImportSummary,
+} from './reconciliation.service.js';
 
 export interface ImportProviderCostReportBody {
   /**
@@ -26,6 +35,22 @@ export interface ImportProviderCostReportBody {
 }
 
 export interface ImportProviderCostReportResult extends ImportSummary {
+  organization_id: string;
+}
+
+export interface ImportProviderUsageReportBody {
+  /**
+   * `openai_usage_completions`: the JSON page of OpenAI's `GET /v1/organization/usage/completions`
+   * (bucket_width 1d, best grouped by model and project_id); `anthropic_usage_report`: the JSON of
+   * Anthropic's `GET /v1/organizations/usage_report/messages` (bucket_width 1d, best grouped by
+   * model and workspace_id).
+   */
+  format: UsageReportFormat;
+  /** The provider's JSON as returned. */
+  report: unknown;
+}
+
+export interface ImportProviderUsageReportResult extends UsageImportSummary {
   organization_id: string;
 }
 
@@ -70,6 +95,32 @@ export class ReconciliationAdminController extends Controller {
     });
     // Days now beyond the tolerance announce themselves (reconciliation.variance, once per figures).
     await service(req, 'providerCostsImported')(db, organizationId, summary.days);
+    return { organization_id: organizationId, ...summary };
+  }
+
+  /**
+   * Imports a provider's usage report (token counts per day and model, in three classes: input
+   * not read from cache with cache writes, cache reads, output). Each (provider, UTC day) the
+   * report covers replaces the counts an earlier usage import held for it, so importing the same
+   * report twice counts it once. `GET /v1/reconciliation` then sets them against our tokens.
+   * @summary Import a provider usage report
+   */
+  @Post('{organizationId}/provider-usage-reports')
+  public async importProviderUsageReport(
+    @Request() req: ExRequest,
+    @Path() organizationId: string,
+    @Body() body: ImportProviderUsageReportBody,
+  ): Promise<ImportProviderUsageReportResult> {
+    if (!USAGE_REPORT_FORMATS.includes(body.format))
+      throw new ValidationError('format', `must be one of ${USAGE_REPORT_FORMATS.join(', ')}`);
+    const { db } = appContext(req);
+    await requireOrganization(db, organizationId);
+    const summary = await importUsageReport(db, organizationId, body.format, body.report);
+    await auditChange(req, {
+      organizationId,
+      action: 'provider_usage_report.imported',
+      details: { format: summary.format, lines: summary.lines, days: summary.days.length },
+    });
     return { organization_id: organizationId, ...summary };
   }
 

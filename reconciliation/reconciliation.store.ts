@@ -1,10 +1,18 @@
-// The providers' imported cost figures and the reconciliation tolerance, in the control plane.
-// A report replaces every row of each (provider, day) it covers in one transaction, so the same
+// The providers' imported cost figures and token counts and the reconciliation tolerance, in the
+// control plane. A report replaces every row of each (provider, day) it covers in one transaction, so the same
 // report imported twice counts once and a corrected report replaces the first. Amounts travel as
 // exact decimal strings (NUMERIC). Organization id is always the first filter.
 import type { ControlDb, Queryable } from '../core/control/db.js';
 import type { ProviderCost } from './variance.js';
 import type { ProviderCostLine, ReportFormat } from './provider-reports.js';
+import type { ProviderUsageLine, UsageReportFormat } from './provider-usage-reports.js';
+
+/** The distinct (provider, day) pairs of a report's lines: what its import replaces. */
+function providerDaysOf(lines: readonly { provider: string; date: string }[]): { provider: string; date: string }[] {
+  const providerDays = new Map<string, { provider: string; date: string }>();
+  for (const l of lines) providerDays.set(JSON.stringify([l.provider, l.date]), { provider: l.provider, date: l.date });
+  return [...providerDays.values()];
+}
 
 export async function replaceProviderCosts(
   db: ControlDb,
@@ -12,10 +20,8 @@ export async function replaceProviderCosts(
   source: ReportFormat,
   lines: readonly ProviderCostLine[],
 ): Promise<void> {
-  const providerDays = new Map<string, { provider: string; date: string }>();
-  for (const l of lines) providerDays.set(JSON.stringify([l.provider, l.date]), { provider: l.provider, date: l.date });
   await db.transaction(async (tx) => {
-    for (const { provider, date } of providerDays.values()) {
+    for (const { provider, date } of providerDaysOf(lines)) {
       await tx.query('DELETE FROM reconciliation_provider_costs WHERE organization_id = $1 AND provider = $2 AND cost_date = $3::date', [
         organizationId,
         provider,
@@ -30,6 +36,66 @@ export async function replaceProviderCosts(
       );
     }
   });
+}
+
+export async function replaceProviderUsage(
+  db: ControlDb,
+  organizationId: string,
+  source: UsageReportFormat,
+  lines: readonly ProviderUsageLine[],
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    for (const { provider, date } of providerDaysOf(lines)) {
+      await tx.query('DELETE FROM reconciliation_provider_usage WHERE organization_id = $1 AND provider = $2 AND usage_date = $3::date', [
+        organizationId,
+        provider,
+        date,
+      ]);
+    }
+    for (const l of lines) {
+      await tx.query(
+        `INSERT INTO reconciliation_provider_usage
+           (organization_id, provider, usage_date, model, project, input_tokens, cached_input_tokens, output_tokens, source)
+         VALUES ($1, $2, $3::date, $4, $5, $6, $7, $8, $9)`,
+        [organizationId, l.provider, l.date, l.model, l.project, l.input_tokens, l.cached_input_tokens, l.output_tokens, source],
+      );
+    }
+  });
+}
+
+interface UsageRow {
+  usage_date: string;
+  provider: string;
+  model: string;
+  project: string;
+  input_tokens: string;
+  cached_input_tokens: string;
+  output_tokens: string;
+}
+
+/** Imported token counts of UTC days in [startDate, endDate) (YYYY-MM-DD). */
+export async function listProviderUsage(
+  db: Queryable,
+  organizationId: string,
+  startDate: string,
+  endDate: string,
+): Promise<ProviderUsageLine[]> {
+  const rows = await db.query<UsageRow>(
+    `SELECT to_char(usage_date, 'YYYY-MM-DD') AS usage_date, provider, model, project,
+            input_tokens::text AS input_tokens, cached_input_tokens::text AS cached_input_tokens, output_tokens::text AS output_tokens
+       FROM reconciliation_provider_usage
+      WHERE organization_id = $1 AND usage_date >= $2::date AND usage_date < $3::date`,
+    [organizationId, startDate, endDate],
+  );
+  return rows.map((r) => ({
+    date: r.usage_date,
+    provider: r.provider,
+    model: r.model,
+    project: r.project,
+    input_tokens: Number(r.input_tokens),
+    cached_input_tokens: Number(r.cached_input_tokens),
+    output_tokens: Number(r.output_tokens),
+  }));
 }
 
 interface CostRow {

@@ -1,12 +1,12 @@
-// GET /reconciliation: the provider's imported figures (control plane) and our completed costs
-// (lake) for whole UTC days of the range, handed to the reconciliation rule. The tolerance is the
+// GET /reconciliation: the provider's imported figures and token counts (control plane) and our
+// completed costs and tokens (lake) for whole UTC days of the range, handed to the reconciliation rule. The tolerance is the
 // query's, else the organization's setting, else 1%.
 import type { Queryable } from '../../core/control/db.js';
 import { ValidationError } from '../../core/errors.js';
 import type { ReadContext } from '../../core/http/read-context.js';
 import { Big, formatMoney, toBig } from '../../core/money.js';
 import { assertMaxMonths, DAY_MS, parseDateRange, utcDate, type DateRange } from '../../core/time.js';
-import { providerCostsIn, tolerancePercentOf } from '../../reconciliation/reconciliation.service.js';
+import { providerCostsIn, providerUsageIn, tolerancePercentOf } from '../../reconciliation/reconciliation.service.js';
 import { providerOfModel, reconciliationModel } from '../../reconciliation/model-keys.js';
 import { reconcile, type Reconciliation } from '../../reconciliation/variance.js';
 import { queryDailyModelCosts } from './reconciliation.queries.js';
@@ -49,8 +49,9 @@ export async function reconcileRange(
   range: DateRange,
   tolerancePercent: Big,
 ): Promise<Reconciliation> {
-  const [providerCosts, ours] = await Promise.all([
+  const [providerCosts, providerUsage, ours] = await Promise.all([
     providerCostsIn(rc.db, rc.organizationId, utcDate(range.start), utcDate(range.end)),
+    providerUsageIn(rc.db, rc.organizationId, utcDate(range.start), utcDate(range.end)),
     queryDailyModelCosts(rc.lake, { organizationId: rc.organizationId, range }),
   ]);
   const ourCosts = ours.map((r) => ({
@@ -58,6 +59,9 @@ export async function reconcileRange(
     provider: providerOfModel(r.model, r.provider),
     model: reconciliationModel(r.model ?? r.provider ?? ''),
     cost: r.cost,
+    input_tokens: Number(r.input_tokens),
+    cached_input_tokens: Number(r.cached_input_tokens),
+    output_tokens: Number(r.output_tokens),
   }));
-  return reconcile({ providerCosts, ourCosts, tolerancePercent });
+  return reconcile({ providerCosts, providerUsage, ourCosts, tolerancePercent });
 }

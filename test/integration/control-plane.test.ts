@@ -53,6 +53,7 @@ const MIGRATION_NAMES = [
   '026_password_resets',
   '027_invitation_revocation',
   '028_export_schedule_dimensions',
+  '030_reconciliation_provider_usage',
 ];
 
 const sha256 = (s: string) => crypto.createHash('sha256').update(s).digest('hex');
@@ -118,6 +119,7 @@ for (const kind of CONTROL_DB_KINDS) {
           'rate_cards',
           'reconciliation_connections',
           'reconciliation_provider_costs',
+          'reconciliation_provider_usage',
           'reconciliation_settings',
           'repricing_partitions',
           'repricings',

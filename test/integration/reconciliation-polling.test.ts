@@ -1,6 +1,6 @@
-// Reconciliation connections: an organization's admin keys for OpenAI's and Anthropic's cost APIs,
-// polled from a local server answering in the providers' documented shapes (two pages each), the
-// figures set against a day of events priced by hand-set cards. Every figure is worked out by hand.
+// Reconciliation connections: an organization's admin keys for OpenAI's and Anthropic's cost and
+// usage APIs, polled from a local server answering in the providers' documented shapes (two pages
+// each), the figures and token counts set against a day of events priced by hand-set cards. Every figure is worked out by hand.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -106,6 +106,63 @@ const ANTHROPIC_PAGES: Record<string, unknown> = {
   },
 };
 
+const openAiUsage = (model: string, input: number, cached: number, output: number) => ({
+  object: 'organization.usage.completions.result',
+  input_tokens: input,
+  output_tokens: output,
+  input_cached_tokens: cached,
+  num_model_requests: 1,
+  project_id: 'proj_a',
+  user_id: null,
+  api_key_id: null,
+  model,
+  batch: null,
+});
+/** Two pages: January 2 (gpt-4o 2.1M in of which 100k cached, 200k out), then January 3 (gpt-4o-mini 1,000 in). */
+const OPENAI_USAGE_PAGES: Record<string, unknown> = {
+  first: {
+    object: 'page',
+    data: [
+      { object: 'bucket', start_time: JAN_2, end_time: JAN_3, results: [openAiUsage('gpt-4o-2024-08-06', 2_100_000, 100_000, 200_000)] },
+    ],
+    has_more: true,
+    next_page: 'page_2',
+  },
+  page_2: {
+    object: 'page',
+    data: [{ object: 'bucket', start_time: JAN_3, end_time: JAN_3 + 86_400, results: [openAiUsage('gpt-4o-mini', 1_000, 0, 0)] }],
+    has_more: false,
+    next_page: null,
+  },
+};
+/** One page: January 2, claude-sonnet-4 1M uncached in, 190k out. */
+const ANTHROPIC_USAGE_PAGES: Record<string, unknown> = {
+  first: {
+    data: [
+      {
+        starting_at: '2026-01-02T00:00:00Z',
+        ending_at: '2026-01-03T00:00:00Z',
+        results: [
+          {
+            uncached_input_tokens: 1_000_000,
+            cache_creation: { ephemeral_1h_input_tokens: 0, ephemeral_5m_input_tokens: 0 },
+            cache_read_input_tokens: 0,
+            output_tokens: 190_000,
+            server_tool_use: { web_search_requests: 0 },
+            api_key_id: null,
+            workspace_id: null,
+            model: 'claude-sonnet-4-20250514',
+            service_tier: 'standard',
+            context_window: '0-200k',
+          },
+        ],
+      },
+    ],
+    has_more: false,
+    next_page: null,
+  },
+};
+
 let p: Pipeline;
 let t: Tenant;
 let provider: http.Server;
@@ -128,10 +185,15 @@ beforeAll(async () => {
         return answer(401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } });
       return answer(200, OPENAI_PAGES[page]);
     }
-    if (url.pathname === '/v1/organizations/cost_report') {
+    if (url.pathname === '/v1/organization/usage/completions') {
+      if (req.headers.authorization !== `Bearer ${OPENAI_KEY}`)
+        return answer(401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } });
+      return answer(200, OPENAI_USAGE_PAGES[page]);
+    }
+    if (url.pathname === '/v1/organizations/cost_report' || url.pathname === '/v1/organizations/usage_report/messages') {
       if (req.headers['x-api-key'] !== ANTHROPIC_KEY)
         return answer(401, { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } });
-      return answer(200, ANTHROPIC_PAGES[page]);
+      return answer(200, (url.pathname === '/v1/organizations/cost_report' ? ANTHROPIC_PAGES : ANTHROPIC_USAGE_PAGES)[page]);
     }
     answer(404, {});
   });
@@ -151,7 +213,7 @@ afterAll(async () => {
 const base = () => `/organizations/${t.organizationId}/reconciliation-connections`;
 
 describe('reconciliation connections', () => {
-  it("polls both providers' cost APIs page by page and reconciles their days", async () => {
+  it("polls both providers' cost and usage APIs page by page and reconciles their days", async () => {
     const openai = await admin(p.host, 'PUT', `${base()}/openai`, { admin_key: OPENAI_KEY, api_url: providerUrl });
     expect(openai.status).toBe(200);
     expect(openai.body).toMatchObject({ provider: 'openai', key_hint: '6789', api_url: providerUrl, last_polled_at: null });
@@ -160,9 +222,22 @@ describe('reconciliation connections', () => {
     const polled = await admin(p.host, 'POST', `${base()}/openai/poll`);
     expect(polled.status).toBe(200);
     expect(polled.body.imported).toMatchObject({ format: 'openai_costs', total_cost: '6.15', lines: 2 });
+    // 2.1M − 100k + 1,000 not from cache, 100k cached, 200k out.
+    expect(polled.body.usage_imported).toMatchObject({
+      format: 'openai_usage_completions',
+      lines: 2,
+      input_tokens: 2_001_000,
+      cached_input_tokens: 100_000,
+      output_tokens: 200_000,
+    });
     expect(polled.body.connection).toMatchObject({ last_polled_at: NOW.toISOString(), last_error: null });
     const anthropic = await admin(p.host, 'POST', `${base()}/anthropic/poll`);
     expect(anthropic.body.imported).toMatchObject({ format: 'anthropic_cost_report', total_cost: '6.25' });
+    expect(anthropic.body.usage_imported).toMatchObject({
+      format: 'anthropic_usage_report',
+      input_tokens: 1_000_000,
+      output_tokens: 190_000,
+    });
 
     // The requests as the providers document them: whole days, daily buckets, grouped, keyed, paged.
     const costs = requests.filter((r) => r.path === '/v1/organization/costs');
@@ -180,6 +255,17 @@ describe('reconciliation connections', () => {
       [ANTHROPIC_KEY, '2023-06-01', 'page_2'],
     ]);
     expect(report[0]!.query.get('starting_at')).toBe('2025-12-29T00:00:00.000Z');
+    const usage = requests.filter((r) => r.path === '/v1/organization/usage/completions');
+    expect(usage.map((r) => [r.auth, r.query.get('page'), r.query.get('start_time'), r.query.get('bucket_width')])).toEqual([
+      [`Bearer ${OPENAI_KEY}`, null, String(DEC_29), '1d'],
+      [`Bearer ${OPENAI_KEY}`, 'page_2', String(DEC_29), '1d'],
+    ]);
+    expect(usage[0]!.query.getAll('group_by')).toEqual(['model', 'project_id']);
+    const messages = requests.filter((r) => r.path === '/v1/organizations/usage_report/messages');
+    expect(messages.map((r) => [r.auth, r.version, r.query.get('starting_at'), r.query.get('bucket_width')])).toEqual([
+      [ANTHROPIC_KEY, '2023-06-01', '2025-12-29T00:00:00.000Z', '1d'],
+    ]);
+    expect(messages[0]!.query.getAll('group_by[]')).toEqual(['model', 'workspace_id']);
 
     const rec = await apiGet(p, t.readKey, '/reconciliation', { start_date: '2026-01-02', end_date: '2026-01-04' });
     expect(rec.status).toBe(200);
@@ -195,6 +281,23 @@ describe('reconciliation connections', () => {
       ]),
     );
     expect(brief).toHaveLength(4);
+    type Row = { date: string; model: string; tokens: Record<string, { variance: number }> | null };
+    const variances = rec.body.rows.map((r: Row) =>
+      r.tokens === null
+        ? [r.date, r.model, null]
+        : [r.date, r.model, r.tokens.input_tokens.variance, r.tokens.cached_input_tokens.variance, r.tokens.output_tokens.variance],
+    );
+    expect(variances).toEqual(
+      expect.arrayContaining([
+        // Ours 2M in, 200k out; theirs 2M not from cache, 100k cached, 200k out.
+        ['2026-01-02', 'gpt-4o', 0, -100_000, 0],
+        // Ours 1M in, 200k out; theirs 1M in, 190k out.
+        ['2026-01-02', 'claude-sonnet-4', 0, 0, 10_000],
+        ['2026-01-03', 'gpt-4o-mini', -1_000, 0, 0],
+        // No Anthropic usage of January 3: tokens null where only the cost report covers the day.
+        ['2026-01-03', 'claude-haiku-4-5', null],
+      ]),
+    );
   });
 
   it('a refused key is recorded on the connection, never echoed; listing and disconnecting', async () => {

@@ -1,11 +1,13 @@
 // Reconciliation through the whole pipeline: a day of events for three models priced by
-// hand-set cards, OpenAI- and Anthropic-shaped cost reports imported through the admin API, the
-// reconciliation read over HTTP. Every figure is worked out by hand in the comments.
+// hand-set cards, OpenAI- and Anthropic-shaped cost and usage reports imported through the admin
+// API, the reconciliation read over HTTP. Every figure is worked out by hand in the comments.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin } from '../support/http.js';
 import {
   ANTHROPIC_COST_REPORT,
+  ANTHROPIC_USAGE_REPORT,
   OPENAI_COSTS_REPORT,
+  OPENAI_USAGE_REPORT,
   RECONCILED_DAY as DAY,
   RECONCILIATION_CARDS,
 } from '../support/provider-cost-reports.js';
@@ -140,7 +142,7 @@ const EXPECTED_ROWS = [
     out_of_tolerance: true,
     projects: [],
   },
-].map((r) => ({ date: DAY, ...r }));
+].map((r) => ({ date: DAY, ...r, tokens: null }));
 
 // Day: provider 0.25 + 5.97 + 0.4 + 6.9 = 13.52; ours 6 + 7 + 0.15 = 13.15; −0.37 = −2.7366…% → −2.74.
 const EXPECTED_DAY = {
@@ -271,5 +273,63 @@ describe('reconciliation', () => {
     // Nothing of the malformed imports was kept.
     const read = await apiGet(p, t.readKey, '/reconciliation', RANGE);
     expect(read.body.rows.find((r: { model: string }) => r.model === 'gpt-4o').provider_cost).toBe('6.9');
+  });
+
+  it("sets the providers' usage reports against our tokens per class, replaced on re-import", async () => {
+    const importUsage = (format: string, report: unknown) =>
+      admin(p.host, 'POST', `/organizations/${t.organizationId}/provider-usage-reports`, { format, report });
+    const openai = await importUsage('openai_usage_completions', OPENAI_USAGE_REPORT);
+    expect(openai.status, JSON.stringify(openai.body)).toBe(200);
+    // gpt-4o × proj_a and × proj_b; not from cache (1.5M − 300k) + 400k, cached 300k, output 150k + 50k.
+    expect(openai.body).toEqual({
+      organization_id: t.organizationId,
+      format: 'openai_usage_completions',
+      lines: 2,
+      days: [{ provider: 'openai', date: DAY }],
+      input_tokens: 1_600_000,
+      cached_input_tokens: 300_000,
+      output_tokens: 200_000,
+    });
+    expect((await importUsage('anthropic_usage_report', ANTHROPIC_USAGE_REPORT)).status).toBe(200);
+    // Twice counts once.
+    const again = await importUsage('anthropic_usage_report', ANTHROPIC_USAGE_REPORT);
+    // claude-sonnet-4 850k + claude-haiku-4-5 10k in; 150k read; 200k + 5k out.
+    expect(again.body).toMatchObject({ lines: 2, input_tokens: 860_000, cached_input_tokens: 150_000, output_tokens: 205_000 });
+
+    // At 1% (the setting is 2% by now) so the cost side compares with EXPECTED_ROWS as it was.
+    const res = await apiGet(p, t.readKey, '/reconciliation', { ...RANGE, tolerance_percent: '1' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const tokens = Object.fromEntries(res.body.rows.map((r: { model: string; tokens: unknown }) => [r.model, r.tokens]));
+    const cls = (provider: number, ours: number) => ({ provider, ours, variance: ours - provider });
+    expect(tokens).toEqual({
+      // Ours: 1M in, 200k out. 1M − 850k = +150k not from cache; 0 − 150k reads; 200k − 200k.
+      'claude-sonnet-4': {
+        input_tokens: cls(850_000, 1_000_000),
+        cached_input_tokens: cls(150_000, 0),
+        output_tokens: cls(200_000, 200_000),
+      },
+      // Only the provider: 0 − 10k, 0 − 5k.
+      'claude-haiku-4-5': { input_tokens: cls(10_000, 0), cached_input_tokens: cls(0, 0), output_tokens: cls(5_000, 0) },
+      'dall-e-3': { input_tokens: cls(0, 0), cached_input_tokens: cls(0, 0), output_tokens: cls(0, 0) },
+      // Ours: 2 × 1M in, 2 × 100k out. 2M − 1.6M = +400k; 0 − 300k cached; 200k − 200k.
+      'gpt-4o': { input_tokens: cls(1_600_000, 2_000_000), cached_input_tokens: cls(300_000, 0), output_tokens: cls(200_000, 200_000) },
+      // Only ours: 1M in.
+      'gpt-4o-mini': { input_tokens: cls(0, 1_000_000), cached_input_tokens: cls(0, 0), output_tokens: cls(0, 0) },
+    });
+    // The cost side is unchanged.
+    expect(res.body.rows.map(({ tokens: _, ...cost }: { tokens: unknown }) => cost)).toEqual(
+      EXPECTED_ROWS.map(({ tokens: _, ...cost }) => cost),
+    );
+
+    const bad = await importUsage('anthropic_usage_report', {
+      data: [{ starting_at: `${DAY}T00:00:00Z`, ending_at: '2026-01-03T00:00:00Z', results: [{ output_tokens: 1 }] }],
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details.field).toBe('report.data[0].results[0].uncached_input_tokens');
+    const format = await importUsage('openai_costs', OPENAI_USAGE_REPORT);
+    expect(format.status).toBe(400);
+    expect(JSON.stringify(format.body.error.details)).toContain('format');
+    // Another organization has no usage: its rows (none) and nothing leaks.
+    expect((await apiGet(p, other.readKey, '/reconciliation', RANGE)).body.rows).toEqual([]);
   });
 });

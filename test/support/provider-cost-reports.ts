@@ -72,3 +72,91 @@ export const ANTHROPIC_COST_REPORT = {
   has_more: false,
   next_page: null,
 };
+
+const openAiUsage = (model: string, project: string | null, input: number, cached: number, output: number, requests: number) => ({
+  object: 'organization.usage.completions.result',
+  input_tokens: input,
+  output_tokens: output,
+  input_cached_tokens: cached,
+  input_audio_tokens: 0,
+  output_audio_tokens: 0,
+  num_model_requests: requests,
+  project_id: project,
+  user_id: null,
+  api_key_id: null,
+  model,
+  batch: null,
+});
+
+/**
+ * OpenAI's `GET /v1/organization/usage/completions` (one daily bucket, by model and project). Its
+ * input_tokens include the cached ones: gpt-4o is (1.5M − 300k) + 400k = 1.6M not from cache,
+ * 300k cached, 150k + 50k = 200k output. gpt-4o-mini has no usage here.
+ */
+export const OPENAI_USAGE_REPORT = {
+  object: 'page',
+  data: [
+    {
+      object: 'bucket',
+      start_time: DAY_START,
+      end_time: DAY_START + 86_400,
+      results: [
+        openAiUsage('gpt-4o-2024-08-06', 'proj_a', 1_500_000, 300_000, 150_000, 2),
+        openAiUsage('gpt-4o-2024-08-06', 'proj_b', 400_000, 0, 50_000, 1),
+      ],
+    },
+  ],
+  has_more: false,
+  next_page: null,
+};
+
+const anthropicUsage = (
+  model: string,
+  workspace: string | null,
+  tier: string,
+  t: { uncached: number; write5m: number; write1h: number; read: number; output: number },
+) => ({
+  uncached_input_tokens: t.uncached,
+  cache_creation: { ephemeral_1h_input_tokens: t.write1h, ephemeral_5m_input_tokens: t.write5m },
+  cache_read_input_tokens: t.read,
+  output_tokens: t.output,
+  server_tool_use: { web_search_requests: 0 },
+  api_key_id: null,
+  workspace_id: workspace,
+  model,
+  service_tier: tier,
+  context_window: '0-200k',
+});
+
+/**
+ * Anthropic's `GET /v1/organizations/usage_report/messages` (one daily bucket, by model, workspace
+ * and service tier): claude-sonnet-4 not from cache 600k + 100k + 50k (cache writes) + 100k
+ * (batch) = 850k, cache reads 150k, output 180k + 20k = 200k; claude-haiku-4-5 10k in, 5k out.
+ */
+export const ANTHROPIC_USAGE_REPORT = {
+  data: [
+    {
+      starting_at: `${RECONCILED_DAY}T00:00:00Z`,
+      ending_at: '2026-01-03T00:00:00Z',
+      results: [
+        anthropicUsage('claude-sonnet-4-20250514', 'wrkspc_1', 'standard', {
+          uncached: 600_000,
+          write5m: 100_000,
+          write1h: 50_000,
+          read: 150_000,
+          output: 180_000,
+        }),
+        anthropicUsage('claude-sonnet-4-20250514', 'wrkspc_1', 'batch', {
+          uncached: 100_000,
+          write5m: 0,
+          write1h: 0,
+          read: 0,
+          output: 20_000,
+        }),
+        anthropicUsage('claude-haiku-4-5-20251001', null, 'standard', { uncached: 10_000, write5m: 0, write1h: 0, read: 0, output: 5_000 }),
+      ],
+    },
+  ],
+  has_more: false,
+  next_page: null,
+};

@@ -1075,6 +1075,31 @@ class SessionTree(BaseModel):
     """
 
 
+class TokenClassComparison(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    provider: float
+    ours: float
+    variance: float
+    """
+    ours − provider.
+    """
+
+
+class TokenComparison(BaseModel):
+    """
+    One row's tokens by class: input not read from cache (cache writes included), cache reads, output.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    input_tokens: TokenClassComparison
+    cached_input_tokens: TokenClassComparison
+    output_tokens: TokenClassComparison
+
+
 class Project(BaseModel):
     model_config = ConfigDict(
         extra='allow',
@@ -1114,6 +1139,10 @@ class ReconciliationRow(BaseModel):
     projects: list[Project]
     """
     The provider's cost of this row by project, workspace or key, where the report has them.
+    """
+    tokens: TokenComparison | None
+    """
+    The provider's tokens against ours; null when no usage report covers the row's day and provider.
     """
 
 
@@ -4085,6 +4114,56 @@ class ImportProviderCostReportBody(BaseModel):
     """
 
 
+class Day1(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    date: str
+    provider: str
+
+
+class ImportProviderUsageReportResult(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    input_tokens: float
+    """
+    Input not read from cache (cache writes included).
+    """
+    cached_input_tokens: float
+    """
+    Input read from cache.
+    """
+    output_tokens: float
+    format: Literal['openai_usage_completions', 'anthropic_usage_report']
+    lines: float
+    """
+    Usage lines after summing a day's lines of one provider, model and project.
+    """
+    days: list[Day1]
+    """
+    The (provider, day) pairs whose token counts this import replaced, in order.
+    """
+    organization_id: str
+
+
+class ImportProviderUsageReportBody(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    format: Literal['openai_usage_completions', 'anthropic_usage_report']
+    """
+    `openai_usage_completions`: the JSON page of OpenAI's `GET /v1/organization/usage/completions`
+    (bucket_width 1d, best grouped by model and project_id); `anthropic_usage_report`: the JSON of
+    Anthropic's `GET /v1/organizations/usage_report/messages` (bucket_width 1d, best grouped by
+    model and workspace_id).
+    """
+    report: Any
+    """
+    The provider's JSON as returned.
+    """
+
+
 class ReconciliationSettings(BaseModel):
     model_config = ConfigDict(
         extra='allow',
@@ -4146,6 +4225,15 @@ class ConnectionList(BaseModel):
     connections: list[ConnectionView]
 
 
+class Day2(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    provider_cost: str
+    date: str
+    provider: str
+
+
 class ImportSummary(BaseModel):
     model_config = ConfigDict(
         extra='allow',
@@ -4155,13 +4243,45 @@ class ImportSummary(BaseModel):
     """
     Cost lines after summing a day's lines of one provider, model and project.
     """
-    days: list[Day]
+    days: list[Day2]
     """
     The (provider, day) pairs whose figures this import replaced, in order.
     """
     total_cost: str
     """
     USD over the whole report.
+    """
+
+
+class Day3(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    date: str
+    provider: str
+
+
+class UsageImportSummary(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    input_tokens: float
+    """
+    Input not read from cache (cache writes included).
+    """
+    cached_input_tokens: float
+    """
+    Input read from cache.
+    """
+    output_tokens: float
+    format: Literal['openai_usage_completions', 'anthropic_usage_report']
+    lines: float
+    """
+    Usage lines after summing a day's lines of one provider, model and project.
+    """
+    days: list[Day3]
+    """
+    The (provider, day) pairs whose token counts this import replaced, in order.
     """
 
 
@@ -4172,7 +4292,11 @@ class PollResult(BaseModel):
     connection: ConnectionView
     imported: ImportSummary | None
     """
-    What the poll imported (as an upload's answer), or null when it failed (see connection.last_error).
+    The costs the poll imported (as an upload's answer), or null when it failed (see connection.last_error).
+    """
+    usage_imported: UsageImportSummary | None
+    """
+    The usage (token counts) the poll imported (as a usage upload's answer), or null when it failed.
     """
 
 

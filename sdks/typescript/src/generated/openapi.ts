@@ -2208,6 +2208,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/organizations/{organizationId}/provider-usage-reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import a provider usage report
+         * @description Imports a provider's usage report (token counts per day and model, in three classes: input
+         *     not read from cache with cache writes, cache reads, output). Each (provider, UTC day) the
+         *     report covers replaces the counts an earlier usage import held for it, so importing the same
+         *     report twice counts it once. `GET /v1/reconciliation` then sets them against our tokens.
+         */
+        post: operations["ImportProviderUsageReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/organizations/{organizationId}/reconciliation-settings": {
         parameters: {
             query?: never;
@@ -2244,7 +2267,8 @@ export interface paths {
          * Connect a provider's cost API
          * @description Stores the organization's admin key for the provider's cost API (encrypted) and replaces an
          *     earlier one. Every hour the api imports the provider's last 7 whole UTC days of costs, as an
-         *     upload would (each day replaced, reconciliation.variance for days beyond the tolerance).
+         *     upload would (each day replaced, reconciliation.variance for days beyond the tolerance), and
+         *     the same days of its usage report (token counts).
          */
         put: operations["ConnectProviderCosts"];
         post?: never;
@@ -2289,7 +2313,8 @@ export interface paths {
         put?: never;
         /**
          * Poll a provider's cost API now
-         * @description Imports the provider's last 7 whole UTC days now; a failure is recorded on the connection.
+         * @description Imports the provider's last 7 whole UTC days of costs, then of usage, now; a failure is
+         *     recorded on the connection.
          */
         post: operations["PollProviderCosts"];
         delete?: never;
@@ -2981,6 +3006,23 @@ export interface components {
         };
         /** @enum {string} */
         ReconciliationSide: "both" | "provider_only" | "ours_only";
+        TokenClassComparison: {
+            /** Format: double */
+            provider: number;
+            /** Format: double */
+            ours: number;
+            /**
+             * Format: double
+             * @description ours − provider.
+             */
+            variance: number;
+        };
+        /** @description One row's tokens by class: input not read from cache (cache writes included), cache reads, output. */
+        TokenComparison: {
+            input_tokens: components["schemas"]["TokenClassComparison"];
+            cached_input_tokens: components["schemas"]["TokenClassComparison"];
+            output_tokens: components["schemas"]["TokenClassComparison"];
+        };
         ReconciliationRow: {
             /** @description The provider's cost, USD. */
             provider_cost: string;
@@ -3004,6 +3046,8 @@ export interface components {
                 provider_cost: string;
                 project: string;
             }[];
+            /** @description The provider's tokens against ours; null when no usage report covers the row's day and provider. */
+            tokens: components["schemas"]["TokenComparison"] | (null);
         };
         ReconciliationDay: {
             /** @description The provider's cost, USD. */
@@ -4856,6 +4900,45 @@ export interface components {
             /** @description The report: the provider's JSON as returned, or the CSV text. */
             report: unknown;
         };
+        /** @enum {string} */
+        UsageReportFormat: "openai_usage_completions" | "anthropic_usage_report";
+        ImportProviderUsageReportResult: {
+            /**
+             * Format: double
+             * @description Input not read from cache (cache writes included).
+             */
+            input_tokens: number;
+            /**
+             * Format: double
+             * @description Input read from cache.
+             */
+            cached_input_tokens: number;
+            /** Format: double */
+            output_tokens: number;
+            format: components["schemas"]["UsageReportFormat"];
+            /**
+             * Format: double
+             * @description Usage lines after summing a day's lines of one provider, model and project.
+             */
+            lines: number;
+            /** @description The (provider, day) pairs whose token counts this import replaced, in order. */
+            days: {
+                date: string;
+                provider: string;
+            }[];
+            organization_id: string;
+        };
+        ImportProviderUsageReportBody: {
+            /**
+             * @description `openai_usage_completions`: the JSON page of OpenAI's `GET /v1/organization/usage/completions`
+             *     (bucket_width 1d, best grouped by model and project_id); `anthropic_usage_report`: the JSON of
+             *     Anthropic's `GET /v1/organizations/usage_report/messages` (bucket_width 1d, best grouped by
+             *     model and workspace_id).
+             */
+            format: components["schemas"]["UsageReportFormat"];
+            /** @description The provider's JSON as returned. */
+            report: unknown;
+        };
         ReconciliationSettings: {
             organization_id: string;
             /** @description Percent of the provider's cost a day may drift before it is out of tolerance. */
@@ -4903,10 +4986,37 @@ export interface components {
             /** @description USD over the whole report. */
             total_cost: string;
         };
+        UsageImportSummary: {
+            /**
+             * Format: double
+             * @description Input not read from cache (cache writes included).
+             */
+            input_tokens: number;
+            /**
+             * Format: double
+             * @description Input read from cache.
+             */
+            cached_input_tokens: number;
+            /** Format: double */
+            output_tokens: number;
+            format: components["schemas"]["UsageReportFormat"];
+            /**
+             * Format: double
+             * @description Usage lines after summing a day's lines of one provider, model and project.
+             */
+            lines: number;
+            /** @description The (provider, day) pairs whose token counts this import replaced, in order. */
+            days: {
+                date: string;
+                provider: string;
+            }[];
+        };
         PollResult: {
             connection: components["schemas"]["ConnectionView"];
-            /** @description What the poll imported (as an upload's answer), or null when it failed (see connection.last_error). */
+            /** @description The costs the poll imported (as an upload's answer), or null when it failed (see connection.last_error). */
             imported: components["schemas"]["ImportSummary"] | (null);
+            /** @description The usage (token counts) the poll imported (as a usage upload's answer), or null when it failed. */
+            usage_imported: components["schemas"]["UsageImportSummary"] | (null);
         };
         /** @description opentelemetry.proto.common.v1.AnyValue: at most one of the fields. */
         OtlpAnyValue: {
@@ -12416,6 +12526,68 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ImportProviderCostReportResult"];
+                };
+            };
+            /** @description Invalid body; error.details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid admin token (or session) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A session of a person who is not an owner or admin of this organization, or without X-CSRF-Token on a write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    ImportProviderUsageReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportProviderUsageReportBody"];
+            };
+        };
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportProviderUsageReportResult"];
                 };
             };
             /** @description Invalid body; error.details.field names the field */
