@@ -8,6 +8,7 @@
 import { coversDimension, rollsUp, type DimensionSet, type DimensionType } from '../../core/lake/dimension-rollups.js';
 import { coveredDaysSql } from '../../core/lake/dimension-coverage.js';
 import type { LakeReader } from '../../core/lake/lake-reader.js';
+import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 import type { DateRange } from '../../core/time.js';
 import type { DerivedCache, Derivation } from './derived-cache.js';
 import type { LakeQuery } from './lake-query.js';
@@ -81,6 +82,28 @@ export async function dimensionWholeDayParts(
     if (rel) parts.push(rel);
   }
   return parts;
+}
+
+/**
+ * On the open lake, the derivation's rows of the whole days [`days.from`, `days.to`) (DATE
+ * literals): days covered for the dimension (core/lake/dimension-coverage.ts) from its rollup
+ * table, the others from `events` (the organization's events of those days). One statement, so
+ * coverage, rollup and events are read at one snapshot.
+ */
+export function duckLakeDimensionDaysSql(
+  d: DimensionDerivation & { rollup: DimensionRollupRead },
+  days: { from: string; to: string },
+  events: string,
+): string {
+  const { rollup } = d;
+  const covered = `(SELECT event_date FROM (${coveredDaysSql(rollup.key, rollup.type, days)}) WHERE covered)`;
+  const rollupRows = `(SELECT * EXCLUDE (kafka_partition), CAST(NULL AS VARCHAR) AS filename FROM lake."${rollup.table}"
+    WHERE organization_id = $org AND event_date >= ${days.from} AND event_date < ${days.to} AND event_date IN ${covered})`;
+  const eventRows = `(SELECT *, CAST(NULL AS VARCHAR) AS filename FROM ${events} WHERE event_date NOT IN ${covered})`;
+  // $dim_key as a literal: the scope's parameters are the derivation's, the twin's key is not among them.
+  const fromRollup = rollup.perDay.replaceAll('{{src}}', rollupRows).replace(/\$dim_key\b/g, sqlStringLiteral(rollup.key));
+  const fromEvents = d.perDay.replaceAll('{{src}}', eventRows);
+  return `(SELECT * EXCLUDE (filename) FROM (${fromRollup}) UNION ALL BY NAME SELECT * EXCLUDE (filename) FROM (${fromEvents}))`;
 }
 
 export interface DimensionRollupProgress {

@@ -24,7 +24,8 @@
 // With the open lake (LAKE_FORMAT=ducklake, options.duckLake) the placeholders are the catalog's
 // tables instead, filtered by organization and UTC date, and nothing is cached (every statement
 // reads one DuckLake snapshot, the latest committed when it starts); {{costs}} takes whole days from
-// daily_costs and partial days from events, {{derived}} derives from events. A store or catalog
+// daily_costs and partial days from events, {{derived}} derives from events (a defined dimension's
+// whole days from its rollup where dimension_coverage says it is complete). A store or catalog
 // that cannot be reached answers 503 (ServiceUnavailableError), never a 500.
 import {
   DuckDBInstance,
@@ -40,7 +41,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DerivedCache, type Derivation } from './derived-cache.js';
-import { dimensionWholeDayParts, type DimensionDerivation } from './dimension-rollup-read.js';
+import { dimensionWholeDayParts, duckLakeDimensionDaysSql, type DimensionDerivation } from './dimension-rollup-read.js';
 import { DerivedStore } from './derived-store.js';
 import { EdgeCache } from './edge-cache.js';
 import type { RowSelection } from './row-projection.js';
@@ -567,8 +568,14 @@ function duckLakeRelation(name: string, scope: LakeScope, useRollups: boolean): 
     const d = scope.derived;
     if (!d) throw new Error('{{derived}} needs scope.derived');
     if (d.source !== 'events') throw new Error('a {{derived}} relation must derive from events');
-    const src = `(SELECT *, CAST(NULL AS VARCHAR) AS filename FROM ${duckLakeEventsSql(range)})`;
-    return `(SELECT * EXCLUDE (filename) FROM (${d.perDay.replaceAll('{{src}}', src)}))`;
+    const fromEvents = (r: DateRange | null) =>
+      `(SELECT * EXCLUDE (filename) FROM (${d.perDay.replaceAll('{{src}}', `(SELECT *, CAST(NULL AS VARCHAR) AS filename FROM ${duckLakeEventsSql(r)})`)}))`;
+    const split = range && useRollups && d.rollup ? splitWholeDays(range) : null;
+    if (!d.rollup || !split?.wholeDays) return fromEvents(range);
+    // A defined dimension: its whole days covered by the rollup are read from it (dimension-rollup-read.ts).
+    const days = { from: dateLiteralSql(split.wholeDays.start), to: dateLiteralSql(split.wholeDays.end) };
+    const whole = duckLakeDimensionDaysSql({ ...d, rollup: d.rollup }, days, duckLakeTableSql('events', split.wholeDays));
+    return unionByName([whole, ...split.partial.map(fromEvents)]);
   }
   return duckLakeTableSql(name as LakeTable, range);
 }
