@@ -4,8 +4,17 @@
 // Local: no server, no admin token. Credentials are printed: they are the caller's own.
 import { loadConfig } from '../../core/config.js';
 import { connectStatements } from '../../core/lake/lake-catalog.js';
+import { attachEmbeddedLakeCatalog } from './embedded-lake-catalog.js';
 
-export function printLakeConnect(): number {
+export async function printLakeConnect(): Promise<number> {
+  // The all-in-one's own catalog is read where it runs; its port (so these statements) changes
+  // when the service restarts.
+  if (!(await attachEmbeddedLakeCatalog({ start: false }))) {
+    process.stderr.write(
+      "the all-in-one's lake catalog is not running: start the service (LAKE_FORMAT=ducklake npm start) or set LAKE_CATALOG_URL\n",
+    );
+    return 1;
+  }
   const config = loadConfig();
   if (config.lakeFormat !== 'ducklake') {
     process.stderr.write('LAKE_FORMAT is files: the lake is not a DuckLake yet (docs/open-lake-plan.md)\n');

@@ -10,6 +10,7 @@ import { createKafka } from '../../core/kafka/client.js';
 import { LakeOpenError, type OpenLake, openLake } from '../../core/lake/lake-catalog.js';
 import { PROCESSOR_GROUP_ID } from '../../processor/consumer.js';
 import { LakeMigrationError, migrateLake, type MigrationProgress } from '../../processor/lake/lake-migration.js';
+import { attachEmbeddedLakeCatalog } from './embedded-lake-catalog.js';
 import { progressLine } from './progress-bar.js';
 
 function drawProgress(p: MigrationProgress): void {
@@ -44,6 +45,16 @@ export async function runLakeMigrate(args: readonly string[]): Promise<number> {
     process.stderr.write(`lake migrate takes only --remove-old, got ${unknown.join(' ')}\n`);
     return 2;
   }
+  // The all-in-one's own catalog: the running service's, else started for this run only.
+  const catalog = await attachEmbeddedLakeCatalog({ start: true });
+  try {
+    return await migrate(args);
+  } finally {
+    await catalog?.stop();
+  }
+}
+
+async function migrate(args: readonly string[]): Promise<number> {
   const config = loadConfig();
   if (config.lakeFormat !== 'ducklake') {
     process.stderr.write(

@@ -43,7 +43,33 @@ export async function planLakeCatalog(dir: string): Promise<LakeCatalogPlan> {
   }
   const password = new SecretValue(fs.readFileSync(file, 'utf8').trim());
   const port = await findFreePort();
-  return { dir, port, password, url: new SecretValue(`postgres://${ROLE}:${password.reveal()}@127.0.0.1:${port}/${DATABASE}`) };
+  return { dir, port, password, url: catalogUrl(password, port) };
+}
+
+function catalogUrl(password: SecretValue, port: number): SecretValue {
+  return new SecretValue(`postgres://${ROLE}:${password.reveal()}@127.0.0.1:${port}/${DATABASE}`);
+}
+
+/**
+ * The catalog's URL while a server runs on this folder's cluster (the all-in-one's, whose port
+ * changes with each start: read from postmaster.pid), else null. For commands run beside the
+ * service (`lake connect`, `lake migrate`), which must use that server, never start a second one.
+ */
+export function runningLakeCatalogUrl(dir: string): SecretValue | null {
+  const dataDir = path.join(dir, 'data');
+  let lines: string[];
+  try {
+    lines = fs.readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n');
+  } catch {
+    return null;
+  }
+  // postmaster.pid: pid, data directory, start time, port, … (PostgreSQL's miscadmin.h LOCK_FILE_LINE_*).
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isSafeInteger(pid) || pid <= 0 || !isRunning(pid) || !Number.isSafeInteger(port) || port <= 0) return null;
+  const cmdline = processCommandLine(pid);
+  if (cmdline !== null && !(path.basename(cmdline[0] ?? '') === 'postgres' && cmdline.includes(dataDir))) return null;
+  return catalogUrl(new SecretValue(fs.readFileSync(path.join(dir, 'password'), 'utf8').trim()), port);
 }
 
 interface Binaries {

@@ -175,15 +175,8 @@ describe('the all-in-one on DuckLake with its own catalog', () => {
     expect((await summaryWith(18)).current_period_cost).toBe('0.063'); // 18 × 0.0035
 
     // An outside DuckDB (no Marginal code) given `lake connect`'s statements reads the same
-    // totals, the catalog's URL made as docs/configuration.md says: its password file and port.
-    const catalogPort = fs.readFileSync(path.join(catalogDir, 'data', 'postmaster.pid'), 'utf8').split('\n')[3];
-    const password = fs.readFileSync(path.join(catalogDir, 'password'), 'utf8').trim();
-    const cliEnv = {
-      ...process.env,
-      DATA_DIR: dataDir,
-      LAKE_FORMAT: 'ducklake',
-      LAKE_CATALOG_URL: `postgres://marginal:${password}@127.0.0.1:${catalogPort}/marginal_lake`,
-    };
+    // totals; the CLI finds the running service's catalog by itself (its port from postmaster.pid).
+    const cliEnv = { ...process.env, DATA_DIR: dataDir, LAKE_FORMAT: 'ducklake', LAKE_CATALOG_URL: '', DATABASE_URL: '' };
     const run = (args: string[]) => promisify(execFile)(process.execPath, args, { cwd: fromRoot(), env: cliEnv });
     const { stdout: statements } = await run(['--import', 'tsx', fromRoot('scripts', 'cli.ts'), 'lake', 'connect']);
     const outside = `
@@ -200,5 +193,22 @@ describe('the all-in-one on DuckLake with its own catalog', () => {
     await service!.stop();
     service = null;
     expect(isRunning(thirdPostmaster)).toBe(false);
+    // With the service stopped there is no catalog to read: the CLI says so, and starts none.
+    const stopped = await run(['--import', 'tsx', fromRoot('scripts', 'cli.ts'), 'lake', 'connect']).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
+    );
+    expect(stopped.code).toBe(1);
+    expect(stopped.stderr).toContain("the all-in-one's lake catalog is not running");
+    expect(postmasterPid(dataDir)).toBeNull();
+    // `lake migrate` starts the catalog for its own run: it opens the lake (so the catalog
+    // answered), finds no manifest lake to move here, and stops the catalog again.
+    const migrated = await run(['--import', 'tsx', fromRoot('scripts', 'cli.ts'), 'lake', 'migrate']).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
+    );
+    expect(migrated.code).toBe(1);
+    expect(migrated.stderr).toContain('no manifest lake in');
+    expect(postmasterPid(dataDir)).toBeNull();
   }, 300_000);
 });
