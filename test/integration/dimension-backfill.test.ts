@@ -6,9 +6,13 @@
 // lakes: on the open lake (LAKE_FORMAT=ducklake, catalog in PostgreSQL) the processor backfills by
 // DuckLake commits and the progress comes from its dimension_coverage table.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { metadataCostsDerivation } from '../../api/costs/dimension-derivations.js';
+import { LakeQuery } from '../../api/lake/lake-query.js';
+import { Big } from '../../core/money.js';
 import { ensureDuckDBExtensions } from '../../scripts/duckdb-extensions/provision.js';
 import { testPostgresUrl } from '../support/control-db.js';
 import { admin } from '../support/http.js';
+import { testLakeQueryOptions } from '../support/test-lake.js';
 import { apiGet, createTenant, ingest, llmEvent, startPipeline, waitForLake, type Pipeline, type Tenant } from '../support/pipeline.js';
 
 // The open lake needs its DuckDB extensions and a PostgreSQL for its catalog.
@@ -99,5 +103,32 @@ describe.each(LAKES)('dimension backfill (%s lake)', (lake) => {
       ['Unassigned', '0.002', 1],
       ['a', '0.0008', 2],
     ]);
+
+    if (lake === 'ducklake') {
+      // On the open lake the covered whole days are read from dimension_costs, and give what raw events give.
+      const query = await LakeQuery.open(p.lakeDir, testLakeQueryOptions(p.lakeDir));
+      const raw = await LakeQuery.open(p.lakeDir, { ...testLakeQueryOptions(p.lakeDir), useRollups: false });
+      try {
+        const scope = {
+          organizationId: t.organizationId,
+          range: { start: new Date('2026-10-01T00:00:00Z'), end: new Date('2026-10-04T00:00:00Z') },
+          derived: metadataCostsDerivation('team', { endUser: false }),
+        };
+        const byValue = `SELECT dim_value, CAST(sum(total_cost) AS VARCHAR) AS cost FROM {{derived}} GROUP BY ALL ORDER BY dim_value NULLS LAST`;
+        expect(await query.expand(scope, '{{derived}}')).toContain('lake."dimension_costs"');
+        expect(await raw.expand(scope, '{{derived}}')).not.toContain('dimension_costs');
+        const fromRollup = await query.rows(scope, byValue);
+        expect(fromRollup).toEqual(await raw.rows(scope, byValue));
+        // As the breakdown above: a 0.0003 + 0.0005, b 0.002 + 0.001, no team 0.002.
+        expect(fromRollup.map((r) => [r.dim_value, new Big(String(r.cost)).toString()])).toEqual([
+          ['a', '0.0008'],
+          ['b', '0.003'],
+          [null, '0.002'],
+        ]);
+      } finally {
+        query.close();
+        raw.close();
+      }
+    }
   }, 180_000);
 });
