@@ -1,7 +1,7 @@
 // The Reconciliation page in headless Chromium against the real service: a day of events priced
 // by hand-set cards through the signed ingest and the processor, an owner who uploads OpenAI's and
-// Anthropic's cost reports (their documented JSON shapes) through the page's form, sets the
-// tolerance and polls a connection; every figure on screen is worked out by hand below.
+// Anthropic's cost and usage reports (their documented JSON shapes) through the page's form, sets
+// the tolerance and polls a connection; every figure on screen is worked out by hand below.
 // Screenshots go to test-results/reconciliation/.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -23,7 +23,9 @@ import {
 } from '../support/pipeline.js';
 import {
   ANTHROPIC_COST_REPORT,
+  ANTHROPIC_USAGE_REPORT,
   OPENAI_COSTS_REPORT,
+  OPENAI_USAGE_REPORT,
   RECONCILED_DAY as DAY,
   RECONCILIATION_CARDS,
 } from '../support/provider-cost-reports.js';
@@ -169,6 +171,42 @@ run('reconciliation in the console (headless Chromium)', () => {
     // January 3 stays uncompared: claude-sonnet-4's 3.
     expect((await moneyAt(cellSelector('reconciliation-unreported', '2026-01-03/anthropic', 'our_cost'))).shown).toBe('$3.00');
     await shot('reconciled');
+  });
+
+  it("usage reports uploaded through the form set the providers' tokens against ours", async () => {
+    expect(await page.locator('[data-table="reconciliation-tokens"]').count()).toBe(0);
+    await upload('openai_usage_completions', 'openai-usage.json', OPENAI_USAGE_REPORT);
+    // gpt-4o: (1.5M − 300k) + 400k not from cache, 300k cached, 150k + 50k out.
+    await expect
+      .poll(() => page.locator('[data-imported]').textContent())
+      .toBe('Imported 2 usage lines: 1,600,000 input, 300,000 cached input and 200,000 output tokens, replacing openai 2026-01-02.');
+    await upload('anthropic_usage_report', 'anthropic-usage.json', ANTHROPIC_USAGE_REPORT);
+    await expect.poll(() => page.locator('[data-imported]').textContent()).toContain('replacing anthropic 2026-01-02');
+
+    const tokens = 'reconciliation-tokens';
+    const text = (key: string, col: string) => cell(tokens, key, col).textContent();
+    await page.locator(`[data-table="${tokens}"]`).waitFor({ timeout: 20_000 });
+    // gpt-4o: ours 2 × 1M in, 2 × 100k out; theirs 1.6M, 300k cached, 200k: +400,000, −300,000, 0.
+    const gpt4o = `${DAY}/openai/gpt-4o`;
+    await expect.poll(() => text(gpt4o, 'input_tokens_variance'), { timeout: 20_000 }).toBe('+400,000');
+    expect(await text(gpt4o, 'input_tokens_provider')).toBe('1,600,000');
+    // Our counts only on request.
+    expect(await cell(tokens, gpt4o, 'input_tokens_ours').count()).toBe(0);
+    await page.check('input[name="tokens-with-ours"]');
+    await expect.poll(() => text(gpt4o, 'input_tokens_ours')).toBe('2,000,000');
+    expect(await text(gpt4o, 'cached_input_tokens_variance')).toBe('−300,000');
+    expect(await text(gpt4o, 'output_tokens_variance')).toBe('0');
+    // gpt-4o-mini, only ours: +1,000,003 in.
+    expect(await text(`${DAY}/openai/gpt-4o-mini`, 'input_tokens_variance')).toBe('+1,000,003');
+    // claude-sonnet-4: ours 1M in, 200k out; theirs 850k, 150k cached, 200k: +150,000, −150,000, 0.
+    const sonnet = `${DAY}/anthropic/claude-sonnet-4`;
+    expect(await text(sonnet, 'input_tokens_variance')).toBe('+150,000');
+    expect(await text(sonnet, 'cached_input_tokens_variance')).toBe('−150,000');
+    // The cost figures are unchanged by a usage import.
+    expect(await kpi('provider-cost')).toMatchObject({ shown: '$13.52' });
+    await shot('tokens-with-ours');
+    await page.uncheck('input[name="tokens-with-ours"]');
+    await shot('tokens');
   });
 
   it('a wider tolerance set on the page brings the day within it', async () => {

@@ -1,7 +1,7 @@
 // For owners and admins, through the admin routes their session may call: the provider cost
 // connections (never a key, only its hint) with their last poll and error, poll now, connect a
-// provider's admin key, disconnect (asked twice); a report uploaded from a file (JSON as the
-// provider returns it, or CSV text); the tolerance a day may drift. Each write asks the
+// provider's admin key, disconnect (asked twice); a cost or usage report uploaded from a file (JSON
+// as the provider returns it, or CSV text); the tolerance a day may drift. Each write asks the
 // reconciliation again, so the tables show what the server now holds. Refusals show the API's message.
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -19,19 +19,26 @@ import {
   REPORT_PATH,
   REPORTS,
   SETTINGS,
+  USAGE_REPORTS,
   useConnections,
   type ImportResult,
+  type UsageImportResult,
+  type UsageReportFormat,
   type PollResult,
   type ProviderConnection,
   type ReconciliationSettings,
   type ReportFormat,
 } from './reconciliation.queries.js';
 
-const FORMATS: readonly [ReportFormat, string][] = [
+type AnyFormat = ReportFormat | UsageReportFormat;
+const FORMATS: readonly [AnyFormat, string][] = [
   ['openai_costs', 'OpenAI organization costs (JSON)'],
   ['anthropic_cost_report', 'Anthropic cost report (JSON)'],
   ['csv', 'CSV: date, provider, model, project, cost'],
+  ['openai_usage_completions', 'OpenAI completions usage (JSON)'],
+  ['anthropic_usage_report', 'Anthropic messages usage report (JSON)'],
 ];
+const USAGE_FORMATS: readonly AnyFormat[] = ['openai_usage_completions', 'anthropic_usage_report'];
 const PROVIDERS = [
   ['openai', 'OpenAI'],
   ['anthropic', 'Anthropic'],
@@ -166,7 +173,7 @@ function ConnectForm() {
 }
 
 /** The report as the API takes it: the provider's JSON parsed, CSV as text. */
-async function reportOf(file: File, format: ReportFormat): Promise<unknown> {
+async function reportOf(file: File, format: AnyFormat): Promise<unknown> {
   const text = await file.text();
   if (format === 'csv') return text;
   try {
@@ -177,12 +184,16 @@ async function reportOf(file: File, format: ReportFormat): Promise<unknown> {
 }
 
 function UploadForm() {
-  const [format, setFormat] = useState<ReportFormat>('openai_costs');
+  const [format, setFormat] = useState<AnyFormat>('openai_costs');
   const [file, setFile] = useState<File | null>(null);
-  const [imported, setImported] = useState<ImportResult | null>(null);
+  const [imported, setImported] = useState<ImportResult | UsageImportResult | null>(null);
   const upload = useReconciliationWrite(
     REPORT_PATH,
-    async () => apiSend<ImportResult>('POST', adminPath(REPORTS), { format, report: await reportOf(file!, format) }),
+    async () =>
+      apiSend<ImportResult | UsageImportResult>('POST', adminPath(USAGE_FORMATS.includes(format) ? USAGE_REPORTS : REPORTS), {
+        format,
+        report: await reportOf(file!, format),
+      }),
     setImported,
   );
   const submit = (e: React.FormEvent) => {
@@ -196,7 +207,7 @@ function UploadForm() {
       <form className="inline-form" onSubmit={submit} data-form="upload-report">
         <label>
           Format
-          <select name="report-format" value={format} onChange={(e) => setFormat(e.target.value as ReportFormat)}>
+          <select name="report-format" value={format} onChange={(e) => setFormat(e.target.value as AnyFormat)}>
             {FORMATS.map(([id, label]) => (
               <option key={id} value={id}>
                 {label}
@@ -220,8 +231,17 @@ function UploadForm() {
       <FormError error={upload.error} />
       {imported && (
         <div className="note" data-imported>
-          Imported {count(imported.lines)} cost lines, <Cents value={imported.total_cost} /> in all, replacing{' '}
-          {imported.days.map((d) => `${d.provider} ${d.date}`).join(', ') || 'no day'}.
+          {'total_cost' in imported ? (
+            <>
+              Imported {count(imported.lines)} cost lines, <Cents value={imported.total_cost} /> in all
+            </>
+          ) : (
+            <>
+              Imported {count(imported.lines)} usage lines: {count(imported.input_tokens)} input, {count(imported.cached_input_tokens)}{' '}
+              cached input and {count(imported.output_tokens)} output tokens
+            </>
+          )}
+          , replacing {imported.days.map((d) => `${d.provider} ${d.date}`).join(', ') || 'no day'}.
         </div>
       )}
     </>

@@ -1,8 +1,11 @@
 // Reconciliation: the providers' own cost reports against our cost of the same UTC days, per day
 // and per day × provider × model (with the provider's projects or keys), in money and percent;
 // rows only one side has called out, days beyond the tolerance marked, totals over the compared
-// days, and our cost of days no report covers. Owners and admins also see the connections and may
-// import a report (ProviderReportsSection). Money to the cent, the exact figure on hover.
+// days, and our cost of days no report covers; where a usage report covers a row, a second table
+// sets the provider's token counts against ours per class, so a variance reads as price or usage.
+// Owners and admins also see the connections and may import a report (ProviderReportsSection).
+// Money to the cent, the exact figure on hover.
+import { useMemo, useState } from 'react';
 import { mayOpen } from '../../access.js';
 import { currentCredential } from '../../api/client.js';
 import { Cents } from '../../components/Cents.js';
@@ -12,7 +15,7 @@ import { QueryState } from '../../components/QueryState.js';
 import { cents, count, exactly, percent, sumMoney } from '../../format/money.js';
 import { useDateRange } from '../../range/date-range.js';
 import { ProviderReportsSection } from './ProviderReportsSection.js';
-import { reconciliationTotals, sideText } from './reconciliation.js';
+import { reconciliationTotals, sideText, signedTokens } from './reconciliation.js';
 import {
   useReconciliation,
   type ReconciliationDay,
@@ -99,6 +102,49 @@ const rowColumns: Column<ReconciliationRow>[] = [
   ...figureColumns<ReconciliationRow>(),
 ];
 
+type TokenRow = ReconciliationRow & { tokens: NonNullable<ReconciliationRow['tokens']> };
+type TokenClass = keyof TokenRow['tokens'];
+
+/** One token class: the provider's count, ours (when shown) and ours − the provider's. */
+function tokenColumns(cls: TokenClass, label: string, withOurs: boolean): Column<TokenRow>[] {
+  const ours: Column<TokenRow> = {
+    id: `${cls}_ours`,
+    header: `${label}: ours`,
+    kind: 'number',
+    value: (r) => r.tokens[cls].ours,
+    render: (r) => count(r.tokens[cls].ours),
+  };
+  return [
+    {
+      id: `${cls}_provider`,
+      header: `${label}: provider’s`,
+      kind: 'number',
+      value: (r) => r.tokens[cls].provider,
+      render: (r) => count(r.tokens[cls].provider),
+    },
+    ...(withOurs ? [ours] : []),
+    {
+      id: `${cls}_variance`,
+      header: `${label}: variance`,
+      kind: 'number',
+      value: (r) => r.tokens[cls].variance,
+      render: (r) => <span data-variance={r.tokens[cls].variance}>{signedTokens(r.tokens[cls].variance)}</span>,
+    },
+  ];
+}
+
+/** The token table's columns; our own counts only on request, so the table stays one screen wide. */
+function tokenRowColumns(withOurs: boolean): Column<TokenRow>[] {
+  return [
+    { id: 'date', header: 'Day (UTC)', value: (r) => r.date },
+    { id: 'provider', header: 'Provider', value: (r) => r.provider },
+    { id: 'model', header: 'Model', value: (r) => r.model },
+    ...tokenColumns('input_tokens', 'Input', withOurs),
+    ...tokenColumns('cached_input_tokens', 'Cached input', withOurs),
+    ...tokenColumns('output_tokens', 'Output', withOurs),
+  ];
+}
+
 const unreportedColumns: Column<UnreportedCost>[] = [
   { id: 'date', header: 'Day (UTC)', value: (u) => u.date },
   { id: 'provider', header: 'Provider', value: (u) => u.provider },
@@ -180,8 +226,38 @@ function Compared({ report }: { report: ReconciliationReport }) {
           rowClass={(r) => (r.out_of_tolerance ? 'out-of-tolerance' : undefined)}
         />
       </section>
+      <TokensSection report={report} />
       <UnreportedSection report={report} />
     </>
+  );
+}
+
+/** The rows a usage report covers: the provider's tokens against ours, per class. */
+function TokensSection({ report }: { report: ReconciliationReport }) {
+  const [withOurs, setWithOurs] = useState(false);
+  const columns = useMemo(() => tokenRowColumns(withOurs), [withOurs]);
+  const rows = report.rows.filter((r): r is TokenRow => r.tokens != null);
+  if (rows.length === 0) return null;
+  return (
+    <section className="card">
+      <h2>Tokens by day, provider and model</h2>
+      <div className="muted">
+        From the providers’ usage reports: input not read from cache (cache writes included), cached input (cache reads) and output;
+        variance is ours − the provider’s. A cost variance with no token variance is a price difference; a token variance is usage one side
+        is missing.
+      </div>
+      <label className="muted">
+        <input type="checkbox" name="tokens-with-ours" checked={withOurs} onChange={(e) => setWithOurs(e.target.checked)} /> Show our counts
+        too
+      </label>
+      <DataTable
+        name="reconciliation-tokens"
+        columns={columns}
+        rows={rows}
+        filter
+        rowTestId={(r) => `${r.date}/${r.provider}/${r.model}`}
+      />
+    </section>
   );
 }
 

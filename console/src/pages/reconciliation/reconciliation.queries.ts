@@ -14,6 +14,8 @@ export type ReportFormat = components['schemas']['ReportFormat'];
 export type ProviderConnection = components['schemas']['ConnectionView'];
 type ConnectionList = components['schemas']['ConnectionList'];
 export type ImportResult = components['schemas']['ImportProviderCostReportResult'];
+export type UsageReportFormat = components['schemas']['UsageReportFormat'];
+export type UsageImportResult = components['schemas']['ImportProviderUsageReportResult'];
 export type ReconciliationSettings = components['schemas']['ReconciliationSettings'];
 export type PollResult = components['schemas']['PollResult'];
 
@@ -21,6 +23,7 @@ export const REPORT_PATH = '/reconciliation';
 export const CONNECTIONS = 'reconciliation-connections';
 export const SETTINGS = 'reconciliation-settings';
 export const REPORTS = 'provider-cost-reports';
+export const USAGE_REPORTS = 'provider-usage-reports';
 
 export const useReconciliation = (r: DateRange) => useApi<ReconciliationReport>(REPORT_PATH, rangeQuery(r));
 export const useConnections = () => useApi<ConnectionList>(adminPath(CONNECTIONS));

@@ -1,6 +1,6 @@
 // The Reconciliation page's figures from the API's answer: the range's totals over the compared
-// days by the API's own variance rule (reconciliation/variance.ts, not a copy), and the words for
-// what only one side has. Pure, exact decimals.
+// days by the API's own variance rule (reconciliation/variance.ts, not a copy), the words for
+// what only one side has, and a token variance's sign. Pure, exact decimals.
 import Big from 'big.js';
 import { varianceOf, type VarianceFigures } from '../../../../reconciliation/variance.js';
 import { sumMoney } from '../../format/money.js';
@@ -30,4 +30,10 @@ export function sideText(side: ReconciliationRow['side']): string | null {
   if (side === 'provider_only') return 'only in the provider’s report';
   if (side === 'ours_only') return 'only in our events';
   return null;
+}
+
+/** A token variance with its sign (ours − provider's): "+400,000", "−300,000", "0". */
+export function signedTokens(value: number): string {
+  const digits = Math.abs(value).toLocaleString('en-US');
+  return value > 0 ? `+${digits}` : value < 0 ? `−${digits}` : '0';
 }
