@@ -13,7 +13,7 @@ import { cachedRevenue } from '../../revenue/revenue-cache.js';
 import { requireText } from '../../core/http/input.js';
 import { textFault } from '../../core/text.js';
 import { assertCardsExist, linearSubstitutions, parseScenario, touchesAnyModel, whatIf } from './what-if.js';
-import { actualCostsByEndUser, linearGroups, scenarioGroups, type WhatIfScope } from './what-if.queries.js';
+import { actualCostsByEndUser, scenarioGroups, type WhatIfScope } from './what-if.queries.js';
 import { scenarioRates } from './what-if-scenario.js';
 import type { WhatIfDimension, WhatIfRequest, WhatIfResult, WhatIfScenario } from './what-if.types.js';
 
@@ -73,18 +73,17 @@ export async function simulateWhatIf(rc: ReadContext, body: WhatIfRequest, withM
   const models = touchesAnyModel(scenario) ? null : scenario.substitutions.map((s) => s.fromModel);
   // Substitutions that price linearly are summed in the lake: one group per end user, not per event.
   const linear = linearSubstitutions(scenario, rates, range);
-  const [actual, groups, summed, revenue] = await Promise.all([
+  const [actual, groups, revenue] = await Promise.all([
     actualCostsByEndUser(rc.lake, scope),
     scenarioGroups(
       rc.lake,
       scope,
       models,
-      linear.map((s) => s.fromModel),
+      linear.map((s) => ({ fromModel: s.fromModel, ratio: s.tokenRatio.toFixed() })),
     ),
-    Promise.all(linear.map((s) => linearGroups(rc.lake, scope, s.fromModel, s.tokenRatio.toFixed()))),
     withMargins ? revenueByEndUser(rc, range) : null,
   ]);
-  return whatIf({ actual, groups: [...groups, ...summed.flat()], scenario, rates, revenue });
+  return whatIf({ actual, groups, scenario, rates, revenue });
 }
 
 /** The scenario as it is saved: checked as a run would check it (scope and changes), only its known fields kept. */
