@@ -39,11 +39,11 @@ export function parseProviderReport(format: ReportFormat, report: unknown): Prov
   return lines;
 }
 
-export function isObject(v: unknown): v is Record<string, unknown> {
+function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-export function arrayAt(v: unknown, key: string, field: string): unknown[] {
+function arrayAt(v: unknown, key: string, field: string): unknown[] {
   const value = isObject(v) ? v[key] : undefined;
   if (!Array.isArray(value)) throw new ValidationError(`${field}.${key}`, 'must be an array');
   return value;
@@ -67,66 +67,78 @@ function usd(v: unknown, field: string): void {
 }
 
 /** A bucket must be one whole UTC day: reports are compared per day. */
-export function wholeDay(startMs: number, endMs: number, field: string): string {
+function wholeDay(startMs: number, endMs: number, field: string): string {
   if (!Number.isFinite(startMs) || startMs % (DAY_SECONDS * 1000) !== 0 || endMs - startMs !== DAY_SECONDS * 1000) {
     throw new ValidationError(field, 'must start a whole UTC day bucket (bucket_width 1d, end one day later)');
   }
   return new Date(startMs).toISOString().slice(0, 10);
 }
 
-/** OpenAI: `{ data: [{ start_time, end_time, results: [{ amount: { value, currency }, line_item, project_id }] }] }`. */
-function parseOpenAiCosts(report: unknown): ProviderCostLine[] {
-  const lines: ProviderCostLine[] = [];
-  arrayAt(report, 'data', 'report').forEach((bucket, i) => {
+/** One result of a report's daily bucket: its UTC day, the result object and its field path. */
+export interface DailyResult {
+  date: string;
+  result: Record<string, unknown>;
+  at: string;
+}
+
+/**
+ * Every result of a report's whole-day buckets: OpenAI's (`start_time`/`end_time`, Unix seconds)
+ * or Anthropic's (`starting_at`/`ending_at`, RFC 3339), the shapes of both providers' cost and usage APIs.
+ */
+export function dailyResults(report: unknown, times: 'unix_seconds' | 'rfc3339'): DailyResult[] {
+  return arrayAt(report, 'data', 'report').flatMap((bucket, i) => {
     const at = `report.data[${i}]`;
-    if (!isObject(bucket) || !Number.isInteger(bucket.start_time) || !Number.isInteger(bucket.end_time)) {
-      throw new ValidationError(`${at}.start_time`, 'start_time and end_time must be Unix seconds');
+    let date: string;
+    if (times === 'unix_seconds') {
+      if (!isObject(bucket) || !Number.isInteger(bucket.start_time) || !Number.isInteger(bucket.end_time)) {
+        throw new ValidationError(`${at}.start_time`, 'start_time and end_time must be Unix seconds');
+      }
+      date = wholeDay((bucket.start_time as number) * 1000, (bucket.end_time as number) * 1000, `${at}.start_time`);
+    } else {
+      if (!isObject(bucket) || typeof bucket.starting_at !== 'string' || typeof bucket.ending_at !== 'string') {
+        throw new ValidationError(`${at}.starting_at`, 'starting_at and ending_at must be RFC 3339 times');
+      }
+      date = wholeDay(Date.parse(bucket.starting_at), Date.parse(bucket.ending_at), `${at}.starting_at`);
     }
-    const date = wholeDay((bucket.start_time as number) * 1000, (bucket.end_time as number) * 1000, `${at}.start_time`);
-    arrayAt(bucket, 'results', at).forEach((result, j) => {
+    return arrayAt(bucket, 'results', at).map((result, j) => {
       const r = `${at}.results[${j}]`;
-      if (!isObject(result) || !isObject(result.amount))
-        throw new ValidationError(`${r}.amount`, 'must be an object with value and currency');
-      usd(result.amount.currency, `${r}.amount.currency`);
-      const lineItem = optionalText(result.line_item, `${r}.line_item`);
-      lines.push({
-        date,
-        provider: 'openai',
-        model: lineItem === null ? ALL_MODELS : openAiLineItemModel(lineItem),
-        project: optionalText(result.project_id, `${r}.project_id`) ?? '',
-        amount: decimal(result.amount.value, `${r}.amount.value`),
-      });
+      if (!isObject(result)) throw new ValidationError(r, 'must be an object');
+      return { date, result, at: r };
     });
   });
-  return lines;
+}
+
+/** OpenAI: `{ data: [{ start_time, end_time, results: [{ amount: { value, currency }, line_item, project_id }] }] }`. */
+function parseOpenAiCosts(report: unknown): ProviderCostLine[] {
+  return dailyResults(report, 'unix_seconds').map(({ date, result, at: r }) => {
+    if (!isObject(result.amount)) throw new ValidationError(`${r}.amount`, 'must be an object with value and currency');
+    usd(result.amount.currency, `${r}.amount.currency`);
+    const lineItem = optionalText(result.line_item, `${r}.line_item`);
+    return {
+      date,
+      provider: 'openai',
+      model: lineItem === null ? ALL_MODELS : openAiLineItemModel(lineItem),
+      project: optionalText(result.project_id, `${r}.project_id`) ?? '',
+      amount: decimal(result.amount.value, `${r}.amount.value`),
+    };
+  });
 }
 
 /** Anthropic: `{ data: [{ starting_at, ending_at, results: [{ amount: "123.45" (cents), currency, model, cost_type, workspace_id }] }] }`. */
 function parseAnthropicCostReport(report: unknown): ProviderCostLine[] {
-  const lines: ProviderCostLine[] = [];
-  arrayAt(report, 'data', 'report').forEach((bucket, i) => {
-    const at = `report.data[${i}]`;
-    if (!isObject(bucket) || typeof bucket.starting_at !== 'string' || typeof bucket.ending_at !== 'string') {
-      throw new ValidationError(`${at}.starting_at`, 'starting_at and ending_at must be RFC 3339 times');
-    }
-    const date = wholeDay(Date.parse(bucket.starting_at), Date.parse(bucket.ending_at), `${at}.starting_at`);
-    arrayAt(bucket, 'results', at).forEach((result, j) => {
-      const r = `${at}.results[${j}]`;
-      if (!isObject(result)) throw new ValidationError(r, 'must be an object');
-      if (typeof result.amount !== 'string') throw new ValidationError(`${r}.amount`, 'must be a decimal string (cents)');
-      usd(result.currency, `${r}.currency`);
-      // Token costs name their model; web search and code execution costs have none.
-      const model = optionalText(result.model, `${r}.model`) ?? optionalText(result.cost_type, `${r}.cost_type`);
-      lines.push({
-        date,
-        provider: 'anthropic',
-        model: model === null ? ALL_MODELS : reconciliationModel(model),
-        project: optionalText(result.workspace_id, `${r}.workspace_id`) ?? '',
-        amount: decimal(result.amount, `${r}.amount`).div(100),
-      });
-    });
+  return dailyResults(report, 'rfc3339').map(({ date, result, at: r }) => {
+    if (typeof result.amount !== 'string') throw new ValidationError(`${r}.amount`, 'must be a decimal string (cents)');
+    usd(result.currency, `${r}.currency`);
+    // Token costs name their model; web search and code execution costs have none.
+    const model = optionalText(result.model, `${r}.model`) ?? optionalText(result.cost_type, `${r}.cost_type`);
+    return {
+      date,
+      provider: 'anthropic',
+      model: model === null ? ALL_MODELS : reconciliationModel(model),
+      project: optionalText(result.workspace_id, `${r}.workspace_id`) ?? '',
+      amount: decimal(result.amount, `${r}.amount`).div(100),
+    };
   });
-  return lines;
 }
 
 /** RFC 4180 fields: quoted fields may hold commas, doubled quotes and line breaks. */

@@ -8,7 +8,7 @@
 // events carry: input not read from cache (cache writes included), cache reads, output. Pure.
 import { ValidationError } from '../core/errors.js';
 import { reconciliationModel } from './model-keys.js';
-import { ALL_MODELS, arrayAt, isObject, optionalText, wholeDay } from './provider-reports.js';
+import { ALL_MODELS, dailyResults, optionalText } from './provider-reports.js';
 
 export type UsageReportFormat = 'openai_usage_completions' | 'anthropic_usage_report';
 export const USAGE_REPORT_FORMATS: readonly UsageReportFormat[] = ['openai_usage_completions', 'anthropic_usage_report'];
@@ -62,63 +62,42 @@ function modelOf(result: Record<string, unknown>, at: string): string {
 
 /** OpenAI: `{ data: [{ start_time, end_time, results: [{ input_tokens, input_cached_tokens, output_tokens, model, project_id, api_key_id }] }] }`. */
 function parseOpenAiUsage(report: unknown): ProviderUsageLine[] {
-  const lines: ProviderUsageLine[] = [];
-  arrayAt(report, 'data', 'report').forEach((bucket, i) => {
-    const at = `report.data[${i}]`;
-    if (!isObject(bucket) || !Number.isInteger(bucket.start_time) || !Number.isInteger(bucket.end_time)) {
-      throw new ValidationError(`${at}.start_time`, 'start_time and end_time must be Unix seconds');
-    }
-    const date = wholeDay((bucket.start_time as number) * 1000, (bucket.end_time as number) * 1000, `${at}.start_time`);
-    arrayAt(bucket, 'results', at).forEach((result, j) => {
-      const r = `${at}.results[${j}]`;
-      if (!isObject(result)) throw new ValidationError(r, 'must be an object');
-      // input_tokens counts the cached ones too (OpenAI's Usage API reference).
-      const input = tokens(result.input_tokens, `${r}.input_tokens`);
-      const cached = tokens(result.input_cached_tokens, `${r}.input_cached_tokens`, true);
-      if (cached > input) throw new ValidationError(`${r}.input_cached_tokens`, 'must not exceed input_tokens');
-      lines.push({
-        date,
-        provider: 'openai',
-        model: modelOf(result, r),
-        project: projectOf(result, r, ['project_id', 'api_key_id']),
-        input_tokens: input - cached,
-        cached_input_tokens: cached,
-        output_tokens: tokens(result.output_tokens, `${r}.output_tokens`),
-      });
-    });
+  return dailyResults(report, 'unix_seconds').map(({ date, result, at: r }) => {
+    // input_tokens counts the cached ones too (OpenAI's Usage API reference).
+    const input = tokens(result.input_tokens, `${r}.input_tokens`);
+    const cached = tokens(result.input_cached_tokens, `${r}.input_cached_tokens`, true);
+    if (cached > input) throw new ValidationError(`${r}.input_cached_tokens`, 'must not exceed input_tokens');
+    return {
+      date,
+      provider: 'openai',
+      model: modelOf(result, r),
+      project: projectOf(result, r, ['project_id', 'api_key_id']),
+      input_tokens: input - cached,
+      cached_input_tokens: cached,
+      output_tokens: tokens(result.output_tokens, `${r}.output_tokens`),
+    };
   });
-  return lines;
 }
 
 /** Anthropic: `{ data: [{ starting_at, ending_at, results: [{ uncached_input_tokens, cache_creation, cache_read_input_tokens, output_tokens, model, workspace_id, api_key_id }] }] }`. */
 function parseAnthropicUsage(report: unknown): ProviderUsageLine[] {
-  const lines: ProviderUsageLine[] = [];
-  arrayAt(report, 'data', 'report').forEach((bucket, i) => {
-    const at = `report.data[${i}]`;
-    if (!isObject(bucket) || typeof bucket.starting_at !== 'string' || typeof bucket.ending_at !== 'string') {
-      throw new ValidationError(`${at}.starting_at`, 'starting_at and ending_at must be RFC 3339 times');
-    }
-    const date = wholeDay(Date.parse(bucket.starting_at), Date.parse(bucket.ending_at), `${at}.starting_at`);
-    arrayAt(bucket, 'results', at).forEach((result, j) => {
-      const r = `${at}.results[${j}]`;
-      if (!isObject(result)) throw new ValidationError(r, 'must be an object');
-      const creation = result.cache_creation ?? {};
-      if (!isObject(creation)) throw new ValidationError(`${r}.cache_creation`, 'must be an object');
-      const writes =
-        tokens(creation.ephemeral_5m_input_tokens, `${r}.cache_creation.ephemeral_5m_input_tokens`, true) +
-        tokens(creation.ephemeral_1h_input_tokens, `${r}.cache_creation.ephemeral_1h_input_tokens`, true);
-      lines.push({
-        date,
-        provider: 'anthropic',
-        model: modelOf(result, r),
-        project: projectOf(result, r, ['workspace_id', 'api_key_id']),
-        input_tokens: tokens(result.uncached_input_tokens, `${r}.uncached_input_tokens`) + writes,
-        cached_input_tokens: tokens(result.cache_read_input_tokens, `${r}.cache_read_input_tokens`, true),
-        output_tokens: tokens(result.output_tokens, `${r}.output_tokens`),
-      });
-    });
+  return dailyResults(report, 'rfc3339').map(({ date, result, at: r }) => {
+    const creation = result.cache_creation ?? {};
+    if (typeof creation !== 'object' || Array.isArray(creation)) throw new ValidationError(`${r}.cache_creation`, 'must be an object');
+    const { ephemeral_5m_input_tokens: fiveMinutes, ephemeral_1h_input_tokens: oneHour } = creation as Record<string, unknown>;
+    const writes =
+      tokens(fiveMinutes, `${r}.cache_creation.ephemeral_5m_input_tokens`, true) +
+      tokens(oneHour, `${r}.cache_creation.ephemeral_1h_input_tokens`, true);
+    return {
+      date,
+      provider: 'anthropic',
+      model: modelOf(result, r),
+      project: projectOf(result, r, ['workspace_id', 'api_key_id']),
+      input_tokens: tokens(result.uncached_input_tokens, `${r}.uncached_input_tokens`) + writes,
+      cached_input_tokens: tokens(result.cache_read_input_tokens, `${r}.cache_read_input_tokens`, true),
+      output_tokens: tokens(result.output_tokens, `${r}.output_tokens`),
+    };
   });
-  return lines;
 }
 
 /** Lines of the same day, provider, model and project summed (results split by tier or context window). */
