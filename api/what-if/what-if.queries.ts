@@ -4,7 +4,8 @@
 // agent, workflow, feature or dimension filters the same sum over the events), and the events the
 // scenario may touch grouped where pricing cannot tell them apart (model, token classes, card
 // inputs, exact timestamp), so each group is priced once and multiplied by its count, exactly; a
-// linear substitution's events summed per end user instead (linearGroups, decision 0146).
+// linear substitution's events summed per end user instead, all in one scan (scenarioGroups,
+// decisions 0146 and 0154).
 import type { DateRange } from '../../core/time.js';
 import { dimensionValueSql, jsonPointer } from '../../core/lake/dimension-rollups.js';
 import { columnKey, queryCostGroups } from '../costs/costs.queries.js';
