@@ -1,4 +1,5 @@
-// GET /v1/anomalies: the organization's cost spikes per UTC day (end user, agent, model, feature).
+// GET /v1/anomalies: the organization's cost spikes per UTC day, and per completed hour of today
+// (end user, agent, model, feature).
 import type { Request as ExRequest } from 'express';
 import { Controller, Get, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
 import type { IsoDateParam } from '../../core/http/params.js';
@@ -22,7 +23,9 @@ export class AnomaliesController extends Controller {
    * of the same weekday over the previous 28 days), far beyond its usual variation and by at least
    * one currency unit; docs/api.md "Anomalies" gives the rule and its constants. Sorted by date,
    * then by increase (largest first); each names the top contributor of the increase in the other
-   * dimensions.
+   * dimensions. When the range includes today, each completed hour of today is judged by the same
+   * rule against the same hour of day; a spiking hour adds an item carrying `hour` after the daily
+   * items (decision 0155).
    * @summary List cost anomalies
    * @param start_date ISO 8601 date or datetime, inclusive. Must be strictly before end_date.
    * @param end_date ISO 8601 date or datetime, exclusive. At most 90 days after start_date.

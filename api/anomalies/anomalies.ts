@@ -14,6 +14,9 @@
 //  - cost ≥ MIN_RATIO × baseline;
 //  - robust z = ln(cost / baseline) / scale ≥ MIN_Z (a noisy series must jump further);
 //  - cost − baseline ≥ MIN_INCREASE currency units (cents never alarm).
+// Hours of the current day (detectHourlySpike) are judged by this same rule on the series of that
+// hour of day: hour 14 of each day is one daily series, so its baseline is the median of hour 14
+// on the same weekday over the previous 28 days (docs/decisions/0155-hourly-cost-anomalies.md).
 import { Big, toBig } from '../../core/money.js';
 import { DAY_MS, utcDate } from '../../core/time.js';
 
@@ -105,4 +108,27 @@ export function detectSpike(date: string, history: DailyCosts): Spike | null {
   const ratio = cost.div(baseline).toNumber();
   const zScore = (ratio - 1) / relativeScale(costs);
   return zScore >= MIN_Z ? { cost, baseline, ratio, zScore } : null;
+}
+
+/** A series' cost per UTC hour ('YYYY-MM-DDTHH:00:00Z' → decimal string); an hour absent cost 0. */
+export type HourlyCosts = ReadonlyMap<string, string | Big>;
+
+/** The hour's date and the daily series of that hour of day (each date's cost at the same hour). */
+function sameHourOfDay(hour: string, history: HourlyCosts): { date: string; daily: Map<string, string | Big> } {
+  const clock = hour.slice(10); // 'THH:00:00Z'
+  const daily = new Map<string, string | Big>();
+  for (const [key, cost] of history) if (key.slice(10) === clock) daily.set(key.slice(0, 10), cost);
+  return { date: hour.slice(0, 10), daily };
+}
+
+/** The spike in `hour` ('YYYY-MM-DDTHH:00:00Z') of a series with these hourly costs, or null (detectSpike on that hour of day). */
+export function detectHourlySpike(hour: string, history: HourlyCosts): Spike | null {
+  const { date, daily } = sameHourOfDay(hour, history);
+  return detectSpike(date, daily);
+}
+
+/** The baseline of `hour` from the same hour of the previous WINDOW_DAYS (as spikeBaseline). */
+export function hourlySpikeBaseline(hour: string, history: HourlyCosts): Big {
+  const { date, daily } = sameHourOfDay(hour, history);
+  return spikeBaseline(date, daily);
 }

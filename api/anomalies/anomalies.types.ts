@@ -19,6 +19,12 @@ export interface AnomalyContributor {
 export interface Anomaly {
   /** UTC date, YYYY-MM-DD. */
   date: string;
+  /**
+   * Present on an hourly item only: the completed hour of today (UTC) that spiked, e.g.
+   * "2026-11-27T14:00:00Z"; its cost and baseline are that hour's, against the same hour of the
+   * previous 28 days. Absent on daily items.
+   */
+  hour?: string;
   dimension: AnomalyDimension;
   /** External id for end users; the model, agent id or feature otherwise. */
   value: string;

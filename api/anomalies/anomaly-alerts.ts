@@ -5,6 +5,9 @@
 // the GET's own evaluation (costAnomalies) for yesterday and today (UTC) and writes each spike to
 // the outbox with fireOnce under the key cost.anomaly:<date>:<dimension>:<value>, so a spike fires
 // exactly once per (organization, date, dimension, value) however many ticks or api replicas see it.
+// Today's completed hours are judged too (the GET's hourly items); an hourly spike is keyed
+// cost.anomaly:<hour>:<dimension>:<value> ('2026-11-27T14:00:00Z'), so it fires once per flagged
+// hour, apart from the day's own firing.
 // Today's spike fires as soon as today's cost so far crosses the rule (a day's cost only grows);
 // yesterday is looked at again for events that arrived late.
 import type { Queryable } from '../../core/control/db.js';
@@ -26,8 +29,8 @@ async function evaluateAnomalyAlerts(db: Queryable, lake: LakeQuery, now: Date):
   const dates = [utcDate(new Date(today - DAY_MS)), utcDate(new Date(today))];
   let fired = 0;
   for (const organizationId of await organizationsWatchingAnomalies(db)) {
-    for (const a of await costAnomalies(lake, organizationId, dates)) {
-      const key = `cost.anomaly:${a.date}:${a.dimension}:${a.value}`;
+    for (const a of await costAnomalies(lake, organizationId, dates, now)) {
+      const key = `cost.anomaly:${a.hour ?? a.date}:${a.dimension}:${a.value}`;
       if (await fireOnce(db, organizationId, key, 'cost.anomaly', a)) fired++;
     }
   }

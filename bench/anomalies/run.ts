@@ -2,10 +2,19 @@
 // seasonality, trend, multiplicative noise and idle days, with spikes injected at 3× (and 2×, 4×
 // for context) the day's expected cost. Counts recall of injected spikes and false alarms per
 // 1,000 series-days without a spike, and writes bench/results/anomalies.md. Deterministic (seeded).
+// The hourly case feeds one hour of day (14:00) of noisier series to detectHourlySpike instead.
 // Run: npx tsx bench/anomalies/run.ts [--series 3000] [--days 150]
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { detectSpike, MIN_ACTIVE_DAYS, MIN_INCREASE, MIN_RATIO, MIN_Z, WINDOW_DAYS } from '../../api/anomalies/anomalies.js';
+import {
+  detectHourlySpike,
+  detectSpike,
+  MIN_ACTIVE_DAYS,
+  MIN_INCREASE,
+  MIN_RATIO,
+  MIN_Z,
+  WINDOW_DAYS,
+} from '../../api/anomalies/anomalies.js';
 import { DAY_MS, utcDate } from '../../core/time.js';
 import { gaussian, random } from '../seeded-random.js';
 
@@ -23,14 +32,25 @@ interface Outcome {
   falseAlarms: number;
 }
 
+/** Day-to-day noise (σ from `sigma[0]` to `sigma[1]`), the largest share of idle days, and whether the series is one hour of day. */
+interface Shape {
+  sigma: [number, number];
+  maxIdle: number;
+  hourly: boolean;
+}
+const DAILY_SHAPE: Shape = { sigma: [0.05, 0.3], maxIdle: 0.03, hourly: false };
+const HOURLY_SHAPE: Shape = { sigma: [0.1, 0.5], maxIdle: 0.1, hourly: true };
+
 /** One series: its expected costs, then noise, idle days and spikes of `factor`; every day after the window evaluated. */
-function runSeries(rand: () => number, factor: number, levelRange: [number, number], out: Outcome): void {
+function runSeries(rand: () => number, factor: number, levelRange: [number, number], shape: Shape, out: Outcome): void {
   const level = levelRange[0] * (levelRange[1] / levelRange[0]) ** rand();
   const weekend = 0.3 + 0.7 * rand();
   const weekdayShape = Array.from({ length: 7 }, (_, d) => (d >= 5 ? weekend : 1) * (0.9 + 0.2 * rand()));
   const trend = (rand() - 0.5) * 0.01; // ±0.5% a day
-  const sigma = 0.05 + 0.25 * rand(); // 5% to 30% day-to-day noise
-  const idle = rand() * 0.03; // up to 3% of days without any cost
+  const sigma = shape.sigma[0] + (shape.sigma[1] - shape.sigma[0]) * rand();
+  const idle = rand() * shape.maxIdle;
+  const keyOf = (i: number) =>
+    shape.hourly ? `${utcDate(new Date(FIRST_DAY + i * DAY_MS))}T14:00:00Z` : utcDate(new Date(FIRST_DAY + i * DAY_MS));
   const history = new Map<string, string>();
   const spikeDays = new Set<number>();
   for (let i = 0; i < DAYS; i++) {
@@ -41,11 +61,10 @@ function runSeries(rand: () => number, factor: number, levelRange: [number, numb
       cost = expected * factor;
       spikeDays.add(i);
     }
-    history.set(utcDate(new Date(FIRST_DAY + i * DAY_MS)), cost.toFixed(6));
+    history.set(keyOf(i), cost.toFixed(6));
   }
   for (let i = WINDOW_DAYS; i < DAYS; i++) {
-    const date = utcDate(new Date(FIRST_DAY + i * DAY_MS));
-    const spike = detectSpike(date, history) !== null;
+    const spike = (shape.hourly ? detectHourlySpike(keyOf(i), history) : detectSpike(keyOf(i), history)) !== null;
     if (spikeDays.has(i)) {
       out.spikes++;
       if (spike) out.found++;
@@ -56,21 +75,22 @@ function runSeries(rand: () => number, factor: number, levelRange: [number, numb
   }
 }
 
-function measure(factor: number, levelRange: [number, number], seed: number): Outcome {
+function measure(factor: number, levelRange: [number, number], shape: Shape, seed: number): Outcome {
   const rand = random(seed);
   const out: Outcome = { spikes: 0, found: 0, quietDays: 0, falseAlarms: 0 };
-  for (let s = 0; s < SERIES; s++) runSeries(rand, factor, levelRange, out);
+  for (let s = 0; s < SERIES; s++) runSeries(rand, factor, levelRange, shape, out);
   return out;
 }
 
 const started = performance.now();
 const cases = [
-  { name: '3× spikes, $3–$500 a day', factor: 3, levels: [3, 500] as [number, number] },
-  { name: '2× spikes, $3–$500 a day', factor: 2, levels: [3, 500] as [number, number] },
-  { name: '4× spikes, $3–$500 a day', factor: 4, levels: [3, 500] as [number, number] },
-  { name: '3× spikes, $0.02–$0.30 a day (cents)', factor: 3, levels: [0.02, 0.3] as [number, number] },
+  { name: '3× spikes, $3–$500 a day', factor: 3, levels: [3, 500] as [number, number], shape: DAILY_SHAPE },
+  { name: '2× spikes, $3–$500 a day', factor: 2, levels: [3, 500] as [number, number], shape: DAILY_SHAPE },
+  { name: '4× spikes, $3–$500 a day', factor: 4, levels: [3, 500] as [number, number], shape: DAILY_SHAPE },
+  { name: '3× spikes, $0.02–$0.30 a day (cents)', factor: 3, levels: [0.02, 0.3] as [number, number], shape: DAILY_SHAPE },
+  { name: 'hourly: 3× spikes at 14:00, $3–$100 an hour', factor: 3, levels: [3, 100] as [number, number], shape: HOURLY_SHAPE },
 ];
-const rows = cases.map((c, i) => ({ ...c, ...measure(c.factor, c.levels, 1000 + i) }));
+const rows = cases.map((c, i) => ({ ...c, ...measure(c.factor, c.levels, c.shape, 1000 + i) }));
 const ms = Math.round(performance.now() - started);
 
 const pct = (a: number, b: number) => (b === 0 ? '–' : `${((100 * a) / b).toFixed(2)}%`);
@@ -92,6 +112,8 @@ weekday, a trend of ±0.5% a day, multiplicative log-normal noise with σ 5–30
 up to 3% idle days (no cost), ${DAYS} days of which the first ${WINDOW_DAYS} are history only. On each
 later day a spike replaces the day's cost by the factor × its expected cost with chance 1/40 (so
 windows also hold earlier spikes). A quiet day is any evaluated day without an injected spike.
+The hourly row is the series of one hour of day (14:00 each day, judged by \`detectHourlySpike\`):
+noisier (σ 10–50%) and idler (up to 10% of days without cost at that hour) than a whole day.
 
 | Case | Spikes | Found | Recall | Quiet series-days | False alarms | per 1,000 series-days |
 |---|---:|---:|---:|---:|---:|---:|
@@ -100,6 +122,8 @@ ${table}
 Targets: recall ≥ 95% of 3× spikes, ≤ 1 false alarm per 1,000 series-days. The cents row shows
 the absolute floor at work: a spike alarms only when its increase reaches ${MIN_INCREASE.toString()} (the few found are
 series the trend grew to over $0.50 a day); no false alarm however large the ratio.
+The hourly row misses both targets: one hour of day is noisier than a day, and the daily constants
+are used unchanged (one rule; decision 0155). Retuning them for hours is left open.
 
 Constants chosen on these series (400 series each, 3× recall / false alarms per 1,000): ratio 2
 and z 4 with idle days counted as 0 (the first draft) 98.8% / 4.9; idle days left out, ratio 2.25,

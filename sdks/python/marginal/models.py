@@ -2270,6 +2270,12 @@ class Anomaly(BaseModel):
     """
     UTC date, YYYY-MM-DD.
     """
+    hour: str | None = None
+    """
+    Present on an hourly item only: the completed hour of today (UTC) that spiked, e.g.
+    "2026-11-27T14:00:00Z"; its cost and baseline are that hour's, against the same hour of the
+    previous 28 days. Absent on daily items.
+    """
     dimension: Literal['end_user', 'agent', 'model', 'feature']
     """
     What a cost series is kept per.

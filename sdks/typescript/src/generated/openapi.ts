@@ -1029,7 +1029,9 @@ export interface paths {
          *     of the same weekday over the previous 28 days), far beyond its usual variation and by at least
          *     one currency unit; docs/api.md "Anomalies" gives the rule and its constants. Sorted by date,
          *     then by increase (largest first); each names the top contributor of the increase in the other
-         *     dimensions.
+         *     dimensions. When the range includes today, each completed hour of today is judged by the same
+         *     rule against the same hour of day; a spiking hour adds an item carrying `hour` after the daily
+         *     items (decision 0155).
          */
         get: operations["GetAnomalies"];
         put?: never;
@@ -3745,6 +3747,12 @@ export interface components {
         Anomaly: {
             /** @description UTC date, YYYY-MM-DD. */
             date: string;
+            /**
+             * @description Present on an hourly item only: the completed hour of today (UTC) that spiked, e.g.
+             *     "2026-11-27T14:00:00Z"; its cost and baseline are that hour's, against the same hour of the
+             *     previous 28 days. Absent on daily items.
+             */
+            hour?: string;
             dimension: components["schemas"]["AnomalyDimension"];
             /** @description External id for end users; the model, agent id or feature otherwise. */
             value: string;

@@ -1,6 +1,6 @@
 // The spike rule on worked examples: each window is written out, each expected figure by hand.
 import { describe, expect, it } from 'vitest';
-import { detectSpike, spikeBaseline, windowDates } from '../../../../api/anomalies/anomalies.js';
+import { detectHourlySpike, detectSpike, hourlySpikeBaseline, spikeBaseline, windowDates } from '../../../../api/anomalies/anomalies.js';
 import { DAY_MS, utcDate } from '../../../../core/time.js';
 
 const DAY = '2026-03-02'; // a Monday
@@ -129,5 +129,43 @@ describe('detectSpike', () => {
         series(() => '10', '0'),
       ),
     ).toBeNull();
+  });
+});
+
+describe('detectHourlySpike (the same rule on one hour of day)', () => {
+  const HOUR = `${DAY}T14:00:00Z`;
+  /** 28 days before DAY: $1 at 14:00 and $9 at 03:00 each day; DAY itself costing `at14` at 14:00. */
+  function hourly(at14: string, quiet14 = false): Map<string, string> {
+    const m = new Map<string, string>();
+    for (let n = 1; n <= 28; n++) {
+      if (!quiet14) m.set(`${dayBefore(n)}T14:00:00Z`, '1');
+      m.set(`${dayBefore(n)}T03:00:00Z`, '9');
+    }
+    m.set(HOUR, at14);
+    m.set(`${DAY}T03:00:00Z`, '9');
+    return m;
+  }
+
+  it('a 3× hour: $3 at 14:00 against $1 at 14:00 on the same weekday; ratio 3, z = 2 / the 5% floor = 40', () => {
+    const spike = detectHourlySpike(HOUR, hourly('3'))!;
+    expect(spike.cost.toString()).toBe('3');
+    expect(spike.baseline.toString()).toBe('1');
+    expect(spike.ratio).toBe(3);
+    expect(spike.zScore).toBeCloseTo(40, 9);
+    expect(hourlySpikeBaseline(HOUR, hourly('3')).toString()).toBe('1');
+  });
+
+  it('normal hours are not spikes: $9 at 03:00 is its own baseline, $1 at 14:00 too; other hours of day never enter', () => {
+    expect(detectHourlySpike(`${DAY}T03:00:00Z`, hourly('3'))).toBeNull();
+    expect(detectHourlySpike(HOUR, hourly('1'))).toBeNull();
+    // $2 at 14:00 is 2× (< 2.4) although 14:00's cost is far below the $9 hour's.
+    expect(detectHourlySpike(HOUR, hourly('2'))).toBeNull();
+  });
+
+  it('a quiet hour of day (no cost at 14:00 in 28 days, zero baseline) is never a spike and its baseline is 0', () => {
+    expect(detectHourlySpike(HOUR, hourly('50', true))).toBeNull();
+    expect(hourlySpikeBaseline(HOUR, hourly('50', true)).toString()).toBe('0');
+    // And an hour with no cost at all at that hour: nothing to judge.
+    expect(detectHourlySpike(`${DAY}T20:00:00Z`, hourly('3'))).toBeNull();
   });
 });
