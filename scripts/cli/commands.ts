@@ -445,6 +445,19 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     resource: 'reconciliation',
+    action: 'import-usage',
+    summary:
+      "Import a provider's usage report (OpenAI completions usage or Anthropic messages usage report JSON); replaces the days it covers",
+    method: 'POST',
+    path: '/organizations/{org}/provider-usage-reports',
+    flags: [
+      org,
+      { name: 'format', type: 'string', required: true, help: 'openai_usage_completions or anthropic_usage_report' },
+      { name: 'report', type: 'json', required: true, help: 'the report JSON as the provider returned it, e.g. "$(cat usage.json)"' },
+    ],
+  },
+  {
+    resource: 'reconciliation',
     action: 'import-csv',
     summary: 'Import provider costs as CSV (date, provider, model, project or key, cost); replaces the days it covers',
     method: 'POST',

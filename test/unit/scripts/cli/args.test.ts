@@ -19,6 +19,14 @@ describe('CLI command line → admin request', () => {
       ['reconciliation', 'connect', '--org', ORG, '--provider', 'openai', '--admin-key', 'sk-admin-x'],
       { method: 'PUT', path: `/organizations/${ORG}/reconciliation-connections/openai`, body: { admin_key: 'sk-admin-x' } },
     ],
+    [
+      ['reconciliation', 'import-usage', '--org', ORG, '--format', 'anthropic_usage_report', '--report', '{"data":[]}'],
+      {
+        method: 'POST',
+        path: `/organizations/${ORG}/provider-usage-reports`,
+        body: { format: 'anthropic_usage_report', report: { data: [] } },
+      },
+    ],
     // A GET's flags are its query; --out is the CLI's own (the file it writes).
     [
       ['exports', 'focus', '--org', ORG, '--start', '2026-10-01', '--end', '2026-11-01', '--format', 'parquet', '--out', 'x.parquet'],
