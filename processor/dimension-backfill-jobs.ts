@@ -2,8 +2,9 @@
 // /v1/admin/organizations/{id}/dimensions) reaches the lake writer's DimensionBook within about a
 // second; from then on flushes roll it up, and this pass rewrites, in each partition this
 // processor owns, the dimension rollups of the days written before (ProcessorLake.backfillDimensions,
-// a bounded number of days per call, one manifest swap each). Progress needs no record of its
-// own: the manifests say which days are covered (GET .../dimensions/{key}/rollup reads them).
+// a bounded number of days per call, one manifest swap or fenced DuckLake commit each). Progress
+// needs no record of its own: the manifests, or the open lake's dimension_coverage table, say which
+// days are covered (GET .../dimensions/{key}/rollup reads them).
 import type { Logger } from '../core/logger.js';
 import { LakeFencedError, type ProcessorLake } from './lake/lake-writer.js';
 import type { PartitionWorker } from './partition-worker.js';

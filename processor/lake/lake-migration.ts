@@ -16,6 +16,7 @@ import { absolutePath, LAKE_TABLES, manifestDir, partitionOfManifestName } from 
 import { readManifest, type Manifest } from '../../core/lake/manifest.js';
 import { readParquetSql, sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 import { dimensionRollupSources } from './dimension-files.js';
+import { coverageInsertSql } from '../../core/lake/dimension-coverage.js';
 import { commitFenced, DuckLakeConflictError, lakeNextOffset, OffsetMovedError, rollupInsertSql } from './ducklake-commit.js';
 import { type DayTotal, type MigrationUnit, planLakeMigration, totalsDifferences } from './lake-migration-plan.js';
 
@@ -201,6 +202,8 @@ async function writeUnit(lake: OpenLake, lakeDir: string, u: MigrationUnit): Pro
   const statements = [
     `INSERT INTO lake.events BY NAME SELECT * FROM ${STAGED}`,
     ...rollups.map(([table, select]) => rollupInsertSql(table, u.partition, select)),
+    // The files' per-file coverage carried over: days rolled up for a dimension stay covered.
+    coverageInsertSql(u.partition, STAGED, u.dimensions),
     record,
   ];
   await commitFenced(lake.conn, u.partition, 0, statements, `UPDATE ${offsets} SET next_offset = 0 WHERE next_offset = 0`);
