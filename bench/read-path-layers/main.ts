@@ -5,9 +5,9 @@
 // turn (cold: the first of a fresh process for the first endpoint, later ones share what earlier
 // ones built), then each endpoint's warm p50 (after two warm-ups), then each api's RSS. A layer's
 // saving on an endpoint is 1 − on/off, the median over rounds.
-// Writes bench/results/read-path-layers.md and .json. Reads the data directory bench/api left;
+// Writes bench/results/<--out>.md and .json. Reads the data directory bench/api left;
 // writes nothing there except the derived days the api persists (a first pass persists them).
-//   npx tsx bench/read-path-layers/main.ts --data-dir DIR [--rounds 2] [--iterations 5] [--layers a,b] [--no-write]
+//   npx tsx bench/read-path-layers/main.ts --data-dir DIR [--rounds 2] [--iterations 5] [--layers a,b] [--out read-path-layers] [--no-write]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { fromRoot } from '../../core/paths.js';
 import { BENCH_META_FILE, benchNow, type BenchMeta } from '../api/bench-lake.js';
 import { startFreshApi, type FreshApi, type FreshApiOptions } from '../api/fresh-api.js';
-import { httpCases, pathOf } from '../api/http-cases.js';
+import { benchRanges, httpCases, pathOf } from '../api/http-cases.js';
 import { median } from '../api/stats.js';
 import { log } from '../api/synthetic-lake-host.js';
 
@@ -38,6 +38,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '2' },
     iterations: { type: 'string', default: '5' },
     layers: { type: 'string', default: Object.keys(LAYERS).join(',') },
+    out: { type: 'string', default: 'read-path-layers' },
     'no-write': { type: 'boolean', default: false },
   },
 });
@@ -46,7 +47,16 @@ const meta = JSON.parse(fs.readFileSync(path.join(dataDir, BENCH_META_FILE), 'ut
 const ROUNDS = Number(values.rounds);
 const ITERATIONS = Number(values.iterations);
 const layers = values.layers.split(',').filter((l) => l in LAYERS);
-const CASES = httpCases(meta.days).map(([name, p, q]) => [name, pathOf(p, q)] as const);
+const { fullSubDay } = benchRanges(meta.days);
+const CASES = [
+  ...httpCases(meta.days),
+  // bench/dimensions' sub-day breakdown: the edge cache's other reader (a dimension's sub-day slices).
+  [
+    'GET /dimension-data/cost-breakdown?dimension_key=team (90 days, sub-day bounds)',
+    '/dimension-data/cost-breakdown',
+    { ...fullSubDay, dimension_key: 'team' },
+  ] as const,
+].map(([name, p, q]) => [name, pathOf(p, q)] as const);
 const base: FreshApiOptions = { dataDir, now: benchNow(meta.days).toISOString() };
 /**
  * One GET's milliseconds; a connection the server closed while idle (keep-alive) is asked again on
@@ -133,12 +143,27 @@ async function pair(
 
 const loadStart = loadavg();
 log(`${meta.events} events over ${meta.days} days in ${dataDir}; layers ${layers.join(', ')}; load ${loadStart.join(' ')}`);
-// Persist pass: every endpoint once, so the "on" processes find their derived days persisted.
-{
-  const api = await startFreshApi(base);
-  for (const [, p] of CASES) await timed(api, p);
-  await api.stop();
+/** A pair again from the start when one of its api processes died (a shared machine: out of memory, a stray kill). */
+async function retried<T>(run: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await run();
+    } catch (e) {
+      if (i >= attempts) throw e;
+      log(`attempt ${i} failed (${(e as Error).message}); again`);
+    }
+  }
 }
+
+// Persist pass: every endpoint once, so the "on" processes find their derived days persisted.
+await retried(async () => {
+  const api = await startFreshApi(base);
+  try {
+    for (const [, p] of CASES) await timed(api, p);
+  } finally {
+    await api.stop();
+  }
+});
 const scratch: string[] = [];
 const emptyDir = () => {
   scratch.push(fs.mkdtempSync(path.join(os.tmpdir(), 'read-path-derived-')));
@@ -148,9 +173,10 @@ const pairs: Array<Awaited<ReturnType<typeof pair>>> = [];
 try {
   for (let round = 1; round <= ROUNDS; round++) {
     for (const layer of layers) {
-      scratch.push(twinDataDir());
+      const twin = twinDataDir();
+      scratch.push(twin);
       const offOptions = LAYERS[layer]!.off(emptyDir);
-      pairs.push(await pair(layer, round, { ...base, ...offOptions, dataDir: scratch.at(-1)! }));
+      pairs.push(await retried(() => pair(layer, round, { ...base, ...offOptions, dataDir: twin })));
     }
     // After every round, so that a run cut short still leaves its figures.
     report(round);
@@ -222,8 +248,8 @@ function report(rounds: number): void {
   ];
   console.log(md.join('\n'));
   if (!values['no-write']) {
-    fs.writeFileSync(fromRoot('bench/results/read-path-layers.md'), md.join('\n'));
+    fs.writeFileSync(fromRoot(`bench/results/${values.out}.md`), md.join('\n'));
     const json = { events: meta.events, days: meta.days, rounds, iterations: ITERATIONS, load_start: loadStart, load_end: loadEnd };
-    fs.writeFileSync(fromRoot('bench/results/read-path-layers.json'), `${JSON.stringify({ ...json, summary, runs: pairs }, null, 1)}\n`);
+    fs.writeFileSync(fromRoot(`bench/results/${values.out}.json`), `${JSON.stringify({ ...json, summary, runs: pairs }, null, 1)}\n`);
   }
 }
