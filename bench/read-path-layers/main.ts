@@ -211,6 +211,18 @@ function report(rounds: number): void {
       .filter((e) => e.saving_pct >= 10)
       .map((e) => `${e.endpoint.replace(/^GET /, '')} ${e.saving_pct}%`)
       .join('; ') || 'none';
+  /** One section: every endpoint's on → off figure (and saving) for each layer. */
+  const perEndpoint = (title: string, kind: 'warm' | 'cold') => [
+    `## Per endpoint: ${title} ms on → off (saving)`,
+    '',
+    `| endpoint | ${summary.map((s) => s.layer).join(' | ')} |`,
+    `|---|${summary.map(() => '--:|').join('')}`,
+    ...CASES.map(
+      ([name], i) =>
+        `| ${name} | ${summary.map((s) => `${s[kind][i]!.on_ms} → ${s[kind][i]!.off_ms} (${s[kind][i]!.saving_pct}%)`).join(' | ')} |`,
+    ),
+    '',
+  ];
   const md = [
     '# bench/read-path-layers: what each read-path cache layer saves (issue 23)',
     '',
@@ -227,23 +239,8 @@ function report(rounds: number): void {
         `| ${s.layer}: ${s.what} | ${saves(s.warm)} | ${saves(s.cold)} | ${s.rss_on_mb} / ${s.rss_off_mb} | ${s.earns ? 'earns its place' : 'saves < 10% everywhere'} |`,
     ),
     '',
-    '## Per endpoint: warm p50 ms on → off (saving)',
-    '',
-    `| endpoint | ${summary.map((s) => s.layer).join(' | ')} |`,
-    `|---|${summary.map(() => '--:|').join('')}`,
-    ...CASES.map(
-      ([name], i) =>
-        `| ${name} | ${summary.map((s) => `${s.warm[i]!.on_ms} → ${s.warm[i]!.off_ms} (${s.warm[i]!.saving_pct}%)`).join(' | ')} |`,
-    ),
-    '',
-    '## Per endpoint: cold (first request) ms on → off (saving)',
-    '',
-    `| endpoint | ${summary.map((s) => s.layer).join(' | ')} |`,
-    `|---|${summary.map(() => '--:|').join('')}`,
-    ...CASES.map(
-      ([name], i) =>
-        `| ${name} | ${summary.map((s) => `${s.cold[i]!.on_ms} → ${s.cold[i]!.off_ms} (${s.cold[i]!.saving_pct}%)`).join(' | ')} |`,
-    ),
+    ...perEndpoint('warm p50', 'warm'),
+    ...perEndpoint('cold (first request)', 'cold'),
     '',
   ];
   console.log(md.join('\n'));
