@@ -1,11 +1,13 @@
 import { defineConfig } from 'vitest/config';
 
-// The suite runs as two lanes side by side, each one file at a time: `long` holds the files that
-// take longest (crash, outage, browser and all-in-one suites, measured in CI), `rest` everything
-// else. Two files at once keep a 2-core machine busy while most files wait on a broker, a child
-// process or a poll, without the oversubscription of one worker per file. Each lane runs the
-// globalSetup for itself (its own broker, registry and PostgreSQL), so the lanes share no
-// infrastructure; every file already makes its own topics, databases and temp folders.
+// The suite runs as two lanes side by side (`npm test` runs scripts/test-lanes.mjs: one vitest
+// process per lane), each one file at a time: `long` holds the files that take longest (crash,
+// outage, browser and all-in-one suites, measured in CI), `rest` everything else. Two files at
+// once keep a 2-core machine busy while most files wait on a broker, a child process or a poll,
+// without the oversubscription of one worker per file. Each lane runs the globalSetup for itself
+// (its own broker, registry and PostgreSQL), so the lanes share no infrastructure; every file
+// already makes its own topics, databases and temp folders. `npx vitest run` alone runs the lanes
+// one after the other (vitest puts every single-worker project in one sequence).
 // A file that grows long belongs in LONG (keep the lanes within a minute of each other).
 const LONG = [
   'test/browser/**/*.test.ts',
