@@ -8,6 +8,7 @@
 import { RateBook } from '../pricing/rate-book.js';
 import type { StartComponent } from '../core/process-host.js';
 import { RevenueSync, type RevenueSyncOptions } from '../revenue/stripe-sync.js';
+import { cacheRevenue } from '../revenue/revenue-cache.js';
 import { withConsole } from './console-host/serve-console.js';
 import { RegisterRoutes } from './generated/routes.js';
 import { LakeQuery, type LakeQueryOptions } from './lake/lake-query.js';
@@ -53,6 +54,13 @@ export interface ApiComponentOptions {
   anomalyAlerts?: AnomalyAlertOptions;
   /** The scheduled-export tick (api/exports/export-runner.ts). */
   exports?: ExportRunnerOptions;
+  /**
+   * Off switches of two read-path caches, default on (bench/read-path-layers weighs them): the rate
+   * book's per-organization rates (pricing/rate-book.ts) and the revenue records margin reads
+   * (revenue/revenue-cache.ts). Off, each request reads them from the control plane; same answers.
+   */
+  rateBookCache?: false;
+  revenueCache?: false;
   /** Time between polls of the providers' cost APIs (reconciliation/provider-polling.ts); default 1 hour, 0 = none. */
   providerPollingIntervalMs?: number;
 }
@@ -65,7 +73,8 @@ export function apiComponent(options: ApiComponentOptions = {}): StartComponent 
       ...options.lake,
     });
     ctx.services.lakeQuery = lakeQuery;
-    const rateBook = (ctx.services.rateBook ??= new RateBook(ctx.db));
+    const rateBook = (ctx.services.rateBook ??= new RateBook(ctx.db, undefined, undefined, options.rateBookCache !== false));
+    if (options.revenueCache === false) cacheRevenue(ctx.db, false);
     ctx.services.apiClock = options.now ?? (() => new Date());
     // People's sessions for the one authentication module (core/http/authentication.ts).
     ctx.services.personSessions = new SessionDirectory(ctx.db, ctx.masterKey);

@@ -2,6 +2,8 @@
 // unit rates), indexed once and cached. A cached entry is reused until the organization's
 // rates_version changes; the version is re-read at most every `refreshMs`, so a new card is seen
 // by ingest (flags) and the processor (pricing) within about a second without a query per event.
+// `cached` false switches the cache off: every call reads and indexes the rates again
+// (bench/read-path-layers weighs it).
 import type { Queryable } from '../core/control/db.js';
 import { getRatesVersion, listRateCards, listUnitRates } from './rate-cards.store.js';
 import {
@@ -31,6 +33,7 @@ export class RateBook {
     private readonly db: Queryable,
     private readonly refreshMs = 1_000,
     private readonly now: () => number = Date.now,
+    private readonly cached = true,
   ) {}
 
   /** Rates for pricing and for ingest's "no rate card" flag. */
@@ -49,6 +52,7 @@ export class RateBook {
   }
 
   private async entry(organizationId: string): Promise<Entry> {
+    if (!this.cached) return this.refresh(organizationId, undefined);
     const cached = this.entries.get(organizationId);
     if (cached && this.now() - cached.checkedAt < this.refreshMs) return cached;
     const inFlight = this.loading.get(organizationId);

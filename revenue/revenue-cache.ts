@@ -28,12 +28,20 @@ interface Entry extends CachedRevenue {
 
 // Per control plane (tests run several in one process), then per organization in LRU order.
 const caches = new WeakMap<ControlDb, LRUCache<string, Entry>>();
+/** Control planes whose revenue is read through on every call (bench/read-path-layers' off switch). */
+const uncached = new WeakSet<ControlDb>();
+
+/** Switches the cache off (false) or on for one control plane; default on. */
+export function cacheRevenue(db: ControlDb, on: boolean): void {
+  if (on) uncached.delete(db);
+  else uncached.add(db);
+}
 
 /** Every revenue record of the organization (all sources), with end users resolved, and their names. */
 export async function cachedRevenue(db: ControlDb, organizationId: string): Promise<CachedRevenue> {
   let byOrg = caches.get(db);
   if (!byOrg) caches.set(db, (byOrg = new LRUCache({ max: MAX_ORGANIZATIONS })));
-  const hit = byOrg.get(organizationId);
+  const hit = uncached.has(db) ? undefined : byOrg.get(organizationId);
   // A miss reads the version with the records in one statement (a fresh process's first request).
   if (hit && hit.version === (await revenueRecordsVersion(db, organizationId))) return hit;
   const read = await listRevenueRecordsForMargin(db, organizationId);
@@ -51,6 +59,6 @@ export async function cachedRevenue(db: ControlDb, organizationId: string): Prom
   for (const [id, r] of latestNamedRecords(records, (x) => x.endUserId))
     names.set(id, { externalId: r.externalUserId!, name: r.customerName });
   const entry = { version, records, names };
-  byOrg.set(organizationId, entry);
+  if (!uncached.has(db)) byOrg.set(organizationId, entry);
   return entry;
 }

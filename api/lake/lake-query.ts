@@ -115,11 +115,13 @@ export interface LakeQueryOptions {
    * (bench/read-path-layers, docs/read-path.md); off, a layer's work is done per query, same answers.
    * parquetMetadataCache: DuckDB's Parquet footer cache; rowProjections: a selection's copy of
    * cached days (row-projection.ts); edgeCacheSlices: sub-day slices kept (edge-cache.ts, default
-   * 256, 0 = none).
+   * 256, 0 = none); sessionIndex: which session_spans files hold a session (api/sessions/session-index.ts;
+   * off, a session's tree reads all its organization's session_spans files).
    */
   parquetMetadataCache?: boolean;
   rowProjections?: boolean;
   edgeCacheSlices?: number;
+  sessionIndex?: boolean;
   /** Read the open lake (DuckLake) with these settings instead of the manifest lake (core/config.ts lakeFormat). */
   duckLake?: LakeSettings;
 }
@@ -249,6 +251,8 @@ export class LakeQuery {
   readonly cache: DerivedCache;
   /** Sub-day slices of ranges asked more than once (edge-cache.ts). */
   readonly edges: EdgeCache;
+  /** Whether a session's tree reads only the files the session index names (api/sessions/session-index.ts). */
+  readonly sessionIndex: boolean;
 
   private constructor(
     readonly reader: LakeReader,
@@ -259,6 +263,7 @@ export class LakeQuery {
     private readonly duckLake: OpenLake | null,
   ) {
     const derivedDir = options.derivedDir ?? path.join(reader.lakeDir, '_derived');
+    this.sessionIndex = options.sessionIndex !== false;
     this.cache = new DerivedCache(
       () => this.connection(),
       (c) => this.release(c),

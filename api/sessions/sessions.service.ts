@@ -14,8 +14,8 @@ import type { SessionList, SessionSummary, SessionTree } from './sessions.types.
 export async function sessionTree(rc: ReadContext, sessionId: string): Promise<SessionTree> {
   if (sessionId === '' || sessionId.length > 255) throw new ValidationError('sessionId', 'must be 1 to 255 characters');
   const [files, structural] = await Promise.all([
-    // The open lake has no files to index: its session_spans table is read filtered instead.
-    rc.lake.readsDuckLake ? null : sessionFiles(rc.lake, rc.organizationId, sessionId),
+    // The open lake has no files to index (nor a lake with the index off): session_spans is read filtered instead.
+    rc.lake.readsDuckLake || !rc.lake.sessionIndex ? null : sessionFiles(rc.lake, rc.organizationId, sessionId),
     // Spans received over OTLP without model usage (otlp/): timing and zero own cost.
     structuralSpansOfSession(rc.db, rc.organizationId, sessionId),
   ]);

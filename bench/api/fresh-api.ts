@@ -24,6 +24,10 @@ export interface FreshApiOptions {
   derivedTables?: DerivedTables;
   /** false: the api prepares nothing before it listens (api/lake/prepare-reads.ts; the state before it). */
   prepare?: false;
+  /** bench/read-path-layers' off switches outside the lake: the key cache (ttl 0), the rate book's and the revenue cache. */
+  apiKeyCache?: false;
+  rateBookCache?: false;
+  revenueCache?: false;
   /** More lake options (bench/read-path-layers: a layer's off switch), applied last. */
   lake?: LakeQueryOptions;
 }

@@ -5,8 +5,10 @@
 // turn (cold: the first of a fresh process for the first endpoint, later ones share what earlier
 // ones built), then each endpoint's warm p50 (after two warm-ups), then each api's RSS. A layer's
 // saving on an endpoint is 1 − on/off, the median over rounds.
-// Writes bench/results/<--out>.md and .json. Reads the data directory bench/api left;
-// writes nothing there except the derived days the api persists (a first pass persists them).
+// Writes bench/results/<--out>.md and .json. Reads the data directory bench/api left (or bench/api-part2's,
+// for the session index and revenue cache: their sessions and revenue records); writes nothing there
+// except the derived days the api persists (a first pass persists them). A layer that names its own
+// endpoints is measured on those alone.
 //   npx tsx bench/read-path-layers/main.ts --data-dir DIR [--rounds 2] [--iterations 5] [--layers a,b] [--out read-path-layers] [--no-write]
 import fs from 'node:fs';
 import os from 'node:os';
@@ -19,8 +21,20 @@ import { benchRanges, httpCases, pathOf } from '../api/http-cases.js';
 import { median } from '../api/stats.js';
 import { log } from '../api/synthetic-lake-host.js';
 
-/** Each layer's off switch (as a FreshApiOptions change) and what it turns off. */
-const LAYERS: Record<string, { off: (emptyDir: () => string) => Partial<FreshApiOptions>; what: string }> = {
+type Case = readonly [name: string, pathAndQuery: string];
+/** bench/api-part2's year (its lake starts 2025-01-01) and one month of it. */
+const YEAR = 'start_date=2025-01-01&end_date=2026-01-01';
+const MONTH = 'start_date=2025-06-01&end_date=2025-07-01';
+
+/**
+ * Each layer's off switch (as a FreshApiOptions change), what it turns off and, for a layer that
+ * serves only some endpoints, those (default: bench/api's); `part2`: its endpoints need
+ * bench/api-part2's data (sessions, revenue records), so it runs only when named in --layers.
+ */
+const LAYERS: Record<
+  string,
+  { off: (emptyDir: () => string) => Partial<FreshApiOptions>; what: string; cases?: (meta: BenchMeta) => Case[]; part2?: true }
+> = {
   footers: { off: () => ({ lake: { parquetMetadataCache: false } }), what: "DuckDB's Parquet footer cache (parquet_metadata_cache)" },
   'row projections': { off: () => ({ lake: { rowProjections: false } }), what: 'per-selection copies of cached days (row-projection.ts)' },
   'edge cache': { off: () => ({ lake: { edgeCacheSlices: 0 } }), what: 'kept sub-day slices (edge-cache.ts)' },
@@ -30,6 +44,41 @@ const LAYERS: Record<string, { off: (emptyDir: () => string) => Partial<FreshApi
     what: 'persisted days copied into the DerivedCache (cacheMaxRows 0: read from their files each time)',
   },
   rollups: { off: () => ({ useRollups: false }), what: 'daily_costs / dimension rollups and every cache above them (raw events)' },
+  'key cache': {
+    off: () => ({ apiKeyCache: false }),
+    what: 'API keys looked up once per 30 s (core/auth/api-key-authenticator.ts; off: ttl 0, a control-plane lookup per request)',
+    cases: (meta) => [
+      ['GET /ping', '/ping'],
+      ['GET /usage/summary (90 days)', pathOf('/usage/summary', benchRanges(meta.days).full)],
+      ['GET /cost-data/summary (current-period)', '/cost-data/summary'],
+      ['GET /rates', '/rates'],
+    ],
+  },
+  'rate book': {
+    off: () => ({ rateBookCache: false }),
+    what: 'merged rate cards per organization (pricing/rate-book.ts; off: read and indexed per request)',
+    cases: () => [['GET /rates', '/rates']],
+  },
+  'session index': {
+    part2: true,
+    off: () => ({ lake: { sessionIndex: false } }),
+    what: 'which session_spans files hold a session (api/sessions/session-index.ts; off: every file of the organization read filtered)',
+    cases: () => [
+      ['GET /attribution-data/sessions/{500 spans}/tree', '/attribution-data/sessions/bench-session-500/tree'],
+      ['GET /attribution-data/sessions/{20 spans}/tree', '/attribution-data/sessions/s-150/tree'],
+    ],
+  },
+  'revenue cache': {
+    part2: true,
+    off: () => ({ revenueCache: false }),
+    what: 'revenue records margin reads, per organization (revenue/revenue-cache.ts; off: read and parsed per request)',
+    cases: () => [
+      ['GET /margin-data/by-end-user (12 months)', `/margin-data/by-end-user?${YEAR}`],
+      ['GET /margin-data/by-end-user (30 days)', `/margin-data/by-end-user?${MONTH}`],
+      ['GET /margin-data/trend (12 months, monthly)', `/margin-data/trend?${YEAR}`],
+      ['GET /margin-data/summary (12 months)', `/margin-data/summary?${YEAR}`],
+    ],
+  },
 };
 
 const { values } = parseArgs({
@@ -37,13 +86,20 @@ const { values } = parseArgs({
     'data-dir': { type: 'string' },
     rounds: { type: 'string', default: '2' },
     iterations: { type: 'string', default: '5' },
-    layers: { type: 'string', default: Object.keys(LAYERS).join(',') },
+    layers: {
+      type: 'string',
+      default: Object.keys(LAYERS)
+        .filter((l) => !LAYERS[l]!.part2)
+        .join(','),
+    },
     out: { type: 'string', default: 'read-path-layers' },
     'no-write': { type: 'boolean', default: false },
   },
 });
 const dataDir = path.resolve(values['data-dir'] ?? '');
-const meta = JSON.parse(fs.readFileSync(path.join(dataDir, BENCH_META_FILE), 'utf8')) as BenchMeta;
+// bench/api-part2's data directory names its meta differently and has one organization.
+const metaFile = [BENCH_META_FILE, 'bench-part2-meta.json'].map((f) => path.join(dataDir, f)).find((f) => fs.existsSync(f))!;
+const meta = { otherOrganizations: [], ...JSON.parse(fs.readFileSync(metaFile, 'utf8')) } as BenchMeta;
 const ROUNDS = Number(values.rounds);
 const ITERATIONS = Number(values.iterations);
 const layers = values.layers.split(',').filter((l) => l in LAYERS);
@@ -56,7 +112,10 @@ const CASES = [
     '/dimension-data/cost-breakdown',
     { ...fullSubDay, dimension_key: 'team' },
   ] as const,
-].map(([name, p, q]) => [name, pathOf(p, q)] as const);
+].map(([name, p, q]): Case => [name, pathOf(p, q)]);
+const casesOf = (layer: string): Case[] => LAYERS[layer]!.cases?.(meta) ?? CASES;
+/** Every endpoint the chosen layers are measured on, once, in order. */
+const ALL_CASES = [...new Map(layers.flatMap(casesOf).map((c) => [c[0], c])).values()];
 const base: FreshApiOptions = { dataDir, now: benchNow(meta.days).toISOString() };
 /**
  * One GET's milliseconds; a connection the server closed while idle (keep-alive) is asked again on
@@ -103,6 +162,7 @@ async function pair(
   off: FreshApiOptions,
 ): Promise<{ layer: string; round: number; load: number[]; on: Side; off: Side }> {
   const load = loadavg();
+  const cases = casesOf(layer);
   const sides = [
     { variant: 'all on', api: await startFreshApi(base) },
     { variant: `${layer} off`, api: await startFreshApi(off) },
@@ -110,10 +170,10 @@ async function pair(
   try {
     const cold = sides.map(() => ({}) as Record<string, number>);
     const warm = sides.map(() => ({}) as Record<string, number>);
-    for (const [i, [name, p]] of CASES.entries()) {
+    for (const [i, [name, p]] of cases.entries()) {
       for (const s of i % 2 ? [1, 0] : [0, 1]) cold[s]![name] = +(await timed(sides[s]!.api, p)).toFixed(1);
     }
-    for (const [name, p] of CASES) {
+    for (const [name, p] of cases) {
       // Two warm-ups each: the edge cache keeps a slice on its second request.
       for (let i = 0; i < 2; i++) for (const s of sides) await timed(s.api, p);
       const times: number[][] = [[], []];
@@ -159,7 +219,7 @@ async function retried<T>(run: () => Promise<T>, attempts = 3): Promise<T> {
 await retried(async () => {
   const api = await startFreshApi(base);
   try {
-    for (const [, p] of CASES) await timed(api, p);
+    for (const [, p] of ALL_CASES) await timed(api, p);
   } finally {
     await api.stop();
   }
@@ -185,6 +245,14 @@ try {
   for (const d of scratch) fs.rmSync(d, { recursive: true, force: true });
 }
 
+/** What bench/api-part2 adds beside its events: sessions and revenue records. */
+function part2Extras(): string {
+  const extra = meta as { sessionEvents?: number; revenueRecords?: number };
+  return extra.sessionEvents === undefined
+    ? ''
+    : ` (+ ${extra.sessionEvents} session events: one session of 500 spans, 300 of 20; ${extra.revenueRecords} revenue records)`;
+}
+
 /** Writes (or prints) the table of the rounds run so far. */
 function report(rounds: number): void {
   const loadEnd = loadavg();
@@ -193,7 +261,7 @@ function report(rounds: number): void {
   const summary = layers.map((layer) => {
     const mine = pairs.filter((p) => p.layer === layer);
     const side = (kind: 'cold_ms' | 'warm_p50_ms') =>
-      CASES.map(([name]) => {
+      casesOf(layer).map(([name]) => {
         const on = median(mine.map((p) => p.on[kind][name]!));
         const off = median(mine.map((p) => p.off[kind][name]!));
         return { endpoint: name, on_ms: on, off_ms: off, saving_pct: median(mine.map((p) => pct(p.on[kind][name]!, p.off[kind][name]!))) };
@@ -217,17 +285,19 @@ function report(rounds: number): void {
     '',
     `| endpoint | ${summary.map((s) => s.layer).join(' | ')} |`,
     `|---|${summary.map(() => '--:|').join('')}`,
-    ...CASES.map(
-      ([name], i) =>
-        `| ${name} | ${summary.map((s) => `${s[kind][i]!.on_ms} → ${s[kind][i]!.off_ms} (${s[kind][i]!.saving_pct}%)`).join(' | ')} |`,
-    ),
+    ...ALL_CASES.map(([name]) => {
+      const cells = summary
+        .map((s) => s[kind].find((e) => e.endpoint === name))
+        .map((e) => (e ? `${e.on_ms} → ${e.off_ms} (${e.saving_pct}%)` : ''));
+      return `| ${name} | ${cells.join(' | ')} |`;
+    }),
     '',
   ];
   const md = [
     '# bench/read-path-layers: what each read-path cache layer saves (issue 23)',
     '',
-    `\`npx tsx bench/read-path-layers/main.ts --data-dir ${values['data-dir']} --rounds ${ROUNDS} --iterations ${ITERATIONS}\`, ${new Date().toISOString()}.`,
-    `bench/api's lake: ${meta.events} events of the large organization (+ ${meta.otherOrganizations.length} × 100k) over ${meta.days} days, its ${CASES.length} endpoints over HTTP.`,
+    `\`npx tsx bench/read-path-layers/main.ts --data-dir ${values['data-dir']} --rounds ${ROUNDS} --iterations ${ITERATIONS} --layers '${layers.join(',')}' --out ${values.out}\`, ${new Date().toISOString()}.`,
+    `${path.basename(metaFile)}'s lake: ${meta.events} events of the large organization (+ ${meta.otherOrganizations.length} × 100k) over ${meta.days} days${part2Extras()}, ${ALL_CASES.length} endpoints over HTTP.`,
     `${os.cpus().length} cpus, Node ${process.version}; load average ${loadStart.join(' ')} at the start, ${loadEnd.join(' ')} at the end (a machine shared by seven agents: small differences are noise).`,
     `Per layer and round two fresh api processes side by side (prepared before listening, no background warm-up), all on and the layer off, requests alternating; cold = each endpoint's first request in turn (only the first is a fresh process's very first); warm = p50 of ${ITERATIONS} after 2 warm-ups; RSS after the warm pass.`,
     `${rounds} of ${ROUNDS} round(s); saving = 1 − on/off, the median over rounds; a layer earns its place at ≥ 10% on some endpoint.`,

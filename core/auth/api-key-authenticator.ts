@@ -1,6 +1,7 @@
 // Resolves `Authorization: Bearer <key>` to an AuthContext, caching lookups briefly so the
 // ingest hot path does not hit the control plane per request. A revoked key stops working
 // within the cache TTL (negative answers are kept a shorter while); an admin key change clears it.
+// ttlMs 0 switches the cache off (every request looks its key up; bench/read-path-layers weighs it).
 import { LRUCache } from '../cache.js';
 import type { AuthContext } from './scopes.js';
 
@@ -16,6 +17,7 @@ export class ApiKeyAuthenticator {
   ) {}
 
   async authenticate(apiKey: string): Promise<AuthContext | null> {
+    if (this.ttlMs === 0) return this.resolve(apiKey);
     const hit = this.cache.get(apiKey);
     if (hit) return hit.value;
     // The TTL runs from before the lookup, so a revocation meanwhile is not kept a full TTL longer.

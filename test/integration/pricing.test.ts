@@ -17,6 +17,7 @@ import {
 } from '../../pricing/rate-cards.store.js';
 import { ConflictError, NotFoundError } from '../../core/errors.js';
 import { describeEachControlDb } from '../support/control-db.js';
+import { RateBook } from '../../pricing/rate-book.js';
 
 useReadDataset();
 
@@ -86,6 +87,30 @@ describeEachControlDb('pricing store: rate cards and unit rates', ({ db }) => {
 
     expect((await listRateCards(db(), org.id)).map((c) => c.id)).toEqual([card.id]);
     expect((await listUnitRates(db(), org.id)).map((u) => u.id)).toEqual([unit.id]);
+  });
+
+  it('the rate book gives the same rates with its cache off, and sees a new card at once', async () => {
+    const org = await createOrganization(db(), { name: 'Book' });
+    const card = {
+      modelSlug: 'acme-book',
+      inputCostPerMillion: '2',
+      outputCostPerMillion: '8',
+      cacheCreationCostPerMillion: null,
+      cacheReadCostPerMillion: null,
+      reasoningCostPerMillion: null,
+      effectiveFrom: new Date('2025-01-01T00:00:00Z'),
+    };
+    await createRateCard(db(), org.id, card);
+    const cached = new RateBook(db(), 60_000);
+    const uncached = new RateBook(db(), 60_000, Date.now, false);
+    expect(await uncached.cardsFor(org.id)).toEqual(await cached.cardsFor(org.id));
+    expect(await uncached.ratesFor(org.id)).toEqual(await cached.ratesFor(org.id));
+    expect(await uncached.versionFor(org.id)).toBe(1);
+    await createRateCard(db(), org.id, { ...card, inputCostPerMillion: '3' });
+    const inputOf = async (book: RateBook) =>
+      (await book.cardsFor(org.id)).find((c) => c.model_slug === 'acme-book')?.input_cost_per_million;
+    expect(await inputOf(uncached)).toBe('3');
+    expect(await inputOf(cached)).toBe('2'); // within its refresh interval
   });
 
   it('a second card for the same identity supersedes the first (no 409); a failed write bumps nothing', async () => {

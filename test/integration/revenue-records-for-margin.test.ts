@@ -10,6 +10,7 @@ import {
   revenueRecordsVersion,
 } from '../../revenue/revenue.store.js';
 import { describeEachControlDb } from '../support/control-db.js';
+import { cachedRevenue, cacheRevenue } from '../../revenue/revenue-cache.js';
 
 describeEachControlDb('revenue records as margin reads them', ({ db }) => {
   it('equal to listRevenueRecords, in its order, amounts exact, sub-millisecond periods floored', async () => {
@@ -65,5 +66,28 @@ describeEachControlDb('revenue records as margin reads them', ({ db }) => {
     const none = await listRevenueRecordsForMargin(db(), '00000000-0000-4000-8000-000000000000');
     expect(none.records).toEqual([]);
     expect(none.version).toBe(await revenueRecordsVersion(db(), '00000000-0000-4000-8000-000000000000'));
+  });
+
+  it('the revenue cache off gives the same records and names, read again on every call', async () => {
+    const org = await createOrganization(db(), { name: 'margin-cache' });
+    const jan = new Date('2025-01-01T00:00:00.000Z');
+    const feb = new Date('2025-02-01T00:00:00.000Z');
+    await importRevenueRecords(db(), org.id, [
+      { id: 'a', userId: 'u-1', customerName: 'Acme', amount: '10', periodStart: jan, periodEnd: feb },
+      { id: 'n', userId: null, amount: '5.5', periodStart: jan, periodEnd: feb },
+    ]);
+    const on = await cachedRevenue(db(), org.id);
+    expect(await cachedRevenue(db(), org.id)).toBe(on); // a hit
+    cacheRevenue(db(), false);
+    try {
+      const off = await cachedRevenue(db(), org.id);
+      expect(off).not.toBe(on);
+      expect(off.records).toEqual(on.records);
+      expect(off.names).toEqual(on.names);
+      expect(await cachedRevenue(db(), org.id)).not.toBe(off); // read again
+    } finally {
+      cacheRevenue(db(), true);
+    }
+    expect(await cachedRevenue(db(), org.id)).toBe(on);
   });
 });

@@ -45,4 +45,16 @@ describe('ApiKeyAuthenticator', () => {
     auth.invalidate();
     expect(await auth.authenticate('k')).toBeNull();
   });
+
+  it('with ttl 0 looks every key up and gives the same answers', async () => {
+    const table = keyTable();
+    table.keys.set('k', ctx);
+    const auth = new ApiKeyAuthenticator(table.resolve, 0);
+    expect(await auth.authenticate('k')).toBe(ctx);
+    expect(await auth.authenticate('k')).toBe(ctx);
+    expect(await auth.authenticate('other')).toBeNull();
+    expect(table.lookups()).toBe(3);
+    table.keys.delete('k'); // revoked: seen at once
+    expect(await auth.authenticate('k')).toBeNull();
+  });
 });
