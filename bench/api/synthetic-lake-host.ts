@@ -63,6 +63,17 @@ export interface SyntheticLakeHost {
   stop(opts?: { keepData?: boolean }): Promise<void>;
 }
 
+/**
+ * The lake variables of this process's environment (LAKE_FORMAT, LAKE_DIR, LAKE_URL,
+ * LAKE_CATALOG_URL, the S3 keys and endpoint), so a benchmark that sets them (bench/lake) points
+ * its api at that lake; unset, the api reads `$DATA_DIR/lake` as before.
+ */
+function lakeEnvironment(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(process.env).filter((e): e is [string, string] => /^(LAKE_|AWS_|MARGINAL_S3_)/.test(e[0]) && e[1] !== undefined),
+  );
+}
+
 export async function startSyntheticLakeHost(opts: {
   label: string;
   dataDir: string | undefined;
@@ -78,6 +89,7 @@ export async function startSyntheticLakeHost(opts: {
     LOG_LEVEL: 'warn',
     RATE_LIMIT_READ_PER_15_MINUTES: '1000000000',
     ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
+    ...lakeEnvironment(),
   });
   const host = await hostComponents({
     config,

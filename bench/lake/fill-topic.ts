@@ -1,0 +1,118 @@
+// The lake benchmark's data (bench/lake/run.ts): a PGlite control plane with bench/processor's
+// organizations (spread evenly over the partitions, standard cards) of which the first is the
+// read organization of bench/api's questions (its key, team / region / latency_ms dimensions and
+// 1,000 end users), and a usage-events topic filled with N Avro events over bench/api's 90 days,
+// as bench/processor/run.ts fills it (same producer, chunks of 5,000, acks=all).
+import { Partitioners } from 'kafkajs';
+import { SCOPES } from '../../core/auth/scopes.js';
+import { issueApiKey } from '../../core/control/api-keys.js';
+import type { ControlDb } from '../../core/control/db.js';
+import { createDimension } from '../../core/control/dimensions.js';
+import { upsertEndUsers } from '../../core/control/end-users.js';
+import { createOrganization } from '../../core/control/organizations.js';
+import { endUserIdFor } from '../../core/ids.js';
+import { USAGE_EVENTS_TOPIC, type createKafka } from '../../core/kafka/client.js';
+import type { createUsageEventCodec } from '../../core/registry/usage-event-codec.js';
+import type { UsageEvent } from '../../schemas/usage-event.js';
+import { usageEvent } from '../../test/support/usage-event-builder.js';
+import { END_USERS, FIRST_DAY } from '../api/bench-lake.js';
+
+const MODELS = ['gpt-4o', 'gpt-4o-mini', 'claude-sonnet-4', 'gpt-4.1-mini', 'gemini-2.5-flash'];
+const TEAMS = ['sales', 'support', 'research', 'platform', 'growth', 'ops', 'legal'];
+const REGIONS = ['eu', 'us', 'apac'];
+
+export interface BenchOrganizations {
+  /** Every organization; the first is the one bench/api's questions read. */
+  organizations: string[];
+  readApiKey: string;
+}
+
+/** `count` organizations, `count / partitions` on each partition (key = organization id, murmur2). */
+export async function createBenchOrganizations(
+  db: ControlDb,
+  masterKey: Buffer,
+  count: number,
+  partitions: number,
+): Promise<BenchOrganizations> {
+  const partitioner = Partitioners.DefaultPartitioner();
+  const partitionMetadata = Array.from({ length: partitions }, (_, partitionId) => ({
+    partitionId,
+    leader: 0,
+    replicas: [0],
+    isr: [0],
+    offlineReplicas: [],
+    partitionErrorCode: 0,
+  }));
+  const perPartition = new Map<number, number>();
+  const wanted = Math.ceil(count / partitions);
+  const organizations: string[] = [];
+  for (let i = 0; organizations.length < count; i++) {
+    const org = (await createOrganization(db, { name: `bench-lake-${i}` })).id;
+    const p = partitioner({ topic: USAGE_EVENTS_TOPIC, partitionMetadata, message: { key: org, value: null } });
+    if ((perPartition.get(p) ?? 0) >= wanted) continue;
+    perPartition.set(p, (perPartition.get(p) ?? 0) + 1);
+    organizations.push(org);
+  }
+  const reader = organizations[0]!;
+  const key = await issueApiKey(db, masterKey, reader, { scopes: SCOPES.filter((s) => s !== 'usage:write') });
+  await createDimension(db, reader, { key: 'team', name: 'Team', valueType: 'string' });
+  await createDimension(db, reader, { key: 'region', name: 'Region', valueType: 'string' });
+  await createDimension(db, reader, { key: 'latency_ms', name: 'Latency (ms)', valueType: 'number' });
+  await upsertEndUsers(
+    db,
+    reader,
+    Array.from({ length: END_USERS }, (_, i) => `user-${i}`),
+  );
+  return { organizations, readApiKey: key.apiKey };
+}
+
+/** Event n of the benchmark: bench/processor's shape, spread over `days` days from bench/api's first day. */
+export function lakeBenchEvent(org: string, n: number, days: number): UsageEvent {
+  const ts = new Date(FIRST_DAY.getTime() + ((n * 7919) % (days * 86_400)) * 1000);
+  const user = `user-${n % END_USERS}`;
+  return usageEvent({
+    organization_id: org,
+    idempotency_key: `bench-${n}`,
+    api_key_id: 'bench-key',
+    timestamp: ts,
+    user_id: user,
+    end_user_id: endUserIdFor(org, user),
+    model: MODELS[n % MODELS.length]!,
+    input_tokens: 500 + (n % 1500),
+    output_tokens: 50 + (n % 400),
+    cache_read_input_tokens: n % 4 === 0 ? 100 : null,
+    session_id: n % 3 === 0 ? `sess-${Math.floor(n / 30)}` : null,
+    span_id: n % 3 === 0 ? `span-${n % 10}` : null,
+    agent_id: `agent-${n % 7}`,
+    feature: n % 2 ? 'chat' : 'search',
+    metadata: JSON.stringify({ team: TEAMS[n % TEAMS.length], region: REGIONS[n % REGIONS.length], latency_ms: 100 + (n % 900) }),
+  });
+}
+
+/** Produces `events` events round-robin over the organizations; returns the seconds it took. */
+export async function fillTopic(
+  kafka: ReturnType<typeof createKafka>,
+  codec: Awaited<ReturnType<typeof createUsageEventCodec>>,
+  organizations: string[],
+  events: number,
+  days: number,
+): Promise<number> {
+  const producer = kafka.producer();
+  await producer.connect();
+  const started = performance.now();
+  const CHUNK = 5_000;
+  try {
+    for (let i = 0; i < events; i += CHUNK) {
+      const messages = await Promise.all(
+        Array.from({ length: Math.min(CHUNK, events - i) }, async (_, j) => {
+          const e = lakeBenchEvent(organizations[(i + j) % organizations.length]!, i + j, days);
+          return { key: e.organization_id, value: await codec.encode(e) };
+        }),
+      );
+      await producer.send({ topic: USAGE_EVENTS_TOPIC, acks: -1, messages });
+    }
+  } finally {
+    await producer.disconnect();
+  }
+  return (performance.now() - started) / 1000;
+}
