@@ -22,7 +22,8 @@ export interface StoreResult {
   live_data_file_bytes: number | null;
   /** DuckLake: pg_database_size of the catalog; null for the files lake. */
   catalog_bytes: number | null;
-  reads: Array<{ name: string; cold_ms: number; warm_p50_ms: number }>;
+  /** cold_ms null: not measured (--cold-every). */
+  reads: Array<{ name: string; cold_ms: number | null; warm_p50_ms: number }>;
   load_average_after_reads: number[];
 }
 
@@ -36,7 +37,8 @@ export interface LakeReport {
 const STORE_NAMES = { files: 'files lake (local disk, baseline)', local: 'DuckLake, local disk', s3: 'DuckLake, S3Proxy' };
 const ratio = (a: number | undefined, b: number | undefined) =>
   a === undefined || b === undefined || b === 0 ? '–' : `${(a / b).toFixed(2)}×`;
-const coldP50 = (r: StoreResult) => (r.reads.length ? median(r.reads.map((x) => x.cold_ms)) : undefined);
+const colds = (r: StoreResult) => r.reads.flatMap((x) => (x.cold_ms === null ? [] : [x.cold_ms]));
+const coldP50 = (r: StoreResult) => (colds(r).length ? median(colds(r)) : undefined);
 const warmP50 = (r: StoreResult) => (r.reads.length ? median(r.reads.map((x) => x.warm_p50_ms)) : undefined);
 const load = (l: number[]) => l.map((x) => x.toFixed(1)).join(' / ');
 
@@ -60,7 +62,8 @@ function sizeSection(events: number, rows: StoreResult[]): string[] {
     );
   }
   if (local && s3 && local.reads.length && s3.reads.length) {
-    const perQuestion = (k: 'cold_ms' | 'warm_p50_ms') => median(s3.reads.map((r, i) => r[k] / Math.max(0.1, local.reads[i]![k])));
+    const perQuestion = (k: 'cold_ms' | 'warm_p50_ms') =>
+      median(s3.reads.flatMap((r, i) => (r[k] === null || local.reads[i]![k] === null ? [] : [r[k] / Math.max(0.1, local.reads[i]![k])])));
     lines.push(
       '',
       `S3 against local disk (DuckLake): warm p50 ${ratio(warmP50(s3), warmP50(local))} (median of per-question ratios ${perQuestion('warm_p50_ms').toFixed(2)}×; target ≤ 1.5×), ` +
@@ -75,7 +78,7 @@ function sizeSection(events: number, rows: StoreResult[]): string[] {
       `|---|${named.map(() => '---|---').join('|')}|`,
     );
     named[0]!.reads.forEach((q, i) => {
-      lines.push(`| ${q.name} | ${named.map((r) => `${r.reads[i]!.cold_ms} | ${r.reads[i]!.warm_p50_ms}`).join(' | ')} |`);
+      lines.push(`| ${q.name} | ${named.map((r) => `${r.reads[i]!.cold_ms ?? '–'} | ${r.reads[i]!.warm_p50_ms}`).join(' | ')} |`);
     });
   }
   lines.push('');
@@ -121,7 +124,7 @@ export function writeLakeReport(outBase: string, report: LakeReport): void {
     `Command: \`${report.command}\`; ${report.date}; ${report.cpus} cores. The machine was shared with a CI run while this ran ` +
       '(load averages in each row: 1 / 5 / 15 minutes), so every figure is pessimistic; rerun the command on a quiet machine for a fair one.',
     '',
-    'Per size one topic (4 partitions, 8 organizations, bench/processor’s events spread over bench/api’s 90 days) is drained by the processor ' +
+    'Per size one topic (4 partitions, 8 organizations, bench/processor’s events spread over `--days` days from bench/api’s first day, 90 unless the command says otherwise; the question names keep bench/api’s "90 days" but ask for the whole spread) is drained by the processor ' +
       '(flushes of 10,000 rows, dimension rollups on) into a fresh lake per store; events/s counts from the group assignment to every ' +
       'partition’s resume offset at the topic’s end. Bytes stored: the data folder (files lake without the api’s `_derived`) or the objects under the ' +
       'bucket (S3Proxy’s filesystem backend) right after the drain, files DuckLake has merged but not yet removed included; in brackets the live ' +
