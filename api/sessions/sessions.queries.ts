@@ -129,11 +129,13 @@ export function querySessions(
               coalesce(l.untraced_event_count, 0) AS untraced_event_count,
               least(coalesce(l.first_event_at, st.first_at), coalesce(st.first_at, l.first_event_at)) AS first_event_at,
               greatest(coalesce(l.last_event_at, st.last_at), coalesce(st.last_at, l.last_event_at)) AS last_event_at
-         FROM lake l FULL OUTER JOIN structural st ON st.session_id = l.session_id)
-     SELECT *, CAST(count(*) OVER () AS BIGINT) AS total
-       FROM sessions
-      WHERE last_event_at >= $from AND first_event_at < $to
-      ORDER BY last_event_at DESC, session_id
+         FROM lake l FULL OUTER JOIN structural st ON st.session_id = l.session_id),
+     listed AS (SELECT * FROM sessions WHERE last_event_at >= $from AND first_event_at < $to)
+     -- The total by a join, not count(*) OVER (): DuckDB 1.5.5's parallel window finalizer fails
+     -- now and then on it ("INTERNAL Error: Attempted to access index 0 within vector of size 0").
+     SELECT l.*, t.total
+       FROM listed l CROSS JOIN (SELECT CAST(count(*) AS BIGINT) AS total FROM listed) t
+      ORDER BY l.last_event_at DESC, l.session_id
       LIMIT $limit OFFSET $offset`,
     {
       from: window.from,

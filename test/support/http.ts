@@ -53,13 +53,14 @@ export async function startTestHost(opts: TestHostOptions = {}): Promise<TestHos
     DATA_DIR: dataDir,
     MARGINAL_ADMIN_TOKEN: adminToken,
     MARGINAL_MASTER_KEY: TEST_MASTER_KEY.toString('hex'),
-    LOG_LEVEL: 'silent',
+    // TEST_LOG_LEVEL=error shows a test host's errors (a 500's stack) without editing the test.
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
     ...opts.env,
     // MARGINAL_TEST_LAKE=ducklake with a LAKE_DIR: the same DuckLake as the test's child processors.
     ...lakeEnvOf({ ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}), ...opts.env }),
   });
-  const logger = createLogger('silent');
+  const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   let host: Host;
   try {
     host = await hostComponents({
