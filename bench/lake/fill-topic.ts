@@ -10,14 +10,12 @@ import type { ControlDb } from '../../core/control/db.js';
 import { createDimension } from '../../core/control/dimensions.js';
 import { upsertEndUsers } from '../../core/control/end-users.js';
 import { createOrganization } from '../../core/control/organizations.js';
-import { endUserIdFor } from '../../core/ids.js';
 import { USAGE_EVENTS_TOPIC, type createKafka } from '../../core/kafka/client.js';
 import type { createUsageEventCodec } from '../../core/registry/usage-event-codec.js';
 import type { UsageEvent } from '../../schemas/usage-event.js';
-import { usageEvent } from '../../test/support/usage-event-builder.js';
 import { END_USERS, FIRST_DAY } from '../api/bench-lake.js';
+import { benchUsageEvent } from '../processor/bench-event.js';
 
-const MODELS = ['gpt-4o', 'gpt-4o-mini', 'claude-sonnet-4', 'gpt-4.1-mini', 'gemini-2.5-flash'];
 const TEAMS = ['sales', 'support', 'research', 'platform', 'growth', 'ops', 'legal'];
 const REGIONS = ['eu', 'us', 'apac'];
 
@@ -68,23 +66,9 @@ export async function createBenchOrganizations(
 
 /** Event n of the benchmark: bench/processor's shape, spread over `days` days from bench/api's first day. */
 export function lakeBenchEvent(org: string, n: number, days: number): UsageEvent {
-  const ts = new Date(FIRST_DAY.getTime() + ((n * 7919) % (days * 86_400)) * 1000);
-  const user = `user-${n % END_USERS}`;
-  return usageEvent({
-    organization_id: org,
-    idempotency_key: `bench-${n}`,
-    api_key_id: 'bench-key',
-    timestamp: ts,
-    user_id: user,
-    end_user_id: endUserIdFor(org, user),
-    model: MODELS[n % MODELS.length]!,
-    input_tokens: 500 + (n % 1500),
-    output_tokens: 50 + (n % 400),
-    cache_read_input_tokens: n % 4 === 0 ? 100 : null,
-    session_id: n % 3 === 0 ? `sess-${Math.floor(n / 30)}` : null,
-    span_id: n % 3 === 0 ? `span-${n % 10}` : null,
-    agent_id: `agent-${n % 7}`,
-    feature: n % 2 ? 'chat' : 'search',
+  return benchUsageEvent(org, n, {
+    timestamp: new Date(FIRST_DAY.getTime() + ((n * 7919) % (days * 86_400)) * 1000),
+    user: `user-${n % END_USERS}`,
     metadata: JSON.stringify({ team: TEAMS[n % TEAMS.length], region: REGIONS[n % REGIONS.length], latency_ms: 100 + (n % 900) }),
   });
 }

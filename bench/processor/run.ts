@@ -29,7 +29,6 @@ import { grantCredits } from '../../core/control/credits.js';
 import { openControlDb } from '../../core/control/db.js';
 import { migrate } from '../../core/control/migrate.js';
 import { createOrganization } from '../../core/control/organizations.js';
-import { endUserIdFor } from '../../core/ids.js';
 import { USAGE_EVENTS_TOPIC, createKafka, ensureTopics, partitionCounts } from '../../core/kafka/client.js';
 import { LakeReader } from '../../core/lake/lake-reader.js';
 import { readParquetSql, sqlStringLiteral } from '../../core/lake/parquet-sql.js';
@@ -37,6 +36,7 @@ import { createLogger } from '../../core/logger.js';
 import { registry as metricsRegistry } from '../../core/metrics.js';
 import { fromRoot } from '../../core/paths.js';
 import { RateBook } from '../../pricing/rate-book.js';
+import { benchUsageEvent } from './bench-event.js';
 import { createUsageEventCodec } from '../../core/registry/usage-event-codec.js';
 import { Processor } from '../../processor/consumer.js';
 import { DeadLetterQueue } from '../../processor/dlq.js';
@@ -45,7 +45,6 @@ import type { UsageEvent } from '../../schemas/usage-event.js';
 import type { PacedLoadConfig, PacedLoadResult } from './paced-load.js';
 import { findFreePort, startBroker } from '../../scripts/kafka/broker.js';
 import { startSchemaRegistry } from '../../scripts/schema-registry/server.js';
-import { usageEvent } from '../../test/support/usage-event-builder.js';
 
 const { values } = parseArgs({
   options: {
@@ -66,7 +65,6 @@ const PARTITIONS = Number(values.partitions);
 const RATE = Number(values.rate);
 const SECONDS = Number(values.seconds);
 
-const MODELS = ['gpt-4o', 'gpt-4o-mini', 'claude-sonnet-4', 'gpt-4.1-mini', 'gemini-2.5-flash'];
 const log = (msg: string) => console.log(`[bench] ${msg}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const loadAverage = () =>
@@ -414,25 +412,7 @@ async function main() {
 }
 
 function benchEvent(org: string, n: number, now: number): UsageEvent {
-  const ts = new Date(now - (n % 3_600_000));
-  const user = `user-${n % 500}`;
-  return usageEvent({
-    organization_id: org,
-    idempotency_key: `bench-${n}`,
-    api_key_id: 'bench-key',
-    timestamp: ts,
-    user_id: user,
-    end_user_id: endUserIdFor(org, user),
-    model: MODELS[n % MODELS.length]!,
-    input_tokens: 500 + (n % 1500),
-    output_tokens: 50 + (n % 400),
-    cache_read_input_tokens: n % 4 === 0 ? 100 : null,
-    session_id: n % 3 === 0 ? `sess-${Math.floor(n / 30)}` : null,
-    span_id: n % 3 === 0 ? `span-${n % 10}` : null,
-    agent_id: `agent-${n % 7}`,
-    feature: n % 2 ? 'chat' : 'search',
-    metadata: `{"team":"t${n % 5}"}`,
-  });
+  return benchUsageEvent(org, n, { timestamp: new Date(now - (n % 3_600_000)), user: `user-${n % 500}`, metadata: `{"team":"t${n % 5}"}` });
 }
 
 /** A V8 CPU profiler on this process's JavaScript thread. */
