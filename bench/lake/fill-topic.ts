@@ -1,20 +1,13 @@
-// The lake benchmark's data (bench/lake/run.ts): a PGlite control plane with bench/processor's
-// organizations (spread evenly over the partitions, standard cards) of which the first is the
-// read organization of bench/api's questions (its key, team / region / latency_ms dimensions and
-// 1,000 end users), and a usage-events topic filled with N Avro events over bench/api's 90 days,
-// as bench/processor/run.ts fills it (same producer, chunks of 5,000, acks=all).
-import { Partitioners } from 'kafkajs';
 import { SCOPES } from '../../core/auth/scopes.js';
 import { issueApiKey } from '../../core/control/api-keys.js';
 import type { ControlDb } from '../../core/control/db.js';
 import { createDimension } from '../../core/control/dimensions.js';
 import { upsertEndUsers } from '../../core/control/end-users.js';
-import { createOrganization } from '../../core/control/organizations.js';
 import { USAGE_EVENTS_TOPIC, type createKafka } from '../../core/kafka/client.js';
 import type { createUsageEventCodec } from '../../core/registry/usage-event-codec.js';
 import type { UsageEvent } from '../../schemas/usage-event.js';
 import { END_USERS, FIRST_DAY } from '../api/bench-lake.js';
-import { benchUsageEvent } from '../processor/bench-event.js';
+import { benchUsageEvent, spreadOrganizations } from '../processor/bench-event.js';
 
 const TEAMS = ['sales', 'support', 'research', 'platform', 'growth', 'ops', 'legal'];
 const REGIONS = ['eu', 'us', 'apac'];
@@ -32,25 +25,7 @@ export async function createBenchOrganizations(
   count: number,
   partitions: number,
 ): Promise<BenchOrganizations> {
-  const partitioner = Partitioners.DefaultPartitioner();
-  const partitionMetadata = Array.from({ length: partitions }, (_, partitionId) => ({
-    partitionId,
-    leader: 0,
-    replicas: [0],
-    isr: [0],
-    offlineReplicas: [],
-    partitionErrorCode: 0,
-  }));
-  const perPartition = new Map<number, number>();
-  const wanted = Math.ceil(count / partitions);
-  const organizations: string[] = [];
-  for (let i = 0; organizations.length < count; i++) {
-    const org = (await createOrganization(db, { name: `bench-lake-${i}` })).id;
-    const p = partitioner({ topic: USAGE_EVENTS_TOPIC, partitionMetadata, message: { key: org, value: null } });
-    if ((perPartition.get(p) ?? 0) >= wanted) continue;
-    perPartition.set(p, (perPartition.get(p) ?? 0) + 1);
-    organizations.push(org);
-  }
+  const organizations = await spreadOrganizations(db, count, partitions, 'bench-lake');
   const reader = organizations[0]!;
   const key = await issueApiKey(db, masterKey, reader, { scopes: SCOPES.filter((s) => s !== 'usage:write') });
   await createDimension(db, reader, { key: 'team', name: 'Team', valueType: 'string' });

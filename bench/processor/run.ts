@@ -22,13 +22,11 @@ import path from 'node:path';
 import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { Partitioners } from 'kafkajs';
 import { SCOPES } from '../../core/auth/scopes.js';
 import { issueApiKey } from '../../core/control/api-keys.js';
 import { grantCredits } from '../../core/control/credits.js';
 import { openControlDb } from '../../core/control/db.js';
 import { migrate } from '../../core/control/migrate.js';
-import { createOrganization } from '../../core/control/organizations.js';
 import { USAGE_EVENTS_TOPIC, createKafka, ensureTopics, partitionCounts } from '../../core/kafka/client.js';
 import { LakeReader } from '../../core/lake/lake-reader.js';
 import { readParquetSql, sqlStringLiteral } from '../../core/lake/parquet-sql.js';
@@ -36,7 +34,7 @@ import { createLogger } from '../../core/logger.js';
 import { registry as metricsRegistry } from '../../core/metrics.js';
 import { fromRoot } from '../../core/paths.js';
 import { RateBook } from '../../pricing/rate-book.js';
-import { benchUsageEvent } from './bench-event.js';
+import { benchUsageEvent, spreadOrganizations } from './bench-event.js';
 import { createUsageEventCodec } from '../../core/registry/usage-event-codec.js';
 import { Processor } from '../../processor/consumer.js';
 import { DeadLetterQueue } from '../../processor/dlq.js';
@@ -105,27 +103,7 @@ async function main() {
   fs.mkdirSync(dataDir, { recursive: true });
   const db = await openControlDb({ databaseUrl: null, pgliteDir: path.join(dataDir, 'control') });
   await migrate(db);
-  // Organizations spread evenly over the partitions (key = organization id, murmur2 as the
-  // producers use), so the drain measures the processor, not one overloaded partition.
-  const orgs: string[] = [];
-  const partitioner = Partitioners.DefaultPartitioner();
-  const partitionMetadata = Array.from({ length: PARTITIONS }, (_, partitionId) => ({
-    partitionId,
-    leader: 0,
-    replicas: [0],
-    isr: [0],
-    offlineReplicas: [],
-    partitionErrorCode: 0,
-  }));
-  const perPartition = new Map<number, number>();
-  const wanted = Math.ceil(ORGS / PARTITIONS);
-  for (let i = 0; orgs.length < ORGS; i++) {
-    const org = (await createOrganization(db, { name: `bench-${i}` })).id;
-    const p = partitioner({ topic: USAGE_EVENTS_TOPIC, partitionMetadata, message: { key: org, value: null } });
-    if ((perPartition.get(p) ?? 0) >= wanted) continue;
-    perPartition.set(p, (perPartition.get(p) ?? 0) + 1);
-    orgs.push(org);
-  }
+  const orgs = await spreadOrganizations(db, ORGS, PARTITIONS, 'bench');
   const key = await issueApiKey(db, masterKey, orgs[0]!, { scopes: [...SCOPES] });
   await grantCredits(db, orgs[0]!, 10_000_000, 'bench');
 
