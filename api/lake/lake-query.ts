@@ -248,6 +248,10 @@ function unionByName(parts: readonly string[]): string {
 export class LakeQuery {
   private readonly idle: DuckDBConnection[] = [];
   private closed = false;
+  private closing: Promise<void> | null = null;
+  /** Connections handed out and not yet released; close() waits for them. */
+  private leased = 0;
+  private readonly drained: Array<() => void> = [];
   readonly cache: DerivedCache;
   /** Sub-day slices of ranges asked more than once (edge-cache.ts). */
   readonly edges: EdgeCache;
@@ -328,6 +332,7 @@ export class LakeQuery {
    * parameters are described at the top of this file; `params` are bound by name ($name).
    */
   async rows<T extends object = LakeRow>(scope: LakeScope, sql: string, params: Record<string, LakeParam> = {}): Promise<T[]> {
+    this.refuseIfClosing();
     // The cache's copies and writes for this query's relations wait until it ran (derived-cache.ts).
     const { value: text, startBackground } = await this.cache.collect(() => this.expand(scope, sql));
     try {
@@ -361,6 +366,7 @@ export class LakeQuery {
    */
   async duckLakeOrganizations(): Promise<string[]> {
     if (!this.duckLake) throw new Error('duckLakeOrganizations reads the open lake');
+    this.refuseIfClosing();
     const conn = await this.connection();
     try {
       const reader = await conn
@@ -381,6 +387,7 @@ export class LakeQuery {
 
   /** The SQL with every placeholder replaced by its relation (exposed for tests and EXPLAIN). */
   async expand(scope: LakeScope, sql: string): Promise<string> {
+    this.refuseIfClosing();
     const names = new Set([...sql.matchAll(PLACEHOLDER)].map((m) => m[1]!));
     const relations = new Map<string, string>();
     for (const name of names) {
@@ -490,6 +497,7 @@ export class LakeQuery {
    * request finds both ready (api/lake/prepare-reads.ts).
    */
   async warmUp(file?: string): Promise<void> {
+    this.refuseIfClosing();
     const conn = await this.connection();
     try {
       await conn.run(file ? `SELECT count(*) FROM ${readParquetSql([file])}` : 'SELECT 1');
@@ -498,29 +506,57 @@ export class LakeQuery {
     }
   }
 
+  /** New requests are refused from close() on; background work already started may still connect. */
+  private refuseIfClosing(): void {
+    if (this.closing) throw new Error('LakeQuery is closed');
+  }
+
   private async connection(): Promise<DuckDBConnection> {
     if (this.closed) throw new Error('LakeQuery is closed');
-    return this.idle.pop() ?? (await this.instance.connect());
+    this.leased++;
+    try {
+      return this.idle.pop() ?? (await this.instance.connect());
+    } catch (e) {
+      this.returned();
+      throw e;
+    }
   }
 
   private release(conn: DuckDBConnection): void {
     if (this.closed || this.idle.length >= 8) conn.closeSync();
     else this.idle.push(conn);
+    this.returned();
   }
 
-  /** Closes after the cache's background work (persisting derived days) is done. */
+  private returned(): void {
+    this.leased--;
+    if (this.leased === 0) for (const wake of this.drained.splice(0)) wake();
+  }
+
+  /** Closes after the cache's background work (persisting derived days), waiting work included, is done. */
   async closeWhenIdle(): Promise<void> {
     await this.cache.idle();
-    this.close();
+    await this.close();
   }
 
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    for (const c of this.idle.splice(0)) c.closeSync();
-    if (this.duckLake) this.duckLake.close();
-    else this.instance.closeSync();
-    fs.rmSync(this.tempDir, { recursive: true, force: true });
+  /**
+   * Refuses new requests at once; the instance is closed once the work already running (queries,
+   * the cache's started background work) has handed its connections back. Closing the instance
+   * under a running background write crashed the process (SIGSEGV in DuckDB, one run in three
+   * with three test files side by side), so no caller can do that.
+   */
+  close(): Promise<void> {
+    if (this.closing) return this.closing;
+    this.closing = (async () => {
+      await this.cache.settled();
+      this.closed = true;
+      while (this.leased > 0) await new Promise<void>((resolve) => this.drained.push(resolve));
+      for (const c of this.idle.splice(0)) c.closeSync();
+      if (this.duckLake) this.duckLake.close();
+      else this.instance.closeSync();
+      fs.rmSync(this.tempDir, { recursive: true, force: true });
+    })();
+    return this.closing;
   }
 }
 
