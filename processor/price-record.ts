@@ -1,14 +1,24 @@
 // One consumed record → what the lake and the DLQ get: decode, price, map. Never throws for a bad
 // record: bytes that cannot be decoded go to the DLQ (and, when the record key names an
-// organization, a `failed` stand-in row keeps status_counts honest); an event that decodes but
+// organization, a `failed` stand-in row keeps status_counts honest), and so does an event whose
+// time is outside ingest's range (either lake would misfile it); an event that decodes but
 // cannot be priced or stored as sent becomes a `failed` row with its reason. Only faults that a
 // retry can cure (the registry or the control plane unreachable) are thrown.
 import { isUuid } from '../core/ids.js';
 import type { LakeEventRow } from '../core/lake/events-schema.js';
 import { priceEvent, type PricingRates } from '../pricing/price-event.js';
 import { UndecodableEventError, type UsageEventCodec } from '../core/registry/usage-event-codec.js';
+import { EARLIEST_EVENT_TIME, LATEST_EVENT_TIME } from '../schemas/usage-event.js';
 import type { DeadLetter } from './dlq.js';
-import { costFits, failedLakeRow, standInLakeRow, toLakeRow, unstorableFields, type RecordPosition } from './to-lake-row.js';
+import {
+  costFits,
+  eventTimesOutOfRange,
+  failedLakeRow,
+  standInLakeRow,
+  toLakeRow,
+  unstorableFields,
+  type RecordPosition,
+} from './to-lake-row.js';
 
 export interface ConsumedRecord {
   key: Buffer | null;
@@ -87,6 +97,22 @@ export async function priceRecord(
         'invalid_organization_id',
         `organization_id ${JSON.stringify(event.organization_id)} is not a lowercase UUID`,
       ),
+    };
+  }
+
+  // Ingest's event-time rule, for records that reached the topic another way: the same refusal in
+  // either lake format (one files no such day, the other would store it), before the lake.
+  const outOfRange = eventTimesOutOfRange(event);
+  if (outOfRange.length > 0) {
+    const detail = outOfRange
+      .map(
+        (f) =>
+          `${f} ${(event[f] as Date).toISOString()} is outside [${EARLIEST_EVENT_TIME.toISOString()}, ${LATEST_EVENT_TIME.toISOString()})`,
+      )
+      .join('; ');
+    return {
+      row: standInLakeRow('refused', event.organization_id, `${detail}; copied to usage-events.dlq`, at, recordTime(record)),
+      deadLetter: deadLetter(record, topic, partition, 'event_time_out_of_range', detail),
     };
   }
 

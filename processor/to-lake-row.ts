@@ -16,7 +16,7 @@ import {
 } from '../core/lake/events-schema.js';
 import { integerDigits, isDecimalString, MAX_EVENT_COST_DIGITS } from '../core/money.js';
 import type { PriceableEvent, PricedCost } from '../pricing/price-event.js';
-import { TOKEN_FIELDS, type UsageEvent } from '../schemas/usage-event.js';
+import { EARLIEST_EVENT_TIME, LATEST_EVENT_TIME, TOKEN_FIELDS, type UsageEvent } from '../schemas/usage-event.js';
 
 /** Where a record sat in Kafka and when the processor priced it. */
 export interface RecordPosition {
@@ -57,6 +57,21 @@ export function unstorableFields(event: UsageEvent): string[] {
   if (event.quantity !== null && !Number.isFinite(event.quantity)) bad.push('quantity');
   if (event.cost_override !== null && !fitsMoneyColumn(event.cost_override)) bad.push('cost_override');
   return bad;
+}
+
+/**
+ * The event times (timestamp, started_at) outside ingest's range [EARLIEST_EVENT_TIME,
+ * LATEST_EVENT_TIME), for a record that reached the topic another way. The processor refuses such
+ * an event before either lake sees it: the manifest lake cannot file year 0 (DuckDB names its day
+ * `0001-01-01 (BC)`) and refused the write, while DuckLake stored it as a year-0000 row that no
+ * window reads. Dates that are not dates at all are unstorableFields' (a `failed` row).
+ */
+export function eventTimesOutOfRange(event: UsageEvent): Array<'timestamp' | 'started_at'> {
+  const out: Array<'timestamp' | 'started_at'> = [];
+  const outside = (d: Date) => validDate(d) && (d < EARLIEST_EVENT_TIME || d >= LATEST_EVENT_TIME);
+  if (outside(event.timestamp)) out.push('timestamp');
+  if (event.started_at !== null && outside(event.started_at)) out.push('started_at');
+  return out;
 }
 
 /** The cost columns of a row as pricing (or failure) decided them; a PricedCost is one. */
@@ -166,7 +181,7 @@ export function failedLakeRow(event: UsageEvent, reason: string, at: RecordPosit
 
 /**
  * The row standing for a record that goes to the DLQ instead of the lake (`undecodable` bytes, or
- * a record the lake `refused` to write), so the organization named by the record key sees it in
+ * a record `refused`: by the lake on writing, or by the processor for its event time), so the organization named by the record key sees it in
  * status_counts.failed. Its event_id is derived from the Kafka position: the real one is inside
  * bytes that cannot be read, or belongs to a row that cannot be stored.
  */

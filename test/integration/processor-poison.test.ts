@@ -1,21 +1,30 @@
-// A record the lake writer refuses must not stall its partition (issue 16). An event timestamped
-// in year 0 decodes and prices, but no lake write of it succeeds (DuckDB files it under
-// date=0001-01-01 (BC)); ingest now refuses such a timestamp, so the record is put on the topic
-// directly, between valid events of two organizations sharing the partition. After a bounded
-// number of attempts the processor narrows the refused batch down to that record, copies it to
-// usage-events.dlq with reason `lake_write_refused`, stores a `failed` stand-in row for its
-// organization, counts it in marginal_processor_dead_letters_total, and every other event of the
-// partition reaches the lake exactly once, priced by hand below.
-// Real broker and registry (inject), PGlite control plane, real DuckDB/Parquet in a temp lake,
-// a private one-partition topic.
+// A record that would poison its partition must not stall it (issue 16), and is refused the same
+// way whichever lake the processor writes (MARGINAL_TEST_LAKE=files | ducklake). Each case puts
+// the record on a private one-partition topic directly (ingest refuses both kinds), between valid
+// events of two organizations sharing the partition; the record goes to usage-events.dlq untouched
+// with its reason, its organization gets a `failed` stand-in row, it is counted in
+// marginal_processor_dead_letters_total, and every other event of the partition reaches the lake
+// exactly once, priced by hand below.
+//   - An event timestamped in year 0: outside ingest's event-time range, so the processor refuses
+//     it before the lake (reason `event_time_out_of_range`). Before that rule the manifest lake
+//     refused the write (DuckDB files it under date=0001-01-01 (BC)) and DuckLake stored it as a
+//     year-0000 row, pending a card, that no window reads.
+//   - A record the lake refuses to write (files-only: goes with the format; no record is known
+//     that DuckLake alone refuses): a file stands where the manifest lake must create the record's
+//     events directory, so every flush holding it fails; after bounded attempts the processor
+//     narrows the refused batch down to that record (reason `lake_write_refused`).
+// Real broker and registry (inject), PGlite control plane, real DuckDB/Parquet in a temp lake
+// (or a DuckLake there with its catalog in the test PostgreSQL).
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DLQ_TOPIC, createKafka } from '../../core/kafka/client.js';
 import { openControlDb, type ControlDb } from '../../core/control/db.js';
 import { migrate } from '../../core/control/migrate.js';
 import { createOrganization } from '../../core/control/organizations.js';
+import { groupDir } from '../../core/lake/layout.js';
 import { registry } from '../../core/metrics.js';
 import { Big } from '../../core/money.js';
 import { createRateCard } from '../../pricing/rate-cards.store.js';
@@ -31,6 +40,7 @@ import {
   waitUntil,
   type RunningProcessor,
 } from '../support/processor-fixtures.js';
+import { testLakeFormat } from '../support/test-lake.js';
 
 const brokers = inject('kafkaBrokers').split(',');
 const registryUrl = inject('schemaRegistryUrl');
@@ -40,14 +50,46 @@ async function deadLettersCounted(reason: string): Promise<number> {
   return metric?.values.find((v) => v.labels.reason === reason)?.value ?? 0;
 }
 
-describe('processor: a record the lake refuses', () => {
+interface Letter {
+  key: string | null;
+  reason: string;
+  offset: string;
+  detail: string;
+}
+
+/** The dead letters copied from `topic`, once `count` are there. */
+async function deadLettersOf(topic: string, count: number): Promise<Letter[]> {
+  const dlqKafka = new Kafka({ clientId: 'processor-poison-dlq', brokers, logLevel: logLevel.NOTHING });
+  const consumer = dlqKafka.consumer({ groupId: `processor-poison-dlq-${randomUUID()}` });
+  const letters: Letter[] = [];
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topic: DLQ_TOPIC, fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        if (message.headers?.[DLQ_HEADERS.topic]?.toString() !== topic) return;
+        letters.push({
+          key: message.key?.toString() ?? null,
+          reason: message.headers[DLQ_HEADERS.reason]!.toString(),
+          offset: message.headers[DLQ_HEADERS.offset]!.toString(),
+          detail: message.headers[DLQ_HEADERS.detail]!.toString(),
+        });
+      },
+    });
+    await waitUntil('the dead letter', async () => letters.length >= count, 30_000);
+  } finally {
+    await consumer.disconnect();
+  }
+  return letters;
+}
+
+describe('processor: a record that would poison its partition', () => {
   let db: ControlDb;
   let victim: string;
   let neighbour: string;
-  let topic: string;
-  let lakeDir: string;
-  let producer: UsageEventProducer;
-  let running: RunningProcessor | null = null;
+  let kafka: Kafka;
+  const lakeDirs: string[] = [];
+  const cleanups: Array<() => Promise<void>> = [];
 
   beforeAll(async () => {
     db = await openControlDb({ databaseUrl: null, pgliteDir: null });
@@ -65,30 +107,42 @@ describe('processor: a record the lake refuses', () => {
         effectiveFrom: new Date('2024-01-01T00:00:00Z'),
       });
     }
-    lakeDir = tempLakeDir('processor-poison');
-    const kafka = createKafka(brokers, 'processor-poison-producer', { logLevel: 'error' });
-    topic = await createPrivateTopic(kafka, 1);
-    producer = await UsageEventProducer.open(kafka, registryUrl, topic);
+    kafka = createKafka(brokers, 'processor-poison-producer', { logLevel: 'error' });
   });
 
   afterAll(async () => {
-    await running?.stop();
-    await producer?.close();
+    for (const cleanup of cleanups.reverse()) await cleanup();
     await db?.close();
-    if (lakeDir) fs.rmSync(lakeDir, { recursive: true, force: true });
+    for (const dir of lakeDirs) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('is dead-lettered with its reason after bounded attempts, and the rest of the partition flows', async () => {
-    const at = new Date('2026-03-10T12:00:00Z');
-    const tokens = { model: 'basic-model', input_tokens: 1000, output_tokens: 100, timestamp: at, received_at: at };
-    const yearZero = new Date('0000-01-01T00:00:00Z');
+  const at = new Date('2026-03-10T12:00:00Z');
+  const tokens = { model: 'basic-model', input_tokens: 1000, output_tokens: 100, timestamp: at, received_at: at };
+
+  /**
+   * Three neighbour events, the poison record (offset 3), then one victim and one neighbour event,
+   * through a processor on a fresh lake (`prepare` runs on its folder first); the lake's totals
+   * are asserted here, the dead letters returned.
+   */
+  async function runWithPoison(
+    label: string,
+    poisonFields: Parameters<typeof usageEvent>[2],
+    reason: string,
+    prepare?: (lakeDir: string) => void,
+  ) {
+    const lakeDir = tempLakeDir(`processor-poison-${label}`);
+    lakeDirs.push(lakeDir);
+    prepare?.(lakeDir);
+    const topic = await createPrivateTopic(kafka, 1);
+    const producer = await UsageEventProducer.open(kafka, registryUrl, topic);
+    cleanups.push(() => producer.close());
     const before = [1, 2, 3].map((i) => usageEvent(neighbour, `before-${i}`, tokens));
-    const poison = usageEvent(victim, 'year-zero', { ...tokens, timestamp: yearZero });
+    const poison = usageEvent(victim, `poison-${label}`, { ...tokens, ...poisonFields });
     const after = [1, 2].map((i) => usageEvent(i === 1 ? victim : neighbour, `after-${i}`, tokens));
     await producer.send([...before, poison, ...after]);
-    const lettersBefore = await deadLettersCounted('lake_write_refused');
+    const lettersBefore = await deadLettersCounted(reason);
 
-    running = await startInProcessProcessor({
+    const running: RunningProcessor = await startInProcessProcessor({
       brokers,
       registryUrl,
       db,
@@ -96,6 +150,7 @@ describe('processor: a record the lake refuses', () => {
       partitions: 1,
       options: { topic, groupId: `poison-${randomUUID()}`, flushMaxDelayMs: 100 },
     });
+    cleanups.push(() => running.stop());
 
     // Each event costs 1000 × 2/1e6 + 100 × 8/1e6 = 0.0028.
     await waitUntil("the neighbour's four events", async () => (await lakeTotals(lakeDir, neighbour)).rows >= 4, 90_000);
@@ -112,31 +167,30 @@ describe('processor: a record the lake refuses', () => {
     expect(v.rows).toBe(2);
     expect(v.byStatus).toEqual({ completed: 1, failed: 1 });
     expect(new Big(v.totalCost).eq('0.0028')).toBe(true);
-    expect(await deadLettersCounted('lake_write_refused')).toBe(lettersBefore + 1);
+    expect(await deadLettersCounted(reason)).toBe(lettersBefore + 1);
 
     // The record itself, untouched, is in the DLQ with where it came from and why.
-    const dlqKafka = new Kafka({ clientId: 'processor-poison-dlq', brokers, logLevel: logLevel.NOTHING });
-    const consumer = dlqKafka.consumer({ groupId: `processor-poison-dlq-${randomUUID()}` });
-    const letters: Array<{ key: string | null; reason: string; offset: string; detail: string }> = [];
-    await consumer.connect();
-    try {
-      await consumer.subscribe({ topic: DLQ_TOPIC, fromBeginning: true });
-      await consumer.run({
-        eachMessage: async ({ message }) => {
-          if (message.headers?.[DLQ_HEADERS.topic]?.toString() !== topic) return;
-          letters.push({
-            key: message.key?.toString() ?? null,
-            reason: message.headers[DLQ_HEADERS.reason]!.toString(),
-            offset: message.headers[DLQ_HEADERS.offset]!.toString(),
-            detail: message.headers[DLQ_HEADERS.detail]!.toString(),
-          });
-        },
-      });
-      await waitUntil('the dead letter', async () => letters.length >= 1, 30_000);
-    } finally {
-      await consumer.disconnect();
-    }
-    expect(letters.map((l) => [l.key, l.reason, l.offset])).toEqual([[victim, 'lake_write_refused', '3']]);
-    expect(letters[0]!.detail.length).toBeGreaterThan(0);
+    return deadLettersOf(topic, 1);
+  }
+
+  it("refuses an event timestamped in year 0 (outside ingest's range) before the lake, and the rest of the partition flows", async () => {
+    const letters = await runWithPoison('year-zero', { timestamp: new Date('0000-01-01T00:00:00Z') }, 'event_time_out_of_range');
+    expect(letters.map((l) => [l.key, l.reason, l.offset])).toEqual([[victim, 'event_time_out_of_range', '3']]);
+    expect(letters[0]!.detail).toBe('timestamp 0000-01-01T00:00:00.000Z is outside [2000-01-01T00:00:00.000Z, 2100-01-01T00:00:00.000Z)');
   });
+
+  it.skipIf(testLakeFormat() === 'ducklake')(
+    'dead-letters a record the lake refuses to write after bounded attempts, and the rest of the partition flows (files-only: goes with the format)',
+    async () => {
+      // The poison's own day, where no other event of the test goes: every flush holding it fails.
+      const day = '2026-03-11';
+      const letters = await runWithPoison('refused', { timestamp: new Date(`${day}T08:00:00Z`) }, 'lake_write_refused', (lakeDir) => {
+        const blocker = path.join(lakeDir, groupDir('events', victim, day));
+        fs.mkdirSync(path.dirname(blocker), { recursive: true });
+        fs.writeFileSync(blocker, 'not a directory');
+      });
+      expect(letters.map((l) => [l.key, l.reason, l.offset])).toEqual([[victim, 'lake_write_refused', '3']]);
+      expect(letters[0]!.detail.length).toBeGreaterThan(0);
+    },
+  );
 });

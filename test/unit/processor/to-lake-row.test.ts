@@ -14,6 +14,7 @@ import {
   toLakeRow,
   standInLakeRow,
   unstorableFields,
+  eventTimesOutOfRange,
 } from '../../../processor/to-lake-row.js';
 import type { UsageEvent } from '../../../schemas/usage-event.js';
 import { usageEvent } from '../../support/usage-event-builder.js';
@@ -165,6 +166,19 @@ describe('what the lake can hold', () => {
         event({ timestamp: new Date(NaN), input_tokens: 2 ** 53, output_tokens: -1, quantity: Infinity, cost_override: '1e400' }),
       ),
     ).toEqual(['timestamp', 'input_tokens', 'output_tokens', 'quantity', 'cost_override']);
+  });
+
+  it("names event times outside ingest's range [2000-01-01, 2100-01-01) UTC; a date that is no date is unstorableFields'", () => {
+    const at = (iso: string) => new Date(iso);
+    expect(eventTimesOutOfRange(event())).toEqual([]);
+    expect(eventTimesOutOfRange(event({ timestamp: at('2000-01-01T00:00:00.000Z') }))).toEqual([]);
+    expect(eventTimesOutOfRange(event({ timestamp: at('2099-12-31T23:59:59.999Z') }))).toEqual([]);
+    expect(eventTimesOutOfRange(event({ timestamp: at('1999-12-31T23:59:59.999Z') }))).toEqual(['timestamp']);
+    expect(eventTimesOutOfRange(event({ timestamp: at('2100-01-01T00:00:00.000Z') }))).toEqual(['timestamp']);
+    expect(eventTimesOutOfRange(event({ timestamp: at('0000-01-01T00:00:00.000Z') }))).toEqual(['timestamp']);
+    expect(eventTimesOutOfRange(event({ timestamp: at('-000001-06-01T00:00:00.000Z') }))).toEqual(['timestamp']);
+    expect(eventTimesOutOfRange(event({ started_at: at('0000-01-01T00:00:00.000Z') }))).toEqual(['started_at']);
+    expect(eventTimesOutOfRange(event({ timestamp: new Date(NaN), started_at: null }))).toEqual([]);
   });
 });
 
