@@ -54,16 +54,17 @@ export interface FlushAlerts {
   recordFlush(partition: number, nextOffset: number): Promise<void>;
   /** The lake holds every record below `nextOffset`. */
   written(partition: number, nextOffset: number): void;
-  /** The partition's manifest lists these files (at load, and before each rewrite). */
-  reconcile(partition: number, lakeFiles: Iterable<string>): Promise<void>;
+  /** The partition's manifest lists these files, or its DuckLake holds these spend revision ids (at load, and before each rewrite). */
+  reconcile(partition: number, lakeFiles: Iterable<string>, revisionIds?: Iterable<string>): Promise<void>;
   /** Before a rewrite (re-pricing) of the partition: what makes budget spend follow it. */
   beginRevision(partition: number, organizationId: string, upTo: number): Promise<RewriteFollower>;
 }
 
-/** Follows one lake rewrite: watches its transform, acts before its manifest swap and after it. */
+/** Follows one lake rewrite: watches its transform, acts before its manifest swap (or DuckLake commit) and after it. */
 interface RewriteFollower {
   follow(transform: RowTransform): RowTransform;
-  prepare(lakeFiles: readonly string[]): Promise<void>;
+  /** Returns the id of the spend revision written, for a DuckLake commit to record. */
+  prepare(lakeFiles: readonly string[]): Promise<string | null>;
   commit(): Promise<void>;
 }
 
@@ -257,9 +258,11 @@ export class PartitionWorker {
     if (!alerts) return this.deps.lake.rewriteRows(this.partition, selector, transform);
     // An earlier rewrite that swapped but failed right after (before its spend was applied) is
     // finished first; its re-run below changes nothing.
+    const view = await this.deps.lake.readManifest(this.partition);
     await alerts.reconcile(
       this.partition,
-      (await this.deps.lake.readManifest(this.partition)).files.map((f) => f.path),
+      view.files.map((f) => f.path),
+      view.revisionIds,
     );
     const spend = await alerts.beginRevision(this.partition, selector.organizationId, this.durable);
     const result = await this.deps.lake.rewriteRows(this.partition, selector, spend.follow(transform), {
@@ -334,6 +337,7 @@ export class PartitionWorker {
         void this.deps.alerts?.reconcile(
           this.partition,
           view.files.map((f) => f.path),
+          view.revisionIds,
         );
         this.repricedVersions.clear();
         this.lastSeek = { offset: -1, attempts: 0 };

@@ -1,8 +1,9 @@
 // Budget spend following one lake rewrite of a partition (a re-pricing): the rewrite's transform is
 // watched to sum, per changed event counted so far (offset below the partition's count mark),
-// new − old cost under its UTC day and keys; just before the manifest swap the sums are written as
-// an unapplied revision naming the rewrite's new files, and after the swap they are applied and
-// the organization's budgets and end-user margins evaluated (spend-revisions.ts has the protocol).
+// new − old cost under its UTC day and keys; just before the lake's commit the sums are written as
+// an unapplied revision (naming the files lake's new files; on DuckLake its id goes into the commit),
+// and after the commit they are applied and the organization's budgets and end-user margins
+// evaluated (spend-revisions.ts has the protocol).
 // Events not counted yet (above the mark) are counted later at the cost the lake then holds.
 import type { LakeEventRow } from '../../core/lake/events-schema.js';
 import { Big } from '../../core/money.js';
@@ -21,9 +22,9 @@ export interface RewriteSpendScope {
 
 export interface RewriteSpendSteps {
   keysOf(row: LakeEventRow): SpendKeys;
-  /** Writes the revision unapplied; throws to stop the rewrite before its swap. */
+  /** Writes the revision unapplied; throws to stop the rewrite before its commit. */
   prepare(revision: SpendRevision, lakeFiles: readonly string[]): Promise<void>;
-  /** Applies it after the swap and evaluates alerts; never throws. */
+  /** Applies it after the commit and evaluates alerts; never throws. */
   apply(revision: SpendRevision, endUsers: string[]): Promise<void>;
 }
 
@@ -60,8 +61,12 @@ export class RewriteSpend {
     };
   }
 
-  /** Just before the manifest swap that brings in `lakeFiles`. */
-  async prepare(lakeFiles: readonly string[]): Promise<void> {
+  /**
+   * Just before the lake's commit (the files lake's manifest swap bringing in `lakeFiles`): returns
+   * the id of the revision written, for a DuckLake commit to record, or null when the rewrite
+   * changes no counted spend.
+   */
+  async prepare(lakeFiles: readonly string[]): Promise<string | null> {
     const sums = new SpendDeltas();
     const endUsers = new Set<string>();
     for (const { row, difference } of this.subjects.values()) {
@@ -71,13 +76,14 @@ export class RewriteSpend {
     }
     this.endUsers = [...endUsers];
     const deltas = sums.byOrganization().get(this.scope.organizationId);
-    if (!deltas || deltas.length === 0) return;
+    if (!deltas || deltas.length === 0) return null;
     const revision = { id: randomUUID(), partition: this.scope.partition, organizationId: this.scope.organizationId, deltas };
     await this.steps.prepare(revision, lakeFiles);
     this.prepared = revision;
+    return revision.id;
   }
 
-  /** After the rewrite returned (its swap done, or nothing to swap). */
+  /** After the rewrite returned (its commit done, or nothing to commit). */
   async commit(): Promise<void> {
     if (this.prepared) await this.steps.apply(this.prepared, this.endUsers);
     this.prepared = null;

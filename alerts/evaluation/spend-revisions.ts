@@ -3,11 +3,14 @@
 // a port in the all-in-one mode), so each step is one statement:
 //  - a lake rewrite that re-prices events (pending → priced when a card appears, or a history
 //    re-pricing) adds, per changed event, new − old under the event's UTC day and keys. The lake's
-//    manifest swap and the control plane cannot share a transaction, so a revision is written
-//    unapplied, naming the rewrite's new files, before the swap, and applied after it by one
-//    statement that also sets applied_at. A processor that dies in between leaves it to the
-//    partition's next load, which applies it exactly when the manifest it loaded lists one of
-//    those files (a rewrite that never swapped leaves a revision no manifest names; pruned later).
+//    commit and the control plane cannot share a transaction, so a revision is written unapplied
+//    before the commit and applied after it by one statement that also sets applied_at. A
+//    processor that dies in between leaves it to the partition's next load, which applies it
+//    exactly when the rewrite landed (applyLandedRevisions, the one rule for both lake formats):
+//    the files lake's revision names the rewrite's new files and lands when the loaded manifest
+//    lists one of them; on DuckLake the rewrite's commit itself records the revision's id (lake
+//    table spend_revisions) and it lands when the loaded lake holds that id. A rewrite that never
+//    committed leaves a revision no lake names; pruned after a week like every revision.
 //  - a record counted before its lake write and then stored differently (the lake refused it and
 //    a failed stand-in took its place, or it was priced again differently when consumed again):
 //    a correction, the new version's keyed cost minus the counted one's, written and applied by
@@ -114,7 +117,7 @@ export interface SpendRevision {
   deltas: SpendDelta[];
 }
 
-/** Phase one of a rewrite's revision: written before the manifest swap, not applied. */
+/** Phase one of a rewrite's revision: written before the lake's commit, not applied (`lakeFiles`: the files lake's new files, none on DuckLake). */
 export async function prepareRevision(db: Queryable, revision: SpendRevision, lakeFiles: readonly string[]): Promise<void> {
   await db.query(
     `INSERT INTO alert_spend_revisions (id, partition_id, organization_id, lake_files, deltas) VALUES ($1, $2, $3, $4::text[], $5::jsonb)`,
@@ -145,11 +148,15 @@ export async function applyCorrection(db: Queryable, revision: SpendRevision): P
   return Number(row?.applied ?? 0) > 0;
 }
 
-/** Revisions of the partition written but not applied: their rewrite swapped or it never will. */
-export async function unappliedRevisions(
-  db: Queryable,
-  partition: number,
-): Promise<Array<{ id: string; organizationId: string; lakeFiles: string[] }>> {
+/** A revision written and not applied: its rewrite landed, or it never will. */
+interface UnappliedRevision {
+  id: string;
+  organizationId: string;
+  lakeFiles: string[];
+}
+
+/** Revisions of the partition written but not applied, oldest first. */
+async function unappliedRevisions(db: Queryable, partition: number): Promise<UnappliedRevision[]> {
   const rows = await db.query<{ id: string; organization_id: string; lake_files: string[] }>(
     `SELECT id, organization_id, lake_files FROM alert_spend_revisions WHERE partition_id = $1 AND applied_at IS NULL ORDER BY created_at`,
     [partition],
@@ -157,8 +164,38 @@ export async function unappliedRevisions(
   return rows.map((r) => ({ id: r.id, organizationId: r.organization_id, lakeFiles: r.lake_files }));
 }
 
+/** Whether a revision's rewrite landed in the lake as a partition's load found it; each lake format answers in its own terms. */
+export type RewriteLanded = (revision: UnappliedRevision) => boolean;
+
+/** The files lake: the loaded manifest lists one of the files the rewrite brought in. */
+export function landedByFiles(lakeFiles: Iterable<string>): RewriteLanded {
+  const listed = new Set(lakeFiles);
+  return (revision) => revision.lakeFiles.some((f) => listed.has(f));
+}
+
+/** DuckLake: the loaded lake holds the revision's id, recorded by the rewrite's own commit. */
+export function landedByRevisionIds(revisionIds: Iterable<string>): RewriteLanded {
+  const held = new Set(revisionIds);
+  return (revision) => held.has(revision.id);
+}
+
+/**
+ * What a partition's load does with revisions left between a rewrite's commit and its apply: each
+ * unapplied one whose rewrite `landed` is applied (once: applyRevision's applied_at), the others
+ * wait (a rewrite still running elsewhere may land later) until pruned with the week-old ones.
+ * Returns the organizations whose spend moved.
+ */
+export async function applyLandedRevisions(db: Queryable, partition: number, landed: RewriteLanded): Promise<Set<string>> {
+  const moved = new Set<string>();
+  for (const revision of await unappliedRevisions(db, partition)) {
+    if (landed(revision) && (await applyRevision(db, revision.id))) moved.add(revision.organizationId);
+  }
+  await pruneRevisions(db, partition);
+  return moved;
+}
+
 /** Forgets the partition's revisions older than a week: applied ones are done, unapplied ones never swapped. */
-export async function pruneRevisions(db: Queryable, partition: number): Promise<void> {
+async function pruneRevisions(db: Queryable, partition: number): Promise<void> {
   await db.query(`DELETE FROM alert_spend_revisions WHERE partition_id = $1 AND created_at < now() - interval '7 days'`, [partition]);
 }
 

@@ -17,8 +17,8 @@
 // a counted record stored differently after a failed lake write (refused and replaced by a
 // stand-in, or priced again differently) is corrected when it is noted again (the rows counted
 // but not yet confirmed written are kept per partition for that), and a re-pricing rewrite adds
-// its differences in two phases around the manifest swap (beginRevision; reconcile() finishes one a
-// crash interrupted).
+// its differences in two phases around the lake's commit (beginRevision; reconcile() finishes one a
+// crash interrupted, by the files the manifest lists or, on DuckLake, the revision ids the lake holds).
 import type { Queryable } from '../../core/control/db.js';
 import { isConnectionFailure } from '../../core/control/sql-errors.js';
 import type { LakeEventRow } from '../../core/lake/events-schema.js';
@@ -31,15 +31,17 @@ import { evaluateEndUserMargins } from './margin-evaluation.js';
 import { fireRateCardMissing } from './rate-card-missing.js';
 import {
   applyCorrection,
+  applyLandedRevisions,
   applyRevision,
   countedBelow,
+  landedByFiles,
+  landedByRevisionIds,
   prepareRevision,
-  pruneRevisions,
+  type RewriteLanded,
   sameSpend,
   SpendDeltas,
   spendKeysOf,
   addSpendSql,
-  unappliedRevisions,
   type SpendKeys,
   type SpendRevision,
 } from './spend-revisions.js';
@@ -83,8 +85,8 @@ export class AlertTally {
   private readonly corrections = new Map<number, SpendRevision[]>();
   /** Re-pricing revisions whose rewrite swapped in this process but whose apply failed: retried with each flush. */
   private readonly swapped = new Map<string, { organizationId: string; endUsers: string[] }>();
-  /** Per partition, the lake files its manifest listed (at load, or before a rewrite), until unapplied revisions are checked against them. */
-  private readonly recovering = new Map<number, Set<string>>();
+  /** Per partition, what its lake showed as landed (at load, or before a rewrite), until unapplied revisions are checked against it. */
+  private readonly recovering = new Map<number, RewriteLanded>();
   /** organization → dimension keys some budget of it watches. */
   private watchedDimensions = new Map<string, string[]>();
   private watchedAt = 0;
@@ -135,13 +137,14 @@ export class AlertTally {
   }
 
   /**
-   * The partition's manifest lists these files (a processor loaded it, or is about to rewrite it):
-   * re-pricing revisions left between the manifest swap and their apply (a crash, or a failure
-   * right after the swap) are applied when the manifest lists their files. Never throws; what
-   * fails is tried again with the next flush.
+   * A processor loaded the partition's lake (or is about to rewrite it): re-pricing revisions left
+   * between the rewrite's commit and their apply (a crash, or a failure right after the commit)
+   * are applied when the lake shows the rewrite landed: the files lake's manifest lists
+   * `lakeFiles`; a DuckLake holds `revisionIds` (given, they decide). Never throws; what fails is
+   * tried again with the next flush.
    */
-  reconcile(partition: number, lakeFiles: Iterable<string>): Promise<void> {
-    this.recovering.set(partition, new Set(lakeFiles));
+  reconcile(partition: number, lakeFiles: Iterable<string>, revisionIds?: Iterable<string>): Promise<void> {
+    this.recovering.set(partition, revisionIds ? landedByRevisionIds(revisionIds) : landedByFiles(lakeFiles));
     return this.settleRevisions(partition).then((organizations) => this.evaluateBudgetsOf(partition, organizations));
   }
 
@@ -191,15 +194,11 @@ export class AlertTally {
       this.swapped.delete(id);
       moved.add(revision.organizationId);
     }
-    const files = this.recovering.get(partition);
-    if (files) {
+    const landed = this.recovering.get(partition);
+    if (landed) {
       try {
-        for (const revision of await unappliedRevisions(this.db, partition)) {
-          if (revision.lakeFiles.some((f) => files.has(f)) && (await applyRevision(this.db, revision.id)))
-            moved.add(revision.organizationId);
-        }
-        await pruneRevisions(this.db, partition);
-        if (this.recovering.get(partition) === files) this.recovering.delete(partition);
+        for (const organizationId of await applyLandedRevisions(this.db, partition, landed)) moved.add(organizationId);
+        if (this.recovering.get(partition) === landed) this.recovering.delete(partition);
       } catch (err) {
         this.logger.warn({ err, partition }, 'unapplied budget spend revisions not checked; retried with the next flush');
       }

@@ -43,6 +43,21 @@ const DIMENSION_COVERAGE: DuckLakeTable = {
   partitionedBy: [],
 };
 
+/**
+ * Per re-pricing commit that changed counted budget spend, the id of its spend revision
+ * (alerts/evaluation/spend-revisions.ts), written in that commit: a partition's next load applies
+ * an unapplied revision exactly when this table holds its id (docs/decisions/0157).
+ */
+const SPEND_REVISIONS: DuckLakeTable = {
+  name: 'spend_revisions',
+  columns: [
+    KAFKA_PARTITION,
+    { name: 'revision_id', kind: 'string', nullable: false },
+    { name: 'committed_at', kind: 'timestamp', nullable: false },
+  ],
+  partitionedBy: [],
+};
+
 /** Events by day, as reads and re-pricing select them; the rollups are small and stay unpartitioned. */
 export const DUCKLAKE_TABLES: readonly DuckLakeTable[] = [
   { name: 'events', columns: EVENTS_COLUMNS, partitionedBy: ['event_date'] },
@@ -51,6 +66,7 @@ export const DUCKLAKE_TABLES: readonly DuckLakeTable[] = [
   rollupTable(DIMENSION_COSTS),
   rollupTable(DIMENSION_NUMBERS),
   DIMENSION_COVERAGE,
+  SPEND_REVISIONS,
 ];
 
 /**

@@ -1,10 +1,11 @@
-// Re-pricing in the open lake (docs/decisions/0105; step 2 of docs/open-lake-plan.md, not yet
-// wired in: rewrite.ts still rewrites manifest files): one organization's replaced events of one
+// Re-pricing in the open lake (docs/decisions/0105; ducklake-writer.ts runs it): one organization's replaced events of one
 // partition, and that partition's rollup rows of the days they fall on recomputed from the
 // events, in ONE DuckLake commit fenced on the partition's offset (a zombie owner commits
 // nothing). Invariant kept: for each (partition, organization, day) the rollup rows are exactly
 // the rollup of that partition's events (dimension rollups for the organization's dimensions now).
-// The replacement rows are staged beforehand in a TEMP table, keyed by event_id.
+// The replacement rows are staged beforehand in a TEMP table, keyed by event_id. The commit also
+// records the id of the budget spend revision written for it (spend_revisions), so that the
+// revision is applied exactly when the rewrite landed, whatever dies in between (0157).
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { coverageInsertSql } from '../../core/lake/dimension-coverage.js';
 import type { DimensionSet } from '../../core/lake/dimension-rollups.js';
@@ -25,7 +26,15 @@ export interface DuckLakeRewrite {
   dates: readonly string[];
   /** The organization's dimensions now. */
   dimensions: DimensionSet;
+  /** The budget spend revision written for this rewrite (alerts/evaluation/spend-revisions.ts), recorded by the commit; none when no counted spend changes. */
+  revisionId?: string | null;
 }
+
+/**
+ * A partition's revision ids are kept this long in the lake: the control plane prunes revisions
+ * after 7 days, so an older id can answer nothing (twice that, for clocks that disagree).
+ */
+const SPEND_REVISIONS_KEPT_DAYS = 14;
 
 export interface DuckLakeRewritePlan {
   statements: string[];
@@ -76,8 +85,24 @@ export function planDuckLakeRewrite(rewrite: DuckLakeRewrite): DuckLakeRewritePl
     rollupInsertSql('daily_costs', partition, rollupFromEventsSql(DAILY_COSTS, events)),
     rollupInsertSql('session_spans', partition, rollupFromEventsSql(SESSION_SPANS, events)),
     ...dimensionDaysStatements(partition, organizationId, dates, rewrite.dimensions),
+    ...(rewrite.revisionId ? spendRevisionStatements(partition, rewrite.revisionId) : []),
   ];
   return { statements, fence: fenceSql(partition, rewrite.offset) };
+}
+
+/** The revision's id recorded with the partition, and the partition's ids too old to matter dropped. */
+function spendRevisionStatements(partition: number, revisionId: string): string[] {
+  return [
+    `DELETE FROM lake.spend_revisions WHERE kafka_partition = ${partition} AND committed_at < now()::TIMESTAMP - INTERVAL ${SPEND_REVISIONS_KEPT_DAYS} DAY`,
+    `INSERT INTO lake.spend_revisions VALUES (${partition}, ${sqlStringLiteral(revisionId)}, now()::TIMESTAMP)`,
+  ];
+}
+
+/** The spend revision ids the partition's re-pricing commits recorded (what its load checks unapplied revisions against). */
+export async function lakeSpendRevisionIds(conn: DuckDBConnection, partition: number): Promise<string[]> {
+  if (!Number.isSafeInteger(partition) || partition < 0) throw new RangeError(`not a Kafka partition: ${partition}`);
+  const reader = await conn.runAndReadAll(`SELECT revision_id FROM lake.spend_revisions WHERE kafka_partition = ${partition}`);
+  return reader.getRows().map((r) => r[0] as string);
 }
 
 /** Touches the partition's offset row without moving it (see DuckLakeRewritePlan.fence). */

@@ -17,7 +17,7 @@ import type { DimensionBackfillOptions, DimensionBackfillResult } from './dimens
 import { backfillDuckLakeDimensions } from './ducklake-dimension-backfill.js';
 import { dimensionSetsOf } from './dimension-files.js';
 import { commitDuckLakeFlush, commitFenced, DuckLakeConflictError, lakeNextOffset, OffsetMovedError } from './ducklake-commit.js';
-import { commitDuckLakeRewrite, fenceSql } from './ducklake-rewrite.js';
+import { commitDuckLakeRewrite, fenceSql, lakeSpendRevisionIds } from './ducklake-rewrite.js';
 import { DedupWindow, type DedupWindowOptions } from './dedup-window.js';
 import type { EventBatch } from './event-batch.js';
 import { stageChunks, stageEvents } from './event-staging.js';
@@ -105,11 +105,11 @@ export class DuckLakeWriter implements ProcessorLake {
     const lake = await openLake(settings, { threads: 2 });
     try {
       await ensureLakeTables(lake);
+      return new DuckLakeWriter(lake, { dimensions: options.dimensions }, options);
     } catch (e) {
       lake.close();
       throw e;
     }
-    return new DuckLakeWriter(lake, { dimensions: options.dimensions }, options);
   }
 
   private state(partition: number): Promise<DuckLakePartition> {
@@ -136,7 +136,10 @@ export class DuckLakeWriter implements ProcessorLake {
     }
   }
 
-  /** The partition's resume offset; `pendingOrganizations` tells re-pricing where to look (no files to list). */
+  /**
+   * The partition's resume offset; `pendingOrganizations` tells re-pricing where to look (no files
+   * to list), `revisionIds` which re-pricing commits landed (alerts/evaluation/spend-revisions.ts).
+   */
   async readManifest(partition: number): Promise<PartitionManifestView> {
     const s = await this.state(partition);
     return s.exclusive(async () => {
@@ -144,7 +147,9 @@ export class DuckLakeWriter implements ProcessorLake {
         `SELECT DISTINCT organization_id FROM lake.events
          WHERE kafka_partition = ${partition} AND status = 'pending_rate_card' ORDER BY organization_id`,
       );
-      return { nextOffset: s.nextOffset, version: 0, files: [], pendingOrganizations: pending.getRows().map((r) => r[0] as string) };
+      const revisionIds = await lakeSpendRevisionIds(s.conn, partition);
+      const pendingOrganizations = pending.getRows().map((r) => r[0] as string);
+      return { nextOffset: s.nextOffset, version: 0, files: [], pendingOrganizations, revisionIds };
     });
   }
 
@@ -193,7 +198,8 @@ export class DuckLakeWriter implements ProcessorLake {
   /**
    * Re-pricing: the selected rows go through `transform`; the changed ones replace their originals,
    * and the partition's rollup rows of their days are recomputed, in one commit. `beforeCommit`
-   * gets no files (DuckLake names none to us).
+   * gets no files (DuckLake names none to us) and returns the budget spend revision's id, which the
+   * commit records (spend_revisions).
    */
   async rewriteRows(
     partition: number,
@@ -219,9 +225,17 @@ export class DuckLakeWriter implements ProcessorLake {
       const dimensions = (await dimensionSetsOf(this.ctx, [org])).get(org) ?? {};
       await stageEvents(s.conn, REPLACEMENTS, changed);
       try {
-        await options.beforeCommit?.([]);
+        const revisionId = (await options.beforeCommit?.([])) ?? null;
         await s.commitFenced(() =>
-          commitDuckLakeRewrite(s.conn, { partition, offset: s.nextOffset, organizationId: org, staged: REPLACEMENTS, dates, dimensions }),
+          commitDuckLakeRewrite(s.conn, {
+            partition,
+            offset: s.nextOffset,
+            organizationId: org,
+            staged: REPLACEMENTS,
+            dates,
+            dimensions,
+            revisionId,
+          }),
         );
       } finally {
         await s.conn.run(`DROP TABLE IF EXISTS ${REPLACEMENTS}`).catch(() => undefined);

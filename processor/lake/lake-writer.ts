@@ -65,6 +65,8 @@ export interface PartitionManifestView {
   files: readonly ManifestFile[];
   /** Organizations with pending_rate_card rows, from lakes that list no files (DuckLake); absent: read `files`. */
   pendingOrganizations?: readonly string[];
+  /** Budget spend revision ids the partition's re-pricing commits recorded (DuckLake); absent: the manifest's files show which rewrites landed. */
+  revisionIds?: readonly string[];
 }
 
 /**

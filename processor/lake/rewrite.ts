@@ -41,8 +41,12 @@ export type RowTransform = (row: LakeEventRow) => LakeEventRow | null | Promise<
 export interface RewriteOptions {
   /** How long replaced files stay on disk. Default 10 minutes. */
   graceMs?: number;
-  /** Runs after the new files are durable, just before the manifest swap (lake-relative paths of the files it brings in); throwing stops the swap. */
-  beforeCommit?: (lakeFiles: readonly string[]) => Promise<void>;
+  /**
+   * Runs after the new files are durable, just before the manifest swap (lake-relative paths of the
+   * files it brings in); throwing stops the swap. What it returns is for DuckLake's commit to record
+   * (a budget spend revision's id, ducklake-writer.ts); the manifest lake ignores it.
+   */
+  beforeCommit?: (lakeFiles: readonly string[]) => Promise<string | null | undefined | void>;
 }
 
 export interface RewriteResult {

@@ -133,6 +133,7 @@ describe.skipIf(!provisioned)('lake catalog (core/lake/lake-catalog.ts)', () => 
         'partition_offsets_p0',
         'partition_offsets_p1',
         'session_spans',
+        'spend_revisions',
       ]);
       // Written out: the rollup a reader outside Marginal groups by, and the offsets.
       expect(await columnsOf(lake, 'daily_costs')).toEqual([

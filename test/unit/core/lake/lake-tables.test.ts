@@ -12,7 +12,7 @@ import {
 } from '../../../../core/lake/lake-tables.js';
 
 describe('lake tables', () => {
-  it('are events, the four rollups and the dimension coverage, events partitioned by day', () => {
+  it('are events, the four rollups, the dimension coverage and the spend revisions, events partitioned by day', () => {
     expect(DUCKLAKE_TABLES.map((t) => [t.name, t.partitionedBy])).toEqual([
       ['events', ['event_date']],
       ['daily_costs', []],
@@ -20,6 +20,7 @@ describe('lake tables', () => {
       ['dimension_costs', []],
       ['dimension_numbers', []],
       ['dimension_coverage', []],
+      ['spend_revisions', []],
     ]);
   });
 
@@ -44,6 +45,7 @@ describe('lake tables', () => {
       'dimension_costs',
       'dimension_numbers',
       'dimension_coverage',
+      'spend_revisions',
       'partition_offsets_p3',
     ]);
     expect(plan.statements).toContain('ALTER TABLE lake."events" SET PARTITIONED BY (event_date)');

@@ -48,6 +48,15 @@ describe('planDuckLakeRewrite', () => {
     expect(statements.at(-1)).toContain(`(VALUES ('org-''a', '{"seats":"number","team":"string"}'))`);
   });
 
+  it("records the spend revision written for it, and drops the partition's ids older than 14 days", () => {
+    expect(planDuckLakeRewrite(rewrite).statements.join('\n')).not.toContain('spend_revisions');
+    const { statements } = planDuckLakeRewrite({ ...rewrite, revisionId: "rev-'1" });
+    expect(statements.slice(-2)).toEqual([
+      'DELETE FROM lake.spend_revisions WHERE kafka_partition = 1 AND committed_at < now()::TIMESTAMP - INTERVAL 14 DAY',
+      "INSERT INTO lake.spend_revisions VALUES (1, 'rev-''1', now()::TIMESTAMP)",
+    ]);
+  });
+
   it('refuses no days, a malformed day, a bad offset or staging name', () => {
     expect(() => planDuckLakeRewrite({ ...rewrite, dates: [] })).toThrow(RangeError);
     expect(() => planDuckLakeRewrite({ ...rewrite, dates: ["2025-03-10' OR true"] })).toThrow(RangeError);
