@@ -3,17 +3,18 @@
 // worker's processor series once, PROCESSOR_THREAD_NICE reaches the worker's OS thread, a worker
 // that dies is replaced and the pipeline goes on, and stop() ends every thread the worker started
 // in bounded time. A processor that cannot start fails the host's start. Real broker and registry
-// (globalSetup), PGlite on the host, real DuckDB/Parquet in the host's temp lake.
+// (globalSetup), PGlite on the host, real DuckDB/Parquet in the host's temp lake (with
+// MARGINAL_TEST_LAKE=ducklake a DuckLake in a temp folder, its catalog in a fresh PostgreSQL database).
 import fs from 'node:fs';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { LakeReader } from '../../core/lake/lake-reader.js';
-import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 import type { RunningComponent, StartComponent } from '../../core/process-host.js';
 import { processorThread, startProcessorThread, type HostMessage, type ProcessorThreadComponent } from '../../processor/thread-host.js';
 import { allInOneComponents } from '../../scripts/all-in-one-components.js';
+import { openFreshControlDb } from '../support/control-db.js';
 import { startTestHost } from '../support/http.js';
 import { createTenant, ingest, llmEvent, metricEvent, waitForLake, type Pipeline, type Tenant } from '../support/pipeline.js';
+import { lakeEventRows, tempLakeDir } from '../support/processor-fixtures.js';
+import { testLakeFormat } from '../support/test-lake.js';
 
 const infra = { kafkaBrokers: inject('kafkaBrokers').split(','), schemaRegistryUrl: inject('schemaRegistryUrl') };
 const NICE = 7;
@@ -45,22 +46,41 @@ interface PricedRow {
 }
 
 async function pricedRows(lakeDir: string, org: string): Promise<Map<string, PricedRow>> {
-  const reader = await LakeReader.open(lakeDir, { refreshIntervalMs: 0 });
-  const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
-  const conn = await instance.connect();
-  try {
-    const rows = (
-      await conn.runAndReadAll(
-        `SELECT idempotency_key, status, CAST(input_cost AS VARCHAR) AS input_cost, CAST(output_cost AS VARCHAR) AS output_cost,
-                CAST(unit_cost AS VARCHAR) AS unit_cost, CAST(total_cost AS VARCHAR) AS total_cost
-         FROM ${await reader.relation('events', org)} WHERE organization_id = ${sqlStringLiteral(org)}`,
-      )
-    ).getRowObjects() as unknown as PricedRow[];
-    return new Map(rows.map((r) => [r.idempotency_key, r]));
-  } finally {
-    conn.closeSync();
-    instance.closeSync();
-  }
+  const rows = (await lakeEventRows(
+    lakeDir,
+    org,
+    `idempotency_key, status, CAST(input_cost AS VARCHAR) AS input_cost, CAST(output_cost AS VARCHAR) AS output_cost,
+     CAST(unit_cost AS VARCHAR) AS unit_cost, CAST(total_cost AS VARCHAR) AS total_cost`,
+  )) as unknown as PricedRow[];
+  return new Map(rows.map((r) => [r.idempotency_key, r]));
+}
+
+/**
+ * The host's lake: its default (DATA_DIR/lake, manifests), or with MARGINAL_TEST_LAKE=ducklake a
+ * DuckLake in a temp folder with its catalog in a fresh PostgreSQL database. The processor thread
+ * reads the open lake's settings from the process environment (processor/thread.ts: in production
+ * host and thread share it; here the host's env is given to loadConfig), so they go there too,
+ * until `restore`.
+ */
+async function hostLake(): Promise<{ env: Record<string, string>; lakeDir: string | null; restore(): void }> {
+  if (testLakeFormat() !== 'ducklake') return { env: {}, lakeDir: null, restore: () => undefined };
+  const catalog = await openFreshControlDb('postgres', { migrate: false });
+  await catalog.db.close();
+  const lakeDir = tempLakeDir('processor-thread');
+  const env = { LAKE_DIR: lakeDir, LAKE_URL: lakeDir, LAKE_CATALOG_URL: catalog.url! };
+  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, env);
+  return {
+    env,
+    lakeDir,
+    restore() {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+      fs.rmSync(lakeDir, { recursive: true, force: true });
+    },
+  };
 }
 
 async function metricsText(url: string): Promise<string> {
@@ -81,6 +101,7 @@ describe('the all-in-one processor on a worker thread', () => {
   let tenant: Tenant;
   let processor: ProcessorThreadComponent;
   let niceBefore: number;
+  let lake: Awaited<ReturnType<typeof hostLake>> | null = null;
 
   beforeAll(async () => {
     niceBefore = threadsAtNice();
@@ -91,6 +112,7 @@ describe('the all-in-one processor on a worker thread', () => {
       processor = (await processorThread({ restartDelayMs: 200 })(ctx, inf)) as ProcessorThreadComponent;
       return processor satisfies RunningComponent;
     };
+    lake = await hostLake();
     const host = await startTestHost({
       components: allInOneComponents.map((s) => (s === startProcessorThread ? capture : s)),
       infra,
@@ -101,9 +123,10 @@ describe('the all-in-one processor on a worker thread', () => {
         // A replaced worker rejoins as its dead member; were that to fail, the session bounds the wait.
         PROCESSOR_SESSION_TIMEOUT_MS: '6000',
         PROCESSOR_THREAD_NICE: String(NICE),
+        ...lake.env,
       },
     });
-    pipeline = { host, url: host.url, lakeDir: `${host.dataDir}/lake`, stop: () => host.stop() };
+    pipeline = { host, url: host.url, lakeDir: lake.lakeDir ?? `${host.dataDir}/lake`, stop: () => host.stop() };
     tenant = await createTenant(pipeline, {
       rateCards: [{ model_slug: 'thread-model', input_cost_per_million: '3', output_cost_per_million: '15' }],
       unitRates: [{ provider: 'imagegen', metric: 'image_generation', unit: 'image', cost_per_unit: '0.04' }],
@@ -111,6 +134,7 @@ describe('the all-in-one processor on a worker thread', () => {
   });
   afterAll(async () => {
     await pipeline?.stop();
+    lake?.restore();
   });
 
   it('prices events sent through ingest into the lake', async () => {

@@ -8,15 +8,12 @@
 // records go to a private topic so the malformed ones reach no other test's consumer.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DLQ_TOPIC, createKafka } from '../../core/kafka/client.js';
 import type { ControlDb } from '../../core/control/db.js';
 import { createOrganization } from '../../core/control/organizations.js';
 import { createUnitRate } from '../../pricing/rate-cards.store.js';
-import { LakeReader } from '../../core/lake/lake-reader.js';
-import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 import { registry } from '../../core/metrics.js';
 import { Big } from '../../core/money.js';
 import { DLQ_HEADERS } from '../../processor/dlq.js';
@@ -25,6 +22,7 @@ import {
   openTestControlDb,
   createInputOutputCard,
   createPrivateTopic,
+  lakeEventRows,
   lakeTotals,
   startInProcessProcessor,
   tempLakeDir,
@@ -44,21 +42,12 @@ interface StoredRow {
 }
 
 async function storedRows(lakeDir: string, org: string): Promise<Map<string, StoredRow>> {
-  const reader = await LakeReader.open(lakeDir, { refreshIntervalMs: 0 });
-  const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
-  const conn = await instance.connect();
-  try {
-    const rel = await reader.relation('events', org);
-    const rows = (
-      await conn.runAndReadAll(
-        `SELECT idempotency_key, status, status_reason, CAST(total_cost AS VARCHAR) AS total_cost FROM ${rel} WHERE organization_id = ${sqlStringLiteral(org)}`,
-      )
-    ).getRowObjects() as unknown as StoredRow[];
-    return new Map(rows.map((r) => [r.idempotency_key, r]));
-  } finally {
-    conn.closeSync();
-    instance.closeSync();
-  }
+  const rows = (await lakeEventRows(
+    lakeDir,
+    org,
+    'idempotency_key, status, status_reason, CAST(total_cost AS VARCHAR) AS total_cost',
+  )) as unknown as StoredRow[];
+  return new Map(rows.map((r) => [r.idempotency_key, r]));
 }
 
 describe('processor', () => {

@@ -9,17 +9,23 @@ import { createIngest } from '../../ingest/component.js';
 import { startProcessor } from '../../processor/component.js';
 import { admin, startTestHost } from '../support/http.js';
 import { signedPost } from '../support/ingest-harness.js';
-import { apiGet, createTenant, llmEvent, waitForLake, type Pipeline } from '../support/pipeline.js';
+import { apiGet, createTenant, llmEvent, testHostLake, waitForLake, type Pipeline } from '../support/pipeline.js';
 
 let p: Pipeline;
 
 beforeAll(async () => {
+  const lake = await testHostLake();
   const host = await startTestHost({
     components: [createIngest({ settingsTtlMs: 60_000, sweeper: { intervalMs: 60_000 } }), startProcessor, apiComponent({})],
     infra: { kafkaBrokers: inject('kafkaBrokers').split(','), schemaRegistryUrl: inject('schemaRegistryUrl') },
-    env: { RATE_LIMIT_READ_PER_15_MINUTES: '100000', RATE_LIMIT_INGEST_PER_MINUTE: '100000', PROCESSOR_FLUSH_MAX_DELAY_MS: '200' },
+    env: {
+      RATE_LIMIT_READ_PER_15_MINUTES: '100000',
+      RATE_LIMIT_INGEST_PER_MINUTE: '100000',
+      PROCESSOR_FLUSH_MAX_DELAY_MS: '200',
+      ...lake.env,
+    },
   });
-  p = { host, url: host.url, lakeDir: `${host.dataDir}/lake`, stop: () => host.stop() };
+  p = { host, url: host.url, lakeDir: lake.mark(host.dataDir), stop: () => host.stop() };
 });
 afterAll(async () => {
   await p?.stop();

@@ -41,10 +41,7 @@ export async function startPipeline(opts: PipelineOptions = {}): Promise<Pipelin
   if (opts.ingest !== false) components.push(createIngest({ settingsTtlMs: 100, sweeper: { intervalMs: 60_000 } }));
   if (opts.processor !== false) components.push(startProcessor);
   components.push(apiComponent({ ...opts.api, now: opts.now }));
-  // MARGINAL_TEST_LAKE=ducklake (test-lake.ts): processor and api on the open lake, its catalog in a fresh PostgreSQL database.
-  const catalog = (opts.lake ?? testLakeFormat()) === 'ducklake' ? await openFreshControlDb('postgres', { migrate: false }) : null;
-  await catalog?.db.close();
-  const lakeEnv: Record<string, string> = catalog ? { LAKE_FORMAT: 'ducklake', LAKE_CATALOG_URL: catalog.url! } : {};
+  const lake = await testHostLake(opts.lake);
   const host = await startTestHost({
     components,
     infra: { kafkaBrokers: inject('kafkaBrokers').split(','), schemaRegistryUrl: inject('schemaRegistryUrl') },
@@ -53,13 +50,33 @@ export async function startPipeline(opts: PipelineOptions = {}): Promise<Pipelin
       RATE_LIMIT_READ_PER_15_MINUTES: '100000',
       RATE_LIMIT_INGEST_PER_MINUTE: '100000',
       PROCESSOR_FLUSH_MAX_DELAY_MS: '200',
-      ...lakeEnv,
+      ...lake.env,
       ...opts.env,
     },
   });
-  const lakeDir = `${host.dataDir}/lake`;
-  if (catalog) markDuckLake(lakeDir, duckLakeEnv(lakeDir, catalog.url!));
-  return { host, url: host.url, lakeDir, stop: () => host.stop() };
+  return { host, url: host.url, lakeDir: lake.mark(host.dataDir), stop: () => host.stop() };
+}
+
+/**
+ * The lake of a test host whose lake is its DATA_DIR/lake: the manifest lake, or with
+ * MARGINAL_TEST_LAKE=ducklake (test-lake.ts) the open lake, its catalog in a fresh PostgreSQL
+ * database (`env` for the host). `mark(dataDir)` records it for the test's readers once the host
+ * has its folder, and gives the lake's folder.
+ */
+export async function testHostLake(format: 'files' | 'ducklake' = testLakeFormat()): Promise<{
+  env: Record<string, string>;
+  mark(dataDir: string): string;
+}> {
+  const catalog = format === 'ducklake' ? await openFreshControlDb('postgres', { migrate: false }) : null;
+  await catalog?.db.close();
+  return {
+    env: catalog ? { LAKE_FORMAT: 'ducklake', LAKE_CATALOG_URL: catalog.url! } : {},
+    mark(dataDir) {
+      const lakeDir = `${dataDir}/lake`;
+      if (catalog) markDuckLake(lakeDir, duckLakeEnv(lakeDir, catalog.url!));
+      return lakeDir;
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

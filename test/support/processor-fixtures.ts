@@ -21,7 +21,7 @@ import { RateBook } from '../../pricing/rate-book.js';
 import { createUsageEventCodec, type UsageEventCodec } from '../../core/registry/usage-event-codec.js';
 import { Processor, type ProcessorOptions } from '../../processor/consumer.js';
 import { DeadLetterQueue } from '../../processor/dlq.js';
-import type { LakeTable } from '../../core/lake/layout.js';
+import { LAKE_TABLES, type LakeTable } from '../../core/lake/layout.js';
 import type { ManifestFile } from '../../core/lake/manifest.js';
 import { DuckLakeWriter } from '../../processor/lake/ducklake-writer.js';
 import { LakeWriter, type ProcessorLake } from '../../processor/lake/lake-writer.js';
@@ -289,6 +289,42 @@ export async function lakeEventIdCounts(lakeDir: string, organizationId: string)
       )
     ).getRows();
     return new Map(rows.map((r) => [r[0] as string, r[1] as number]));
+  });
+}
+
+/**
+ * The organization's events as rows of `columns` (a SELECT list over the events table, e.g.
+ * "idempotency_key, CAST(total_cost AS VARCHAR) AS total_cost"), read from the lake of `lakeDir`
+ * in either format.
+ */
+export async function lakeEventRows(lakeDir: string, organizationId: string, columns: string): Promise<Record<string, unknown>[]> {
+  return readLake(lakeDir, organizationId, async (conn, relation) =>
+    (
+      await conn.runAndReadAll(
+        `SELECT ${columns} FROM ${await relation('events')} WHERE organization_id = ${sqlStringLiteral(organizationId)}`,
+      )
+    ).getRowObjects(),
+  );
+}
+
+/**
+ * Per lake table, the organization's row count and a hash over every row's values ("rows:hash"),
+ * read from the lake of `lakeDir` in either format: equal exactly when no row was added, removed
+ * or changed (the same rows in other files, as after a compaction, give the same figures).
+ */
+export async function lakeRowsFingerprint(lakeDir: string, organizationId: string): Promise<Record<LakeTable, string>> {
+  return readLake(lakeDir, organizationId, async (conn, relation) => {
+    const out = {} as Record<LakeTable, string>;
+    for (const table of LAKE_TABLES) {
+      const row = (
+        await conn.runAndReadAll(
+          `SELECT CAST(count(*) AS VARCHAR), CAST(coalesce(sum(hash(t)), 0) AS VARCHAR) FROM ${await relation(table)} t
+            WHERE organization_id = ${sqlStringLiteral(organizationId)}`,
+        )
+      ).getRows()[0]!;
+      out[table] = `${row[0]}:${row[1]}`;
+    }
+    return out;
   });
 }
 
