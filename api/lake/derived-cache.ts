@@ -11,6 +11,9 @@
 // when their file list is the day's current one (api/lake/derived-store.ts). Background work of a
 // relation (persisting, copying persisted rows in) waits for the query that named it: each
 // expansion collects its own (collect), so one request's end never starts another's.
+// The "files" of a day name its version: on the manifest lake its live files; on the open lake
+// (DuckLake) one name per day carrying the day's version read from the catalog
+// (api/lake/ducklake-days.ts), whose rows a DaySource reads. Either way a changed day has a new name.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DayFiles, DerivedStore } from './derived-store.js';
@@ -37,6 +40,23 @@ export interface Derivation {
    */
   hourly?: boolean;
 }
+
+/**
+ * Where a build reads a table's rows for some days: `days` name each day's id and its "files"
+ * (as relation was given them). Returns a parenthesized relation of the organization's ($org)
+ * rows of those days, in the table's columns plus `_day_id` (the day's id), and nothing else.
+ */
+export type DaySource = (table: LakeTable, days: ReadonlyArray<DayFiles & { id: number }>) => string;
+
+/** The manifest lake's DaySource: the days' Parquet files, each row tagged with its file's day. */
+const parquetDaySource: DaySource = (_table, days) => {
+  const paths = days.flatMap((s) => s.files);
+  const map = `(VALUES ${days.flatMap((s) => s.files.map((f) => `(${sqlStringLiteral(f)}, ${s.id})`)).join(', ')}) AS m(path, day_id)`;
+  return `(SELECT r.* EXCLUDE (filename), m.day_id AS _day_id
+             FROM ${readParquetSql(paths, { filename: true })} r
+             JOIN ${map} ON r.filename = m.path
+            WHERE r.organization_id = $org)`;
+};
 
 export interface DerivedCacheOptions {
   /**
@@ -133,6 +153,11 @@ export class DerivedCache {
   private readonly projections: RowProjections;
   private readonly useProjections: boolean;
   /**
+   * Days answered from memory (`reused`) and built from the lake (`built`, and by the table they
+   * were built from), over the cache's life: for tests and metrics.
+   */
+  readonly counts = { reused: 0, built: 0, builtFrom: {} as Partial<Record<LakeTable, number>> };
+  /**
    * Starts of the background work of relations handed out and not yet started, one list per
    * collect() (per request: its own query ran, its own work starts) plus `unowned` for relations
    * asked outside any collect (LakeQuery.expand on its own: tests, EXPLAIN; no query of theirs is
@@ -168,7 +193,7 @@ export class DerivedCache {
     derivation: Derivation,
     organizationId: string,
     files: readonly string[],
-    opts: { only?: RowSelection } = {},
+    opts: { only?: RowSelection; source?: DaySource } = {},
   ): Promise<string | null> {
     if (files.length === 0) return null;
     const byDay = new Map<string, string[]>();
@@ -196,7 +221,7 @@ export class DerivedCache {
     }
     entry.lastUsed = performance.now();
     const e = entry;
-    const run = e.lock.then(() => this.build(e, derivation, organizationId, byDay));
+    const run = e.lock.then(() => this.build(e, derivation, organizationId, byDay, opts.source ?? parquetDaySource));
     // Never rejects, so one failure does not stop later builds.
     e.lock = run.then(
       () => undefined,
@@ -234,7 +259,7 @@ export class DerivedCache {
    * from that file by this request: `direct`), or built from the lake now. Returns the ids of the
    * days in memory, the direct ones, and the days built from the lake that may be persisted.
    */
-  private async build(e: Entry, d: Derivation, organizationId: string, byDay: Map<string, string[]>): Promise<Built> {
+  private async build(e: Entry, d: Derivation, organizationId: string, byDay: Map<string, string[]>, source: DaySource): Promise<Built> {
     const ids: number[] = [];
     const missing: DayFiles[] = [];
     for (const [day, files] of byDay) {
@@ -250,6 +275,9 @@ export class DerivedCache {
     const directDays = new Set(direct.map((x) => x.day));
     const stale: StaleDay[] = missing.filter((m) => !directDays.has(m.day)).map((m) => ({ ...m, id: this.nextDayId++ }));
     ids.push(...stale.map((s) => s.id));
+    this.counts.reused += byDay.size - missing.length;
+    this.counts.built += stale.length;
+    this.counts.builtFrom[d.source] = (this.counts.builtFrom[d.source] ?? 0) + stale.length;
     const directFiles = missing
       .filter((m) => directDays.has(m.day))
       .map((m) => ({ ...m, file: direct.find((x) => x.day === m.day)!.file }));
@@ -263,14 +291,10 @@ export class DerivedCache {
         e.garbage = e.garbage.filter((g) => g.after > now);
       }
       if (stale.length > 0) {
-        const paths = stale.flatMap((s) => s.files);
-        const map = `(VALUES ${stale.flatMap((s) => s.files.map((f) => `(${sqlStringLiteral(f)}, ${s.id})`)).join(', ')}) AS m(path, day_id)`;
-        // `filename` carries the day's id, so perDay's GROUP BY filename merges the day's files.
-        const eventDate = d.hourly ? `, date_trunc('hour', r.event_timestamp) AS event_date` : '';
-        const src = `(SELECT r.* EXCLUDE (filename${d.hourly ? ', event_date' : ''})${eventDate}, m.day_id AS filename
-                        FROM ${readParquetSql(paths, { filename: true })} r
-                        JOIN ${map} ON r.filename = m.path
-                       WHERE r.organization_id = $org)`;
+        // `filename` carries the day's id, so perDay's GROUP BY filename merges the day's rows.
+        const eventDate = d.hourly ? `, date_trunc('hour', s.event_timestamp) AS event_date` : '';
+        const src = `(SELECT s.* EXCLUDE (_day_id${d.hourly ? ', event_date' : ''})${eventDate}, s._day_id AS filename
+                        FROM ${source(d.source, stale)} s)`;
         const select = `SELECT d.filename AS _day, d.* EXCLUDE (filename) FROM (${d.perDay.replaceAll('{{src}}', src)}) d`;
         const values: Record<string, string> = { org: organizationId };
         for (const [k, v] of Object.entries(d.params ?? {})) if (select.includes(`$${k}`)) values[k] = v;

@@ -5,14 +5,16 @@
 // Both are cached per day by the DerivedCache (rollup days under their own derivation id) and give
 // the same columns, so the query never knows which answered. A day changes side only when its
 // files change (a flush, compaction, re-pricing or backfill), which also renews its cached rows.
+// On the open lake the same holds through its LakeView (lake-view.ts): coverage and versions come
+// from the catalog's dimension_coverage at the request's snapshot.
 import { coversDimension, rollsUp, type DimensionSet, type DimensionType } from '../../core/lake/dimension-rollups.js';
 import { coveredDaysSql } from '../../core/lake/dimension-coverage.js';
 import type { LakeReader } from '../../core/lake/lake-reader.js';
-import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 import type { DateRange } from '../../core/time.js';
 import type { DerivedCache, Derivation } from './derived-cache.js';
 import type { LakeQuery } from './lake-query.js';
 import type { RowSelection } from './row-projection.js';
+import type { LakeView } from './lake-view.js';
 
 /** How a derivation's rows come from a dimension rollup table instead of raw events. */
 export interface DimensionRollupRead {
@@ -50,7 +52,7 @@ export async function coveredDates(
 
 /** Relations (parenthesized) that together hold the derivation's rows of the whole days `days`. */
 export async function dimensionWholeDayParts(
-  reader: LakeReader,
+  view: LakeView,
   cache: DerivedCache,
   d: DimensionDerivation & { rollup: DimensionRollupRead },
   organizationId: string,
@@ -59,13 +61,9 @@ export async function dimensionWholeDayParts(
   only?: RowSelection,
 ): Promise<string[]> {
   const { rollup } = d;
-  const { covered, all } = await coveredDates(reader, organizationId, days, rollup.key, rollup.type);
-  const filesOf = async (table: DimensionRollupRead['table'] | 'events', dates: Set<string>): Promise<string[]> =>
-    (await reader.entries(table, organizationId, { from: days.start, to: days.end }))
-      .filter((f) => dates.has(f.date))
-      .map((f) => reader.absolute(f))
-      .sort();
+  const { covered, all } = await view.coveredDates(organizationId, days, rollup.key, rollup.type);
   const parts: string[] = [];
+  const opts = { only, source: view.source };
   if (covered.size > 0) {
     const twin: Derivation = {
       id: `${d.id}@rollup`,
@@ -73,37 +71,15 @@ export async function dimensionWholeDayParts(
       perDay: rollup.perDay,
       params: { ...d.params, dim_key: rollup.key },
     };
-    const rel = await cache.relation(twin, organizationId, await filesOf(rollup.table, covered), { only });
+    const rel = await cache.relation(twin, organizationId, await view.files(rollup.table, organizationId, days, covered), opts);
     if (rel) parts.push(rel);
   }
   const uncovered = new Set([...all].filter((date) => !covered.has(date)));
   if (uncovered.size > 0) {
-    const rel = await cache.relation(d, organizationId, await filesOf('events', uncovered), { only });
+    const rel = await cache.relation(d, organizationId, await view.files('events', organizationId, days, uncovered), opts);
     if (rel) parts.push(rel);
   }
   return parts;
-}
-
-/**
- * On the open lake, the derivation's rows of the whole days [`days.from`, `days.to`) (DATE
- * literals): days covered for the dimension (core/lake/dimension-coverage.ts) from its rollup
- * table, the others from `events` (the organization's events of those days). One statement, so
- * coverage, rollup and events are read at one snapshot.
- */
-export function duckLakeDimensionDaysSql(
-  d: DimensionDerivation & { rollup: DimensionRollupRead },
-  days: { from: string; to: string },
-  events: string,
-): string {
-  const { rollup } = d;
-  const covered = `(SELECT event_date FROM (${coveredDaysSql(rollup.key, rollup.type, days)}) WHERE covered)`;
-  const rollupRows = `(SELECT * EXCLUDE (kafka_partition), CAST(NULL AS VARCHAR) AS filename FROM lake."${rollup.table}"
-    WHERE organization_id = $org AND event_date >= ${days.from} AND event_date < ${days.to} AND event_date IN ${covered})`;
-  const eventRows = `(SELECT *, CAST(NULL AS VARCHAR) AS filename FROM ${events} WHERE event_date NOT IN ${covered})`;
-  // $dim_key as a literal: the scope's parameters are the derivation's, the twin's key is not among them.
-  const fromRollup = rollup.perDay.replaceAll('{{src}}', rollupRows).replace(/\$dim_key\b/g, sqlStringLiteral(rollup.key));
-  const fromEvents = d.perDay.replaceAll('{{src}}', eventRows);
-  return `(SELECT * EXCLUDE (filename) FROM (${fromRollup}) UNION ALL BY NAME SELECT * EXCLUDE (filename) FROM (${fromEvents}))`;
 }
 
 export interface DimensionRollupProgress {

@@ -21,12 +21,12 @@
 // $org (the organization), $start and $end (the range, TIMESTAMP) are bound automatically when
 // the SQL mentions them; every query must still filter `organization_id = $org` first.
 //
-// With the open lake (LAKE_FORMAT=ducklake, options.duckLake) the placeholders are the catalog's
-// tables instead, filtered by organization and UTC date, and nothing is cached (every statement
-// reads one DuckLake snapshot, the latest committed when it starts); {{costs}} takes whole days from
-// daily_costs and partial days from events, {{derived}} derives from events (a defined dimension's
-// whole days from its rollup where dimension_coverage says it is complete). A store or catalog
-// that cannot be reached answers 503 (ServiceUnavailableError), never a 500.
+// With the open lake (LAKE_FORMAT=ducklake, options.duckLake) the same happens over the catalog's
+// tables (lake-view.ts): each request reads ONE DuckLake snapshot (`AT (VERSION => n)`, n polled at
+// most every refreshIntervalMs), and the caches key a day by its (organization, day) version read
+// from dimension_coverage at that snapshot instead of its file list (ducklake-days.ts; docs/decisions/0156).
+// Days are not persisted there (derivedDir false by default: a fresh host builds from the lake).
+// A store or catalog that cannot be reached answers 503 (ServiceUnavailableError), never a 500.
 import {
   DuckDBInstance,
   DuckDBTypeId,
@@ -41,7 +41,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DerivedCache, type Derivation } from './derived-cache.js';
-import { dimensionWholeDayParts, duckLakeDimensionDaysSql, type DimensionDerivation } from './dimension-rollup-read.js';
+import { dimensionWholeDayParts, type DimensionDerivation } from './dimension-rollup-read.js';
+import { DuckLakeDays, pooledQuery } from './ducklake-days.js';
+import { duckLakeView, type LakeView, manifestView } from './lake-view.js';
 import { DerivedStore } from './derived-store.js';
 import { EdgeCache } from './edge-cache.js';
 import type { RowSelection } from './row-projection.js';
@@ -91,7 +93,7 @@ export interface LakeQueryOptions {
   cacheGraceMs?: number;
   /**
    * Where built derived days are persisted for the next process (api/lake/derived-store.ts);
-   * default `<lakeDir>/_derived`, false = not persisted.
+   * default `<lakeDir>/_derived` on the manifest lake, none on the open lake; false = not persisted.
    */
   derivedDir?: string | false;
   /** Told once if persisting derived days fails (then off for this process). */
@@ -257,6 +259,8 @@ export class LakeQuery {
   readonly edges: EdgeCache;
   /** Whether a session's tree reads only the files the session index names (api/sessions/session-index.ts). */
   readonly sessionIndex: boolean;
+  /** The open lake's day versions (ducklake-days.ts); null on the manifest lake. */
+  readonly duckLakeDays: DuckLakeDays | null;
 
   private constructor(
     readonly reader: LakeReader,
@@ -266,7 +270,8 @@ export class LakeQuery {
     private readonly tempDir: string,
     private readonly duckLake: OpenLake | null,
   ) {
-    const derivedDir = options.derivedDir ?? path.join(reader.lakeDir, '_derived');
+    // The open lake's days are versioned by its catalog, not by files beside the api: none persisted unless asked (0156).
+    const derivedDir = options.derivedDir ?? (duckLake ? false : path.join(reader.lakeDir, '_derived'));
     this.sessionIndex = options.sessionIndex !== false;
     this.cache = new DerivedCache(
       () => this.connection(),
@@ -288,6 +293,15 @@ export class LakeQuery {
       (c) => this.release(c),
       { catalog: DERIVED_CATALOG, graceMs: options.cacheGraceMs, maxSlices: options.edgeCacheSlices },
     );
+    this.duckLakeDays = duckLake
+      ? new DuckLakeDays(
+          pooledQuery(
+            () => this.connection(),
+            (c) => this.release(c),
+          ),
+          options.refreshIntervalMs ?? 250,
+        )
+      : null;
   }
 
   static async open(lakeDir: string, options: LakeQueryOptions = {}): Promise<LakeQuery> {
@@ -347,9 +361,7 @@ export class LakeQuery {
       try {
         // Literals, not bound parameters: one call into DuckDB (inline-parameters.ts).
         const reader = await conn.runAndReadAll(inlineParameters(text, values)).catch((e: unknown) => {
-          throw this.duckLake && isLakeUnreachable(e)
-            ? new ServiceUnavailableError("The lake's store or catalog is unavailable; retry shortly")
-            : e;
+          throw this.unreachable(e);
         });
         return reader.convertRowObjects(convert) as T[];
       } finally {
@@ -389,60 +401,82 @@ export class LakeQuery {
   async expand(scope: LakeScope, sql: string): Promise<string> {
     this.refuseIfClosing();
     const names = new Set([...sql.matchAll(PLACEHOLDER)].map((m) => m[1]!));
+    if (names.size === 0) return sql;
+    const view = await this.view().catch((e: unknown) => {
+      throw this.unreachable(e);
+    });
     const relations = new Map<string, string>();
     for (const name of names) {
+      const relation =
+        name === 'costs'
+          ? this.costsRelation(view, scope)
+          : name === 'derived'
+            ? this.derivedRelation(view, scope)
+            : view.relation(name as LakeTable, scope.organizationId, scope.range ?? null);
       relations.set(
         name,
-        this.duckLake
-          ? duckLakeRelation(name, scope, this.useRollups)
-          : name === 'costs'
-            ? await this.costsRelation(scope)
-            : name === 'derived'
-              ? await this.derivedRelation(scope)
-              : await this.tableRelation(name as LakeTable, scope),
+        await relation.catch((e: unknown) => {
+          throw this.unreachable(e);
+        }),
       );
     }
     return sql.replace(PLACEHOLDER, (_, name: string) => relations.get(name)!);
   }
 
-  private tableRelation(table: LakeTable, scope: LakeScope): Promise<string> {
-    return this.reader.relation(table, scope.organizationId, scope.range ? { from: scope.range.start, to: scope.range.end } : {});
+  /** What this request reads the lake through: the manifests, or one snapshot of the open lake's catalog. */
+  private async view(): Promise<LakeView> {
+    if (!this.duckLakeDays) return manifestView(this.reader);
+    return duckLakeView(this.duckLakeDays, await this.duckLakeDays.snapshot());
+  }
+
+  /** An open lake's store or catalog out of reach as a 503; any other error as it is. */
+  private unreachable(e: unknown): unknown {
+    return this.duckLake && isLakeUnreachable(e)
+      ? new ServiceUnavailableError("The lake's store or catalog is unavailable; retry shortly")
+      : e;
   }
 
   /** Raw events of the organization within a range (exact bounds), or all of them. */
-  private async eventsWithin(org: string, r: DateRange | null): Promise<string> {
-    const files = await this.reader.relation('events', org, r ? { from: r.start, to: r.end } : {});
+  private async eventsWithin(view: LakeView, org: string, r: DateRange | null): Promise<string> {
+    const rows = await view.relation('events', org, r);
     const bounds = r
       ? ` AND "event_timestamp" >= TIMESTAMP '${r.start.toISOString()}' AND "event_timestamp" < TIMESTAMP '${r.end.toISOString()}'`
       : '';
-    return `(SELECT * FROM ${files} WHERE "organization_id" = $org${bounds})`;
+    return `(SELECT * FROM ${rows} WHERE "organization_id" = $org${bounds})`;
   }
 
-  /** Whole-day rows of a derivation, from the DerivedCache (built per day on first use). Null when no file covers the days. */
-  private async wholeDayRows(d: Derivation, org: string, days: DateRange | null, only: RowSelection | undefined): Promise<string | null> {
-    const files = await this.reader.files(d.source, org, days ? { from: days.start, to: days.end } : {});
+  /** Whole-day rows of a derivation, from the DerivedCache (built per day on first use). Null when no day has data. */
+  private async wholeDayRows(
+    view: LakeView,
+    d: Derivation,
+    org: string,
+    days: DateRange | null,
+    only: RowSelection | undefined,
+  ): Promise<string | null> {
+    const files = await view.files(d.source, org, days);
     if (files.length === 0) return null;
     const dayFilter = days ? ` WHERE "event_date" >= ${dateLiteralSql(days.start)} AND "event_date" < ${dateLiteralSql(days.end)}` : '';
-    const rel = await this.cache.relation(d, org, files, { only });
+    const rel = await this.cache.relation(d, org, files, { only, source: view.source });
     return rel && `(SELECT * FROM ${rel}${dayFilter})`;
   }
 
   /** Whole days from `wholeDays`, partial days from `partial`, as one relation. */
   private async splitRelation(
+    view: LakeView,
     scope: LakeScope,
     d: DimensionDerivation,
     hourly: Derivation,
     partial: (events: string) => string,
   ): Promise<string> {
     const org = scope.organizationId;
-    if (!this.useRollups) return partial(await this.eventsWithin(org, scope.range ?? null));
+    if (!this.useRollups) return partial(await this.eventsWithin(view, org, scope.range ?? null));
     const split: DaySplit = scope.range ? splitWholeDays(scope.range) : { wholeDays: null, partial: [] };
     const parts: string[] = [];
     if (d.rollup && split.wholeDays) {
       // A defined dimension: the processor's rollup answers the days it covers (dimension-rollup-read.ts).
-      parts.push(...(await dimensionWholeDayParts(this.reader, this.cache, { ...d, rollup: d.rollup }, org, split.wholeDays, scope.only)));
+      parts.push(...(await dimensionWholeDayParts(view, this.cache, { ...d, rollup: d.rollup }, org, split.wholeDays, scope.only)));
     } else if (split.wholeDays || !scope.range) {
-      const whole = await this.wholeDayRows(d, org, split.wholeDays, scope.only);
+      const whole = await this.wholeDayRows(view, d, org, split.wholeDays, scope.only);
       if (whole) parts.push(whole);
     }
     for (const p of split.partial) {
@@ -450,20 +484,20 @@ export class LakeQuery {
       // hours come from the hourly cache and only the sub-hour ends read events.
       const slice = async (): Promise<string> => {
         const hours = splitWholeHours(p);
-        if (!hours.wholeHours) return partial(await this.eventsWithin(org, p));
+        if (!hours.wholeHours) return partial(await this.eventsWithin(view, org, p));
         const out: string[] = [];
-        const files = await this.reader.files('events', org, { from: hours.wholeHours.start, to: hours.wholeHours.end });
-        const rel = await this.cache.relation(hourly, org, files);
+        const files = await view.files('events', org, hours.wholeHours);
+        const rel = await this.cache.relation(hourly, org, files, { source: view.source });
         if (rel) {
           out.push(
             `(SELECT * REPLACE (CAST("event_date" AS DATE) AS "event_date") FROM ${rel}
                WHERE "event_date" >= TIMESTAMP '${hours.wholeHours.start.toISOString()}' AND "event_date" < TIMESTAMP '${hours.wholeHours.end.toISOString()}')`,
           );
         }
-        for (const r of hours.partial) out.push(partial(await this.eventsWithin(org, r)));
-        return out.length > 0 ? unionByName(out) : partial(await this.eventsWithin(org, p));
+        for (const r of hours.partial) out.push(partial(await this.eventsWithin(view, org, r)));
+        return out.length > 0 ? unionByName(out) : partial(await this.eventsWithin(view, org, p));
       };
-      const files = await this.reader.files('events', org, { from: p.start, to: p.end });
+      const files = await view.files('events', org, p);
       const params = d.params ?? {};
       parts.push(
         await this.edges.relation({ derivation: d.id, params, organizationId: org, start: p.start, end: p.end, files }, slice, {
@@ -472,21 +506,21 @@ export class LakeQuery {
         }),
       );
     }
-    if (parts.length === 0) return partial(await this.eventsWithin(org, scope.range ?? null));
+    if (parts.length === 0) return partial(await this.eventsWithin(view, org, scope.range ?? null));
     return unionByName(parts);
   }
 
   /** daily_costs-shaped rows covering exactly the scope's range (all time without a range). */
-  private costsRelation(scope: LakeScope): Promise<string> {
-    return this.splitRelation(scope, DAILY_COSTS_MERGED, HOURLY_COSTS, (events) => `(${rollupFromEventsSql(DAILY_COSTS, events)})`);
+  private costsRelation(view: LakeView, scope: LakeScope): Promise<string> {
+    return this.splitRelation(view, scope, DAILY_COSTS_MERGED, HOURLY_COSTS, (events) => `(${rollupFromEventsSql(DAILY_COSTS, events)})`);
   }
 
   /** The scope's derivation over exactly its range. */
-  private derivedRelation(scope: LakeScope): Promise<string> {
+  private derivedRelation(view: LakeView, scope: LakeScope): Promise<string> {
     const d = scope.derived;
     if (!d) throw new Error('{{derived}} needs scope.derived');
     if (d.source !== 'events') throw new Error('a {{derived}} relation must derive from events');
-    return this.splitRelation(scope, d, { ...d, id: `${d.id}@hour`, hourly: true }, (events) => {
+    return this.splitRelation(view, scope, d, { ...d, id: `${d.id}@hour`, hourly: true }, (events) => {
       const src = `(SELECT *, CAST(NULL AS VARCHAR) AS filename FROM ${events})`;
       return `(SELECT * EXCLUDE (filename) FROM (${d.perDay.replaceAll('{{src}}', src)}))`;
     });
@@ -570,53 +604,4 @@ async function openDuckLakeReader(settings: LakeSettings, threads: number): Prom
     lake.close();
     throw e;
   }
-}
-
-/** Rows of a DuckLake table for the organization, on the UTC days the range overlaps (the rollups' partition column left out). */
-function duckLakeTableSql(table: LakeTable, range: DateRange | null): string {
-  const days = range
-    ? ` AND "event_date" >= ${dateLiteralSql(range.start)} AND "event_date" <= ${dateLiteralSql(new Date(range.end.getTime() - 1))}`
-    : '';
-  const columns = table === 'events' ? '*' : '* EXCLUDE ("kafka_partition")';
-  return `(SELECT ${columns} FROM lake."${table}" WHERE "organization_id" = $org${days})`;
-}
-
-/** The organization's events within a range (exact bounds), or all of them. */
-function duckLakeEventsSql(range: DateRange | null): string {
-  const bounds = range
-    ? ` AND "event_timestamp" >= TIMESTAMP '${range.start.toISOString()}' AND "event_timestamp" < TIMESTAMP '${range.end.toISOString()}'`
-    : '';
-  return `(SELECT * FROM ${duckLakeTableSql('events', range)} WHERE true${bounds})`;
-}
-
-/** A placeholder's relation over the open lake (see the header). */
-function duckLakeRelation(name: string, scope: LakeScope, useRollups: boolean): string {
-  const range = scope.range ?? null;
-  if (name === 'costs') {
-    const fromEvents = (r: DateRange | null) => `(${rollupFromEventsSql(DAILY_COSTS, duckLakeEventsSql(r))})`;
-    if (!useRollups) return fromEvents(range);
-    const split: DaySplit = range ? splitWholeDays(range) : { wholeDays: null, partial: [] };
-    const parts: string[] = [];
-    if (split.wholeDays || !range) {
-      const keys = DAILY_COSTS.keys.map((k) => `"${k.name}"`).join(', ');
-      const measures = DAILY_COSTS.measures.map((m) => `${m.merge} AS "${m.column.name}"`).join(', ');
-      parts.push(`(SELECT ${keys}, ${measures} FROM ${duckLakeTableSql('daily_costs', split.wholeDays)} GROUP BY ALL)`);
-    }
-    for (const p of split.partial) parts.push(fromEvents(p));
-    return parts.length > 0 ? unionByName(parts) : fromEvents(range);
-  }
-  if (name === 'derived') {
-    const d = scope.derived;
-    if (!d) throw new Error('{{derived}} needs scope.derived');
-    if (d.source !== 'events') throw new Error('a {{derived}} relation must derive from events');
-    const fromEvents = (r: DateRange | null) =>
-      `(SELECT * EXCLUDE (filename) FROM (${d.perDay.replaceAll('{{src}}', `(SELECT *, CAST(NULL AS VARCHAR) AS filename FROM ${duckLakeEventsSql(r)})`)}))`;
-    const split = range && useRollups && d.rollup ? splitWholeDays(range) : null;
-    if (!d.rollup || !split?.wholeDays) return fromEvents(range);
-    // A defined dimension: its whole days covered by the rollup are read from it (dimension-rollup-read.ts).
-    const days = { from: dateLiteralSql(split.wholeDays.start), to: dateLiteralSql(split.wholeDays.end) };
-    const whole = duckLakeDimensionDaysSql({ ...d, rollup: d.rollup }, days, duckLakeTableSql('events', split.wholeDays));
-    return unionByName([whole, ...split.partial.map(fromEvents)]);
-  }
-  return duckLakeTableSql(name as LakeTable, range);
 }

@@ -1,0 +1,156 @@
+// The open lake's (DuckLake) versions of (organization, UTC day) for the api's caches, read from
+// the catalog, so that a cached day is rebuilt exactly when something of it changed.
+//
+// A day's version is (count(*), max(rowid)) of its rows in `dimension_coverage`
+// (core/lake/dimension-coverage.ts). Every write that changes an organization's day — a flush, a
+// re-pricing, a dimension backfill, `lake migrate` — inserts a coverage row for that (partition,
+// organization, day) in the same commit as the data; DuckLake gives each inserted row a rowid
+// above every rowid the table ever held (never reused; kept by its compaction: docs/decisions/0156),
+// so after any such write max(rowid) grew; a write that only deletes coverage rows lowers the
+// count. Either way the version changes; nothing else writes those tables.
+//
+// A request reads ONE snapshot of the catalog (`AT (VERSION => n)`): the versions, the days its
+// caches build and the raw rows of its partial days all at n, so rows are never labelled with a
+// version they were not built from. The current snapshot id is polled at most every
+// refreshIntervalMs (as LakeReader re-checks manifests); while it is unchanged every version read
+// at it still holds and no version is read again.
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { coveredDaysSql } from '../../core/lake/dimension-coverage.js';
+import type { DimensionType } from '../../core/lake/dimension-rollups.js';
+import type { LakeTable } from '../../core/lake/layout.js';
+import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
+import type { DaySource } from './derived-cache.js';
+
+/** Organizations whose versions are remembered (least recently asked dropped first). */
+const MAX_REMEMBERED = 2048;
+
+type Query = <T>(sql: string, read: (rows: unknown[][]) => T) => Promise<T>;
+
+/** A relation of a DuckLake table as of snapshot `snapshot` (a `lake.` table name). */
+export function atSnapshot(table: string, snapshot: number): string {
+  return `lake."${table}" AT (VERSION => ${snapshot})`;
+}
+
+/** A day's version name as the DerivedCache and EdgeCache take a file: it holds the date and changes with the day. */
+function versionName(table: LakeTable, day: string, version: string): string {
+  return `ducklake/${table}/date=${day}/${version}`;
+}
+
+export class DuckLakeDays {
+  private current: { id: number; checked: number } | null = null;
+  private polling: Promise<number> | null = null;
+  private readonly versions = new Map<string, { snapshot: number; days: Promise<Map<string, string>> }>();
+  private readonly covered = new Map<string, { snapshot: number; days: Promise<Map<string, boolean>> }>();
+  /** Reads of the catalog (for tests and metrics): snapshot polls and version reads. */
+  readonly reads = { snapshots: 0, versions: 0 };
+
+  constructor(
+    private readonly query: Query,
+    private readonly refreshIntervalMs: number,
+  ) {}
+
+  /** The catalog's current snapshot id, polled at most every refreshIntervalMs. */
+  async snapshot(): Promise<number> {
+    const c = this.current;
+    if (c && performance.now() - c.checked < this.refreshIntervalMs) return c.id;
+    this.polling ??= this.query('FROM lake.current_snapshot()', (rows) => Number(rows[0]![0] as bigint))
+      .then((id) => {
+        this.reads.snapshots++;
+        // A catalog made anew under us (ids went back): nothing remembered may hold.
+        if (this.current && id < this.current.id) {
+          this.versions.clear();
+          this.covered.clear();
+        }
+        this.current = { id, checked: performance.now() };
+        return id;
+      })
+      .finally(() => {
+        this.polling = null;
+      });
+    return this.polling;
+  }
+
+  /** Version names of the organization's days at `snapshot` from `first` to `last` (YYYY-MM-DD, both included; null: open), one per day with data. */
+  async names(snapshot: number, table: LakeTable, organizationId: string, first: string | null, last: string | null): Promise<string[]> {
+    const days = await this.dayVersions(snapshot, organizationId);
+    const out: string[] = [];
+    for (const [day, version] of days) {
+      if ((first === null || day >= first) && (last === null || day <= last)) out.push(versionName(table, day, version));
+    }
+    return out.sort();
+  }
+
+  /** day → version of every day of the organization with coverage rows, at `snapshot`. */
+  private dayVersions(snapshot: number, organizationId: string): Promise<Map<string, string>> {
+    return this.remembered(this.versions, organizationId, snapshot, () =>
+      this.query(
+        `SELECT CAST(event_date AS VARCHAR), count(*), max(rowid) FROM ${atSnapshot('dimension_coverage', snapshot)}
+          WHERE organization_id = ${sqlStringLiteral(organizationId)} GROUP BY event_date`,
+        (rows) => {
+          this.reads.versions++;
+          return new Map(rows.map((r) => [String(r[0]), `v${String(r[1])}-${String(r[2])}`]));
+        },
+      ),
+    );
+  }
+
+  /**
+   * day → whether every partition's day is rolled up for the dimension (coveredDaysSql), at
+   * `snapshot`, for every day of the organization with events.
+   */
+  coveredDays(snapshot: number, organizationId: string, key: string, type: DimensionType): Promise<Map<string, boolean>> {
+    const sql = coveredDaysSql(key, type, undefined, snapshot).replaceAll('$org', sqlStringLiteral(organizationId));
+    return this.remembered(this.covered, `${organizationId}\u0000${key}\u0000${type}`, snapshot, () =>
+      this.query(
+        `SELECT CAST(event_date AS VARCHAR), covered FROM (${sql})`,
+        (rows) => new Map(rows.map((r) => [String(r[0]), r[1] === true])),
+      ),
+    );
+  }
+
+  private remembered<T>(
+    map: Map<string, { snapshot: number; days: Promise<T> }>,
+    key: string,
+    snapshot: number,
+    read: () => Promise<T>,
+  ): Promise<T> {
+    const known = map.get(key);
+    if (known && known.snapshot === snapshot) {
+      map.delete(key);
+      map.set(key, known);
+      return known.days;
+    }
+    const days = read();
+    map.set(key, { snapshot, days });
+    days.catch(() => {
+      if (map.get(key)?.days === days) map.delete(key);
+    });
+    if (map.size > MAX_REMEMBERED) map.delete(map.keys().next().value!);
+    return days;
+  }
+
+  /** The DaySource of cache builds at `snapshot`: the table's rows of those days, joined to their ids. */
+  source(snapshot: number): DaySource {
+    return (table, days) => {
+      const dates = days.map((d) => `DATE '${d.day}'`);
+      const map = `(VALUES ${days.map((d) => `(DATE '${d.day}', ${d.id})`).join(', ')}) AS m(day, day_id)`;
+      const columns = table === 'events' ? 'r.*' : 'r.* EXCLUDE (kafka_partition)';
+      return `(SELECT ${columns}, m.day_id AS _day_id
+                 FROM (SELECT * FROM ${atSnapshot(table, snapshot)}) r
+                 JOIN ${map} ON r.event_date = m.day
+                WHERE r.organization_id = $org AND r.event_date IN (${dates.join(', ')}))`;
+    };
+  }
+}
+
+/** A Query over connections of a pool. */
+export function pooledQuery(connect: () => Promise<DuckDBConnection>, release: (c: DuckDBConnection) => void): Query {
+  return async (sql, read) => {
+    const conn = await connect();
+    try {
+      return read((await conn.runAndReadAll(sql)).getRows() as unknown[][]);
+    } finally {
+      release(conn);
+    }
+  };
+}
