@@ -5,13 +5,18 @@
 // that lost the partition commits nothing and learns it as LakeFencedError. A commit that lost a
 // race with another partition's transaction (DuckLakeConflictError) wrote nothing and is retried.
 // Compaction and garbage are DuckLake's own operations, run at most once per interval per process.
+// readManifest stays out of the partition's queue (flushes never wait for it): it reads two small
+// tables (daily_costs for the organizations with pending rows, spend_revisions for the re-pricing
+// commits' spend revision ids) on the writer's read connection.
 import { Mutex } from 'async-mutex';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { collapseCoverage } from '../../core/lake/dimension-coverage.js';
 import type { DimensionSource } from '../../core/lake/dimension-rollups.js';
 import type { LakeEventRow } from '../../core/lake/events-schema.js';
 import { ensureLakeTables, isLakeUnreachable, openLake, type OpenLake } from '../../core/lake/lake-catalog.js';
 import type { LakeSettings } from '../../core/lake/lake-settings.js';
 import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
+import { DAY_MS, utcDate } from '../../core/time.js';
 import type { CompactionResult } from './compaction.js';
 import type { DimensionBackfillOptions, DimensionBackfillResult } from './dimension-backfill.js';
 import { backfillDuckLakeDimensions } from './ducklake-dimension-backfill.js';
@@ -92,10 +97,13 @@ export class DuckLakeWriter implements ProcessorLake {
   private readonly partitions = new Map<number, Promise<DuckLakePartition>>();
   /** The lake's own connection: table preparation and maintenance, one at a time. */
   private readonly shared = new Mutex();
+  /** readManifest's connection, one read at a time, outside every partition's queue. */
+  private readonly reading = new Mutex();
   private lastMaintenance = performance.now();
 
   private constructor(
     private readonly lake: OpenLake,
+    private readonly reads: DuckDBConnection,
     private readonly ctx: Pick<LakeContext, 'dimensions'>,
     private readonly options: DuckLakeWriterOptions,
   ) {}
@@ -105,7 +113,7 @@ export class DuckLakeWriter implements ProcessorLake {
     const lake = await openLake(settings, { threads: 2 });
     try {
       await ensureLakeTables(lake);
-      return new DuckLakeWriter(lake, { dimensions: options.dimensions }, options);
+      return new DuckLakeWriter(lake, await lake.instance.connect(), { dimensions: options.dimensions }, options);
     } catch (e) {
       lake.close();
       throw e;
@@ -139,17 +147,26 @@ export class DuckLakeWriter implements ProcessorLake {
   /**
    * The partition's resume offset; `pendingOrganizations` tells re-pricing where to look (no files
    * to list), `revisionIds` which re-pricing commits landed (alerts/evaluation/spend-revisions.ts).
+   * Not queued behind the partition's flushes: the offset is the last one this owner committed.
    */
   async readManifest(partition: number): Promise<PartitionManifestView> {
     const s = await this.state(partition);
-    return s.exclusive(async () => {
-      const pending = await s.conn.runAndReadAll(
-        `SELECT DISTINCT organization_id FROM lake.events
-         WHERE kafka_partition = ${partition} AND status = 'pending_rate_card' ORDER BY organization_id`,
-      );
-      const revisionIds = await lakeSpendRevisionIds(s.conn, partition);
-      const pendingOrganizations = pending.getRows().map((r) => r[0] as string);
-      return { nextOffset: s.nextOffset, version: 0, files: [], pendingOrganizations, revisionIds };
+    return this.reading.runExclusive(async () => {
+      // One transaction: one snapshot, and the catalog read once for both tables.
+      await this.reads.run('BEGIN TRANSACTION');
+      try {
+        // daily_costs has a row per (partition, organization, day, …, status) with events (its
+        // invariant): the organizations of the events' pending rows, from rollup rows.
+        const pending = await this.reads.runAndReadAll(
+          `SELECT DISTINCT organization_id FROM lake.daily_costs
+           WHERE kafka_partition = ${partition} AND status = 'pending_rate_card' ORDER BY organization_id`,
+        );
+        const revisionIds = await lakeSpendRevisionIds(this.reads, partition);
+        const pendingOrganizations = pending.getRows().map((r) => r[0] as string);
+        return { nextOffset: s.nextOffset, version: 0, files: [], pendingOrganizations, revisionIds };
+      } finally {
+        await this.reads.run('COMMIT').catch(() => undefined);
+      }
     });
   }
 
@@ -262,6 +279,8 @@ export class DuckLakeWriter implements ProcessorLake {
       await conn.run(`CALL ducklake_flush_inlined_data('lake')`);
       await conn.run(`CALL ducklake_expire_snapshots('lake', older_than => now() - to_seconds(${keepSeconds}))`);
       const deleted = await conn.runAndReadAll(`CALL ducklake_cleanup_old_files('lake', cleanup_all => true)`);
+      // Settled days' coverage rows folded into one each: the api reads them per request after a change (0156).
+      await collapseCoverage(conn, utcDate(new Date(Date.now() - DAY_MS)));
       return { ...none, deleted: deleted.currentRowCount };
     });
   }
@@ -303,6 +322,7 @@ export class DuckLakeWriter implements ProcessorLake {
 
   async close(): Promise<void> {
     for (const p of [...this.partitions.keys()]) await this.releasePartition(p);
+    await this.reading.runExclusive(async () => this.reads.closeSync());
     await this.shared.runExclusive(async () => this.lake.close());
   }
 }
