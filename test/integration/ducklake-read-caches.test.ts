@@ -153,9 +153,12 @@ describe.skipIf(!provisioned)('the api caches on the open lake, keyed by the cat
     ]);
     expect(cached.cache.counts.built).toBe(3);
     const reused = cached.cache.counts.reused;
+    const versionReads = cached.duckLakeDays!.reads.versions;
     expect(await cached.rows(costs(ORG_A), COSTS_BY_DAY)).toEqual(first);
     expect(cached.cache.counts.built).toBe(3);
     expect(cached.cache.counts.reused).toBe(reused + 3);
+    // The snapshot did not move: the versions read at it still hold, the catalog is asked only for its id.
+    expect(cached.duckLakeDays!.reads.versions).toBe(versionReads);
     expect(await raw.rows(costs(ORG_A), COSTS_BY_DAY)).toEqual(first);
     // A warm read names only the cache's tables, no lake table.
     expect(await cached.expand(costs(ORG_A), '{{costs}}')).not.toContain('lake.');
