@@ -1,7 +1,8 @@
 // What the api prepares before it listens (api/lake/prepare-reads.ts): the busiest organizations'
 // revenue records are in the revenue cache, so a margin request reads only their version; the
 // cache still follows every change to the records; quieter organizations are left to their first
-// request; and the answers are the records as stored.
+// request; and the answers are the records as stored. The lake is the test lake (MARGINAL_TEST_LAKE:
+// the manifest lake, or a DuckLake with its catalog in a fresh PostgreSQL database).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,12 +14,13 @@ import { findActiveApiKey } from '../../core/control/api-keys.js';
 import type { ControlDb } from '../../core/control/db.js';
 import { createOrganization } from '../../core/control/organizations.js';
 import { sumMoney, formatMoney } from '../../core/money.js';
-import { LakeWriter } from '../../processor/lake/lake-writer.js';
 import { RateBook } from '../../pricing/rate-book.js';
 import { cachedRevenue } from '../../revenue/revenue-cache.js';
 import { importRevenueRecords } from '../../revenue/revenue.store.js';
 import { describeEachControlDb, TEST_MASTER_KEY } from '../support/control-db.js';
 import { lakeEvent } from '../support/lake-event-builder.js';
+import { openTestProcessorLake } from '../support/processor-fixtures.js';
+import { testLakeQueryOptions } from '../support/test-lake.js';
 
 /** The control plane with every statement it is asked recorded. */
 function recorded(db: ControlDb): { db: ControlDb; statements: string[] } {
@@ -51,7 +53,7 @@ describeEachControlDb('reads prepared at start', ({ db }) => {
     busy = (await createOrganization(db(), { name: 'prepare-busy' })).id;
     quiet = (await createOrganization(db(), { name: 'prepare-quiet' })).id;
     lakeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'marginal-prepare-'));
-    const writer = await LakeWriter.open(lakeDir);
+    const writer = await openTestProcessorLake(lakeDir);
     // busy: three events on three days (three daily_costs rows); quiet: one.
     const rows = [0, 1, 2].map((i) =>
       lakeEvent({ kafka_offset: i, organization_id: busy, event_timestamp: new Date(jan.getTime() + i * 86_400_000) }),
@@ -59,7 +61,7 @@ describeEachControlDb('reads prepared at start', ({ db }) => {
     rows.push(lakeEvent({ kafka_offset: 3, organization_id: quiet, event_timestamp: jan }));
     await writer.flush(0, rows, rows.length);
     await writer.close();
-    lake = await LakeQuery.open(lakeDir);
+    lake = await LakeQuery.open(lakeDir, testLakeQueryOptions(lakeDir));
     await importRevenueRecords(db(), busy, [
       { id: 'a', userId: 'u-1', customerName: 'Ada', amount: '10', periodStart: jan, periodEnd: feb },
       { id: 'b', userId: 'u-2', amount: '2.5', periodStart: jan, periodEnd: feb },

@@ -148,7 +148,7 @@ export async function startInProcessProcessor(opts: {
  * MARGINAL_TEST_LAKE=ducklake a DuckLake there, its catalog in a fresh PostgreSQL database (the
  * same lake again when a later processor starts on the folder; the test cluster is thrown away).
  */
-async function openTestProcessorLake(lakeDir: string): Promise<ProcessorLake> {
+export async function openTestProcessorLake(lakeDir: string): Promise<ProcessorLake> {
   if (testLakeFormat() !== 'ducklake') return LakeWriter.open(lakeDir);
   if (!duckLakeSettingsOf(lakeDir)) {
     const catalog = await openFreshControlDb('postgres', { migrate: false });
