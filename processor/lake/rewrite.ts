@@ -46,7 +46,7 @@ export interface RewriteOptions {
    * files it brings in); throwing stops the swap. What it returns is for DuckLake's commit to record
    * (a budget spend revision's id, ducklake-writer.ts); the manifest lake ignores it.
    */
-  beforeCommit?: (lakeFiles: readonly string[]) => Promise<string | null | undefined | void>;
+  beforeCommit?: (lakeFiles: readonly string[]) => Promise<string | null | undefined>;
 }
 
 export interface RewriteResult {
