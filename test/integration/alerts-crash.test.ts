@@ -2,6 +2,9 @@
 // the event (in the control-plane outbox since the spend committed) still arrives after a restart.
 // The receiver holds the first delivery open without answering, so the kill lands mid-delivery,
 // the hardest case: the attempt was sent but never recorded, and must be sent again.
+// The lake is the test run's (MARGINAL_TEST_LAKE): with ducklake the service writes the open lake,
+// its catalog in a fresh database of the test PostgreSQL (testHostLake, as startPipeline), which
+// outlives the kill as an outside catalog would; the event is read back from that lake at the end.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -11,7 +14,8 @@ import { findFreePort } from '../../scripts/kafka/broker.js';
 import { spawnService, waitUntilServing, type ServiceProcess } from '../../scripts/service-process.js';
 import { http } from '../support/http.js';
 import { signedPost } from '../support/ingest-harness.js';
-import { llmEvent } from '../support/pipeline.js';
+import { llmEvent, testHostLake } from '../support/pipeline.js';
+import { lakeEventRows } from '../support/processor-fixtures.js';
 import { eventually } from '../support/eventually.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -22,9 +26,11 @@ describe('webhook delivery across a SIGKILL', () => {
   // One master key for both runs (the endpoint's secret is sealed under it).
   const masterKey = crypto.randomBytes(32).toString('hex');
   let service: ServiceProcess | null = null;
+  let lake: Awaited<ReturnType<typeof testHostLake>>;
 
   beforeAll(async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'marginal-alerts-crash-'));
+    lake = await testHostLake();
     await receiver.start();
   });
   afterAll(async () => {
@@ -49,6 +55,7 @@ describe('webhook delivery across a SIGKILL', () => {
         MARGINAL_MASTER_KEY: masterKey,
         WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
         LOG_LEVEL: 'info',
+        ...lake.env,
       },
     });
     await waitUntilServing(service, url, 90_000);
@@ -99,5 +106,8 @@ describe('webhook delivery across a SIGKILL', () => {
       'recorded as delivered',
     );
     expect(events).toHaveLength(1);
+    // The event is in the run's lake once (on ducklake: read from its catalog, so the service wrote the open lake).
+    const lakeDir = lake.mark(path.join(tmp, 'data'));
+    await eventually(async () => (await lakeEventRows(lakeDir, org, 'event_id')).length === 1, 20_000, 'the event in the lake');
   }, 180_000);
 });
