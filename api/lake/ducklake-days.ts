@@ -9,6 +9,9 @@
 // so after any such write max(rowid) grew; a write that only deletes coverage rows lowers the
 // count. Either way the version changes; nothing else writes those tables.
 //
+// The version names also carry the catalog's identity (below), so a day persisted by the
+// DerivedStore (derived-store.ts: keyed by the name) never answers for another catalog.
+//
 // A request reads ONE snapshot of the catalog (`AT (VERSION => n)`): the versions, the days its
 // caches build and the raw rows of its partial days all at n, so rows are never labelled with a
 // version they were not built from. The current snapshot id is polled at most every
@@ -38,6 +41,12 @@ function versionName(table: LakeTable, day: string, version: string): string {
 
 export class DuckLakeDays {
   private current: { id: number; checked: number } | null = null;
+  /**
+   * The catalog's identity in every version name: dimension_coverage's table_uuid (a catalog made
+   * anew hands out rowids from 0 again, so versions alone could repeat; rows persisted for the old
+   * one must never match). Read with the first snapshot and again whenever the id goes back.
+   */
+  private identity = '';
   private polling: Promise<number> | null = null;
   private readonly versions = new Map<string, { snapshot: number; days: Promise<Map<string, string>> }>();
   private readonly covered = new Map<string, { snapshot: number; days: Promise<Map<string, boolean>> }>();
@@ -54,12 +63,16 @@ export class DuckLakeDays {
     const c = this.current;
     if (c && performance.now() - c.checked < this.refreshIntervalMs) return c.id;
     this.polling ??= this.query('FROM lake.current_snapshot()', (rows) => Number(rows[0]![0] as bigint))
-      .then((id) => {
+      .then(async (id) => {
         this.reads.snapshots++;
         // A catalog made anew under us (ids went back): nothing remembered may hold.
-        if (this.current && id < this.current.id) {
+        if (!this.current || id < this.current.id) {
           this.versions.clear();
           this.covered.clear();
+          this.identity = await this.query(
+            `SELECT replace(CAST(table_uuid AS VARCHAR), '-', '') FROM ducklake_table_info('lake') WHERE table_name = 'dimension_coverage'`,
+            (rows) => String(rows[0]?.[0] ?? ''),
+          );
         }
         this.current = { id, checked: performance.now() };
         return id;
@@ -88,7 +101,7 @@ export class DuckLakeDays {
           WHERE organization_id = ${sqlStringLiteral(organizationId)} GROUP BY event_date`,
         (rows) => {
           this.reads.versions++;
-          return new Map(rows.map((r) => [String(r[0]), `v${String(r[1])}-${String(r[2])}`]));
+          return new Map(rows.map((r) => [String(r[0]), `v${String(r[1])}-${String(r[2])}-${this.identity}`]));
         },
       ),
     );

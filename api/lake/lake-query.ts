@@ -25,7 +25,7 @@
 // tables (lake-view.ts): each request reads ONE DuckLake snapshot (`AT (VERSION => n)`, n polled at
 // most every refreshIntervalMs), and the caches key a day by its (organization, day) version read
 // from dimension_coverage at that snapshot instead of its file list (ducklake-days.ts; docs/decisions/0156).
-// Days are not persisted there (derivedDir false by default: a fresh host builds from the lake).
+// Settled days are persisted as on the manifest lake, keyed by that version: a local cache a host may lose.
 // A store or catalog that cannot be reached answers 503 (ServiceUnavailableError), never a 500.
 import {
   DuckDBInstance,
@@ -93,7 +93,7 @@ export interface LakeQueryOptions {
   cacheGraceMs?: number;
   /**
    * Where built derived days are persisted for the next process (api/lake/derived-store.ts);
-   * default `<lakeDir>/_derived` on the manifest lake, none on the open lake; false = not persisted.
+   * default `<lakeDir>/_derived` (on the open lake a local cache a host may lose); false = not persisted.
    */
   derivedDir?: string | false;
   /** Told once if persisting derived days fails (then off for this process). */
@@ -270,8 +270,9 @@ export class LakeQuery {
     private readonly tempDir: string,
     private readonly duckLake: OpenLake | null,
   ) {
-    // The open lake's days are versioned by its catalog, not by files beside the api: none persisted unless asked (0156).
-    const derivedDir = options.derivedDir ?? (duckLake ? false : path.join(reader.lakeDir, '_derived'));
+    // On the open lake a day's name is its catalog version (with the catalog's identity), so the
+    // same store holds: a local cache a host may lose (0156).
+    const derivedDir = options.derivedDir ?? path.join(reader.lakeDir, '_derived');
     this.sessionIndex = options.sessionIndex !== false;
     this.cache = new DerivedCache(
       () => this.connection(),

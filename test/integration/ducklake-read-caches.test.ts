@@ -90,7 +90,7 @@ function expectedByDay(org: string): Array<{ day: string; n: number; cost: strin
 /** Rows with costs as Big-normalized text (DuckDB prints DECIMAL with its scale). */
 const normalized = (rows: Array<Record<string, unknown>>) => rows.map((r) => ({ ...r, cost: new Big(String(r.cost)).toString() }));
 
-async function api(dir: string, options: { useRollups?: boolean } = {}): Promise<LakeQuery> {
+async function api(dir: string, options: { useRollups?: boolean; derivedDir?: string | false } = {}): Promise<LakeQuery> {
   const q = await LakeQuery.open(path.join(tmp, dir), { duckLake: settings, refreshIntervalMs: 0, derivedDir: false, ...options });
   opened.push(q);
   return q;
@@ -265,6 +265,22 @@ describe.skipIf(!provisioned)('the api caches on the open lake, keyed by the cat
     expect(normalized(await raw.rows(teams, COSTS_BY_TEAM))).toEqual(answer);
     expect(cached.cache.counts.built).toBe(built + 3);
     expect(normalized(await cached.rows(costs(ORG_A), COSTS_BY_DAY))).toEqual(expectedByDay(ORG_A));
+  });
+
+  it("a host's persisted days answer a fresh process at the same versions, and never after a change", async () => {
+    const store = path.join(tmp, 'derived');
+    const first = await api('api-persist-1', { derivedDir: store });
+    const answer = await first.rows(costs(ORG_A), COSTS_BY_DAY);
+    await first.closeWhenIdle(); // persists the settled days it built
+    const second = await api('api-persist-2', { derivedDir: store });
+    expect(await second.rows(costs(ORG_A), COSTS_BY_DAY)).toEqual(answer);
+    expect(second.cache.counts.built).toBe(0);
+    // A late event: its day's version moves, so its persisted rows no longer match; the others still do.
+    await flush([event(ORG_A, DAYS[2]!, '1', null)], true);
+    const third = await api('api-persist-3', { derivedDir: store });
+    expect(normalized(await third.rows(costs(ORG_A), COSTS_BY_DAY))).toEqual(expectedByDay(ORG_A));
+    expect(third.cache.counts.built).toBe(1);
+    expect(await raw.rows(costs(ORG_A), COSTS_BY_DAY)).toEqual(await third.rows(costs(ORG_A), COSTS_BY_DAY));
   });
 
   it('a second api with nothing local answers the same', async () => {
