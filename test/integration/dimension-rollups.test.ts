@@ -165,6 +165,18 @@ const rc = (lake: LakeQuery): ReadContext => ({
   rateBook: new RateBook(control.db),
   now: () => new Date('2025-03-20T00:00:00Z'),
 });
+/** Attribution by dimension (filtered by a typed key, and over a partial range) and one end user's rows: `lake` answers as raw events. */
+async function expectByDimensionAsRaw(lake: LakeQuery, raw: LakeQuery): Promise<void> {
+  for (const q of [
+    { ...FULL, dimension: 'team', filter_key: 'agent_id', filter_value: 'a1' },
+    { ...PARTIAL, dimension: 'team' },
+  ]) {
+    expect(await costByDimension(rc(lake), q)).toEqual(await costByDimension(rc(raw), q));
+  }
+  expect(await endUserByDimension(rc(lake), 'user-2', 'team', FULL.start_date, FULL.end_date)).toEqual(
+    await endUserByDimension(rc(raw), 'user-2', 'team', FULL.start_date, FULL.end_date),
+  );
+}
 
 // Completed costs by team over the three days (worked out from the events above):
 // search 1.5 + 0.000000000001 + 10 + 4 + 0.25; sales 2.25 + 1 (re-priced); no team 3; team 5 → "5" 0.5.
@@ -436,15 +448,7 @@ describe('dimension rollups (manifest lake)', () => {
         min: '0.5',
         max: '200.25',
       });
-      for (const q of [
-        { ...FULL, dimension: 'team', filter_key: 'agent_id', filter_value: 'a1' },
-        { ...PARTIAL, dimension: 'team' },
-      ]) {
-        expect(await costByDimension(rc(fresh), q)).toEqual(await costByDimension(rc(raw), q));
-      }
-      expect(await endUserByDimension(rc(fresh), 'user-2', 'team', FULL.start_date, FULL.end_date)).toEqual(
-        await endUserByDimension(rc(raw), 'user-2', 'team', FULL.start_date, FULL.end_date),
-      );
+      await expectByDimensionAsRaw(fresh, raw);
     } finally {
       fresh.close();
     }
@@ -538,14 +542,6 @@ describe.skipIf(!openLakeReady)('dimension rollups (open lake, DuckLake)', () =>
     expect(await dimensionNumericSummary(rc(fresh), { ...FULL, dimension_key: 'latency_ms' })).toEqual(
       await dimensionNumericSummary(rc(raw), { ...FULL, dimension_key: 'latency_ms' }),
     );
-    for (const q of [
-      { ...FULL, dimension: 'team', filter_key: 'agent_id', filter_value: 'a1' },
-      { ...PARTIAL, dimension: 'team' },
-    ]) {
-      expect(await costByDimension(rc(fresh), q)).toEqual(await costByDimension(rc(raw), q));
-    }
-    expect(await endUserByDimension(rc(fresh), 'user-2', 'team', FULL.start_date, FULL.end_date)).toEqual(
-      await endUserByDimension(rc(raw), 'user-2', 'team', FULL.start_date, FULL.end_date),
-    );
+    await expectByDimensionAsRaw(fresh, raw);
   });
 });

@@ -18,9 +18,9 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Kafka, logLevel } from 'kafkajs';
+import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { DLQ_TOPIC, createKafka } from '../../core/kafka/client.js';
+import { createKafka } from '../../core/kafka/client.js';
 import { openControlDb, type ControlDb } from '../../core/control/db.js';
 import { migrate } from '../../core/control/migrate.js';
 import { createOrganization } from '../../core/control/organizations.js';
@@ -28,7 +28,6 @@ import { groupDir } from '../../core/lake/layout.js';
 import { registry } from '../../core/metrics.js';
 import { Big } from '../../core/money.js';
 import { createRateCard } from '../../pricing/rate-cards.store.js';
-import { DLQ_HEADERS } from '../../processor/dlq.js';
 import {
   UsageEventProducer,
   createPrivateTopic,
@@ -41,6 +40,7 @@ import {
   type RunningProcessor,
 } from '../support/processor-fixtures.js';
 import { testLakeFormat } from '../support/test-lake.js';
+import { deadLettersOf } from '../support/dead-letters.js';
 
 const brokers = inject('kafkaBrokers').split(',');
 const registryUrl = inject('schemaRegistryUrl');
@@ -48,39 +48,6 @@ const registryUrl = inject('schemaRegistryUrl');
 async function deadLettersCounted(reason: string): Promise<number> {
   const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === 'marginal_processor_dead_letters_total');
   return metric?.values.find((v) => v.labels.reason === reason)?.value ?? 0;
-}
-
-interface Letter {
-  key: string | null;
-  reason: string;
-  offset: string;
-  detail: string;
-}
-
-/** The dead letters copied from `topic`, once `count` are there. */
-async function deadLettersOf(topic: string, count: number): Promise<Letter[]> {
-  const dlqKafka = new Kafka({ clientId: 'processor-poison-dlq', brokers, logLevel: logLevel.NOTHING });
-  const consumer = dlqKafka.consumer({ groupId: `processor-poison-dlq-${randomUUID()}` });
-  const letters: Letter[] = [];
-  await consumer.connect();
-  try {
-    await consumer.subscribe({ topic: DLQ_TOPIC, fromBeginning: true });
-    await consumer.run({
-      eachMessage: async ({ message }) => {
-        if (message.headers?.[DLQ_HEADERS.topic]?.toString() !== topic) return;
-        letters.push({
-          key: message.key?.toString() ?? null,
-          reason: message.headers[DLQ_HEADERS.reason]!.toString(),
-          offset: message.headers[DLQ_HEADERS.offset]!.toString(),
-          detail: message.headers[DLQ_HEADERS.detail]!.toString(),
-        });
-      },
-    });
-    await waitUntil('the dead letter', async () => letters.length >= count, 30_000);
-  } finally {
-    await consumer.disconnect();
-  }
-  return letters;
 }
 
 describe('processor: a record that would poison its partition', () => {
@@ -170,7 +137,7 @@ describe('processor: a record that would poison its partition', () => {
     expect(await deadLettersCounted(reason)).toBe(lettersBefore + 1);
 
     // The record itself, untouched, is in the DLQ with where it came from and why.
-    return deadLettersOf(topic, 1);
+    return deadLettersOf(brokers, topic, 1);
   }
 
   it("refuses an event timestamped in year 0 (outside ingest's range) before the lake, and the rest of the partition flows", async () => {

@@ -8,15 +8,13 @@
 // records go to a private topic so the malformed ones reach no other test's consumer.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { DLQ_TOPIC, createKafka } from '../../core/kafka/client.js';
+import { createKafka } from '../../core/kafka/client.js';
 import type { ControlDb } from '../../core/control/db.js';
 import { createOrganization } from '../../core/control/organizations.js';
 import { createUnitRate } from '../../pricing/rate-cards.store.js';
 import { registry } from '../../core/metrics.js';
 import { Big } from '../../core/money.js';
-import { DLQ_HEADERS } from '../../processor/dlq.js';
 import {
   UsageEventProducer,
   openTestControlDb,
@@ -30,6 +28,7 @@ import {
   waitUntil,
   type RunningProcessor,
 } from '../support/processor-fixtures.js';
+import { deadLettersOf } from '../support/dead-letters.js';
 
 const brokers = inject('kafkaBrokers').split(',');
 const registryUrl = inject('schemaRegistryUrl');
@@ -133,26 +132,7 @@ describe('processor', () => {
     expect(undecodable.status_reason).toContain('bad_magic_byte');
 
     // The DLQ holds the three records no event could be made of, untouched, with their origin.
-    const dlqKafka = new Kafka({ clientId: 'processor-test-dlq', brokers, logLevel: logLevel.NOTHING });
-    const consumer = dlqKafka.consumer({ groupId: `processor-test-dlq-${randomUUID()}` });
-    const letters: { key: string | null; value: Buffer | null; reason: string }[] = [];
-    await consumer.connect();
-    try {
-      await consumer.subscribe({ topic: DLQ_TOPIC, fromBeginning: true });
-      await consumer.run({
-        eachMessage: async ({ message }) => {
-          if (message.headers?.[DLQ_HEADERS.topic]?.toString() !== topic) return;
-          letters.push({
-            key: message.key?.toString() ?? null,
-            value: message.value,
-            reason: message.headers[DLQ_HEADERS.reason]!.toString(),
-          });
-        },
-      });
-      await waitUntil('three dead letters', async () => letters.length >= 3, 30_000);
-    } finally {
-      await consumer.disconnect();
-    }
+    const letters = await deadLettersOf(brokers, topic, 3);
     expect(letters.map((l) => `${l.key}:${l.reason}`).sort()).toEqual(
       [`${org}:bad_magic_byte`, 'garbage-key:too_short', 'not-a-uuid:invalid_organization_id'].sort(),
     );
