@@ -7,7 +7,7 @@ import { textFault } from '../core/text.js';
 import { formatMoney, integerDigits, isDecimalString, isUnsignedDecimalString, MAX_EVENT_COST_DIGITS } from '../core/money.js';
 import type { DimensionValueType } from '../core/control/dimensions.js';
 import type { SpanKind } from './ingest.types.js';
-import { EARLIEST_EVENT_TIME, LATEST_EVENT_TIME, TOKEN_FIELDS } from '../schemas/usage-event.js';
+import { eventTimeInRange, TOKEN_FIELDS } from '../schemas/usage-event.js';
 
 const MAX_STRING_LENGTH = 255;
 const MAX_METADATA_KEYS = 64;
@@ -172,7 +172,7 @@ function optionalDateTime(body: Body, field: string): Date | null {
   const d = parseIsoDateTime(v);
   if (!d) throw new ValidationError(field, 'must be an ISO 8601 date-time with a time zone, e.g. 2026-01-15T10:30:00Z');
   // Outside this range the lake cannot file the event (year 0 has no date partition).
-  if (d < EARLIEST_EVENT_TIME || d >= LATEST_EVENT_TIME) {
+  if (!eventTimeInRange(d)) {
     throw new ValidationError(field, 'must be from 2000-01-01T00:00:00Z (inclusive) to 2100-01-01T00:00:00Z (exclusive)');
   }
   return d;

@@ -16,7 +16,7 @@ import {
 } from '../core/lake/events-schema.js';
 import { integerDigits, isDecimalString, MAX_EVENT_COST_DIGITS } from '../core/money.js';
 import type { PriceableEvent, PricedCost } from '../pricing/price-event.js';
-import { EARLIEST_EVENT_TIME, LATEST_EVENT_TIME, TOKEN_FIELDS, type UsageEvent } from '../schemas/usage-event.js';
+import { eventTimeInRange, TOKEN_FIELDS, type UsageEvent } from '../schemas/usage-event.js';
 
 /** Where a record sat in Kafka and when the processor priced it. */
 export interface RecordPosition {
@@ -68,7 +68,7 @@ export function unstorableFields(event: UsageEvent): string[] {
  */
 export function eventTimesOutOfRange(event: UsageEvent): Array<'timestamp' | 'started_at'> {
   const out: Array<'timestamp' | 'started_at'> = [];
-  const outside = (d: Date) => validDate(d) && (d < EARLIEST_EVENT_TIME || d >= LATEST_EVENT_TIME);
+  const outside = (d: Date) => validDate(d) && !eventTimeInRange(d);
   if (outside(event.timestamp)) out.push('timestamp');
   if (event.started_at !== null && outside(event.started_at)) out.push('started_at');
   return out;

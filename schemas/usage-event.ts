@@ -64,6 +64,11 @@ export const TOKEN_FIELDS = [
 export const EARLIEST_EVENT_TIME = new Date('2000-01-01T00:00:00Z');
 export const LATEST_EVENT_TIME = new Date('2100-01-01T00:00:00Z');
 
+/** Whether an event time lies in [EARLIEST_EVENT_TIME, LATEST_EVENT_TIME): ingest's rule, which the processor applies again. */
+export function eventTimeInRange(d: Date): boolean {
+  return d >= EARLIEST_EVENT_TIME && d < LATEST_EVENT_TIME;
+}
+
 export function usageEventSchemaText(): string {
   return fs.readFileSync(fromRoot('schemas', 'usage-event.avsc'), 'utf8');
 }
