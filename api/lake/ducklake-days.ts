@@ -18,13 +18,14 @@
 // refreshIntervalMs (as LakeReader re-checks manifests); while it is unchanged every version read
 // at it still holds and no version is read again.
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { cachedLoad, LRUCache } from '../../core/cache.js';
 import { coveredDaysSql } from '../../core/lake/dimension-coverage.js';
 import type { DimensionType } from '../../core/lake/dimension-rollups.js';
 import type { LakeTable } from '../../core/lake/layout.js';
 import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 import type { DaySource } from './derived-cache.js';
 
-/** Organizations whose versions are remembered (least recently asked dropped first). */
+/** (snapshot, organization) version maps remembered, least recently asked dropped first. */
 const MAX_REMEMBERED = 2048;
 
 type Query = <T>(sql: string, read: (rows: unknown[][]) => T) => Promise<T>;
@@ -48,8 +49,9 @@ export class DuckLakeDays {
    */
   private identity = '';
   private polling: Promise<number> | null = null;
-  private readonly versions = new Map<string, { snapshot: number; days: Promise<Map<string, string>> }>();
-  private readonly covered = new Map<string, { snapshot: number; days: Promise<Map<string, boolean>> }>();
+  /** Keyed by snapshot and organization (and dimension): a new snapshot asks anew, older ones age out. */
+  private readonly versions = new LRUCache<string, Promise<Map<string, string>>>({ max: MAX_REMEMBERED });
+  private readonly covered = new LRUCache<string, Promise<Map<string, boolean>>>({ max: MAX_REMEMBERED });
   /** Reads of the catalog (for tests and metrics): snapshot polls and version reads. */
   readonly reads = { snapshots: 0, versions: 0 };
 
@@ -95,7 +97,7 @@ export class DuckLakeDays {
 
   /** day → version of every day of the organization with coverage rows, at `snapshot`. */
   private dayVersions(snapshot: number, organizationId: string): Promise<Map<string, string>> {
-    return this.remembered(this.versions, organizationId, snapshot, () =>
+    return cachedLoad(this.versions, `${snapshot}\u0000${organizationId}`, () =>
       this.query(
         `SELECT CAST(event_date AS VARCHAR), count(*), max(rowid) FROM ${atSnapshot('dimension_coverage', snapshot)}
           WHERE organization_id = ${sqlStringLiteral(organizationId)} GROUP BY event_date`,
@@ -113,33 +115,12 @@ export class DuckLakeDays {
    */
   coveredDays(snapshot: number, organizationId: string, key: string, type: DimensionType): Promise<Map<string, boolean>> {
     const sql = coveredDaysSql(key, type, undefined, snapshot).replaceAll('$org', sqlStringLiteral(organizationId));
-    return this.remembered(this.covered, `${organizationId}\u0000${key}\u0000${type}`, snapshot, () =>
+    return cachedLoad(this.covered, `${snapshot}\u0000${organizationId}\u0000${key}\u0000${type}`, () =>
       this.query(
         `SELECT CAST(event_date AS VARCHAR), covered FROM (${sql})`,
         (rows) => new Map(rows.map((r) => [String(r[0]), r[1] === true])),
       ),
     );
-  }
-
-  private remembered<T>(
-    map: Map<string, { snapshot: number; days: Promise<T> }>,
-    key: string,
-    snapshot: number,
-    read: () => Promise<T>,
-  ): Promise<T> {
-    const known = map.get(key);
-    if (known && known.snapshot === snapshot) {
-      map.delete(key);
-      map.set(key, known);
-      return known.days;
-    }
-    const days = read();
-    map.set(key, { snapshot, days });
-    days.catch(() => {
-      if (map.get(key)?.days === days) map.delete(key);
-    });
-    if (map.size > MAX_REMEMBERED) map.delete(map.keys().next().value!);
-    return days;
   }
 
   /** The DaySource of cache builds at `snapshot`: the table's rows of those days, joined to their ids. */
