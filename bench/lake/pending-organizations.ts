@@ -53,7 +53,7 @@ async function timed<T>(runs: number, work: () => Promise<T>): Promise<{ ms: num
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'marginal-pending-bench-'));
 const pg = await startLocalPostgres({ dir: `${tmp}/pg`, database: 'bench', throwaway: true });
 try {
-  const settings = loadConfig({ DATA_DIR: tmp, LAKE_DIR: `${tmp}/dl`, LAKE_FORMAT: 'ducklake', LAKE_CATALOG_URL: pg.url }).lake;
+  const settings = loadConfig({ DATA_DIR: tmp, LAKE_URL: `${tmp}/dl`, LAKE_FORMAT: 'ducklake', LAKE_CATALOG_URL: pg.url }).lake;
   const writer = await DuckLakeWriter.open(settings);
   const t0 = performance.now();
   for (let offset = 0; offset < EVENTS; offset += FLUSH) {
@@ -73,13 +73,13 @@ try {
       `SELECT DISTINCT organization_id FROM lake.daily_costs WHERE kafka_partition = 0 AND status = 'pending_rate_card' ORDER BY organization_id`,
     ),
   );
-  const manifest = await timed(15, () => writer.readManifest(0));
+  const resume = await timed(15, () => writer.readManifest(0));
   const equal = JSON.stringify(old.result) === JSON.stringify(now.result);
-  const same = JSON.stringify(manifest.result.pendingOrganizations) === JSON.stringify(old.result);
+  const same = JSON.stringify(resume.result.pendingOrganizations) === JSON.stringify(old.result);
   console.log(`pending organizations: ${old.result.length} (${old.result.map((o) => o.slice(-2)).join(', ')}); equal: ${equal && same}`);
   console.log(`events query (the old answer): median ${old.ms.toFixed(1)} ms`);
   console.log(`daily_costs query (the new answer): median ${now.ms.toFixed(1)} ms`);
-  console.log(`readManifest as the writer has it: median ${manifest.ms.toFixed(1)} ms`);
+  console.log(`readManifest as the writer has it: median ${resume.ms.toFixed(1)} ms`);
   // A flush that arrives while readManifest runs: its own time, alone and alongside.
   let offset = EVENTS;
   const flushOne = async () => {

@@ -1,22 +1,22 @@
 // The open lake's benchmark (issue 24): for each size N, one broker's usage-events topic is filled
 // with N events (bench/lake/fill-topic.ts) and drained by the processor into a fresh lake per
-// store: the files lake (LAKE_FORMAT=files, the baseline), DuckLake on local disk and DuckLake on
-// S3Proxy (loopback), each DuckLake with its own throwaway PostgreSQL catalog. Per store: priced
+// store (bench/lake/stores.ts): DuckLake on local disk and DuckLake on S3Proxy (loopback), each
+// with its own throwaway PostgreSQL catalog. The files lake it was measured against is gone (issue
+// 24); its figures stay in the committed bench/results/lake.md and lake-5m.md. Per store: priced
 // events/s of the drain (from the group assignment until every partition's resume offset reached
 // the topic's end), bytes stored per event, and the first request of a fresh api process (cold,
 // bench/api's fresh-api.ts, the lake variables passed through) and the warm p50 of bench/api's
 // questions. Writes bench/results/lake.md and lake.json.
-//   npx tsx bench/lake/run.ts [--events 1000000[,5000000,…]] [--stores files,local,s3]
+//   npx tsx bench/lake/run.ts [--events 1000000[,5000000,…]] [--stores local,s3]
 //                             [--days 90] [--iterations 10] [--cold-rounds 1] [--cold-every 1]
 //                             [--no-reads] [--out bench/results/lake]
 // --days spreads the events over that many days from bench/api's first day (its questions' ranges
-// follow); the files lake writes a file per organization-day per flush, so a wide spread slows it.
+// follow).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { loadConfig } from '../../core/config.js';
 import { openControlDb } from '../../core/control/db.js';
 import { migrate } from '../../core/control/migrate.js';
@@ -29,22 +29,20 @@ import { Processor } from '../../processor/consumer.js';
 import { DimensionBook } from '../../processor/dimension-book.js';
 import { DeadLetterQueue } from '../../processor/dlq.js';
 import { DuckLakeWriter } from '../../processor/lake/ducklake-writer.js';
-import { LakeWriter, type ProcessorLake } from '../../processor/lake/lake-writer.js';
 import { findFreePort, startBroker } from '../../scripts/kafka/broker.js';
-import { startLocalPostgres } from '../../scripts/postgres/local-cluster.js';
 import { startSchemaRegistry } from '../../scripts/schema-registry/server.js';
-import { startTestS3Server } from '../../test/support/s3-server.js';
 import { benchNow } from '../api/bench-lake.js';
 import { firstRequests, startFreshApi } from '../api/fresh-api.js';
 import { httpCases, pathOf } from '../api/http-cases.js';
 import { median, percentile } from '../api/stats.js';
 import { createBenchOrganizations, fillTopic } from './fill-topic.js';
 import { writeLakeReport, type StoreResult } from './lake-report.js';
+import { drainedRecords, parseStore, setUpStore, useLakeEnvironment, type Store } from './stores.js';
 
 const { values } = parseArgs({
   options: {
     events: { type: 'string', default: '1000000' },
-    stores: { type: 'string', default: 'files,local,s3' },
+    stores: { type: 'string', default: 'local,s3' },
     orgs: { type: 'string', default: '8' },
     partitions: { type: 'string', default: '4' },
     days: { type: 'string', default: '90' },
@@ -56,107 +54,19 @@ const { values } = parseArgs({
   },
 });
 const SIZES = values.events.split(',').map(Number);
-const STORES = values.stores.split(',') as Store[];
+const STORES = values.stores.split(',').map(parseStore);
 const PARTITIONS = Number(values.partitions);
 const DAYS = Number(values.days);
 const ITERATIONS = Number(values.iterations);
 const COLD_ROUNDS = Math.max(1, Number(values['cold-rounds']));
 /** Cold figures for every K-th question only (a fresh api process each costs seconds on a loaded machine). */
 const COLD_EVERY = Math.max(1, Number(values['cold-every']));
-type Store = 'files' | 'local' | 's3';
 
 const log = (msg: string) => console.log(`[bench-lake] ${msg}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const loadAverage = () => os.loadavg().map((x) => +x.toFixed(2));
 const cleanups: Array<() => Promise<void>> = [];
 const masterKey = crypto.randomBytes(32);
-
-/** Sum of file sizes under `dir`, skipping folders named in `skip` (the api's `_derived`). */
-function dirBytes(dir: string, skip: readonly string[] = []): number {
-  if (!fs.existsSync(dir)) return 0;
-  let total = 0;
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) total += skip.includes(e.name) ? 0 : dirBytes(p, skip);
-    else if (e.isFile()) total += fs.statSync(p).size;
-  }
-  return total;
-}
-
-/** The one value of `sql` against the catalog database. */
-async function catalogValue(url: string, sql: string): Promise<number> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return Number(Object.values((await client.query(sql)).rows[0] ?? {})[0] ?? 0);
-  } finally {
-    await client.end();
-  }
-}
-
-/** The lake environment of one store (what the processor's loadConfig and the api processes read). */
-interface StoreSetup {
-  env: Record<string, string>;
-  /** Bytes the store holds now (local folder or the S3 server's objects), and live bytes from the catalog. */
-  bytes(): Promise<{ stored: number; liveDataFiles: number | null; catalog: number | null }>;
-  stop(): Promise<void>;
-}
-
-async function setUpStore(store: Store, dir: string): Promise<StoreSetup> {
-  if (store === 'files') {
-    const lakeDir = path.join(dir, 'lake');
-    return {
-      env: { LAKE_FORMAT: 'files', LAKE_DIR: lakeDir },
-      bytes: async () => ({ stored: dirBytes(lakeDir, ['_derived']), liveDataFiles: null, catalog: null }),
-      stop: async () => undefined,
-    };
-  }
-  const pgServer = await startLocalPostgres({ dir: path.join(dir, 'pg'), database: 'lake', throwaway: true });
-  const catalogBytes = async () => ({
-    liveDataFiles:
-      (await catalogValue(
-        pgServer.url,
-        'SELECT coalesce(sum(file_size_bytes),0) FROM ducklake.ducklake_data_file WHERE end_snapshot IS NULL',
-      )) +
-      (await catalogValue(
-        pgServer.url,
-        'SELECT coalesce(sum(file_size_bytes),0) FROM ducklake.ducklake_delete_file WHERE end_snapshot IS NULL',
-      )),
-    catalog: await catalogValue(pgServer.url, 'SELECT pg_database_size(current_database())'),
-  });
-  if (store === 'local') {
-    const dataPath = path.join(dir, 'ducklake');
-    return {
-      env: { LAKE_FORMAT: 'ducklake', LAKE_URL: dataPath, LAKE_CATALOG_URL: pgServer.url, LAKE_DIR: path.join(dir, 'unused') },
-      bytes: async () => ({ stored: dirBytes(dataPath), ...(await catalogBytes()) }),
-      stop: pgServer.stop,
-    };
-  }
-  const s3 = await startTestS3Server(dir);
-  return {
-    env: {
-      LAKE_FORMAT: 'ducklake',
-      LAKE_URL: `s3://${s3.bucket}/lake`,
-      LAKE_CATALOG_URL: pgServer.url,
-      LAKE_DIR: path.join(dir, 'unused'),
-      AWS_ACCESS_KEY_ID: s3.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
-      AWS_REGION: s3.region,
-      AWS_ENDPOINT_URL: s3.endpoint,
-    },
-    bytes: async () => ({ stored: dirBytes(path.join(dir, 's3', 'objects', s3.bucket)), ...(await catalogBytes()) }),
-    stop: async () => {
-      await s3.stop();
-      await pgServer.stop();
-    },
-  };
-}
-
-/** Sets this process's lake variables to `env` (the api processes inherit them), clearing others. */
-function useLakeEnvironment(env: Record<string, string>): void {
-  for (const k of Object.keys(process.env)) if (/^(LAKE_|AWS_|MARGINAL_S3_)/.test(k)) delete process.env[k];
-  Object.assign(process.env, env);
-}
 
 async function drain(
   kafka: ReturnType<typeof createKafka>,
@@ -167,8 +77,7 @@ async function drain(
 ): Promise<{ eventsPerSecond: number; drainSeconds: number; joinSeconds: number; load: number[] }> {
   const config = loadConfig({ ...process.env, DATA_DIR: os.tmpdir() });
   const dimensions = new DimensionBook(db);
-  const lake: ProcessorLake =
-    store === 'files' ? await LakeWriter.open(config.lakeDir, { dimensions }) : await DuckLakeWriter.open(config.lake, { dimensions });
+  const lake = await DuckLakeWriter.open(config.lake, { dimensions });
   const dlq = await DeadLetterQueue.open(kafka);
   const total = [...ends.values()].reduce((a, b) => a + b, 0);
   const started = performance.now();
@@ -186,9 +95,7 @@ async function drain(
   let assignedAt: number | null = null;
   for (;;) {
     if (assignedAt === null && processor.partitions.length > 0) assignedAt = performance.now();
-    let done = 0;
-    for (const [p, end] of ends) done += Math.min(end, (await lake.readManifest(p)).nextOffset);
-    if (done >= total) break;
+    if ((await drainedRecords(lake, ends)) >= total) break;
     await sleep(assignedAt === null ? 10 : 250);
   }
   const drainSeconds = (performance.now() - started) / 1000;
@@ -204,7 +111,7 @@ async function drain(
 async function reads(dataDir: string, apiKey: string): Promise<StoreResult['reads']> {
   const now = benchNow(DAYS).toISOString();
   const cases = httpCases(DAYS);
-  // As bench/api: one process asks every question once first (what a files lake persists, it persists).
+  // As bench/api: one process asks every question once first (what the api persists, it persists).
   const persist = await startFreshApi({ dataDir, now });
   for (const [, p, q] of cases) await persist.get(pathOf(p, q), apiKey);
   await persist.stop();
@@ -278,9 +185,7 @@ async function benchSize(events: number, tmp: string): Promise<StoreResult[]> {
       const bytes = await setup.bytes();
       log(
         `${events} events, ${store}: ${(bytes.stored / events).toFixed(1)} bytes stored per event` +
-          (bytes.liveDataFiles === null
-            ? ''
-            : ` (live data files ${(bytes.liveDataFiles / events).toFixed(1)}, catalog database ${bytes.catalog} bytes)`),
+          ` (live data files ${(bytes.liveDataFiles / events).toFixed(1)}, catalog database ${bytes.catalog} bytes)`,
       );
       // The api processes open the copied PGlite control plane themselves.
       const readResults = values['no-reads'] ? [] : await reads(dataDir, orgs.readApiKey);

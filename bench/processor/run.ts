@@ -1,14 +1,16 @@
 // Processor benchmark, two phases on one machine (broker, registry and Node share its cores):
 //  1. Throughput: pre-fill usage-events with N events (a few organizations, standard-card models,
 //     Confluent-framed Avro), then start the processor and time how fast it drains the topic
-//     into the lake — priced events/s, from the first assignment until every partition's
-//     manifest has reached the end of the topic.
+//     into the lake (DuckLake, bench/lake/stores.ts: local disk or S3Proxy, a throwaway PostgreSQL
+//     catalog) — priced events/s, from the first assignment until every partition's resume offset
+//     in the lake has reached the end of the topic.
 //  2. Freshness: the all-in-one start (scripts/start.ts) in its own process over the same data and
-//     lake; a separate load process sends signed single POST /v1/usage-events at a steady rate;
-//     for each event, the time from its 202 to the moment it is visible through LakeReader (a
-//     poller here reads only the files the manifests newly name).
+//     lake (the store's lake variables passed on); a separate load process sends signed single
+//     POST /v1/usage-events at a steady rate; for each event, the time from its 202 to the moment
+//     it is visible in the lake's events table (a poller here, on a read-only attach of the lake,
+//     reads the organization's rows past the last offset it saw).
 // Writes bench/results/processor.json.
-//   npx tsx bench/processor/run.ts [--events 1000000] [--orgs 8] [--partitions 4]
+//   npx tsx bench/processor/run.ts [--events 1000000] [--orgs 8] [--partitions 4] [--store local|s3]
 //                                  [--rate 1000] [--seconds 30] [--no-write] [--throughput-only]
 //                                  [--profile DIR] [--flush-rows 10000]
 // --flush-rows sets the processor's flushMaxRows for the drain (smaller flushes, as the all-in-one
@@ -21,15 +23,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { SCOPES } from '../../core/auth/scopes.js';
 import { issueApiKey } from '../../core/control/api-keys.js';
 import { grantCredits } from '../../core/control/credits.js';
 import { openControlDb } from '../../core/control/db.js';
 import { migrate } from '../../core/control/migrate.js';
+import { loadConfig } from '../../core/config.js';
 import { USAGE_EVENTS_TOPIC, createKafka, ensureTopics, partitionCounts } from '../../core/kafka/client.js';
-import { LakeReader } from '../../core/lake/lake-reader.js';
-import { readParquetSql, sqlStringLiteral } from '../../core/lake/parquet-sql.js';
+import { openLake } from '../../core/lake/lake-catalog.js';
+import type { LakeSettings } from '../../core/lake/lake-settings.js';
+import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 import { createLogger } from '../../core/logger.js';
 import { registry as metricsRegistry } from '../../core/metrics.js';
 import { fromRoot } from '../../core/paths.js';
@@ -38,17 +41,19 @@ import { benchUsageEvent, spreadOrganizations } from './bench-event.js';
 import { createUsageEventCodec } from '../../core/registry/usage-event-codec.js';
 import { Processor } from '../../processor/consumer.js';
 import { DeadLetterQueue } from '../../processor/dlq.js';
-import { LakeWriter } from '../../processor/lake/lake-writer.js';
+import { DuckLakeWriter } from '../../processor/lake/ducklake-writer.js';
 import type { UsageEvent } from '../../schemas/usage-event.js';
 import type { PacedLoadConfig, PacedLoadResult } from './paced-load.js';
 import { findFreePort, startBroker } from '../../scripts/kafka/broker.js';
 import { startSchemaRegistry } from '../../scripts/schema-registry/server.js';
+import { drainedRecords, parseStore, setUpStore, useLakeEnvironment } from '../lake/stores.js';
 
 const { values } = parseArgs({
   options: {
     events: { type: 'string', default: '1000000' },
     orgs: { type: 'string', default: '8' },
     partitions: { type: 'string', default: '4' },
+    store: { type: 'string', default: 'local' },
     rate: { type: 'string', default: '1000' },
     seconds: { type: 'string', default: '30' },
     'no-write': { type: 'boolean', default: false },
@@ -62,6 +67,7 @@ const ORGS = Number(values.orgs);
 const PARTITIONS = Number(values.partitions);
 const RATE = Number(values.rate);
 const SECONDS = Number(values.seconds);
+const STORE = parseStore(values.store);
 
 const log = (msg: string) => console.log(`[bench] ${msg}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -76,8 +82,9 @@ function percentile(sorted: number[], p: number): number {
 }
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'marginal-bench-processor-'));
+// The catalog's PostgreSQL runs as the postgres user when this runs as root: it must reach its folder.
+fs.chmodSync(tmp, 0o755);
 const dataDir = path.join(tmp, 'data');
-const lakeDir = path.join(tmp, 'lake');
 const masterKey = crypto.randomBytes(32);
 const cleanups: Array<() => Promise<void>> = [];
 
@@ -91,6 +98,9 @@ async function main() {
     brokers = broker.brokers;
     brokerPid = broker.pid;
   }
+  const store = await setUpStore(STORE, path.join(tmp, 'lake'));
+  cleanups.push(store.stop);
+  useLakeEnvironment(store.env);
   const registry = await startSchemaRegistry({ host: '127.0.0.1', port: 0, file: path.join(tmp, 'registry.json') });
   cleanups.push(registry.stop);
   const kafka = createKafka(brokers, 'bench-processor', { logLevel: 'error' });
@@ -132,7 +142,8 @@ async function main() {
   );
 
   const logger = createLogger('warn', 'bench-processor');
-  const lake = await LakeWriter.open(lakeDir);
+  const lakeSettings = loadConfig({ ...process.env, DATA_DIR: dataDir }).lake;
+  const lake = await DuckLakeWriter.open(lakeSettings);
   const dlq = await DeadLetterQueue.open(kafka);
   const profiler = values.profile ? await startProfiler() : null;
   const cpuBefore = process.cpuUsage();
@@ -149,14 +160,11 @@ async function main() {
     logger,
     flushMaxRows: Number(values['flush-rows']),
   });
-  const reader = await LakeReader.open(lakeDir, { refreshIntervalMs: 0 });
   let firstRowsAt: number | null = null;
   let assignedAt: number | null = null;
   for (;;) {
     if (assignedAt === null && processor.partitions.length > 0) assignedAt = performance.now();
-    const manifests = await reader.manifests();
-    let done = 0;
-    for (const [p, end] of ends) done += Math.min(end, manifests.get(p)?.next_offset ?? 0);
+    const done = await drainedRecords(lake, ends);
     if (done > 0 && firstRowsAt === null) firstRowsAt = performance.now();
     if (done >= totalRecords) break;
     await sleep(assignedAt === null ? 10 : 100);
@@ -177,7 +185,7 @@ async function main() {
   // What two otherwise idle cores would sustain, from the CPU the drain used (Node + broker).
   const cpuBoundRate =
     brokerCpu === null ? null : Math.round(Math.min((2 * totalRecords) / (nodeCpu + brokerCpu), totalRecords / mainThreadCpu));
-  const lakeRows = await countLakeRows(reader, orgs);
+  const lakeRows = await countLakeRows(lakeSettings);
   // Joining the group is not the processor's throughput: count from the assignment.
   const joinSeconds = ((assignedAt ?? drainStart) - drainStart) / 1000;
   const eventsPerSecond = Math.round(totalRecords / (drainSeconds - joinSeconds));
@@ -195,7 +203,7 @@ async function main() {
   const phases = await metricSums();
   log(
     `flushes ${phases.flushes} (${phases.flushSeconds.toFixed(1)} s in all, mean ${((phases.flushSeconds / Math.max(1, phases.flushes)) * 1000).toFixed(0)} ms), ` +
-      `compactions ${phases.compactions} (${phases.compactionSeconds.toFixed(1)} s)`,
+      `compactions ${phases.compactions} (${phases.compactionSeconds.toFixed(1)} s); bytes stored per event ${((await store.bytes()).stored / totalRecords).toFixed(1)}`,
   );
   await processor.stop();
   await dlq.close();
@@ -213,7 +221,7 @@ async function main() {
       ...process.env,
       PORT: String(port),
       DATA_DIR: dataDir,
-      LAKE_DIR: lakeDir,
+      // The store's lake (LAKE_FORMAT, LAKE_URL, LAKE_CATALOG_URL, AWS_*) comes with process.env.
       KAFKA_BROKERS: brokers.join(','),
       SCHEMA_REGISTRY_URL: registry.url,
       MARGINAL_ADMIN_TOKEN: 'bench-admin',
@@ -240,7 +248,7 @@ async function main() {
   log(`all-in-one server (scripts/start.ts, pid ${server.pid}) at ${serverUrl}; sending ${RATE} events/s for ${SECONDS} s`);
 
   const visible = new Map<string, number>();
-  const poller = startVisibilityPoller(lakeDir, orgs[0]!, visible);
+  const poller = await startVisibilityPoller(lakeSettings, orgs[0]!, visible);
   await sleep(3_000); // the processor joins the group and loads its partitions
   const outFile = path.join(tmp, 'paced-load.json');
   const runLoad = (rate: number, seconds: number, prefix: string) =>
@@ -334,11 +342,12 @@ async function main() {
   const results = {
     benchmark: 'processor',
     date: new Date().toISOString(),
+    store: STORE === 'local' ? 'DuckLake on local disk, PostgreSQL catalog' : 'DuckLake on S3Proxy (loopback), PostgreSQL catalog',
     machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, node: process.version, loadAverageAtEnd: os.loadavg() },
     notes:
       "One 2-core VM runs the Kafka broker (JVM), the dev schema registry and the Node process; other engineers' builds shared the machine. " +
-      `Throughput: processor alone (flushMaxRows ${values['flush-rows']}, flushMaxDelayMs 250, compaction every 15 s) draining a pre-filled topic. ` +
-      'Freshness: the all-in-one start (scripts/start.ts: ingest + processor + api in one process, PGlite) in its own process; a separate load process sends single signed POSTs paced at the rate; this process polls LakeReader every 50 ms and reads the newly listed files; latency = first seen - 202 received (wall clock).',
+      `Throughput: processor alone (flushMaxRows ${values['flush-rows']}, flushMaxDelayMs 250, DuckLake maintenance at most every 60 s) draining a pre-filled topic into the store's lake (one DuckLake commit per flush). ` +
+      "Freshness: the all-in-one start (scripts/start.ts: ingest + processor + api in one process, PGlite control plane, the store's lake and catalog) in its own process; a separate load process sends single signed POSTs paced at the rate; this process polls a read-only attach of the lake every 50 ms for the organization's events past the last offset seen; latency = first seen - 202 received (wall clock).",
     throughput: {
       events: totalRecords,
       organizations: ORGS,
@@ -459,51 +468,48 @@ async function topicEnds(kafka: ReturnType<typeof createKafka>): Promise<Map<num
   }
 }
 
-async function countLakeRows(reader: LakeReader, orgs: string[]): Promise<number> {
-  const instance = await DuckDBInstance.create(':memory:', { threads: '2' });
-  const conn = await instance.connect();
+/** Events in the lake, through a read-only attach (the latest snapshot). */
+async function countLakeRows(settings: LakeSettings): Promise<number> {
+  const lake = await openLake(settings, { readOnly: true, threads: 2 });
   try {
-    let n = 0;
-    for (const org of orgs) {
-      const rel = await reader.relation('events', org);
-      n += (
-        await conn.runAndReadAll(`SELECT CAST(count(*) AS DOUBLE) FROM ${rel} WHERE organization_id = ${sqlStringLiteral(org)}`)
-      ).getRows()[0]![0] as number;
-    }
-    return n;
+    return Number((await lake.conn.runAndReadAll('SELECT count(*) FROM lake.events')).getRows()[0]![0]);
   } finally {
-    conn.closeSync();
-    instance.closeSync();
+    lake.close();
   }
 }
 
 /**
- * Records when each idempotency key of `org` first appears in a file the manifests name. Reads
- * only files it has not read before, so a poll costs what the new flushes wrote.
+ * Records when each idempotency key of `org` first appears in the lake's events (a read-only
+ * attach; each poll reads the latest snapshot). The organization's events share one Kafka
+ * partition, committed in offset order: a poll reads only today's rows past the last offset seen.
  */
-function startVisibilityPoller(dir: string, org: string, visible: Map<string, number>): { stop(): Promise<void> } {
+async function startVisibilityPoller(
+  settings: LakeSettings,
+  org: string,
+  visible: Map<string, number>,
+): Promise<{ stop(): Promise<void> }> {
+  const lake = await openLake(settings, { readOnly: true, threads: 1 });
+  const today = new Date().toISOString().slice(0, 10);
   let stopped = false;
   const done = (async () => {
-    const reader = await LakeReader.open(dir, { refreshIntervalMs: 0 });
-    const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
-    const conn = await instance.connect();
-    const read = new Set<string>();
+    let lastOffset = -1;
     try {
       while (!stopped) {
-        const files = (await reader.files('events', org)).filter((f) => !read.has(f));
-        if (files.length > 0) {
-          const seenAt = Date.now(); // epoch ms, comparable with the load process's 202 times
-          const rows = (
-            await conn.runAndReadAll(`SELECT idempotency_key FROM ${readParquetSql(files)} WHERE idempotency_key NOT LIKE 'bench-%'`)
-          ).getRows();
-          for (const [k] of rows) if (!visible.has(k as string)) visible.set(k as string, seenAt);
-          for (const f of files) read.add(f);
+        const rows = (
+          await lake.conn.runAndReadAll(
+            `SELECT idempotency_key, kafka_offset FROM lake.events
+             WHERE organization_id = ${sqlStringLiteral(org)} AND event_date >= DATE '${today}' AND kafka_offset > ${lastOffset}`,
+          )
+        ).getRows();
+        const seenAt = Date.now(); // epoch ms, comparable with the load process's 202 times
+        for (const [k, offset] of rows) {
+          lastOffset = Math.max(lastOffset, Number(offset));
+          if (!(k as string).startsWith('bench-') && !visible.has(k as string)) visible.set(k as string, seenAt);
         }
         await sleep(50);
       }
     } finally {
-      conn.closeSync();
-      instance.closeSync();
+      lake.close();
     }
   })();
   return {
