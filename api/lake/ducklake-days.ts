@@ -1,13 +1,24 @@
 // The open lake's (DuckLake) versions of (organization, UTC day) for the api's caches, read from
 // the catalog, so that a cached day is rebuilt exactly when something of it changed.
 //
-// A day's version is (count(*), max(rowid)) of its rows in `dimension_coverage`
-// (core/lake/dimension-coverage.ts). Every write that changes an organization's day — a flush, a
-// re-pricing, a dimension backfill, `lake migrate` — inserts a coverage row for that (partition,
-// organization, day) in the same commit as the data; DuckLake gives each inserted row a rowid
-// above every rowid the table ever held (never reused; kept by its compaction: docs/decisions/0156),
-// so after any such write max(rowid) grew; a write that only deletes coverage rows lowers the
-// count. Either way the version changes; nothing else writes those tables.
+// A day's version is max(rowid) of its rows in `dimension_coverage` (core/lake/dimension-coverage.ts).
+// Every write that changes an organization's day — a flush, a re-pricing, a dimension backfill,
+// `lake migrate`, the writer's fold of settled coverage rows — inserts a coverage row for that
+// (partition, organization, day) in the same commit as the data, and nothing deletes a day's coverage
+// rows without inserting some for that day in the same commit. DuckLake gives each row a rowid when
+// its commit lands, above every rowid the table ever held (never reused; kept by its compaction:
+// docs/decisions/0156), so after any such write the day's max(rowid) grew.
+//
+// The read is incremental (docs/decisions/0159): per organization the versions of the last snapshot
+// read are remembered, and at a later snapshot only the coverage rows inserted since are read
+// (`ducklake_table_insertions`, which reads only the data files and inlined rows of those snapshots),
+// each day's version becoming the larger rowid. That equals a full read at the later snapshot: a
+// day with no row inserted since had no row deleted either (a delete comes with an insert for the
+// day), so its largest rowid still stands; a day with rows inserted since has its largest inserted
+// rowid alive (a later delete of it would have inserted a larger one). A count would not survive
+// this (a fold deletes rows the incremental read never sees), so the version is the rowid alone.
+// The first read of an organization, one at an older snapshot, and one the catalog cannot answer
+// incrementally (its snapshots expired, say) read all of the organization's rows.
 //
 // The version names also carry the catalog's identity (below), so a day persisted by the
 // DerivedStore (derived-store.ts: keyed by the name) never answers for another catalog.
@@ -27,6 +38,12 @@ import type { DaySource } from './derived-cache.js';
 
 /** (snapshot, organization) version maps remembered, least recently asked dropped first. */
 const MAX_REMEMBERED = 2048;
+
+/** An organization's day → max(rowid) of its coverage rows, as of `snapshot`. */
+interface DayRowids {
+  snapshot: number;
+  days: Map<string, bigint>;
+}
 
 type Query = <T>(sql: string, read: (rows: unknown[][]) => T) => Promise<T>;
 
@@ -52,8 +69,13 @@ export class DuckLakeDays {
   /** Keyed by snapshot and organization (and dimension): a new snapshot asks anew, older ones age out. */
   private readonly versions = new LRUCache<string, Promise<Map<string, string>>>({ max: MAX_REMEMBERED });
   private readonly covered = new LRUCache<string, Promise<Map<string, boolean>>>({ max: MAX_REMEMBERED });
-  /** Reads of the catalog (for tests and metrics): snapshot polls and version reads. */
-  readonly reads = { snapshots: 0, versions: 0 };
+  /** Per organization, the latest snapshot's versions read: the base of the next (incremental) read. */
+  private readonly latest = new LRUCache<string, DayRowids>({ max: MAX_REMEMBERED });
+  /**
+   * Reads of the catalog (for tests and metrics): snapshot polls, version reads (of them
+   * `incremental`), and the coverage rows the version reads counted.
+   */
+  readonly reads = { snapshots: 0, versions: 0, incremental: 0, coverageRows: 0 };
 
   constructor(
     private readonly query: Query,
@@ -71,6 +93,7 @@ export class DuckLakeDays {
         if (!this.current || id < this.current.id) {
           this.versions.clear();
           this.covered.clear();
+          this.latest.clear();
           this.identity = await this.query(
             `SELECT replace(CAST(table_uuid AS VARCHAR), '-', '') FROM ducklake_table_info('lake') WHERE table_name = 'dimension_coverage'`,
             (rows) => String(rows[0]?.[0] ?? ''),
@@ -97,15 +120,42 @@ export class DuckLakeDays {
 
   /** day → version of every day of the organization with coverage rows, at `snapshot`. */
   private dayVersions(snapshot: number, organizationId: string): Promise<Map<string, string>> {
-    return cachedLoad(this.versions, `${snapshot}\u0000${organizationId}`, () =>
-      this.query(
-        `SELECT CAST(event_date AS VARCHAR), count(*), max(rowid) FROM ${atSnapshot('dimension_coverage', snapshot)}
-          WHERE organization_id = ${sqlStringLiteral(organizationId)} GROUP BY event_date`,
-        (rows) => {
-          this.reads.versions++;
-          return new Map(rows.map((r) => [String(r[0]), `v${String(r[1])}-${String(r[2])}-${this.identity}`]));
-        },
-      ),
+    return cachedLoad(this.versions, `${snapshot}\u0000${organizationId}`, async () => {
+      const read = await this.dayRowids(snapshot, organizationId);
+      const base = this.latest.get(organizationId);
+      if (!base || base.snapshot < snapshot) this.latest.set(organizationId, read);
+      return new Map([...read.days].map(([day, rowid]) => [day, `v${String(rowid)}-${this.identity}`]));
+    });
+  }
+
+  /** The organization's day → max(rowid) at `snapshot`: the remembered one plus the rows inserted since, or all rows. */
+  private async dayRowids(snapshot: number, organizationId: string): Promise<DayRowids> {
+    const org = sqlStringLiteral(organizationId);
+    const base = this.latest.get(organizationId);
+    if (base && base.snapshot < snapshot) {
+      const inserted = await this.grouped(
+        `ducklake_table_insertions('lake', 'main', 'dimension_coverage', ${base.snapshot + 1}, ${snapshot})`,
+        org,
+      ).catch(() => null); // not answerable incrementally (expired snapshots, a changed schema): read all
+      if (inserted) {
+        this.reads.incremental++;
+        const days = new Map(base.days);
+        for (const [day, rowid] of inserted) if (rowid > (days.get(day) ?? -1n)) days.set(day, rowid);
+        return { snapshot, days };
+      }
+    }
+    return { snapshot, days: await this.grouped(atSnapshot('dimension_coverage', snapshot), org) };
+  }
+
+  /** day → max(rowid) of the organization's rows of a relation of dimension_coverage. */
+  private grouped(relation: string, org: string): Promise<Map<string, bigint>> {
+    return this.query(
+      `SELECT CAST(event_date AS VARCHAR), count(*), max(rowid) FROM ${relation} WHERE organization_id = ${org} GROUP BY event_date`,
+      (rows) => {
+        this.reads.versions++;
+        for (const r of rows) this.reads.coverageRows += Number(r[1] as bigint);
+        return new Map(rows.map((r) => [String(r[0]), r[2] as bigint]));
+      },
     );
   }
 

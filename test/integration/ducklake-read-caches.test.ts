@@ -283,6 +283,56 @@ describe.skipIf(!provisioned)('the api caches on the open lake, keyed by the cat
     expect(await raw.rows(costs(ORG_A), COSTS_BY_DAY)).toEqual(await third.rows(costs(ORG_A), COSTS_BY_DAY));
   });
 
+  it('after a snapshot change the versions read only the coverage rows inserted since, equal to a full read, also across a fold', async () => {
+    const q = await api('api-incremental');
+    const reads = q.duckLakeDays!.reads;
+    const names = async (query: LakeQuery) =>
+      query.duckLakeDays!.names(await query.duckLakeDays!.snapshot(), 'daily_costs', ORG_A, null, null);
+    /** The versions a process reading the catalog for the first time (all of ORG_A's coverage rows) sees. */
+    const fullRead = async (dir: string) => {
+      const fresh = await api(dir);
+      const before = fresh.duckLakeDays!.reads;
+      expect(before.incremental).toBe(0);
+      return names(fresh);
+    };
+    const dayOf = (name: string) => /date=(\d{4}-\d{2}-\d{2})/.exec(name)![1]!;
+    expect(normalized(await q.rows(costs(ORG_A), COSTS_BY_DAY))).toEqual(expectedByDay(ORG_A));
+    const first = await names(q);
+    expect(reads.incremental).toBe(0);
+
+    // A late event on the first day: one coverage row, (partition 0, ORG_A, day 1), is all the next read counts.
+    let rows = reads.coverageRows;
+    await flush([event(ORG_A, DAYS[0]!, '0.5', 'a')], true);
+    expect(normalized(await q.rows(costs(ORG_A), COSTS_BY_DAY))).toEqual(expectedByDay(ORG_A));
+    expect(reads.incremental).toBe(1);
+    expect(reads.coverageRows - rows).toBe(1);
+    const late = await names(q);
+    expect(late.filter((n) => !first.includes(n)).map(dayOf)).toEqual([DAYS[0]]);
+    expect(late).toEqual(await fullRead('api-full-late'));
+
+    // The writer's fold: each (partition, organization, day) with several rows becomes one new row.
+    const folding = (
+      await writer.conn.runAndReadAll(
+        `SELECT CAST(event_date AS VARCHAR) FROM lake.dimension_coverage WHERE organization_id = '${ORG_A}'
+          GROUP BY kafka_partition, event_date HAVING count(*) > 1 ORDER BY 1`,
+      )
+    )
+      .getRows()
+      .map((r) => String(r[0]));
+    expect(folding).toContain(DAYS[0]);
+    expect(await collapseCoverage(writer.conn, '2026-11-01')).toBeGreaterThan(0);
+    rows = reads.coverageRows;
+    expect(normalized(await q.rows(costs(ORG_A), COSTS_BY_DAY))).toEqual(expectedByDay(ORG_A));
+    expect(await raw.rows(costs(ORG_A), COSTS_BY_DAY)).toEqual(await q.rows(costs(ORG_A), COSTS_BY_DAY));
+    expect(reads.incremental).toBe(2);
+    expect(reads.coverageRows - rows).toBe(folding.length);
+    const folded = await names(q);
+    // The folded days have new versions, none of them one the day had before; the others kept theirs.
+    expect(folded.filter((n) => !late.includes(n)).map(dayOf)).toEqual(folding);
+    for (const n of folded.filter((x) => !late.includes(x))) expect([...first, ...late]).not.toContain(n);
+    expect(folded).toEqual(await fullRead('api-full-folded'));
+  });
+
   it('a second api with nothing local answers the same', async () => {
     const fresh = await api('api-2');
     expect(await fresh.rows(costs(ORG_A), COSTS_BY_DAY)).toEqual(await cached.rows(costs(ORG_A), COSTS_BY_DAY));
