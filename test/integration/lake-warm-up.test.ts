@@ -1,6 +1,8 @@
 // The api's background warm-up of per-day cost aggregates (api/lake/warm-recent-costs.ts): after
 // it, the DerivedCache holds the recent days, queries answer the same figures as without a cache,
-// and days outside the window are left to the first request that needs them.
+// and days outside the window are left to the first request that needs them. The lake is the test
+// lake (MARGINAL_TEST_LAKE: the open lake, its catalog in a fresh PostgreSQL database, or the
+// manifest lake), written by the processor's writer (openTestProcessorLake).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,8 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LakeQuery } from '../../api/lake/lake-query.js';
 import { warmRecentCosts } from '../../api/lake/warm-recent-costs.js';
 import { createLogger } from '../../core/logger.js';
-import { LakeWriter } from '../../processor/lake/lake-writer.js';
 import { ORG_A, ORG_B, lakeEvent } from '../support/lake-event-builder.js';
+import { openTestProcessorLake } from '../support/processor-fixtures.js';
+import { testLakeQueryOptions } from '../support/test-lake.js';
 
 const NOW = new Date('2025-03-20T15:00:00.000Z');
 const DAY = 86_400_000;
@@ -17,7 +20,7 @@ let lakeDir: string;
 
 beforeAll(async () => {
   lakeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'marginal-warm-'));
-  const writer = await LakeWriter.open(lakeDir);
+  const writer = await openTestProcessorLake(lakeDir);
   // One event per day for 30 days before NOW (days 1..30 ago) for ORG_A, a few for ORG_B.
   const rows = Array.from({ length: 30 }, (_, i) =>
     lakeEvent({ kafka_offset: i, event_timestamp: new Date(NOW.getTime() - (i + 1) * DAY), total_cost: String(i + 1) }),
@@ -37,8 +40,8 @@ afterAll(() => {
 
 describe('warmRecentCosts', () => {
   it('builds the last N whole days of every organization; answers stay exact', async () => {
-    const warm = await LakeQuery.open(lakeDir, { refreshIntervalMs: 0 });
-    const cold = await LakeQuery.open(lakeDir, { refreshIntervalMs: 0, useRollups: false });
+    const warm = await LakeQuery.open(lakeDir, { ...testLakeQueryOptions(lakeDir), refreshIntervalMs: 0 });
+    const cold = await LakeQuery.open(lakeDir, { ...testLakeQueryOptions(lakeDir), refreshIntervalMs: 0, useRollups: false });
     try {
       expect(warm.cache!.rows).toBe(0);
       const w = warmRecentCosts(warm, () => NOW, createLogger('silent'), 10);
@@ -69,13 +72,18 @@ describe('warmRecentCosts', () => {
     it(`stops once the row budget is used up, so a quieter organization never pushes out the busiest (days ${source})`, async () => {
       const persisted = source === 'read from persisted files';
       if (persisted) {
-        const earlier = await LakeQuery.open(lakeDir, { refreshIntervalMs: 0 });
+        const earlier = await LakeQuery.open(lakeDir, { ...testLakeQueryOptions(lakeDir), refreshIntervalMs: 0 });
         const range = { start: new Date(NOW.getTime() - 40 * DAY), end: NOW };
         for (const organizationId of [ORG_A, ORG_B])
           await earlier.row({ organizationId, range }, 'SELECT count(*) AS n FROM {{costs}} c WHERE c.organization_id = $org');
         await earlier.closeWhenIdle();
       }
-      const warm = await LakeQuery.open(lakeDir, { refreshIntervalMs: 0, cacheMaxRows: 8, derivedDir: persisted ? undefined : false });
+      const warm = await LakeQuery.open(lakeDir, {
+        ...testLakeQueryOptions(lakeDir),
+        refreshIntervalMs: 0,
+        cacheMaxRows: 8,
+        derivedDir: persisted ? undefined : false,
+      });
       try {
         await warmRecentCosts(warm, () => NOW, createLogger('silent'), 10).done;
         await warm.cache.idle();
