@@ -10,9 +10,8 @@ export interface Config {
   dataDir: string;
   lakeDir: string;
   /**
-   * Which lake the processor writes (LAKE_FORMAT): `files`, our manifests under lakeDir (the
-   * default until the api reads DuckLake), or `ducklake`, the open lake of `lake`
-   * (docs/decisions/0139-lake-format-switch.md).
+   * Which lake the processor writes (LAKE_FORMAT): `ducklake`, the open lake of `lake` (the
+   * default), or `files`, our manifests under lakeDir (docs/decisions/0139-lake-format-switch.md).
    */
   lakeFormat: 'files' | 'ducklake';
   /** The open lake (DuckLake; docs/open-lake-plan.md), written by the processor when lakeFormat is `ducklake`. */
@@ -183,11 +182,12 @@ function dataDirOf(env: NodeJS.ProcessEnv): string {
 
 /**
  * Where `npm start` keeps the lake catalog's PostgreSQL it starts itself (docs/decisions/0148):
- * with LAKE_FORMAT=ducklake and neither LAKE_CATALOG_URL nor DATABASE_URL; else null.
+ * on the open lake with neither LAKE_CATALOG_URL nor DATABASE_URL; else null.
  */
 export function embeddedLakeCatalogDir(env: NodeJS.ProcessEnv = process.env): string | null {
-  if (lakeFormat(env) !== 'ducklake' || str(env, 'LAKE_CATALOG_URL') || str(env, 'DATABASE_URL')) return null;
-  return path.join(dataDirOf(env), 'lake-catalog');
+  if (lakeFormat(env) !== 'ducklake') return null;
+  const catalog = lakeCatalog(str(env, 'LAKE_CATALOG_URL') ?? str(env, 'DATABASE_URL'), dataDirOf(env));
+  return catalog.kind === 'embedded' ? catalog.dir : null;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -197,9 +197,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const format = lakeFormat(env);
   // The processor (a worker thread in the all-in-one) and the api each open the lake: a catalog
   // file would show the api none of the processor's commits (docs/decisions/0105, 0106).
-  if (format === 'ducklake' && lake.catalog.kind !== 'postgres') {
+  if (format === 'ducklake' && (lake.catalog.kind === 'duckdb' || lake.catalog.kind === 'sqlite')) {
     throw new ConfigError(
-      'LAKE_FORMAT=ducklake needs a PostgreSQL catalog: set LAKE_CATALOG_URL (or DATABASE_URL) to a postgres:// URL (npm start starts its own when neither is set)',
+      'the open lake needs a PostgreSQL catalog: set LAKE_CATALOG_URL (or DATABASE_URL) to a postgres:// URL (npm start starts its own when neither is set)',
     );
   }
   return {
@@ -246,7 +246,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 function lakeFormat(env: NodeJS.ProcessEnv): Config['lakeFormat'] {
-  const v = str(env, 'LAKE_FORMAT') ?? 'files';
+  const v = str(env, 'LAKE_FORMAT') ?? 'ducklake';
   if (v !== 'files' && v !== 'ducklake') throw new ConfigError(`LAKE_FORMAT must be files or ducklake, got "${v}"`);
   return v;
 }
@@ -254,7 +254,8 @@ function lakeFormat(env: NodeJS.ProcessEnv): Config['lakeFormat'] {
 /**
  * LAKE_URL (a folder, or s3://bucket/prefix with the standard AWS variables, each overridden by
  * its MARGINAL_S3_ twin), LAKE_CATALOG_URL (PostgreSQL URL, sqlite:<file> or a DuckDB file;
- * default: DATABASE_URL when set, else a DuckDB file beside the data) and LAKE_EXTENSION_DIR.
+ * default: DATABASE_URL when set, else the all-in-one's own PostgreSQL, which `npm start` runs
+ * and names in LAKE_CATALOG_URL) and LAKE_EXTENSION_DIR.
  */
 function lakeSettings(env: NodeJS.ProcessEnv, dataDir: string): LakeSettings {
   // Unset: the same folder as the file lake's (LAKE_DIR); DuckLake writes under its main/ subfolder.
@@ -264,7 +265,7 @@ function lakeSettings(env: NodeJS.ProcessEnv, dataDir: string): LakeSettings {
   const dataPath = onS3 ? s3DataPath(url) : `${path.resolve(url)}${path.sep}`;
   return {
     dataPath,
-    catalog: lakeCatalog(str(env, 'LAKE_CATALOG_URL') ?? str(env, 'DATABASE_URL') ?? path.join(dataDir, 'lake', 'catalog.ducklake')),
+    catalog: lakeCatalog(str(env, 'LAKE_CATALOG_URL') ?? str(env, 'DATABASE_URL'), dataDir),
     s3: onS3 ? s3Settings(env) : null,
     extensionDirectory: path.resolve(str(env, 'LAKE_EXTENSION_DIR') ?? DEFAULT_EXTENSION_DIRECTORY),
   };
@@ -277,7 +278,8 @@ function s3DataPath(url: string): string {
   return `s3://${m[1]}/${prefix ? `${prefix}/` : ''}`;
 }
 
-function lakeCatalog(raw: string): LakeCatalogLocation {
+function lakeCatalog(raw: string | null, dataDir: string): LakeCatalogLocation {
+  if (raw === null) return { kind: 'embedded', dir: path.join(dataDir, 'lake-catalog') };
   if (/^postgres(ql)?:\/\//.test(raw)) return { kind: 'postgres', url: new SecretValue(raw) };
   if (raw.startsWith('sqlite:')) return { kind: 'sqlite', path: path.resolve(raw.slice('sqlite:'.length)) };
   if (/^[a-z][a-z0-9+.-]+:\/\//i.test(raw)) throw new ConfigError('LAKE_CATALOG_URL must be a postgres:// URL, sqlite:<file> or a file');

@@ -1,7 +1,6 @@
 // `npm start`: the all-in-one mode. Starts what is not configured — the local Kafka broker
 // (unless KAFKA_BROKERS), the dev schema registry (unless SCHEMA_REGISTRY_URL), PGlite (unless
-// DATABASE_URL), with LAKE_FORMAT=ducklake the lake catalog's PostgreSQL (unless LAKE_CATALOG_URL
-// or DATABASE_URL) — then ingest, processor and api on one port. Ctrl-C stops all of it.
+// DATABASE_URL), the lake catalog's PostgreSQL (unless LAKE_CATALOG_URL or DATABASE_URL) — then ingest, processor and api on one port. Ctrl-C stops all of it.
 import path from 'node:path';
 import { embeddedLakeCatalogDir, loadConfig } from '../core/config.js';
 import { loadInstanceSecrets } from '../core/instance-secrets.js';

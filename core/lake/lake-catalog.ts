@@ -54,6 +54,12 @@ const S3_HTTP_RETRIES = 2;
 const CATALOG_CONNECT_TIMEOUT_SECONDS = 10;
 
 export async function openLake(settings: LakeSettings, options: OpenLakeOptions = {}): Promise<OpenLake> {
+  if (settings.catalog.kind === 'embedded') {
+    throw new LakeOpenError(
+      'catalog',
+      `no lake catalog is configured and the all-in-one's own (${settings.catalog.dir}) is not named here: npm start runs it; elsewhere set LAKE_CATALOG_URL or DATABASE_URL`,
+    );
+  }
   const secrets = secretsOf(settings);
   const failure = (step: LakeOpenStep, what: string, error: unknown): LakeOpenError => {
     const cause = error instanceof Error ? error.message : String(error);
@@ -292,11 +298,14 @@ function catalogTarget(catalog: LakeCatalogLocation): string {
       return `sqlite:${catalog.path}`;
     case 'duckdb':
       return catalog.path;
+    case 'embedded':
+      throw new LakeOpenError('catalog', `the all-in-one's lake catalog (${catalog.dir}) has no URL here: set LAKE_CATALOG_URL`);
   }
 }
 
 /** The catalog for messages: a PostgreSQL URL without its credentials, or the file. */
 function describeCatalog(catalog: LakeCatalogLocation): string {
+  if (catalog.kind === 'embedded') return `embedded ${catalog.dir}`;
   if (catalog.kind !== 'postgres') return `${catalog.kind} ${catalog.path}`;
   const u = new URL(catalog.url.reveal());
   return `postgres ${u.hostname}:${u.port || 5432}${u.pathname}`;

@@ -11,6 +11,12 @@ export const DEFAULT_EXTENSION_DIRECTORY = fromRoot('.cache', 'duckdb-extensions
 export type LakeCatalogLocation =
   /** A PostgreSQL database (URL with its credentials); DuckLake's tables go in its schema `ducklake`. */
   | { kind: 'postgres'; url: SecretValue }
+  /**
+   * The all-in-one's own PostgreSQL under `dir` (0148), not named yet: `npm start` runs it and puts
+   * its URL in LAKE_CATALOG_URL before reading the config, so a process that still sees this kind
+   * has no catalog it can open.
+   */
+  | { kind: 'embedded'; dir: string }
   /** A DuckDB file: one DuckDB instance may have it open (0105). */
   | { kind: 'duckdb'; path: string }
   /** An SQLite file: one process at a time (0105 measured reader and writer locking each other out). */

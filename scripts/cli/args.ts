@@ -169,9 +169,9 @@ export function helpText(): string {
     '  prices apply [--effective-from YYYY-MM-DD]',
     '      Appends those changes as new effective-dated standard cards (default today); never edits a card.',
     '  lake connect',
-    '      The DuckDB statements that attach the open lake read-only from this environment (LAKE_FORMAT=ducklake; local, no server).',
+    '      The DuckDB statements that attach the open lake read-only from this environment (local, no server).',
     '  lake migrate [--remove-old]',
-    '      Moves the manifest lake of LAKE_DIR into the open lake (LAKE_FORMAT=ducklake): resumable, verified per organization and day;',
+    '      Moves the manifest lake of LAKE_DIR into the open lake (LAKE_URL, LAKE_CATALOG_URL): resumable, verified per organization and day;',
     '      --remove-old then deletes the old files (local, no server; stop every processor first).',
   );
   lines.push('  help', '      This text.');

@@ -1,5 +1,5 @@
-// The all-in-one's own lake catalog for the lake commands (docs/decisions/0148): with
-// LAKE_FORMAT=ducklake and neither LAKE_CATALOG_URL nor DATABASE_URL, `npm start` runs PostgreSQL
+// The all-in-one's own lake catalog for the lake commands (docs/decisions/0148): with neither
+// LAKE_CATALOG_URL nor DATABASE_URL, `npm start` runs PostgreSQL
 // under $DATA_DIR/lake-catalog on a port that changes with each start. A command run beside the
 // service uses that server (its URL set where loadConfig() reads it, as `npm start` does); with the
 // service stopped, `lake migrate` starts the server for its own run (creating the cluster the first

@@ -10,14 +10,12 @@ export async function printLakeConnect(): Promise<number> {
   // The all-in-one's own catalog is read where it runs; its port (so these statements) changes
   // when the service restarts.
   if (!(await attachEmbeddedLakeCatalog({ start: false }))) {
-    process.stderr.write(
-      "the all-in-one's lake catalog is not running: start the service (LAKE_FORMAT=ducklake npm start) or set LAKE_CATALOG_URL\n",
-    );
+    process.stderr.write("the all-in-one's lake catalog is not running: start the service (npm start) or set LAKE_CATALOG_URL\n");
     return 1;
   }
   const config = loadConfig();
   if (config.lakeFormat !== 'ducklake') {
-    process.stderr.write('LAKE_FORMAT is files: the lake is not a DuckLake yet (docs/open-lake-plan.md)\n');
+    process.stderr.write('LAKE_FORMAT is files: the lake is not a DuckLake (unset LAKE_FORMAT, then npm run cli -- lake migrate)\n');
     return 1;
   }
   for (const statement of connectStatements(config.lake)) process.stdout.write(`${statement};\n`);

@@ -97,7 +97,7 @@ async function lakeEnv(
 ): Promise<{ lake: string; filesDir: string | null; env: Record<string, string> }> {
   if (!store) {
     const lakeDir = path.join(dataDir, 'lake');
-    return { lake: lakeDir, filesDir: lakeDir, env: { LAKE_DIR: lakeDir } };
+    return { lake: lakeDir, filesDir: lakeDir, env: { LAKE_FORMAT: 'files', LAKE_DIR: lakeDir } };
   }
   if (store !== 'local') return { lake: store.url, filesDir: null, env: { LAKE_FORMAT: 'ducklake', LAKE_URL: store.url, ...store.env } };
   const keys = {

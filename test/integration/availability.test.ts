@@ -236,10 +236,14 @@ describe('the all-in-one processor thread', () => {
   it('does not hold up the HTTP listener: a worker that cannot reach Kafka is retried and reported on /metrics', async () => {
     // A port nothing listens on: the worker's processor keeps failing to connect.
     const deadBroker = `127.0.0.1:${await findFreePort()}`;
+    // The lake's catalog is made first: the host's start is what is timed.
+    const catalog = await openFreshControlDb('postgres', { migrate: false });
+    await catalog.db.close();
     const { value: host, ms } = await timed(() =>
       startTestHost({
         components: [processorThread({ restartDelayMs: 200, stopTimeoutMs: 5_000 })],
         infra: { kafkaBrokers: [deadBroker], schemaRegistryUrl: registryUrl },
+        env: { LAKE_CATALOG_URL: catalog.url! },
       }),
     );
     try {

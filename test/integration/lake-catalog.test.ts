@@ -103,6 +103,11 @@ describe.skipIf(!provisioned)('lake catalog (core/lake/lake-catalog.ts)', () => 
     LAKE_EXTENSION_DIR: provisioned?.extensionDirectory ?? '',
     ...extra,
   });
+  /** Local data and a DuckDB-file catalog beside it: openLake takes it (one process owns it), the service's config does not. */
+  const duckDbFileLake = (): LakeSettings => {
+    const settings = loadConfig(env({ LAKE_CATALOG_URL: 'postgres://replaced@127.0.0.1:1/replaced' })).lake;
+    return { ...settings, catalog: { kind: 'duckdb', path: path.join(settings.dataPath, 'catalog.ducklake') } };
+  };
   const s3Env = async () => ({
     LAKE_URL: `s3://${s3.bucket}/lakes/${lakes + 1}`,
     LAKE_CATALOG_URL: await newCatalogDatabase(),
@@ -113,7 +118,7 @@ describe.skipIf(!provisioned)('lake catalog (core/lake/lake-catalog.ts)', () => 
   });
 
   describe.each([
-    { where: 'local disk, DuckDB-file catalog (the all-in-one default)', settings: async () => loadConfig(env({})).lake },
+    { where: 'local disk, DuckDB-file catalog (one process)', settings: async () => duckDbFileLake() },
     { where: 'S3 server, PostgreSQL catalog', settings: async () => loadConfig(env(await s3Env())).lake },
   ])('$where', ({ settings: makeSettings }) => {
     it('creates the tables with exactly the schema columns; preparing again, from a fresh DuckDB, changes nothing', async () => {
@@ -250,7 +255,7 @@ describe.skipIf(!provisioned)('lake catalog (core/lake/lake-catalog.ts)', () => 
     expect(error.message).toMatch(/catalog \(postgres 127\.0\.0\.1:1\/lake\) could not be attached/);
     expect(`${error.message} ${error.stack}`).not.toContain(password);
 
-    const noExtensions = { ...loadConfig(env({})).lake, extensionDirectory: path.join(tmp, 'no-extensions') };
+    const noExtensions = { ...duckDbFileLake(), extensionDirectory: path.join(tmp, 'no-extensions') };
     const missing = await failureOf(openLake(noExtensions));
     expect(missing.step).toBe('extensions');
     expect(missing.message).toMatch(/npm run lake:extensions/);

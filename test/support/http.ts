@@ -21,7 +21,7 @@ import {
   type ControlDbKind,
   type FreshControlDb,
 } from './control-db.js';
-import { lakeEnvOf } from './test-lake.js';
+import { testHostLakeEnv } from './test-lake.js';
 
 export interface TestHost {
   /** Origin, e.g. http://127.0.0.1:41234 (routes are under /v1). */
@@ -48,6 +48,7 @@ export interface TestHostOptions {
 export async function startTestHost(opts: TestHostOptions = {}): Promise<TestHost> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'marginal-http-'));
   const adminToken = `mk_admin_test_${crypto.randomBytes(12).toString('hex')}`;
+  const given = { ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}), ...opts.env };
   const config = loadConfig({
     PORT: '0',
     DATA_DIR: dataDir,
@@ -55,10 +56,9 @@ export async function startTestHost(opts: TestHostOptions = {}): Promise<TestHos
     MARGINAL_MASTER_KEY: TEST_MASTER_KEY.toString('hex'),
     // TEST_LOG_LEVEL=error shows a test host's errors (a 500's stack) without editing the test.
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
-    ...opts.env,
-    // MARGINAL_TEST_LAKE=ducklake with a LAKE_DIR: the same DuckLake as the test's child processors.
-    ...lakeEnvOf({ ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}), ...opts.env }),
+    ...given,
+    // With a LAKE_DIR: the same lake as the test's child processors; without a catalog, one of its own.
+    ...(await testHostLakeEnv(given)),
   });
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   let host: Host;

@@ -70,7 +70,7 @@ export async function testHostLake(format: 'files' | 'ducklake' = testLakeFormat
   const catalog = format === 'ducklake' ? await openFreshControlDb('postgres', { migrate: false }) : null;
   await catalog?.db.close();
   return {
-    env: catalog ? { LAKE_FORMAT: 'ducklake', LAKE_CATALOG_URL: catalog.url! } : {},
+    env: catalog ? { LAKE_FORMAT: 'ducklake', LAKE_CATALOG_URL: catalog.url! } : { LAKE_FORMAT: 'files' },
     mark(dataDir) {
       const lakeDir = `${dataDir}/lake`;
       if (catalog) markDuckLake(lakeDir, duckLakeEnv(lakeDir, catalog.url!));

@@ -85,6 +85,14 @@ export class UsageEventProducer {
     }
   }
 
+  /** Encodes and sends each event to the partition given with it (not the one its key would pick). */
+  async sendToPartitions(events: readonly { partition: number; event: UsageEvent }[]): Promise<void> {
+    const messages = await Promise.all(
+      events.map(async ({ partition, event }) => ({ partition, key: event.organization_id, value: await this.codec.encode(event) })),
+    );
+    await this.producer.send({ topic: this.topic, acks: -1, messages });
+  }
+
   /** Sends raw record values (for undecodable-record tests). */
   async sendRaw(records: { key: string | null; value: Buffer }[]): Promise<void> {
     await this.producer.send({ topic: this.topic, acks: -1, messages: records });

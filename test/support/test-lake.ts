@@ -9,12 +9,13 @@ import path from 'node:path';
 import { loadConfig } from '../../core/config.js';
 import { ensureLakeTables, type OpenLake, openLake } from '../../core/lake/lake-catalog.js';
 import type { LakeSettings } from '../../core/lake/lake-settings.js';
+import { openFreshControlDb } from './control-db.js';
 
 const MARKER = '.marginal-test-ducklake.json';
 
-/** The lake format the processor suites run on (MARGINAL_TEST_LAKE: files | ducklake). */
+/** The lake format the processor suites run on (MARGINAL_TEST_LAKE: ducklake, the default, or files). */
 export function testLakeFormat(): 'files' | 'ducklake' {
-  const v = process.env.MARGINAL_TEST_LAKE ?? 'files';
+  const v = process.env.MARGINAL_TEST_LAKE ?? 'ducklake';
   if (v !== 'files' && v !== 'ducklake') throw new Error(`MARGINAL_TEST_LAKE must be files or ducklake, got ${v}`);
   return v;
 }
@@ -41,7 +42,7 @@ export function duckLakeSettingsOf(lakeDir: string): LakeSettings | null {
  * For the environment of a child processor or a test host with a LAKE_DIR: when it uses DuckLake
  * (LAKE_FORMAT=ducklake given, or MARGINAL_TEST_LAKE=ducklake with the control plane's PostgreSQL
  * as catalog, which the other processes of the test share), the variables to add, and the lake
- * folder is marked; otherwise nothing.
+ * folder is marked; on the manifest lake LAKE_FORMAT=files (the config's default is the open lake).
  */
 export function lakeEnvOf(env: Record<string, string>): Record<string, string> {
   const lakeDir = env.LAKE_DIR ?? env.LAKE_URL;
@@ -49,12 +50,26 @@ export function lakeEnvOf(env: Record<string, string>): Record<string, string> {
     if (lakeDir && !lakeDir.startsWith('s3://')) markDuckLake(lakeDir, env);
     return {};
   }
-  if (testLakeFormat() !== 'ducklake' || !lakeDir) return {};
+  if (env.LAKE_FORMAT === 'files' || testLakeFormat() !== 'ducklake') return env.LAKE_FORMAT ? {} : { LAKE_FORMAT: 'files' };
+  if (!lakeDir) return {};
   const catalog = env.LAKE_CATALOG_URL ?? env.DATABASE_URL;
   if (!catalog) throw new Error('MARGINAL_TEST_LAKE=ducklake: a child processor needs DATABASE_URL (PostgreSQL) for the catalog');
   const added = duckLakeEnv(lakeDir, catalog);
   markDuckLake(lakeDir, added);
   return added;
+}
+
+/**
+ * The lake variables of a test host given `env`: those of lakeEnvOf, and when the host has no
+ * catalog (no LAKE_CATALOG_URL, no DATABASE_URL: a PGlite control plane) on the open lake, a
+ * fresh PostgreSQL database of its own as the catalog, since the api opens the lake at start.
+ */
+export async function testHostLakeEnv(env: Record<string, string>): Promise<Record<string, string>> {
+  if (testLakeFormat() === 'files' || env.LAKE_FORMAT === 'files' || env.LAKE_CATALOG_URL || env.DATABASE_URL) return lakeEnvOf(env);
+  const catalog = await openFreshControlDb('postgres', { migrate: false });
+  await catalog.db.close();
+  const own = { LAKE_FORMAT: 'ducklake', LAKE_CATALOG_URL: catalog.url! };
+  return { ...own, ...lakeEnvOf({ ...env, ...own }) };
 }
 
 const readers = new Map<string, Promise<OpenLake>>();

@@ -4,25 +4,32 @@
 import path from 'node:path';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../core/config.js';
+import { ConfigError, embeddedLakeCatalogDir, loadConfig } from '../../../core/config.js';
 
 const base = { DATA_DIR: '/srv/marginal' };
 
 describe('lake settings', () => {
-  it('all-in-one default: data under $DATA_DIR/lake, a DuckDB-file catalog beside it, the project extension cache', () => {
+  it('all-in-one default: data under $DATA_DIR/lake, the catalog npm start runs under $DATA_DIR/lake-catalog, the project extension cache', () => {
     const { lake } = loadConfig(base);
     expect(lake.dataPath).toBe('/srv/marginal/lake/');
-    expect(lake.catalog).toEqual({ kind: 'duckdb', path: '/srv/marginal/lake/catalog.ducklake' });
+    expect(lake.catalog).toEqual({ kind: 'embedded', dir: '/srv/marginal/lake-catalog' });
     expect(lake.s3).toBeNull();
     expect(lake.extensionDirectory).toBe(path.resolve('.cache/duckdb-extensions'));
+    expect(embeddedLakeCatalogDir(base)).toBe('/srv/marginal/lake-catalog');
+    // Named by the user (or by npm start, once its server has a port): no server of our own.
+    expect(embeddedLakeCatalogDir({ ...base, LAKE_CATALOG_URL: 'postgres://lake@cat/lake' })).toBeNull();
+    expect(embeddedLakeCatalogDir({ ...base, DATABASE_URL: 'postgres://m@db/marginal' })).toBeNull();
   });
 
-  it('LAKE_FORMAT picks the lake the processor writes: files by default, ducklake on request, nothing else', () => {
-    expect(loadConfig(base).lakeFormat).toBe('files');
-    expect(loadConfig({ ...base, LAKE_FORMAT: 'ducklake', DATABASE_URL: 'postgres://m@db/marginal' }).lakeFormat).toBe('ducklake');
+  it('LAKE_FORMAT picks the lake the processor writes: ducklake by default, files on request, nothing else', () => {
+    expect(loadConfig(base).lakeFormat).toBe('ducklake');
+    expect(loadConfig({ ...base, DATABASE_URL: 'postgres://m@db/marginal' }).lakeFormat).toBe('ducklake');
+    expect(loadConfig({ ...base, LAKE_FORMAT: 'files' }).lakeFormat).toBe('files');
+    expect(embeddedLakeCatalogDir({ ...base, LAKE_FORMAT: 'files' })).toBeNull();
     expect(() => loadConfig({ ...base, LAKE_FORMAT: 'iceberg' })).toThrow(ConfigError);
     // The api and the processor each open the lake: only a PostgreSQL catalog shows one the other's commits.
-    expect(() => loadConfig({ ...base, LAKE_FORMAT: 'ducklake' })).toThrow(/PostgreSQL catalog/);
+    expect(() => loadConfig({ ...base, LAKE_CATALOG_URL: '/srv/marginal/catalog.ducklake' })).toThrow(/PostgreSQL catalog/);
+    expect(() => loadConfig({ ...base, LAKE_CATALOG_URL: 'sqlite:./x.sqlite' })).toThrow(/PostgreSQL catalog/);
   });
 
   it('an unset LAKE_URL follows LAKE_DIR, the folder of the lake either way', () => {
@@ -36,7 +43,7 @@ describe('lake settings', () => {
     if (viaDatabase.kind === 'postgres') expect(viaDatabase.url.reveal()).toBe('postgres://m:pw@db:5432/marginal');
     const own = loadConfig({ ...base, DATABASE_URL: 'postgres://a@b/c', LAKE_CATALOG_URL: 'postgresql://lake@cat:6543/lake' }).lake.catalog;
     if (own.kind === 'postgres') expect(own.url.reveal()).toBe('postgresql://lake@cat:6543/lake');
-    expect(loadConfig({ ...base, LAKE_CATALOG_URL: 'sqlite:./x.sqlite' }).lake.catalog).toEqual({
+    expect(loadConfig({ ...base, LAKE_FORMAT: 'files', LAKE_CATALOG_URL: 'sqlite:./x.sqlite' }).lake.catalog).toEqual({
       kind: 'sqlite',
       path: path.resolve('x.sqlite'),
     });
