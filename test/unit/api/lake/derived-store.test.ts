@@ -1,6 +1,7 @@
 // Persisted derived days (api/lake/derived-store.ts): a fresh LakeQuery answers from the files an
 // earlier one persisted, equal to the raw-event oracle and to figures worked out here, and a
-// persisted day is never used once the day's lake files change.
+// persisted day is never used once the day changes (its version on the open lake). The lake is the
+// test lake (openTestProcessorLake, testLakeQueryOptions).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,7 +13,8 @@ import { queryNumericTotals } from '../../../../api/dimension-data/dimension-dat
 import { dayFingerprint } from '../../../../api/lake/derived-store.js';
 import { endUserIdFor } from '../../../../core/ids.js';
 import type { LakeEventRow } from '../../../../core/lake/events-schema.js';
-import { LakeWriter } from '../../../../processor/lake/lake-writer.js';
+import { openTestProcessorLake } from '../../../support/processor-fixtures.js';
+import { testLakeQueryOptions } from '../../../support/test-lake.js';
 import { ORG_A, lakeEvent } from '../../../support/lake-event-builder.js';
 import { eventually } from '../../../support/eventually.js';
 
@@ -114,10 +116,10 @@ function persistedBatches(lakeDir: string, derivationPrefix: string): string[] {
 
 describe('persisted derived days', () => {
   let dir: string;
-  let writer: LakeWriter;
+  let writer: Awaited<ReturnType<typeof openTestProcessorLake>>;
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'derived-store-'));
-    writer = await LakeWriter.open(dir);
+    writer = await openTestProcessorLake(dir);
     await writer.flush(0, P0, P0.length);
     await writer.flush(1, P1, P1.length);
   });
@@ -127,7 +129,7 @@ describe('persisted derived days', () => {
   });
 
   it('lets a fresh process answer from persisted files, equal to the raw events and to hand figures', async () => {
-    const oracle = await LakeQuery.open(dir, { useRollups: false });
+    const oracle = await LakeQuery.open(dir, { ...testLakeQueryOptions(dir), useRollups: false });
     const expected = await answers(oracle);
     oracle.close();
 
@@ -164,7 +166,7 @@ describe('persisted derived days', () => {
     });
 
     // The first process builds from the lake and persists in the background.
-    const first = await LakeQuery.open(dir);
+    const first = await LakeQuery.open(dir, testLakeQueryOptions(dir));
     expect(await answers(first)).toEqual(expected);
     await eventually(() => persistedBatches(dir, 'daily_costs-').length > 0, 20_000, 'daily_costs persisted');
     await eventually(
@@ -175,7 +177,7 @@ describe('persisted derived days', () => {
     first.close();
 
     // A fresh process reads the persisted files (nothing built in its memory yet) and agrees.
-    const fresh = await LakeQuery.open(dir);
+    const fresh = await LakeQuery.open(dir, testLakeQueryOptions(dir));
     try {
       const sql = await fresh.expand({ organizationId: ORG_A, range: RANGE }, 'SELECT * FROM {{costs}} c');
       expect(sql).toContain(path.join(dir, '_derived'));
@@ -203,7 +205,7 @@ describe('persisted derived days', () => {
     // from their files and its copy into memory waits for B's query; request A runs to its end
     // meanwhile. With one list shared by all requests, A's end started B's copy (competing with
     // B's query for DuckDB's threads).
-    const fresh = await LakeQuery.open(dir);
+    const fresh = await LakeQuery.open(dir, testLakeQueryOptions(dir));
     try {
       const b = await fresh.cache.collect(() => fresh.expand({ organizationId: ORG_A, range: RANGE }, 'SELECT * FROM {{costs}} c'));
       expect(b.value).toContain(path.join(dir, '_derived'));
@@ -230,47 +232,46 @@ describe('persisted derived days', () => {
     }
   });
 
-  it('never uses a persisted day after its file list changed', async () => {
-    const warm = await LakeQuery.open(dir);
+  it('never uses a persisted day after the day changed', async () => {
+    const warm = await LakeQuery.open(dir, testLakeQueryOptions(dir));
     await answers(warm);
     await eventually(() => persistedBatches(dir, 'daily_costs-').length > 0, 20_000, 'persisted');
     warm.close();
     const before = persistedBatches(dir, 'daily_costs-');
 
-    // A later flush adds a file to the 11th: that day's persisted rows are for the old list.
+    // A later flush adds an event to the 11th: that day's persisted rows are for its old version.
     await writer.flush(0, [ev(0, 3, '2025-03-11T15:00:00Z', 'dave', '32', { team: 'green', latency_ms: 100 })], P0.length + 1);
-    const oracle = await LakeQuery.open(dir, { useRollups: false });
+    const oracle = await LakeQuery.open(dir, { ...testLakeQueryOptions(dir), useRollups: false });
     const expected = await answers(oracle);
     oracle.close();
     expect((expected['days:totals'] as { total_cost: string }).total_cost).toBe('55.750000000001');
 
-    const fresh = await LakeQuery.open(dir);
+    const fresh = await LakeQuery.open(dir, testLakeQueryOptions(dir));
     try {
       const sql = await fresh.expand(
         { organizationId: ORG_A, range: { start: d('2025-03-11'), end: d('2025-03-12') } },
         'SELECT * FROM {{costs}} c',
       );
-      // The 11th is rebuilt from its lake files into memory, not read from _derived.
+      // The 11th is rebuilt from the lake into memory, not read from _derived.
       expect(sql).not.toContain('_derived');
       expect(sql).toContain('derived_0');
       expect(await answers(fresh)).toEqual(expected);
-      // The new list is persisted under its own fingerprint beside the old batches.
+      // The new version is persisted under its own fingerprint beside the old batches.
       await eventually(() => persistedBatches(dir, 'daily_costs-').some((f) => !before.includes(f)), 20_000, 'new batch persisted');
-      const files = fs
-        .readdirSync(path.join(dir, 'events', `org=${ORG_A}`, 'date=2025-03-11'))
-        .map((f) => path.join(dir, 'events', `org=${ORG_A}`, 'date=2025-03-11', f));
-      const dcFiles = fs.readdirSync(path.join(dir, 'daily_costs', `org=${ORG_A}`, 'date=2025-03-11'));
+      // Its sidecar names the 11th by the day's version now (the open lake's "file" of the day).
+      const days = fresh.duckLakeDays!;
+      const names = await days.names(await days.snapshot(), 'daily_costs', ORG_A, '2025-03-11', '2025-03-11');
+      expect(names).toHaveLength(1);
       const sidecars = persistedBatches(dir, 'daily_costs-').map(
         (f) => JSON.parse(fs.readFileSync(f, 'utf8')) as { days: Record<string, string> },
       );
-      expect(sidecars.some((s) => s.days['2025-03-11'] === dayFingerprint(dcFiles))).toBe(true);
-      expect(files.length).toBe(3);
+      expect(sidecars.some((s) => s.days['2025-03-11'] === dayFingerprint(names))).toBe(true);
     } finally {
       fresh.close();
     }
 
     // And a process after that reads the new batch and still agrees with the oracle.
-    const next = await LakeQuery.open(dir);
+    const next = await LakeQuery.open(dir, testLakeQueryOptions(dir));
     try {
       expect(await next.expand({ organizationId: ORG_A, range: RANGE }, 'SELECT * FROM {{costs}} c')).toContain('_derived');
       expect(await answers(next)).toEqual(expected);
@@ -283,14 +284,18 @@ describe('persisted derived days', () => {
     const today = new Date();
     const at = new Date(Math.floor(today.getTime() / 86_400_000) * 86_400_000 + 60_000);
     const lakeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'derived-store-today-'));
-    const w = await LakeWriter.open(lakeDir);
+    const w = await openTestProcessorLake(lakeDir);
     try {
       await w.flush(0, [ev(0, 0, at.toISOString(), 'alice', '1', {})], 1);
       const range = { start: new Date(at.getTime() - 60_000), end: new Date(at.getTime() + 86_400_000 - 60_000) };
-      const q = await LakeQuery.open(lakeDir);
+      const q = await LakeQuery.open(lakeDir, testLakeQueryOptions(lakeDir));
       expect(await queryCostTotals(q, { organizationId: ORG_A, range })).toMatchObject({ total_cost: '1.000000000000' });
       await q.closeWhenIdle(); // after its background work: persisting would have happened by now
-      const off = await LakeQuery.open(lakeDir, { derivedDir: false, persistSettledMs: -10 * 86_400_000 });
+      const off = await LakeQuery.open(lakeDir, {
+        ...testLakeQueryOptions(lakeDir),
+        derivedDir: false,
+        persistSettledMs: -10 * 86_400_000,
+      });
       expect(await queryCostTotals(off, { organizationId: ORG_A, range })).toMatchObject({ total_cost: '1.000000000000' });
       await off.closeWhenIdle();
       expect(fs.existsSync(path.join(lakeDir, '_derived'))).toBe(false);

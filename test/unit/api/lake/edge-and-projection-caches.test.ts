@@ -10,7 +10,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LakeQuery, type LakeScope } from '../../../../api/lake/lake-query.js';
 import { endUserIdFor } from '../../../../core/ids.js';
-import { LakeWriter } from '../../../../processor/lake/lake-writer.js';
+import { openTestProcessorLake } from '../../../support/processor-fixtures.js';
+import { testLakeQueryOptions } from '../../../support/test-lake.js';
 import { lakeEvent, ORG_A } from '../../../support/lake-event-builder.js';
 
 const d = (s: string) => new Date(s);
@@ -36,13 +37,13 @@ const USER_SUM = `${SUM} AND c.end_user_id = $end_user_id`;
 
 describe('edge cache and end-user projections', () => {
   let dir: string;
-  let writer: LakeWriter;
+  let writer: Awaited<ReturnType<typeof openTestProcessorLake>>;
   let lake: LakeQuery;
   let raw: LakeQuery;
 
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lake-edges-'));
-    writer = await LakeWriter.open(dir);
+    writer = await openTestProcessorLake(dir);
     await writer.flush(
       0,
       [
@@ -58,8 +59,8 @@ describe('edge cache and end-user projections', () => {
       8,
     );
     // derivedDir false: every day is built in memory (no persisted day read directly).
-    lake = await LakeQuery.open(dir, { refreshIntervalMs: 0, cacheGraceMs: 0, derivedDir: false });
-    raw = await LakeQuery.open(dir, { refreshIntervalMs: 0, useRollups: false });
+    lake = await LakeQuery.open(dir, { ...testLakeQueryOptions(dir), refreshIntervalMs: 0, cacheGraceMs: 0, derivedDir: false });
+    raw = await LakeQuery.open(dir, { ...testLakeQueryOptions(dir), refreshIntervalMs: 0, useRollups: false });
   });
 
   afterAll(async () => {
@@ -106,7 +107,7 @@ describe('edge cache and end-user projections', () => {
     // 06:20 on the 10th to 07:40 on the 12th: 2 + 4 + 8, 16 + 0.000000000001, 32.
     const s = scope('2025-03-10T06:20:00Z', '2025-03-12T07:40:00Z');
     const expected = [{ cost: '62.000000000001', n: 6 }];
-    const open = () => LakeQuery.open(dir, { refreshIntervalMs: 0, cacheGraceMs: 0, derivedDir: false });
+    const open = () => LakeQuery.open(dir, { ...testLakeQueryOptions(dir), refreshIntervalMs: 0, cacheGraceMs: 0, derivedDir: false });
     const [one, many] = [await open(), await open()];
     try {
       for (let i = 0; i < 2; i++) expect(await one.rows(s, SUM)).toEqual(expected);
@@ -158,7 +159,13 @@ describe('edge cache and end-user projections', () => {
   });
 
   it('switched off (the read-path A/B), both give the same answers from computed slices and whole days', async () => {
-    const off = await LakeQuery.open(dir, { refreshIntervalMs: 0, derivedDir: false, edgeCacheSlices: 0, rowProjections: false });
+    const off = await LakeQuery.open(dir, {
+      ...testLakeQueryOptions(dir),
+      refreshIntervalMs: 0,
+      derivedDir: false,
+      edgeCacheSlices: 0,
+      rowProjections: false,
+    });
     try {
       const u1 = endUserIdFor(ORG_A, 'u1');
       const s = scope('2025-03-10T06:30:00Z', '2025-03-12T07:30:00Z');

@@ -4,7 +4,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LakeQuery, splitWholeDays, splitWholeHours, type Derivation } from '../../../../api/lake/lake-query.js';
 import type { LakeEventRow } from '../../../../core/lake/events-schema.js';
-import { LakeWriter } from '../../../../processor/lake/lake-writer.js';
+import { openTestProcessorLake } from '../../../support/processor-fixtures.js';
+import { testDuckLake, testLakeFormat, testLakeQueryOptions } from '../../../support/test-lake.js';
+import { collapseCoverage } from '../../../../core/lake/dimension-coverage.js';
 import { lakeEvent } from '../../../support/lake-event-builder.js';
 
 const d = (s: string) => new Date(s);
@@ -78,7 +80,7 @@ describe('LakeQuery', () => {
   let rawOnly: LakeQuery;
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lake-query-'));
-    const writer = await LakeWriter.open(dir);
+    const writer = await openTestProcessorLake(dir);
     await writer.flush(
       0,
       [
@@ -91,8 +93,8 @@ describe('LakeQuery', () => {
       5,
     );
     await writer.close();
-    withRollups = await LakeQuery.open(dir);
-    rawOnly = await LakeQuery.open(dir, { useRollups: false });
+    withRollups = await LakeQuery.open(dir, testLakeQueryOptions(dir));
+    rawOnly = await LakeQuery.open(dir, { ...testLakeQueryOptions(dir), useRollups: false });
   });
   afterAll(() => {
     withRollups?.close();
@@ -143,7 +145,7 @@ describe('LakeQuery', () => {
   });
 });
 
-describe('LakeQuery {{derived}} and the per-file cache', () => {
+describe.skipIf(testLakeFormat() !== 'ducklake')('LakeQuery {{derived}} and the per-day cache', () => {
   const perModel: Derivation = {
     id: 'per-model',
     source: 'events',
@@ -153,26 +155,30 @@ describe('LakeQuery {{derived}} and the per-file cache', () => {
   const SQL =
     'SELECT CAST(sum(n) AS BIGINT) AS n, CAST(sum(cost) AS DECIMAL(38,12)) AS cost FROM {{derived}} d WHERE d.organization_id = $org';
 
-  it('answers from cached whole days plus raw partial days, and stays right when compaction replaces files', async () => {
+  it("answers from cached whole days plus raw partial days, and stays right through the writer's upkeep (files merged, coverage folded)", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lake-derived-'));
-    const writer = await LakeWriter.open(dir, { clock: () => new Date('2030-01-01T00:00:00Z') });
-    // Two flushes, so the 11th has two events files in partition 0.
+    const writer = await openTestProcessorLake(dir);
+    // Two flushes, so the 11th has two flushes' rows (and two coverage rows) in partition 0.
     await writer.flush(0, [row(0, '2025-03-10T12:00:00Z', '1'), row(1, '2025-03-11T01:00:00Z', '2')], 2);
     await writer.flush(0, [row(2, '2025-03-11T05:00:00Z', '4'), row(3, '2025-03-12T06:00:00Z', '8')], 4);
-    const cached = await LakeQuery.open(dir, { refreshIntervalMs: 0, cacheGraceMs: 0 });
-    const raw = await LakeQuery.open(dir, { useRollups: false, refreshIntervalMs: 0 });
+    const cached = await LakeQuery.open(dir, { ...testLakeQueryOptions(dir), refreshIntervalMs: 0, cacheGraceMs: 0 });
+    const raw = await LakeQuery.open(dir, { ...testLakeQueryOptions(dir), useRollups: false, refreshIntervalMs: 0 });
     try {
       const scope = { organizationId: ORG, range: { start: d('2025-03-10T18:00:00Z'), end: d('2025-03-12T12:00:00Z') }, derived: perModel };
       const expected = [{ n: 3, cost: '14.000000000000' }];
       expect(await cached.rows(scope, SQL)).toEqual(expected);
       expect(await raw.rows(scope, SQL)).toEqual(expected);
-      // The two files of the 11th make one (day, model) row; the partial 10th and 12th are
+      // The two flushes of the 11th make one (day, model) row; the partial 10th and 12th are
       // answered by the hourly cache, one (hour, model) row each.
       expect(cached.cache!.rows).toBe(3);
 
-      await writer.compactPartition(0, { minFiles: 2, graceMs: 0 });
+      // DuckLake's upkeep as the writer runs it: adjacent files merged (rowids kept, no day's version
+      // moves), then the settled days' coverage rows folded, the 11th's two into one (a new version).
+      const lake = (await testDuckLake(dir))!;
+      await lake.conn.run(`CALL ducklake_merge_adjacent_files('lake')`);
+      expect(await collapseCoverage(lake.conn, '2030-01-01')).toBe(2);
       expect(await cached.rows(scope, SQL)).toEqual(expected);
-      // The merged file replaced the two: the 11th was rebuilt; the old row waits out its grace…
+      // The 11th was rebuilt; the old row waits out its grace…
       expect(cached.cache!.rows).toBe(4);
       expect(await cached.rows(scope, SQL)).toEqual(expected);
       // …and is deleted by the next build.
