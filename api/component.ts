@@ -97,7 +97,7 @@ export function apiComponent(options: ApiComponentOptions = {}): StartComponent 
     // Its first tick and the preparation run before the api listens (api/lake/prepare-reads.ts).
     await webhooks.start();
     if (options.prepare !== false) {
-      const prepared = await prepareReads(ctx, lakeQuery, rateBook, options.prepare).catch((err) => {
+      const prepared = await prepareReads(ctx, lakeQuery, rateBook, { now: ctx.services.apiClock, ...options.prepare }).catch((err) => {
         ctx.logger.warn({ err }, 'preparing reads failed; first requests do the work');
         return null;
       });

@@ -1,6 +1,8 @@
 // Lake reads of /cost-data beyond the shared cost groupings: the organization's stored events by
-// status, taken from the manifests' per-file status counts (no Parquet read); files written
-// without counts, and the open lake's events table, are counted with DuckDB.
+// status. On the manifest lake from the manifests' per-file status counts (no Parquet read; files
+// written without counts are counted with DuckDB); on the open lake from the daily_costs rollup
+// (one row per … × status with its event_count, every event counted: core/lake/rollups.ts) through
+// {{costs}}, whose whole days are the api's cached derived days, so a warm answer reads no lake table.
 import { EVENT_STATUSES, type EventStatus } from '../../core/lake/events-schema.js';
 import { tableColumns } from '../../core/lake/layout.js';
 import { parquetRelationSql } from '../../core/lake/parquet-sql.js';
@@ -8,10 +10,20 @@ import type { LakeQuery } from '../lake/lake-query.js';
 
 export async function queryLakeStatusCounts(lake: LakeQuery, organizationId: string): Promise<Record<EventStatus, number>> {
   const counts = Object.fromEntries(EVENT_STATUSES.map((s) => [s, 0])) as Record<EventStatus, number>;
+  const add = async (relation: string, count: string) => {
+    const rows = await lake.rows<{ status: string; n: number }>(
+      { organizationId },
+      `SELECT status, ${count} AS n FROM ${relation} e WHERE e.organization_id = $org GROUP BY status`,
+    );
+    for (const r of rows) if ((EVENT_STATUSES as readonly string[]).includes(r.status)) counts[r.status as EventStatus] += r.n;
+  };
+  if (lake.readsDuckLake) {
+    // All time (no range): every day whole, from the cache.
+    await add('{{costs}}', 'CAST(sum(event_count) AS BIGINT)');
+    return counts;
+  }
   const uncounted: string[] = [];
-  // The open lake keeps no per-file counts to read: count its events table.
-  const manifests = lake.readsDuckLake ? [] : (await lake.reader.manifests()).values();
-  for (const manifest of manifests) {
+  for (const manifest of (await lake.reader.manifests()).values()) {
     for (const f of manifest.files) {
       if (f.table !== 'events' || f.organization_id !== organizationId) continue;
       if (!f.status_counts) {
@@ -21,14 +33,6 @@ export async function queryLakeStatusCounts(lake: LakeQuery, organizationId: str
       for (const s of EVENT_STATUSES) counts[s] += f.status_counts[s];
     }
   }
-  if (uncounted.length > 0 || lake.readsDuckLake) {
-    const events = lake.readsDuckLake ? '{{events}}' : parquetRelationSql(uncounted, tableColumns('events'));
-    const rows = await lake.rows<{ status: string; n: number }>(
-      { organizationId },
-      `SELECT status, count(*) AS n FROM ${events} e
-        WHERE e.organization_id = $org GROUP BY status`,
-    );
-    for (const r of rows) if ((EVENT_STATUSES as readonly string[]).includes(r.status)) counts[r.status as EventStatus] += r.n;
-  }
+  if (uncounted.length > 0) await add(parquetRelationSql(uncounted, tableColumns('events')), 'count(*)');
   return counts;
 }

@@ -118,13 +118,46 @@ export class DuckLakeDays {
     return out.sort();
   }
 
+  /**
+   * Reads every organization's day versions at `snapshot` in one scan (the api's start: each
+   * organization's first request then reads only the rows inserted since, or nothing while the
+   * snapshot stands).
+   */
+  async readAll(snapshot: number): Promise<void> {
+    const all = await this.query(
+      `SELECT organization_id, CAST(event_date AS VARCHAR), count(*), max(rowid) FROM ${atSnapshot('dimension_coverage', snapshot)} GROUP BY ALL`,
+      (rows) => {
+        this.reads.versions++;
+        const byOrg = new Map<string, Map<string, bigint>>();
+        for (const r of rows) {
+          this.reads.coverageRows += Number(r[2] as bigint);
+          const org = String(r[0]);
+          if (!byOrg.has(org)) byOrg.set(org, new Map());
+          byOrg.get(org)!.set(String(r[1]), r[3] as bigint);
+        }
+        return byOrg;
+      },
+    );
+    for (const [org, days] of all) {
+      const base = this.latest.get(org);
+      if (base && base.snapshot >= snapshot) continue;
+      this.latest.set(org, { snapshot, days });
+      this.versions.set(`${snapshot}\u0000${org}`, Promise.resolve(this.named(days)));
+    }
+  }
+
+  /** day → version name part of a day → max(rowid) map. */
+  private named(days: Map<string, bigint>): Map<string, string> {
+    return new Map([...days].map(([day, rowid]) => [day, `v${String(rowid)}-${this.identity}`]));
+  }
+
   /** day → version of every day of the organization with coverage rows, at `snapshot`. */
   private dayVersions(snapshot: number, organizationId: string): Promise<Map<string, string>> {
     return cachedLoad(this.versions, `${snapshot}\u0000${organizationId}`, async () => {
       const read = await this.dayRowids(snapshot, organizationId);
       const base = this.latest.get(organizationId);
       if (!base || base.snapshot < snapshot) this.latest.set(organizationId, read);
-      return new Map([...read.days].map(([day, rowid]) => [day, `v${String(rowid)}-${this.identity}`]));
+      return this.named(read.days);
     });
   }
 

@@ -529,10 +529,18 @@ export class LakeQuery {
 
   /**
    * Opens a connection into the pool and reads a lake file's footer (`file`, if any), so the first
-   * request finds both ready (api/lake/prepare-reads.ts).
+   * request finds both ready (api/lake/prepare-reads.ts); on the open lake reads the catalog's
+   * snapshot and every organization's day versions at it instead.
    */
   async warmUp(file?: string): Promise<void> {
     this.refuseIfClosing();
+    if (this.duckLakeDays) {
+      const days = this.duckLakeDays;
+      await days.readAll(await days.snapshot()).catch((e: unknown) => {
+        throw this.unreachable(e);
+      });
+      return;
+    }
     const conn = await this.connection();
     try {
       await conn.run(file ? `SELECT count(*) FROM ${readParquetSql([file])}` : 'SELECT 1');

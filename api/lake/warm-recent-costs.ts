@@ -28,8 +28,6 @@ export async function organizationsByLakeRows(lake: LakeQuery): Promise<string[]
 export function warmRecentCosts(lake: LakeQuery, now: () => Date, logger: Logger, days: number): CostWarmUp {
   let stopped = false;
   const run = async () => {
-    // Not on the open lake yet: its days are cached (0156) but this warm-up was not measured there.
-    if (lake.readsDuckLake) return;
     const orgs = await organizationsByLakeRows(lake);
     const today = Math.floor(now().getTime() / DAY_MS) * DAY_MS;
     const started = performance.now();

@@ -1,8 +1,10 @@
 // What the api prepares before it listens (api/lake/prepare-reads.ts): the busiest organizations'
 // revenue records are in the revenue cache, so a margin request reads only their version; the
 // cache still follows every change to the records; quieter organizations are left to their first
-// request; and the answers are the records as stored. The lake is the test lake (MARGINAL_TEST_LAKE:
-// the manifest lake, or a DuckLake with its catalog in a fresh PostgreSQL database).
+// request; and the answers are the records as stored. The busiest organizations' last week of
+// cost days is in the lake's cache, so a first request over it builds nothing. The lake is the test
+// lake (MARGINAL_TEST_LAKE: the manifest lake, or a DuckLake with its catalog in a fresh PostgreSQL
+// database).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -42,6 +44,8 @@ function recorded(db: ControlDb): { db: ControlDb; statements: string[] } {
 
 const jan = new Date('2025-01-01T00:00:00.000Z');
 const feb = new Date('2025-02-01T00:00:00.000Z');
+/** The api's clock: the busy organization's three days (Jan 1–3) are within the last week. */
+const now = new Date('2025-01-04T12:00:00.000Z');
 
 describeEachControlDb('reads prepared at start', ({ db }) => {
   let lakeDir: string;
@@ -77,8 +81,24 @@ describeEachControlDb('reads prepared at start', ({ db }) => {
   it('fills the busiest organizations’ revenue cache; a request then reads only the version, and changes still show', async () => {
     const r = recorded(db());
     const auth = new ApiKeyAuthenticator((key) => findActiveApiKey(r.db, TEST_MASTER_KEY, key));
-    const prepared = await prepareReads({ db: r.db, auth }, lake, new RateBook(r.db), { organizations: 1 });
+    const built = lake.cache.counts.built;
+    const prepared = await prepareReads({ db: r.db, auth }, lake, new RateBook(r.db), { organizations: 1, now: () => now });
     expect(prepared.organizations).toBe(1);
+    // The busy organization's last week of cost days is in the cache: its three days built (one
+    // daily_costs row each), the quiet one's not. A request over that week builds nothing, and on
+    // the open lake reads no day versions (the preparation read every organization's at the
+    // snapshot, which still holds).
+    expect(lake.cache.counts.built - built).toBe(3);
+    const reads = { ...lake.duckLakeDays?.reads };
+    const week = { start: new Date(jan.getTime() - 3 * 86_400_000), end: now };
+    const costs = 'SELECT CAST(sum(c.event_count) AS BIGINT) AS n FROM {{costs}} c WHERE c.organization_id = $org';
+    expect(await lake.row({ organizationId: busy, range: week }, costs)).toEqual({ n: 3 });
+    expect(lake.cache.counts.built - built).toBe(3);
+    expect(lake.duckLakeDays?.reads.versions).toBe(reads.versions);
+    // The quiet organization's day was not built, but its versions were read with everyone's.
+    expect(await lake.row({ organizationId: quiet, range: week }, costs)).toEqual({ n: 1 });
+    expect(lake.cache.counts.built - built).toBe(4);
+    expect(lake.duckLakeDays?.reads.versions).toBe(reads.versions);
     // The key lookup ran (for a key that matches nothing) and the busy organization's records were read.
     expect(r.statements.some((s) => s.includes('FROM api_keys'))).toBe(true);
     expect(r.statements.filter((s) => s.includes('json_agg'))).toHaveLength(1);
