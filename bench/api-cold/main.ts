@@ -16,7 +16,7 @@ import { endUserIdFor } from '../../core/ids.js';
 import { BENCH_META_FILE, benchNow } from '../api/bench-lake.js';
 import { firstRequests, type FreshApiOptions } from '../api/fresh-api.js';
 import { httpCases, pathOf } from '../api/http-cases.js';
-import { log } from '../api/synthetic-lake-host.js';
+import { log, stopLakeCatalog, useBenchLake } from '../api/synthetic-lake-host.js';
 import { median as medianOf } from '../api/stats.js';
 
 const { values } = parseArgs({
@@ -30,6 +30,8 @@ const { values } = parseArgs({
 });
 const dataDir = path.resolve(values['data-dir'] ?? '');
 const rounds = Number(values.rounds);
+// The data directory's lake catalog, for the api processes (bench/api/synthetic-lake-host.ts).
+await useBenchLake(dataDir);
 const part1 = fs.existsSync(path.join(dataDir, BENCH_META_FILE));
 const meta = JSON.parse(fs.readFileSync(path.join(dataDir, part1 ? BENCH_META_FILE : 'bench-part2-meta.json'), 'utf8')) as {
   organizationId: string;
@@ -100,3 +102,4 @@ log(
 const head = `| endpoint | start-up ms | first ms |${values.unprepared ? ' unprepared start-up ms | unprepared first ms |' : ''}${values.raw ? ' raw scan first ms |' : ''}`;
 const rule = `|---|--:|--:|${values.unprepared ? '--:|--:|' : ''}${values.raw ? '--:|' : ''}`;
 console.log(`\n${head}\n${rule}\n${rows.join('\n')}`);
+await stopLakeCatalog();

@@ -20,11 +20,11 @@ import { importRevenueRecords, type RevenueRecordInput } from '../../revenue/rev
 import { endUserIdFor } from '../../core/ids.js';
 import type { LakeEventRow } from '../../core/lake/events-schema.js';
 import { fromRoot } from '../../core/paths.js';
-import { LakeWriter } from '../../processor/lake/lake-writer.js';
+import { DuckLakeWriter } from '../../processor/lake/ducklake-writer.js';
 import { lakeEvent } from '../../test/support/lake-event-builder.js';
 import { firstRequests, startFreshApi, type FreshApi } from '../api/fresh-api.js';
 import { median, percentile } from '../api/stats.js';
-import { log, readBenchOptions, startSyntheticLakeHost } from '../api/synthetic-lake-host.js';
+import { log, readBenchOptions, startSyntheticLakeHost, stopLakeCatalog } from '../api/synthetic-lake-host.js';
 import { PARTITIONS, writeSyntheticLake } from '../api/synthetic-lake.js';
 
 const options = readBenchOptions(365);
@@ -145,20 +145,20 @@ const meta: Meta = await bench.dataOnce('bench-part2-meta.json', async () => {
     org.id,
     Array.from({ length: END_USERS }, (_, i) => `user-${i}`),
   );
-  log(`writing ${EVENTS} events over ${DAYS} days into ${config.lakeDir}`);
+  log(`writing ${EVENTS} events over ${DAYS} days into ${config.lake.dataPath}`);
   const t = performance.now();
   await writeSyntheticLake({
-    lakeDir: config.lakeDir,
+    lake: config.lake,
     orgs: [{ organizationId: org.id, events: EVENTS, endUsers: END_USERS }],
     days: DAYS,
     firstDay: FIRST_DAY,
     onProgress: log,
   });
   const sessions = [...bigSession(org.id, Date.UTC(2025, 6, 1, 9)), ...smallSessions(org.id, 1000)];
-  const writer = await LakeWriter.open(config.lakeDir);
+  // One commit of the session events; then DuckLake's own upkeep (merge of small adjacent files), as in steady state.
+  const writer = await DuckLakeWriter.open(config.lake, { maintenanceEveryMs: 0 });
   await writer.flush(SESSION_PARTITION, sessions, sessions.length);
-  // Session flushes touch many days; compaction leaves one file per table and day, as in steady state.
-  await writer.compactPartition(SESSION_PARTITION, { minFiles: 2, graceMs: 0, maxGroups: 1_000_000 });
+  await writer.compactPartition();
   await writer.close();
   const records = revenueRecords();
   await importRevenueRecords(db, org.id, records);
@@ -288,6 +288,7 @@ try {
   for (const [i, [name, q, target, headers]] of CASES.entries()) results.push(await measure(name, q, target, firsts[i]!, headers));
 } finally {
   await api.stop();
+  await stopLakeCatalog();
   if (options.dataDir === undefined) fs.rmSync(bench.dataDir, { recursive: true, force: true });
 }
 

@@ -6,11 +6,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { columnKey, queryCostBuckets, queryCostGroups } from '../../api/costs/costs.queries.js';
-import { LakeQuery } from '../../api/lake/lake-query.js';
 import { parseDateRange } from '../../core/time.js';
 import { cachedRevenue } from '../../revenue/revenue-cache.js';
 import { listRevenueConnections, listRevenueRecords, revenueRecordsVersion } from '../../revenue/revenue.store.js';
-import { log, startSyntheticLakeHost } from '../api/synthetic-lake-host.js';
+import { log, startSyntheticLakeHost, openBenchLakeQuery } from '../api/synthetic-lake-host.js';
 
 const { values } = parseArgs({ options: { 'data-dir': { type: 'string' }, piece: { type: 'string', default: 'all' } } });
 const dataDir = path.resolve(values['data-dir']!);
@@ -26,7 +25,7 @@ const t0 = performance.now();
 const bench = await startSyntheticLakeHost({ label: 'profile-margin', dataDir, api: {} });
 log(`host started in ${(performance.now() - t0).toFixed(0)} ms`);
 const db = bench.host.ctx.db;
-const lake = await time('LakeQuery.open', () => LakeQuery.open(bench.config.lakeDir));
+const lake = await time('LakeQuery.open', () => openBenchLakeQuery(bench.config));
 const year = parseDateRange('2025-01-01', '2026-01-01');
 const piece = values.piece;
 if (piece === 'all' || piece === 'revenue') {
@@ -37,7 +36,7 @@ if (piece === 'all' || piece === 'revenue') {
   await time('cachedRevenue (second)', () => cachedRevenue(db, org));
 }
 if (piece === 'expand') {
-  // The placeholder expansion alone (manifests, derived-day lookup), then the query over it.
+  // The placeholder expansion alone (the lake's snapshot, derived-day lookup), then the query over it.
   await time('expand {{costs}} 12 months (first)', () => lake.expand({ organizationId: org, range: year }, 'SELECT 1 FROM {{costs}}'));
   await time('expand {{costs}} 12 months (second)', () => lake.expand({ organizationId: org, range: year }, 'SELECT 1 FROM {{costs}}'));
   await time('count(*) FROM {{costs}} 12 months', () =>

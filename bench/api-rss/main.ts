@@ -15,7 +15,7 @@ import { BENCH_META_FILE, benchNow, type BenchMeta } from '../api/bench-lake.js'
 import { startFreshApi, type FreshApiOptions } from '../api/fresh-api.js';
 import { httpCases, pathOf } from '../api/http-cases.js';
 import { postgresCopyOfControlPlane } from '../api/postgres-control.js';
-import { log } from '../api/synthetic-lake-host.js';
+import { log, stopLakeCatalog, useBenchLake } from '../api/synthetic-lake-host.js';
 import { median } from '../api/stats.js';
 
 const { values } = parseArgs({
@@ -30,6 +30,8 @@ const { values } = parseArgs({
 if (!values['data-dir']) throw new Error('--data-dir is required (a bench/api lake)');
 const dataDir = path.resolve(values['data-dir']);
 const meta = JSON.parse(fs.readFileSync(path.join(dataDir, BENCH_META_FILE), 'utf8')) as BenchMeta;
+// The data directory's lake catalog, for the api processes (bench/api/synthetic-lake-host.ts).
+await useBenchLake(dataDir);
 const ITERATIONS = Number(values.iterations);
 const CASES = httpCases(meta.days);
 const derivedTables = values['derived-tables'] as FreshApiOptions['derivedTables'];
@@ -80,6 +82,7 @@ try {
   runs.push(await warmRun('PostgreSQL', { databaseUrl: pg.url }));
 } finally {
   await pg.stop();
+  await stopLakeCatalog();
 }
 const loadEnd = os.loadavg().map((l) => +l.toFixed(2));
 const lines = [

@@ -14,13 +14,13 @@ import { fileURLToPath } from 'node:url';
 import { costByEndUser, costSummary } from '../../api/cost-data/cost-data.service.js';
 import { dimensionCostTrend } from '../../api/dimension-data/dimension-data.service.js';
 import { endUserByModel, endUserTrend } from '../../api/end-user-costs/end-user-costs.service.js';
-import { LakeQuery, type LakeQueryOptions } from '../../api/lake/lake-query.js';
+import type { LakeQueryOptions } from '../../api/lake/lake-query.js';
 import type { ReadContext } from '../../core/http/read-context.js';
 import { fromRoot } from '../../core/paths.js';
 import { RateBook } from '../../pricing/rate-book.js';
 import { benchLake, benchNow } from '../api/bench-lake.js';
 import { benchRanges } from '../api/http-cases.js';
-import { log, startSyntheticLakeHost } from '../api/synthetic-lake-host.js';
+import { log, startSyntheticLakeHost, openBenchLakeQuery } from '../api/synthetic-lake-host.js';
 import { median } from '../api/stats.js';
 
 const VARIANTS: Record<string, Pick<LakeQueryOptions, 'derivedTables' | 'cacheMaxRows'>> = {
@@ -55,7 +55,7 @@ interface VariantResult {
 async function runVariant(name: string): Promise<VariantResult> {
   const bench = await startSyntheticLakeHost({ label: 'bench-warm-ab', dataDir: values['data-dir'], api: {} });
   const meta = await benchLake(bench, Number(values.events), DAYS);
-  const lake = await LakeQuery.open(bench.config.lakeDir, VARIANTS[name]);
+  const lake = await openBenchLakeQuery(bench.config, VARIANTS[name]);
   const now = benchNow(DAYS);
   const rc: ReadContext = {
     organizationId: meta.organizationId,

@@ -52,14 +52,14 @@ export function benchLake(bench: SyntheticLakeHost, events: number, days: number
       { organizationId: org.id, events, endUsers: END_USERS },
       ...others.map((o) => ({ organizationId: o.id, events: OTHER_EVENTS, endUsers: 200 })),
     ];
-    const lakeDir = bench.config.lakeDir;
+    const lake = bench.config.lake;
     log(
-      `writing ${events} events for ${org.id} and ${OTHER_ORGS} × ${OTHER_EVENTS} for other organizations over ${days} days into ${lakeDir}`,
+      `writing ${events} events for ${org.id} and ${OTHER_ORGS} × ${OTHER_EVENTS} for other organizations over ${days} days into ${lake.dataPath}`,
     );
     const t = performance.now();
     // The processor rolls defined dimensions up as it writes; so does the synthetic writer.
     const dimensions = new DimensionBook(db);
-    const rows = await writeSyntheticLake({ lakeDir, orgs: plans, days, firstDay: FIRST_DAY, onProgress: log, dimensions });
+    const rows = await writeSyntheticLake({ lake, orgs: plans, days, firstDay: FIRST_DAY, onProgress: log, dimensions });
     const writtenMs = Math.round(performance.now() - t);
     log(`lake written in ${(writtenMs / 1000).toFixed(0)} s`);
     return {

@@ -1,9 +1,10 @@
 // Read-API benchmark: builds a synthetic lake (bench/api/synthetic-lake.ts: one organization with
-// 5M events over 90 days plus smaller organizations beside it, written through the LakeWriter)
+// 5M events over 90 days plus smaller organizations beside it, written through the DuckLakeWriter
+// into the data directory's open lake)
 // and its PGlite control plane (organizations, a read key, dimensions, end users). Then, with the
 // api in a process of its own (bench/api/fresh-api.ts):
 //   - cold: for every read endpoint of part 1, the first request of a fresh api process three
-//     ways: the DuckDB raw scan (rollups off: every answer from the raw events Parquet), nothing
+//     ways: the DuckDB raw scan (rollups off: every answer from the raw events), nothing
 //     persisted yet (derived days built from the lake), and derived days persisted by an earlier
 //     process (api/lake/derived-store.ts, the state after any restart);
 //   - warm: p50/p95 latency of every endpoint over HTTP, then the api process's RSS;
@@ -19,12 +20,13 @@ import path from 'node:path';
 import { costByEndUser, costSummary } from '../../api/cost-data/cost-data.service.js';
 import { dimensionCostBreakdown, dimensionCostTrend } from '../../api/dimension-data/dimension-data.service.js';
 import { endUserByModel, endUserSummary, endUserTrend } from '../../api/end-user-costs/end-user-costs.service.js';
-import { LakeQuery } from '../../api/lake/lake-query.js';
+import type { LakeQuery } from '../../api/lake/lake-query.js';
 import type { ReadContext } from '../../core/http/read-context.js';
 import { fromRoot } from '../../core/paths.js';
 import { RateBook } from '../../pricing/rate-book.js';
+import { lakeDataFiles } from '../lake/stores.js';
 import { firstRequests, startFreshApi, type FreshApiOptions } from './fresh-api.js';
-import { log, readBenchOptions, startSyntheticLakeHost } from './synthetic-lake-host.js';
+import { log, readBenchOptions, startSyntheticLakeHost, openBenchLakeQuery } from './synthetic-lake-host.js';
 import { benchLake, benchNow, END_USERS, FIRST_DAY } from './bench-lake.js';
 import { benchRanges, httpCases, pathOf } from './http-cases.js';
 import { median, percentile } from './stats.js';
@@ -169,8 +171,8 @@ db = local.host.ctx.db;
 // data read: the api's default (rollups and per-day derived aggregates cached in memory) and raw
 // events only. (The first call on a fresh LakeQuery, below, is the path that reads files.)
 log('read paths (service functions, in process): cached derived days | raw events');
-const withRollups = await LakeQuery.open(config.lakeDir);
-const rawEvents = await LakeQuery.open(config.lakeDir, { useRollups: false });
+const withRollups = await openBenchLakeQuery(config);
+const rawEvents = await openBenchLakeQuery(config, { useRollups: false });
 const RAW_ITERATIONS = Math.min(ITERATIONS, 3);
 const rc = (lake: LakeQuery): ReadContext => ({
   organizationId: meta.organizationId,
@@ -214,7 +216,7 @@ rawEvents.close();
 log('cold: first call on a fresh LakeQuery (builds the derived days), then the second call:');
 const cold = [];
 for (const [name, fn] of COMPARE) {
-  const fresh = await LakeQuery.open(config.lakeDir);
+  const fresh = await openBenchLakeQuery(config);
   try {
     let t = performance.now();
     await fn(rc(fresh));
@@ -231,25 +233,11 @@ for (const [name, fn] of COMPARE) {
 const cacheRows = withRollups.cache.rows;
 withRollups.close();
 
-const lakeFiles = (dir: string): { files: number; bytes: number } => {
-  let files = 0;
-  let bytes = 0;
-  const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      if (e.isDirectory()) walk(path.join(d, e.name));
-      else if (e.name.endsWith('.parquet') && d.includes(meta.organizationId)) {
-        files++;
-        bytes += fs.statSync(path.join(d, e.name)).size;
-      }
-    }
-  };
-  walk(dir);
-  return { files, bytes };
-};
-const eventsLayout = lakeFiles(path.join(config.lakeDir, 'events'));
-const rollupLayout = lakeFiles(path.join(config.lakeDir, 'daily_costs'));
+// The live data files the catalog names (every organization's: DuckLake's files are per day, not per organization).
+const eventsLayout = await lakeDataFiles(config.lake, 'events');
+const rollupLayout = await lakeDataFiles(config.lake, 'daily_costs');
 const rollupRows = await (async () => {
-  const q = await LakeQuery.open(config.lakeDir);
+  const q = await openBenchLakeQuery(config);
   try {
     const r = await q.row<{ n: number }>(
       { organizationId: meta.organizationId },
@@ -278,9 +266,9 @@ const result = {
     first_day: FIRST_DAY.toISOString().slice(0, 10),
     end_users: END_USERS,
     lake_write_seconds: +(meta.writtenMs / 1000).toFixed(1),
-    events_files: eventsLayout.files,
+    events_data_files: eventsLayout.files.length,
     events_bytes: eventsLayout.bytes,
-    daily_costs_files: rollupLayout.files,
+    daily_costs_data_files: rollupLayout.files.length,
     daily_costs_bytes: rollupLayout.bytes,
     daily_costs_rows: rollupRows,
     api_now: NOW.toISOString(),

@@ -1,14 +1,15 @@
 // The benchmark's synthetic lake: one large organization (default 5M events over 90 days) beside
-// a few smaller ones, written straight through the LakeWriter (not Kafka), one flush per Kafka
-// partition and UTC day, the layout a compacted lake has (one file per table, organization,
-// date and partition). Deterministic (seeded), with the shape of real traffic: a skewed
+// a few smaller ones, written straight through the processor's lake writer (DuckLakeWriter, not
+// Kafka) into the open lake of the given settings, one flush (one DuckLake commit) per Kafka
+// partition and UTC day. Deterministic (seeded), with the shape of real traffic: a skewed
 // customer base, a fixed set of use cases (agent, workflow, feature, model) per customer,
 // optional token classes, a few pending and failed events, and metadata with string and number
 // dimensions.
 import { endUserIdFor, eventIdFor } from '../../core/ids.js';
 import { NO_PROVENANCE, type LakeEventRow } from '../../core/lake/events-schema.js';
-import { LakeWriter } from '../../processor/lake/lake-writer.js';
 import type { DimensionSource } from '../../core/lake/dimension-rollups.js';
+import type { LakeSettings } from '../../core/lake/lake-settings.js';
+import { DuckLakeWriter } from '../../processor/lake/ducklake-writer.js';
 
 export const PARTITIONS = 4;
 export const TEAMS = ['search', 'support', 'sales', 'growth', 'infra', 'research', 'mobile', 'web'];
@@ -59,7 +60,8 @@ export interface OrgPlan {
 }
 
 export interface SyntheticLakeOptions {
-  lakeDir: string;
+  /** The open lake written (Config.lake, from loadConfig in this thread). */
+  lake: LakeSettings;
   orgs: OrgPlan[];
   days: number;
   /** First UTC day (midnight). */
@@ -71,7 +73,7 @@ export interface SyntheticLakeOptions {
 
 /** Writes the lake; returns rows written per organization. */
 export async function writeSyntheticLake(opts: SyntheticLakeOptions): Promise<Map<string, number>> {
-  const writer = await LakeWriter.open(opts.lakeDir, { dimensions: opts.dimensions });
+  const writer = await DuckLakeWriter.open(opts.lake, { dimensions: opts.dimensions });
   const written = new Map<string, number>();
   const offsets = new Array<number>(PARTITIONS).fill(0);
   const started = performance.now();

@@ -1,5 +1,6 @@
 // ClickHouse in process (chDB, from PyPI into the repository's .venv through
-// bench/compare/requirements.txt), two ways: straight over the lake's Parquet files (no load), and
+// bench/compare/requirements.txt), two ways: straight over the lake's Parquet files (the events
+// table's live files as its catalog names them; no load), and
 // from MergeTree tables loaded once into the data directory — events ordered by (organization,
 // time) and the same two daily rollups as PostgreSQL's. Each connection is a Python process
 // (chdb_runner.py); cold is a fresh one.
@@ -55,9 +56,19 @@ const clickhouse = (events: string, rollups: boolean): Dialect => ({
   team: `if(JSONHas(metadata, 'team'), JSONExtractString(metadata, 'team'), NULL)`,
 });
 
-const LOAD = (lakeDir: string) => [
+/**
+ * ClickHouse's file() over exactly `files` (DuckLake's `<table>/<partition>/<unique name>.parquet`):
+ * any partition folder, each file's own name, so files the catalog no longer names are not read.
+ */
+function parquetFiles(files: readonly string[]): string {
+  const tableDir = path.dirname(path.dirname(files[0]!));
+  if (files.some((f) => path.dirname(path.dirname(f)) !== tableDir)) throw new Error(`the events files are not all under ${tableDir}/*/`);
+  return `file('${tableDir}/*/{${files.map((f) => path.basename(f)).join(',')}}', Parquet)`;
+}
+
+const LOAD = (files: readonly string[]) => [
   `CREATE TABLE events ENGINE = MergeTree ORDER BY (organization_id, event_timestamp) SETTINGS allow_nullable_key = 1
-     AS SELECT ${LOADED_COLUMNS.join(', ')} FROM file('${path.join(lakeDir, 'events', '*', '*', '*.parquet')}', Parquet)`,
+     AS SELECT ${LOADED_COLUMNS.join(', ')} FROM ${parquetFiles(files)}`,
   `CREATE TABLE daily_costs ENGINE = MergeTree ORDER BY (organization_id, end_user_id, day) SETTINGS allow_nullable_key = 1
      AS SELECT organization_id, event_date AS day, end_user_id, user_id, model, provider, status,
                count() AS events, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens, sum(total_cost) AS total_cost
@@ -71,20 +82,20 @@ const LOAD = (lakeDir: string) => [
   'CREATE TABLE bench_loaded (at DateTime) ENGINE = TinyLog',
 ];
 
-export function chdbParquetEngine(lakeDir: string, organizationId: string, dataDir: string, version: string): Engine {
-  const files = path.join(lakeDir, 'events', `org=${organizationId}`, '*', '*.parquet');
+/** `files`: the events table's live Parquet files (every organization's). */
+export function chdbParquetEngine(files: readonly string[], dataDir: string, version: string): Engine {
   const sessionDir = path.join(dataDir, 'compare-chdb-parquet');
   return {
     label: 'chDB Parquet',
-    setup: `chDB ${version}: file() over the organization's events Parquet files, no rollup`,
-    dialect: clickhouse(`file('${files}', Parquet)`, false),
+    setup: `chDB ${version}: file() over the events table's ${files.length} live Parquet files (every organization's), no rollup`,
+    dialect: clickhouse(parquetFiles(files), false),
     connect: () => openRunner(sessionDir),
     connectCold: () => openRunner(sessionDir),
     async stop() {},
   };
 }
 
-export async function chdbMergeTreeEngine(lakeDir: string, dataDir: string, version: string): Promise<Engine> {
+export async function chdbMergeTreeEngine(files: readonly string[], dataDir: string, version: string): Promise<Engine> {
   const sessionDir = path.join(dataDir, 'compare-chdb');
   const conn = await openRunner(sessionDir);
   let loadSeconds: number | null = null;
@@ -93,7 +104,7 @@ export async function chdbMergeTreeEngine(lakeDir: string, dataDir: string, vers
     if (Number(loaded.rows[0]![0]) === 0) {
       log('chdb: loading MergeTree tables from the lake');
       const started = performance.now();
-      for (const sql of LOAD(lakeDir)) await conn.query(sql);
+      for (const sql of LOAD(files)) await conn.query(sql);
       const counts = await conn.query(
         'SELECT (SELECT count() FROM events), (SELECT count() FROM daily_costs), (SELECT count() FROM daily_team_costs)',
       );

@@ -1,7 +1,8 @@
-// Raw DuckDB over the lake's Parquet files: no rollup, no cache, a fresh in-memory instance per
-// cold connection. The baseline every cached answer must beat.
-import path from 'node:path';
+// Raw DuckDB over the lake's Parquet files (the events table's live files as its catalog names
+// them): no rollup, no cache, a fresh in-memory instance per cold connection. The baseline every
+// cached answer must beat.
 import { DuckDBInstance } from '@duckdb/node-api';
+import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 import type { Engine, EngineConnection } from './engine.js';
 import { stopwatch } from './engine.js';
 
@@ -22,14 +23,14 @@ async function open(): Promise<EngineConnection> {
   };
 }
 
-export function duckdbRawEngine(lakeDir: string, organizationId: string): Engine {
-  const files = path.join(lakeDir, 'events', `org=${organizationId}`, '*', '*.parquet');
+/** `files`: the events table's live Parquet files (every organization's; DuckLake writes a file per day and commit). */
+export function duckdbRawEngine(files: readonly string[]): Engine {
   return {
     label: 'DuckDB raw Parquet',
-    setup: `read_parquet over the organization's events files (${files.replace(lakeDir, '<lake>')}), no rollup, fresh in-memory instance`,
+    setup: `read_parquet over the events table's ${files.length} live Parquet files (every organization's, as the lake's catalog names them), no rollup, fresh in-memory instance`,
     dialect: {
       rollups: false,
-      events: `read_parquet('${files}')`,
+      events: `read_parquet([${files.map(sqlStringLiteral).join(', ')}])`,
       timestamp: (iso) => `TIMESTAMP '${iso}'`,
       date: (ymd) => `DATE '${ymd}'`,
       week: (e) => `strftime(date_trunc('week', ${e}), '%Y-%m-%d')`,

@@ -1,6 +1,7 @@
 // Marginal side by side with the engines a team would otherwise use, over bench/api's synthetic
 // lake (bench/api/bench-lake.ts: 5M events over 90 days for one organization, 5 × 100k for
-// others): raw DuckDB over the same Parquet files (the no-cache baseline), PostgreSQL with
+// others, in the data directory's open lake): raw DuckDB over the events table's live Parquet files
+// (the no-cache baseline), PostgreSQL with
 // indexes and daily rollups, and chDB over the Parquet files and over MergeTree tables with the
 // same rollups. Each engine must give Marginal's HTTP answers exactly (decimal costs, event
 // counts) or the run fails. Prints and writes (bench/results/compare.md, compare.json) the p50 of
@@ -19,7 +20,8 @@ import { fromRoot } from '../../core/paths.js';
 import { benchLake, benchNow } from '../api/bench-lake.js';
 import { startFreshApi } from '../api/fresh-api.js';
 import { benchDay, pathOf } from '../api/http-cases.js';
-import { log, startSyntheticLakeHost } from '../api/synthetic-lake-host.js';
+import { log, startSyntheticLakeHost, stopLakeCatalog } from '../api/synthetic-lake-host.js';
+import { lakeDataFiles } from '../lake/stores.js';
 import { chdbMergeTreeEngine, chdbParquetEngine, ensureChdb } from './chdb-engine.js';
 import { duckdbRawEngine } from './duckdb-engine.js';
 import type { Engine } from './engine.js';
@@ -52,10 +54,11 @@ const loadAtStart = loadAverage();
 // The lake and control plane (bench/api's), written once into the data directory.
 const host = await startSyntheticLakeHost({ label: 'bench-compare', dataDir, api: {} });
 const meta = await benchLake(host, EVENTS, DAYS);
-await host.stop();
+// The catalog keeps running for the api processes (stopped at the end).
+await host.stop({ keepData: true });
 if (meta.events !== EVENTS || meta.days !== DAYS)
   throw new Error(`${dataDir} holds ${meta.events} events over ${meta.days} days, not ${EVENTS} over ${DAYS}`);
-const lakeDir = host.config.lakeDir;
+const { files: eventsFiles } = await lakeDataFiles(host.config.lake, 'events');
 const questions = compareQuestions({
   organizationId: meta.organizationId,
   user0: endUserIdFor(meta.organizationId, 'user-0'),
@@ -103,10 +106,10 @@ const warm: Record<string, Record<string, Timing>> = { Marginal: {} };
 // The engines: loaded once (PostgreSQL, chDB MergeTree), then the same questions, answers checked.
 const chdbVersion = ensureChdb();
 const engines: Engine[] = [
-  duckdbRawEngine(lakeDir, meta.organizationId),
-  await postgresEngine(lakeDir, dataDir),
-  chdbParquetEngine(lakeDir, meta.organizationId, dataDir, chdbVersion),
-  await chdbMergeTreeEngine(lakeDir, dataDir, chdbVersion),
+  duckdbRawEngine(eventsFiles),
+  await postgresEngine(eventsFiles, dataDir),
+  chdbParquetEngine(eventsFiles, dataDir, chdbVersion),
+  await chdbMergeTreeEngine(eventsFiles, dataDir, chdbVersion),
 ];
 const mismatches: string[] = [];
 const checked: Record<string, number> = {};
@@ -220,4 +223,5 @@ if (!values['no-write']) {
   fs.writeFileSync(fromRoot('bench', 'results', 'compare.md'), markdown);
   log('wrote bench/results/compare.md and compare.json');
 }
+await stopLakeCatalog();
 if (!values['data-dir']) fs.rmSync(dataDir, { recursive: true, force: true });

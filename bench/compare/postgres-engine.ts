@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import pg from 'pg';
+import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 import { startLocalPostgres, type LocalPostgres } from '../../scripts/postgres/local-cluster.js';
 import { log } from '../api/synthetic-lake-host.js';
 import { LOADED_COLUMNS, loaded, stopwatch, type Engine, type EngineConnection } from './engine.js';
@@ -67,7 +68,7 @@ async function connect(url: string): Promise<EngineConnection> {
 }
 
 /** Loads the events and builds the rollups unless an earlier run did; returns the seconds taken, or null. */
-async function loadOnce(cluster: LocalPostgres, lakeDir: string, dir: string): Promise<number | null> {
+async function loadOnce(cluster: LocalPostgres, files: readonly string[], dir: string): Promise<number | null> {
   const conn = await connect(cluster.url);
   try {
     const loaded = await conn.query(`SELECT to_regclass('bench_loaded') IS NOT NULL`);
@@ -77,7 +78,7 @@ async function loadOnce(cluster: LocalPostgres, lakeDir: string, dir: string): P
     const duck = await DuckDBInstance.create(':memory:');
     const dc = await duck.connect();
     const elapsed = stopwatch();
-    await dc.run(`COPY (SELECT ${LOADED_COLUMNS.join(', ')} FROM read_parquet('${path.join(lakeDir, 'events', '*', '*', '*.parquet')}'))
+    await dc.run(`COPY (SELECT ${LOADED_COLUMNS.join(', ')} FROM read_parquet([${files.map(sqlStringLiteral).join(', ')}]))
                     TO '${csv}' (FORMAT csv, HEADER false)`);
     dc.closeSync();
     duck.closeSync();
@@ -100,11 +101,12 @@ async function loadOnce(cluster: LocalPostgres, lakeDir: string, dir: string): P
   }
 }
 
-export async function postgresEngine(lakeDir: string, dataDir: string): Promise<Engine> {
+/** `files`: the events table's live Parquet files, loaded once. */
+export async function postgresEngine(files: readonly string[], dataDir: string): Promise<Engine> {
   const dir = path.join(dataDir, 'compare-postgres');
   const start = () => startLocalPostgres({ dir, database: 'bench', throwaway: true, settings: SETTINGS });
   let cluster = await start();
-  const loadSeconds = await loadOnce(cluster, lakeDir, dir);
+  const loadSeconds = await loadOnce(cluster, files, dir);
   const version = await (async () => {
     const c = await connect(cluster.url);
     try {

@@ -84,10 +84,10 @@ const meta: Meta = await bench.dataOnce('bench-console-meta.json', async () => {
     org.id,
     Array.from({ length: END_USERS }, (_, i) => `user-${i}`),
   );
-  log(`writing ${EVENTS} events over ${DAYS} days into ${bench.config.lakeDir}`);
+  log(`writing ${EVENTS} events over ${DAYS} days into ${bench.config.lake.dataPath}`);
   const t = performance.now();
   await writeSyntheticLake({
-    lakeDir: bench.config.lakeDir,
+    lake: bench.config.lake,
     orgs: [{ organizationId: org.id, events: EVENTS, endUsers: END_USERS }],
     days: DAYS,
     firstDay: FIRST_DAY,

@@ -14,12 +14,12 @@
 //                                    [--data-dir DIR (reused when it holds a lake from an earlier run)] [--no-write]
 import fs from 'node:fs';
 import os from 'node:os';
-import { LakeQuery } from '../../api/lake/lake-query.js';
+import type { LakeQuery } from '../../api/lake/lake-query.js';
 import type { ReadContext } from '../../core/http/read-context.js';
 import { fromRoot } from '../../core/paths.js';
 import { RateBook } from '../../pricing/rate-book.js';
 import { benchLake, benchNow, END_USERS } from '../api/bench-lake.js';
-import { log, readBenchOptions, startSyntheticLakeHost } from '../api/synthetic-lake-host.js';
+import { log, readBenchOptions, startSyntheticLakeHost, openBenchLakeQuery } from '../api/synthetic-lake-host.js';
 import { dimensionCases } from './cases.js';
 import { percentile } from '../api/stats.js';
 
@@ -58,7 +58,7 @@ const rc = (lake: LakeQuery): ReadContext => ({
 // Cold: the first call of each case on a fresh lake reader (the api process's state after a start).
 log('first call on a fresh LakeQuery (builds the days it needs from the rollup files), then the second:');
 const cold = [];
-const fresh = await LakeQuery.open(config.lakeDir);
+const fresh = await openBenchLakeQuery(config);
 for (const c of CASES) {
   let t = performance.now();
   await c.service(rc(fresh));
@@ -71,7 +71,7 @@ for (const c of CASES) {
 
 // Same answer as raw events, or the timing means nothing.
 log('checking every answer against raw events (useRollups: false)');
-const raw = await LakeQuery.open(config.lakeDir, { useRollups: false });
+const raw = await openBenchLakeQuery(config, { useRollups: false });
 const oracle = new Map<string, string>();
 for (const c of CASES) {
   oracle.set(c.name, JSON.stringify(await c.service(rc(raw))));

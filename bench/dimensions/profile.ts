@@ -1,6 +1,6 @@
 // Where a warm dimension request's milliseconds go, in process: the api's own LakeQuery (so the
 // cache is the HTTP path's), timing per call of LakeQuery.rows the placeholder expansion (cache
-// lookups, manifests), the DuckDB query (prepare, bind, run, read) and the row conversion, beside
+// lookups, the lake's snapshot), the DuckDB query (prepare, bind, run, read) and the row conversion, beside
 // the whole service call and the whole HTTP request. Reuses a --data-dir that bench/dimensions wrote.
 //   npx tsx bench/dimensions/profile.ts --data-dir DIR [--iterations 50]
 import type { LakeQuery } from '../../api/lake/lake-query.js';

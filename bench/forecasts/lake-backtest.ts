@@ -5,16 +5,18 @@
 // it: it runs from 2026-07-01 for 90 days) and compared with August's real total.
 // Writes bench/results/forecasts-lake.md.
 //   npx tsx bench/forecasts/lake-backtest.ts --data-dir DIR (a data directory bench/api or bench/what-if built)
-import { DuckDBInstance } from '@duckdb/node-api';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { costFigure, epochDay, horizonWindow } from '../../api/forecasts/forecasts.js';
+import { openLake } from '../../core/lake/lake-catalog.js';
+import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 import { Big } from '../../core/money.js';
 import { fromRoot } from '../../core/paths.js';
 import { DAY_MS } from '../../core/time.js';
 import { BENCH_META_FILE, type BenchMeta } from '../api/bench-lake.js';
+import { stopLakeCatalog, useBenchLake } from '../api/synthetic-lake-host.js';
 
 const { values } = parseArgs({ options: { 'data-dir': { type: 'string' } } });
 const dataDir = path.resolve(values['data-dir'] ?? '');
@@ -24,15 +26,16 @@ const MONTH_DAYS = 31;
 const CUT_DAYS = [1, 5, 8, 10, 15, 20, 25];
 const MIN_MONTH_COST = new Big(10);
 
-const files = path.join(dataDir, 'lake', 'events', `org=${meta.organizationId}`, '*', '*.parquet');
-const duck = await (await DuckDBInstance.create(':memory:')).connect();
+// The lake's raw events through a read-only attach (a plain DuckDB, not the api's code).
+const lake = await openLake(await useBenchLake(dataDir), { readOnly: true });
 const rows = (
-  await duck.runAndReadAll(
+  await lake.conn.runAndReadAll(
     `SELECT coalesce(end_user_id, '') AS end_user, CAST(CAST(event_timestamp AS DATE) AS VARCHAR) AS day, CAST(sum(total_cost) AS VARCHAR) AS cost
-       FROM read_parquet('${files}') WHERE status = 'completed' GROUP BY ALL`,
+       FROM lake.events WHERE organization_id = ${sqlStringLiteral(meta.organizationId)} AND status = 'completed' GROUP BY ALL`,
   )
 ).getRowObjectsJson() as Array<{ end_user: string; day: string; cost: string }>;
-duck.closeSync();
+lake.close();
+await stopLakeCatalog();
 
 /** Cost per epoch day, per series: '' the organization, else an end user's id. */
 const series = new Map<string, Map<number, Big>>();
@@ -80,7 +83,7 @@ const report = `# Forecasts: month-end cost backtested on the benchmark lake
 
 \`npx tsx bench/forecasts/lake-backtest.ts --data-dir …\` (${new Date().toISOString().slice(0, 10)}, load ${load}). The lake:
 bench/api's synthetic lake, ${meta.events.toLocaleString('en-US')} events of its large organization over ${meta.days} days from
-2026-07-01. Daily cost of completed events read with DuckDB from its Parquet files; August 2026
+2026-07-01. Daily cost of completed events read with DuckDB from the lake's events (a read-only attach); August 2026
 (${MONTH_DAYS} days; the lake holds the 31 days of July before it) forecast by \`costFigure\`, what \`GET /v1/forecasts?horizon=month-end\`
 runs, cut at 00:00 UTC of each cut day (the days before it known), and compared with August's real
 total. APE = |forecast − actual| / actual; for end users, MAPE is the mean over the

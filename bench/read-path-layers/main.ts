@@ -19,7 +19,7 @@ import { BENCH_META_FILE, benchNow, type BenchMeta } from '../api/bench-lake.js'
 import { startFreshApi, type FreshApi, type FreshApiOptions } from '../api/fresh-api.js';
 import { benchRanges, httpCases, pathOf } from '../api/http-cases.js';
 import { median } from '../api/stats.js';
-import { log } from '../api/synthetic-lake-host.js';
+import { log, stopLakeCatalog, useBenchLake } from '../api/synthetic-lake-host.js';
 
 type Case = readonly [name: string, pathAndQuery: string];
 /** bench/api-part2's year (its lake starts 2025-01-01) and one month of it. */
@@ -101,6 +101,8 @@ const dataDir = path.resolve(values['data-dir'] ?? '');
 const metaFile = [BENCH_META_FILE, 'bench-part2-meta.json'].map((f) => path.join(dataDir, f)).find((f) => fs.existsSync(f))!;
 const meta = { otherOrganizations: [], ...JSON.parse(fs.readFileSync(metaFile, 'utf8')) } as BenchMeta;
 const ROUNDS = Number(values.rounds);
+// The data directory's lake catalog, for the api processes (bench/api/synthetic-lake-host.ts).
+await useBenchLake(dataDir);
 const ITERATIONS = Number(values.iterations);
 const layers = values.layers.split(',').filter((l) => l in LAYERS);
 const { fullSubDay } = benchRanges(meta.days);
@@ -141,8 +143,9 @@ interface Side {
 
 /**
  * A twin of the data directory for the "off" process: its own copy of the PGlite control plane
- * (one process per PGlite directory), the same lake (a symlink; persisted days are written under
- * new names, never over another process's).
+ * (one process per PGlite directory), the same lake (its catalog and LAKE_URL from this process's
+ * environment; the symlink shares the folder of persisted days, written under new names, never over
+ * another process's).
  */
 function twinDataDir(): string {
   const twin = fs.mkdtempSync(path.join(os.tmpdir(), 'read-path-twin-'));
@@ -243,6 +246,7 @@ try {
   }
 } finally {
   for (const d of scratch) fs.rmSync(d, { recursive: true, force: true });
+  await stopLakeCatalog();
 }
 
 /** What bench/api-part2 adds beside its events: sessions and revenue records. */

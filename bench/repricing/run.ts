@@ -1,12 +1,13 @@
 // bench/repricing: events re-priced per second by history re-pricing (processor/repricing-jobs.ts)
 // over the bench's synthetic lake (bench/api/synthetic-lake.ts: one organization spread over 4
-// partitions, the shape of real traffic). It writes the lake, then re-prices every partition's
-// whole range with the organization's cards plus a correction effective in the past, through the
-// production path minus Kafka and the control plane: LakeWriter.rewriteRows with
-// repriceHistoryTransform, partitions one after another as one processor would. Prints the figures
-// and writes bench/results/repricing.json and .md.
+// partitions, the shape of real traffic) in the open lake (DuckLake, bench/lake/stores.ts: local
+// disk or S3Proxy, a throwaway PostgreSQL catalog). It writes the lake, then re-prices every
+// partition's whole range with the organization's cards plus a correction effective in the past,
+// through the production path minus Kafka and the control plane: DuckLakeWriter.rewriteRows with
+// repriceHistoryTransform (one DuckLake commit per partition), partitions one after another as one
+// processor would. Prints the figures and writes bench/results/repricing.json and .md.
 //
-//   npx tsx bench/repricing/run.ts [--events 1000000] [--days 30]
+//   npx tsx bench/repricing/run.ts [--events 1000000] [--days 30] [--store local|s3] [--no-write]
 //
 // The issue names the 5M-event lake; the default is 1M to keep the run short on a shared machine
 // (the rate per event is what is measured; --events 5000000 runs the full size).
@@ -14,15 +15,25 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { loadConfig } from '../../core/config.js';
 import { fromRoot } from '../../core/paths.js';
 import { buildTokenRateIndex, buildUnitRateIndex } from '../../pricing/rate-card-match.js';
 import type { TokenRateCard } from '../../pricing/pricing.types.js';
-import { LakeWriter } from '../../processor/lake/lake-writer.js';
+import { DuckLakeWriter } from '../../processor/lake/ducklake-writer.js';
 import { emptyTally, repriceHistoryTransform } from '../../processor/repricing-jobs.js';
 import { PARTITIONS, writeSyntheticLake } from '../api/synthetic-lake.js';
+import { parseStore, setUpStore, useLakeEnvironment } from '../lake/stores.js';
 
 const log = (msg: string) => console.log(`[bench] ${msg}`);
-const { values } = parseArgs({ options: { events: { type: 'string', default: '1000000' }, days: { type: 'string', default: '30' } } });
+const { values } = parseArgs({
+  options: {
+    events: { type: 'string', default: '1000000' },
+    days: { type: 'string', default: '30' },
+    store: { type: 'string', default: 'local' },
+    'no-write': { type: 'boolean', default: false },
+  },
+});
+const STORE = parseStore(values.store);
 const EVENTS = Number(values.events);
 const DAYS = Number(values.days);
 const ORG = '5b0c7f0e-2d1a-4c3b-9e8f-7a6b5c4d3e21';
@@ -57,12 +68,17 @@ const CARDS: TokenRateCard[] = [
 ];
 
 async function main(): Promise<void> {
-  const lakeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'marginal-bench-repricing-'));
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'marginal-bench-repricing-'));
+  // The catalog's PostgreSQL runs as the postgres user when this runs as root: it must reach its folder.
+  fs.chmodSync(tmp, 0o755);
+  const store = await setUpStore(STORE, tmp);
   try {
-    log(`writing ${EVENTS} events over ${DAYS} days into ${PARTITIONS} partitions…`);
+    useLakeEnvironment(store.env);
+    const lake = loadConfig({ ...process.env, DATA_DIR: tmp }).lake;
+    log(`writing ${EVENTS} events over ${DAYS} days into ${PARTITIONS} partitions (DuckLake, ${STORE})…`);
     const t0 = performance.now();
     await writeSyntheticLake({
-      lakeDir,
+      lake,
       orgs: [{ organizationId: ORG, events: EVENTS, endUsers: 2000 }],
       days: DAYS,
       firstDay: FIRST_DAY,
@@ -72,7 +88,7 @@ async function main(): Promise<void> {
 
     const rates = { tokenCards: buildTokenRateIndex(CARDS), unitRates: buildUnitRateIndex([]) };
     const range = { start: FIRST_DAY, end: new Date(FIRST_DAY.getTime() + DAYS * 86_400_000) };
-    const writer = await LakeWriter.open(lakeDir);
+    const writer = await DuckLakeWriter.open(lake);
     const tally = emptyTally();
     const cpu0 = process.cpuUsage();
     const t1 = performance.now();
@@ -104,6 +120,7 @@ async function main(): Promise<void> {
     const results = {
       benchmark: 'repricing',
       date: new Date().toISOString(),
+      store: STORE === 'local' ? 'DuckLake on local disk, PostgreSQL catalog' : 'DuckLake on S3Proxy (loopback), PostgreSQL catalog',
       machine: {
         cpus: os.cpus().length,
         cpuModel: os.cpus()[0]?.model,
@@ -111,7 +128,7 @@ async function main(): Promise<void> {
         loadAverageAtEnd: os.loadavg().map((l) => Number(l.toFixed(2))),
       },
       notes:
-        'History re-pricing of one organization over its whole range, every partition one after another (as one processor owning them would), through LakeWriter.rewriteRows + repriceHistoryTransform (the production path without Kafka and the control plane). Rows are read from Parquet, priced in JS, and every (organization, date) group with a change is rewritten with its rollups in one manifest swap per partition.',
+        "History re-pricing of one organization over its whole range, every partition one after another (as one processor owning them would), through DuckLakeWriter.rewriteRows + repriceHistoryTransform (the production path without Kafka and the control plane). Rows are read from the lake's events, priced in JS, and the changed rows replace their originals with their days' rollups recomputed in one DuckLake commit per partition.",
       lake: { events: EVENTS, days: DAYS, partitions: PARTITIONS, writeSeconds: Number(writeSeconds.toFixed(1)) },
       repricing: {
         eventsRepriced: tally.examined,
@@ -129,6 +146,7 @@ async function main(): Promise<void> {
     log(
       `re-priced ${tally.examined} events (${tally.changed} changed, ${groups} groups) in ${seconds.toFixed(1)} s: ${results.repricing.eventsPerSecond} events/s, ${results.repricing.cpuMicrosecondsPerEvent} µs CPU per event`,
     );
+    if (values['no-write']) return;
     fs.mkdirSync(fromRoot('bench', 'results'), { recursive: true });
     fs.writeFileSync(fromRoot('bench', 'results', 'repricing.json'), `${JSON.stringify(results, null, 2)}\n`);
     fs.writeFileSync(
@@ -138,13 +156,13 @@ async function main(): Promise<void> {
         '',
         `${results.date}, ${results.machine.cpus} × ${results.machine.cpuModel}, Node ${results.machine.node}, load average at the end ${results.machine.loadAverageAtEnd.join(' / ')}.`,
         '',
-        `Synthetic lake: ${EVENTS.toLocaleString('en-US')} events of one organization over ${DAYS} days in ${PARTITIONS} partitions (written in ${results.lake.writeSeconds} s).`,
+        `Synthetic lake: ${EVENTS.toLocaleString('en-US')} events of one organization over ${DAYS} days in ${PARTITIONS} partitions (written in ${results.lake.writeSeconds} s); ${results.store}.`,
         '',
         '| figure | value |',
         '|---|---|',
         `| events re-priced | ${tally.examined.toLocaleString('en-US')} |`,
         `| events rewritten (the synthetic rows carry no card id, so each is rewritten to record its card; corrections from 2026-09-16 change the cost of two models) | ${tally.changed.toLocaleString('en-US')} |`,
-        `| (organization, date) groups rewritten | ${groups} |`,
+        `| (organization, date) groups rewritten (days with a changed row, summed over partitions) | ${groups} |`,
         `| wall time | ${results.repricing.seconds} s |`,
         `| **events re-priced per second** | **${results.repricing.eventsPerSecond.toLocaleString('en-US')}** |`,
         `| CPU per event | ${results.repricing.cpuMicrosecondsPerEvent} µs |`,
@@ -155,7 +173,8 @@ async function main(): Promise<void> {
       ].join('\n'),
     );
   } finally {
-    fs.rmSync(lakeDir, { recursive: true, force: true });
+    await store.stop();
+    fs.rmSync(tmp, { recursive: true, force: true });
   }
 }
 

@@ -2,21 +2,21 @@
 // 2 s cold"): the organization and one heavy end user, the heaviest model substituted by a cheaper
 // one with a token ratio. Cold is the first request of a fresh api process (bench/api/fresh-api.ts,
 // derived days persisted as after any restart; the median of --rounds processes), warm the median of
-// --iterations requests to one process. Every answer's totals are checked against DuckDB over the
-// raw Parquet events with the two standard cards' rates (not the api's code). Writes
+// --iterations requests to one process. Every answer's totals are checked against a plain DuckDB
+// over the lake's raw events (a read-only attach of the open lake, `lake.events`) with the two
+// standard cards' rates (not the api's code). Writes
 // bench/results/what-if.md.
 //   npx tsx bench/what-if/run.ts [--data-dir DIR (reused, or built: 5M events)] [--rounds 3] [--iterations 3]
-import { DuckDBInstance } from '@duckdb/node-api';
 import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { openLake } from '../../core/lake/lake-catalog.js';
 import { Big } from '../../core/money.js';
 import { fromRoot } from '../../core/paths.js';
 import { benchLake, benchNow, FIRST_DAY } from '../api/bench-lake.js';
 import { startFreshApi, type FreshApi, type FreshApiOptions } from '../api/fresh-api.js';
 import { median } from '../api/stats.js';
-import { log, startSyntheticLakeHost } from '../api/synthetic-lake-host.js';
+import { log, startSyntheticLakeHost, stopLakeCatalog } from '../api/synthetic-lake-host.js';
 
 const { values } = parseArgs({
   options: {
@@ -39,17 +39,17 @@ const end = new Date(FIRST_DAY.getTime() + DAYS * 86_400_000).toISOString().slic
 
 const bench = await startSyntheticLakeHost({ label: 'bench-what-if', dataDir: values['data-dir'], api: {} });
 const meta = await benchLake(bench, Number(values.events), DAYS);
-const lakeDir = bench.config.lakeDir;
+const lakeSettings = bench.config.lake;
 await bench.stop({ keepData: true });
 
-// ---- the independent answer: DuckDB over the raw events files ----------------------------------
+// ---- the independent answer: DuckDB over the lake's raw events ---------------------------------
 
-const duck = await (await DuckDBInstance.create(':memory:')).connect();
-const files = path.join(lakeDir, 'events', `org=${meta.organizationId}`, '*', '*.parquet');
+const oracle = await openLake(lakeSettings, { readOnly: true });
+const duck = oracle.conn;
 async function one(sql: string): Promise<Record<string, unknown>> {
   return (await duck.runAndReadAll(sql)).getRowObjectsJson()[0] as Record<string, unknown>;
 }
-const inRange = `status = 'completed' AND event_timestamp >= TIMESTAMPTZ '${start}' AND event_timestamp < TIMESTAMPTZ '${end}'`;
+const inRange = `organization_id = '${meta.organizationId}' AND status = 'completed' AND event_timestamp >= TIMESTAMPTZ '${start}' AND event_timestamp < TIMESTAMPTZ '${end}'`;
 /** Actual and simulated cost of the range (and end user): moved events priced at the target card, tokens × ratio rounded half-up. */
 async function expected(endUser: string | null): Promise<{ actual: string; simulated: string }> {
   const scope = endUser === null ? '' : ` AND end_user_id = '${endUser}'`;
@@ -58,17 +58,19 @@ async function expected(endUser: string | null): Promise<{ actual: string; simul
     `SELECT CAST(sum(total_cost) AS VARCHAR) AS actual,
             CAST(sum(total_cost) FILTER (WHERE model = '${FROM}') AS VARCHAR) AS moved_actual,
             CAST(sum(${scaled('input_tokens')} * ${TO.input} + ${scaled('output_tokens')} * ${TO.output}
-                     + ${scaled('cache_read_input_tokens')} * ${TO.cacheRead}) FILTER (WHERE model = '${FROM}') / 1000000 AS VARCHAR) AS moved_simulated
-       FROM read_parquet('${files}') WHERE ${inRange}${scope}`,
+                     + ${scaled('cache_read_input_tokens')} * ${TO.cacheRead}) FILTER (WHERE model = '${FROM}') AS VARCHAR) AS moved_simulated_micro
+       FROM lake.events WHERE ${inRange}${scope}`,
   );
   const actual = new Big(String(r.actual));
-  return { actual: actual.toFixed(), simulated: actual.minus(String(r.moved_actual)).plus(String(r.moved_simulated)).toFixed() };
+  // USD per million tokens: the division in decimal here (DuckDB's decimal division is a double).
+  const movedSimulated = new Big(String(r.moved_simulated_micro)).div(1_000_000);
+  return { actual: actual.toFixed(), simulated: actual.minus(String(r.moved_actual)).plus(movedSimulated).toFixed() };
 }
 // The heaviest end user of the range (user-0 under the lake's skew).
 const heavy = String(
-  (await one(`SELECT end_user_id FROM read_parquet('${files}') WHERE ${inRange} GROUP BY 1 ORDER BY count(*) DESC LIMIT 1`)).end_user_id,
+  (await one(`SELECT end_user_id FROM lake.events WHERE ${inRange} GROUP BY 1 ORDER BY count(*) DESC LIMIT 1`)).end_user_id,
 );
-const moved = await one(`SELECT count(*) AS n FROM read_parquet('${files}') WHERE ${inRange} AND model = '${FROM}'`);
+const moved = await one(`SELECT count(*) AS n FROM lake.events WHERE ${inRange} AND model = '${FROM}'`);
 log(`${moved.n} completed ${FROM} events in the range; heavy end user ${heavy}`);
 
 // ---- the api ------------------------------------------------------------------------------------
@@ -153,7 +155,8 @@ for (const [name, endUser] of scopes) {
     `| ${name} | ${ms(median(starts))} | ${ms(median(cold))} (${cold.map(ms).join(', ')}) | ${median(coldCpu)} | ${ms(median(warm))} | ${median(warmCpu)} | ${want.actual} | ${want.simulated} |`,
   );
 }
-duck.closeSync();
+oracle.close();
+await stopLakeCatalog();
 
 const load = os
   .loadavg()
@@ -171,7 +174,7 @@ The scenario: \`${FROM}\` → \`${TO.model}\`, \`token_ratio\` ${RATIO}, over th
 as after a restart), the median of ${ROUNDS} processes (each value in brackets); start-up is spawn to
 listening. Warm: the median of ${ITERATIONS} requests to one process after one more. CPU: what the api
 process (every thread: node and DuckDB) used meanwhile, which the machine's load does not inflate. Every answer's
-\`actual_cost\` and \`simulated_cost\` equalled DuckDB's over the raw events files (the moved events'
+\`actual_cost\` and \`simulated_cost\` equalled a plain DuckDB's over the lake's raw events (the moved events'
 tokens × ${RATIO} rounded half-up, at ${TO.input} / ${TO.output} / ${TO.cacheRead} USD per million).
 
 | scope | start-up ms | cold first request ms | cold CPU ms | warm ms | warm CPU ms | actual cost | simulated cost |
