@@ -46,7 +46,19 @@ async function newPostgresCatalog(): Promise<string> {
 
 /** The lake's settings as the service reads them: LAKE_URL a folder or s3://…, the test server's keys in the AWS variables. */
 function lakeSettings(lakeUrl: string, catalogUrl: string): LakeSettings {
-  return loadConfig({
+  return loadConfig(lakeEnv(lakeUrl, catalogUrl)).lake;
+}
+
+/**
+ * A catalog file (SQLite or DuckDB), which the service's config refuses (0106: one process must
+ * own it); this file keeps measuring why, so it builds the settings around the config's rule.
+ */
+function fileCatalogSettings(lakeUrl: string, catalog: LakeSettings['catalog']): LakeSettings {
+  return { ...loadConfig(lakeEnv(lakeUrl, 'postgres://unused@127.0.0.1/unused')).lake, catalog };
+}
+
+function lakeEnv(lakeUrl: string, catalogUrl: string): NodeJS.ProcessEnv {
+  return {
     DATA_DIR: tmp,
     LAKE_URL: lakeUrl,
     LAKE_CATALOG_URL: catalogUrl,
@@ -55,7 +67,7 @@ function lakeSettings(lakeUrl: string, catalogUrl: string): LakeSettings {
     AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
     AWS_REGION: s3.region,
     AWS_ENDPOINT_URL: s3.endpoint,
-  }).lake;
+  };
 }
 
 async function open(settings: LakeSettings, options: OpenLakeOptions = {}): Promise<OpenLake> {
@@ -338,7 +350,7 @@ describe.skipIf(!provisioned)('open lake foundation (DuckLake)', () => {
     it('SQLite catalog: a reader and a writer in one process lock each other out ("database is locked"), never a half flush', async () => {
       const dir = path.join(tmp, 'embedded-sqlite');
       fs.mkdirSync(dir);
-      const store = lakeSettings(path.join(dir, 'data'), `sqlite:${path.join(dir, 'catalog.sqlite')}`);
+      const store = fileCatalogSettings(path.join(dir, 'data'), { kind: 'sqlite', path: path.join(dir, 'catalog.sqlite') });
       const { reads, commitMs, writerError, committed } = await runWriterWithReader(store);
       figure(
         'SQLite catalog, local data: flush of 1000 events on the worker thread, ms',
@@ -368,7 +380,7 @@ describe.skipIf(!provisioned)('open lake foundation (DuckLake)', () => {
     it('DuckDB-file catalog: a second instance in the same process opens it but never sees a later commit', async () => {
       const dir = path.join(tmp, 'embedded-duckdb');
       fs.mkdirSync(dir);
-      const store = lakeSettings(path.join(dir, 'data'), path.join(dir, 'catalog.ducklake'));
+      const store = fileCatalogSettings(path.join(dir, 'data'), { kind: 'duckdb', path: path.join(dir, 'catalog.ducklake') });
       const { reads, commitMs, writerError, committed } = await runWriterWithReader(store);
       expect(writerError).toBe('');
       figure('DuckDB-file catalog, local data: flush of 1000 events on the worker thread, ms', `median ${median(commitMs).toFixed(0)}`);
