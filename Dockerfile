@@ -7,7 +7,7 @@ COPY package.json package-lock.json ./
 COPY patches ./patches
 RUN npm ci
 COPY . .
-# DuckDB's signed lake extensions for the open lake (LAKE_FORMAT=ducklake), from PyPI with pip
+# DuckDB's signed lake extensions for the open lake (DuckLake), from PyPI with pip
 # (scripts/duckdb-extensions/provision.ts); pip is installed only where it is missing.
 RUN (python3 -m pip --version >/dev/null 2>&1 || (apt-get update && apt-get install -y --no-install-recommends python3-pip && rm -rf /var/lib/apt/lists/*)) && npm run lake:extensions
 RUN npm run build && npm prune --omit=dev

@@ -8,13 +8,14 @@ export interface Config {
   host: string;
   port: number;
   dataDir: string;
-  lakeDir: string;
   /**
-   * Which lake the processor writes (LAKE_FORMAT): `ducklake`, the open lake of `lake` (the
-   * default), or `files`, our manifests under lakeDir (docs/decisions/0139-lake-format-switch.md).
+   * LAKE_DIR: where a lake of the removed manifest format lies, for `npm run cli -- lake migrate` to
+   * read (decision 0158); unset, LAKE_URL's default folder.
    */
-  lakeFormat: 'files' | 'ducklake';
-  /** The open lake (DuckLake; docs/open-lake-plan.md), written by the processor when lakeFormat is `ducklake`. */
+  lakeDir: string;
+  /** Always `ducklake`: LAKE_FORMAT=files is refused (decision 0158). Kept while api/component.ts reads it. */
+  lakeFormat: 'ducklake';
+  /** The open lake (DuckLake; docs/open-lake-plan.md) the processor writes and the api reads. */
   lake: LakeSettings;
   /** Comma-separated brokers; unset in all-in-one mode means "start the local broker". */
   kafkaBrokers: string[] | null;
@@ -182,10 +183,9 @@ function dataDirOf(env: NodeJS.ProcessEnv): string {
 
 /**
  * Where `npm start` keeps the lake catalog's PostgreSQL it starts itself (docs/decisions/0148):
- * on the open lake with neither LAKE_CATALOG_URL nor DATABASE_URL; else null.
+ * with neither LAKE_CATALOG_URL nor DATABASE_URL; else null.
  */
 export function embeddedLakeCatalogDir(env: NodeJS.ProcessEnv = process.env): string | null {
-  if (lakeFormat(env) !== 'ducklake') return null;
   const catalog = lakeCatalog(str(env, 'LAKE_CATALOG_URL') ?? str(env, 'DATABASE_URL'), dataDirOf(env));
   return catalog.kind === 'embedded' ? catalog.dir : null;
 }
@@ -197,7 +197,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const format = lakeFormat(env);
   // The processor (a worker thread in the all-in-one) and the api each open the lake: a catalog
   // file would show the api none of the processor's commits (docs/decisions/0105, 0106).
-  if (format === 'ducklake' && (lake.catalog.kind === 'duckdb' || lake.catalog.kind === 'sqlite')) {
+  if (lake.catalog.kind === 'duckdb' || lake.catalog.kind === 'sqlite') {
     throw new ConfigError(
       'the open lake needs a PostgreSQL catalog: set LAKE_CATALOG_URL (or DATABASE_URL) to a postgres:// URL (npm start starts its own when neither is set)',
     );
@@ -247,7 +247,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 function lakeFormat(env: NodeJS.ProcessEnv): Config['lakeFormat'] {
   const v = str(env, 'LAKE_FORMAT') ?? 'ducklake';
-  if (v !== 'files' && v !== 'ducklake') throw new ConfigError(`LAKE_FORMAT must be files or ducklake, got "${v}"`);
+  if (v === 'files') {
+    throw new ConfigError(
+      'LAKE_FORMAT=files is no longer supported (decision 0158): unset LAKE_FORMAT and move the old lake of LAKE_DIR into the open lake with `npm run cli -- lake migrate` (docs/configuration.md)',
+    );
+  }
+  if (v !== 'ducklake') throw new ConfigError(`LAKE_FORMAT must be ducklake (or unset), got "${v}"`);
   return v;
 }
 

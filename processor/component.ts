@@ -1,8 +1,8 @@
 // The processor component (process wiring): consumes usage-events, prices every event and writes the Parquet lake
 // (exactly once), sends undecodable records to the DLQ, and re-prices pending events when an
 // organization's rate cards change. Needs KAFKA_BROKERS and SCHEMA_REGISTRY_URL (the all-in-one
-// start supplies both); LAKE_FORMAT says which lake it writes: the manifest lake in LAKE_DIR, or
-// the open lake (DuckLake at LAKE_URL, catalog LAKE_CATALOG_URL). runProcessor needs only config, a
+// start supplies both); it writes the open lake (DuckLake at LAKE_URL, catalog LAKE_CATALOG_URL;
+// docs/decisions/0158). runProcessor needs only config, a
 // Queryable and a logger, so it also runs on a worker thread (processor/thread.ts) whose control
 // plane is the host's connection proxied over a port.
 import type { Config } from '../core/config.js';
@@ -18,7 +18,6 @@ import { DimensionBook } from './dimension-book.js';
 import { groupMemberFile } from './group-member.js';
 import { requireProcessorInfra } from './required-infra.js';
 import { DuckLakeWriter } from './lake/ducklake-writer.js';
-import { LakeWriter, type ProcessorLake } from './lake/lake-writer.js';
 import { AlertTally } from '../alerts/evaluation/spend-tally.js';
 
 export interface ProcessorDeps {
@@ -44,10 +43,7 @@ export async function runProcessor(deps: ProcessorDeps, infra: Infra): Promise<R
   await ensureTopics(kafka, { partitions: config.topicPartitions });
   const codec = await createUsageEventCodec(schemaRegistryUrl);
   const dimensions = new DimensionBook(db, logger);
-  const lake: ProcessorLake =
-    config.lakeFormat === 'ducklake'
-      ? await DuckLakeWriter.open(config.lake, { dimensions })
-      : await LakeWriter.open(config.lakeDir, { dimensions });
+  const lake = await DuckLakeWriter.open(config.lake, { dimensions });
   const dlq = await DeadLetterQueue.open(kafka).catch(async (err) => {
     await lake.close();
     throw err;
@@ -73,10 +69,7 @@ export async function runProcessor(deps: ProcessorDeps, infra: Infra): Promise<R
     await lake.close().catch(() => undefined);
     throw err;
   }
-  logger.info(
-    { lakeFormat: config.lakeFormat, lake: config.lakeFormat === 'ducklake' ? config.lake.dataPath : config.lakeDir },
-    'processor consuming usage-events',
-  );
+  logger.info({ lake: config.lake.dataPath }, 'processor consuming usage-events');
   return {
     stop: async () => {
       await processor.stop();

@@ -44,7 +44,7 @@ setThreadNice(data.config.processorThreadNice, logger);
  * SecretValue's shape but not its value, and openLake refuses such copies.
  */
 function threadConfig(): ProcessorThreadData['config'] {
-  return data.config.lakeFormat === 'ducklake' ? { ...data.config, lake: loadConfig().lake } : data.config;
+  return { ...data.config, lake: loadConfig().lake };
 }
 
 if (!data.dbPort && !data.config.databaseUrl) throw new Error('the processor thread needs the PGlite port or DATABASE_URL');

@@ -5,8 +5,8 @@
 //   --ingest 2 --processors 2 --api 1 --data-dir ./data-distributed --partitions 4
 //   --kafka-brokers host:port,…  --schema-registry-url http://…  --database-url postgres://…
 //   --postgres-bin /usr/lib/postgresql/16/bin  --source (run the TypeScript source, not dist/)
-//   --lake-url s3://bucket/prefix (the open lake on that store, AWS_* from this environment) or
-//   --s3proxy (on a local S3Proxy): the processes then share nothing but the store and PostgreSQL
+//   --lake-url s3://bucket/prefix (the open lake on that store, AWS_* from this environment), else
+//   on a local S3Proxy (--s3proxy, the default): the processes share nothing but the store and PostgreSQL
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startDistributed } from './distributed/cluster.js';
@@ -48,7 +48,7 @@ const cluster = await startDistributed({
   schemaRegistryUrl: values['schema-registry-url'],
   databaseUrl: values['database-url'] ?? process.env.DATABASE_URL,
   postgresBinDir: values['postgres-bin'],
-  objectStore: values.s3proxy ? 'local' : lakeUrl ? { url: lakeUrl } : undefined,
+  objectStore: lakeUrl ? { url: lakeUrl } : 'local',
   built: values.source ? false : undefined,
 });
 

@@ -1,5 +1,5 @@
-// The processor's lake when LAKE_FORMAT=ducklake (docs/decisions/0139): the ProcessorLake contract
-// of lake-writer.ts over the open lake (core/lake/lake-catalog.ts). Exactly once: a partition's
+// The processor's lake (docs/decisions/0139, 0158): the ProcessorLake contract of lake-writer.ts
+// over the open lake (core/lake/lake-catalog.ts). Exactly once: a partition's
 // resume offset is its row of partition_offsets_p<N>; each flush and each re-pricing is ONE
 // DuckLake commit fenced on that offset (ducklake-commit.ts, ducklake-rewrite.ts), so an owner
 // that lost the partition commits nothing and learns it as LakeFencedError. A commit that lost a

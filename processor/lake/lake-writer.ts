@@ -70,8 +70,9 @@ export interface PartitionManifestView {
 }
 
 /**
- * What the partition loop needs of a lake (the contract in this file's header): the manifest lake
- * here, and the open lake of ducklake-writer.ts (LAKE_FORMAT, docs/decisions/0139).
+ * What the partition loop needs of a lake (the contract in this file's header): the open lake of
+ * ducklake-writer.ts, which the service runs; the manifest lake of LakeWriter below is no longer
+ * run (docs/decisions/0158) and goes once no test builds one.
  */
 export interface ProcessorLake {
   readManifest(partition: number): Promise<PartitionManifestView>;

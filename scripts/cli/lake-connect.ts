@@ -14,10 +14,6 @@ export async function printLakeConnect(): Promise<number> {
     return 1;
   }
   const config = loadConfig();
-  if (config.lakeFormat !== 'ducklake') {
-    process.stderr.write('LAKE_FORMAT is files: the lake is not a DuckLake (unset LAKE_FORMAT, then npm run cli -- lake migrate)\n');
-    return 1;
-  }
   for (const statement of connectStatements(config.lake)) process.stdout.write(`${statement};\n`);
   return 0;
 }

@@ -1,5 +1,5 @@
 // `npm run cli -- lake migrate [--remove-old]`: moves the manifest lake in LAKE_DIR into the open
-// lake of this environment (LAKE_FORMAT=ducklake, LAKE_URL, LAKE_CATALOG_URL; docs/configuration.md)
+// lake of this environment (LAKE_URL, LAKE_CATALOG_URL; docs/configuration.md)
 // with processor/lake/lake-migration.ts. Local, no server: every processor must be stopped (with
 // KAFKA_BROKERS set, a member in the processors' consumer group is refused here; the migration
 // itself refuses a manifest that moves). The
@@ -56,12 +56,6 @@ export async function runLakeMigrate(args: readonly string[]): Promise<number> {
 
 async function migrate(args: readonly string[]): Promise<number> {
   const config = loadConfig();
-  if (config.lakeFormat !== 'ducklake') {
-    process.stderr.write(
-      'set LAKE_FORMAT=ducklake and the open lake the service will use (LAKE_URL, LAKE_CATALOG_URL): the migration writes there\n',
-    );
-    return 2;
-  }
   const members = await processorsRunning(config.kafkaBrokers);
   if (members) {
     const message = `${members} processor(s) are members of the consumer group ${PROCESSOR_GROUP_ID}: stop every processor before migrating`;

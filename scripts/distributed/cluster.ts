@@ -2,10 +2,10 @@
 // KAFKA_BROKERS), the dev schema registry (or SCHEMA_REGISTRY_URL), PostgreSQL (DATABASE_URL, or a
 // local cluster from the server binaries), then N ingest, M processor and K api processes, each a
 // child (`node dist/<service>/main.js`, or the source through tsx) with its own port and data dir,
-// sharing one admin token and one master key. The lake is either one LAKE_DIR they all share (the
-// files format) or the open lake on an object store with its catalog in PostgreSQL, when the
-// processes share nothing else (decision 0149; `objectStore`: a given s3:// URL, or a local S3Proxy
-// started here). Tests use it to kill and restart single processes. Every address is on 127.0.0.1.
+// sharing one admin token and one master key. The lake is the open lake on an object store with its
+// catalog in PostgreSQL, and the processes share nothing else (decisions 0149, 0158; `objectStore`:
+// a given s3:// URL, or by default a local S3Proxy started here). Tests use it to kill and restart
+// single processes. Every address is on 127.0.0.1.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,7 +20,7 @@ import { spawnService, waitUntilServing, type ServiceEntry, type ServiceProcess 
 type Role = 'ingest' | 'processor' | 'api';
 
 /**
- * The open lake on an object store (LAKE_FORMAT=ducklake): `url` is `s3://bucket/prefix` and `env`
+ * The open lake's object store: `url` is `s3://bucket/prefix` and `env`
  * its AWS_* / MARGINAL_S3_* variables (the services read the rest from their own environment), or
  * `local` for an S3Proxy started under dataDir/s3 with fresh keys. The catalog is the control-plane
  * database (LAKE_CATALOG_URL defaults to DATABASE_URL) unless `env` names another.
@@ -41,7 +41,7 @@ export interface DistributedOptions {
   databaseUrl?: string;
   /** Folder of initdb/pg_ctl/postgres for the local cluster; default: found on PATH and the usual places. */
   postgresBinDir?: string;
-  /** The lake on an object store instead of the shared folder dataDir/lake. */
+  /** The object store of the open lake; default `local` (an S3Proxy under dataDir/s3). */
   objectStore?: ObjectStoreLake;
   /** Partitions of usage-events when the topic is created (bounds the useful processor count). */
   partitions?: number;
@@ -68,11 +68,11 @@ export interface DistributedCluster {
   kafkaBrokers: string[];
   schemaRegistryUrl: string;
   databaseUrl: string;
-  /** The lake: the folder every process shares, or the s3:// URL of the open lake. */
+  /** The s3:// URL of the open lake. */
   lake: string;
-  /** The lake's variables every processor and api got (LAKE_DIR, or LAKE_FORMAT, LAKE_URL and the store's keys). */
+  /** The lake's variables every processor and api got (LAKE_URL and the store's keys). */
   lakeEnv: Record<string, string>;
-  /** Where the lake's data files appear on this machine (the shared folder, or the local S3Proxy's bucket); null on an external store. */
+  /** Where the lake's data files appear on this machine (the local S3Proxy's bucket); null on an external store. */
   lakeFilesDir: string | null;
   adminToken: string;
   /** True when this start generated the admin token (the launcher prints it only then). */
@@ -89,17 +89,13 @@ const ENTRY: Record<Role, ServiceEntry> = { ingest: 'ingest/main', processor: 'p
 /** The bucket of the local S3Proxy. */
 const LOCAL_BUCKET = 'marginal-lake';
 
-/** The lake's variables for every process: LAKE_DIR shared, or the open lake on the store (a local S3Proxy started and its stop recorded). */
+/** The lake's variables for every process: the open lake on the store (a local S3Proxy started and its stop recorded). */
 async function lakeEnv(
   dataDir: string,
-  store: ObjectStoreLake | undefined,
+  store: ObjectStoreLake,
   cleanups: Array<() => Promise<void>>,
 ): Promise<{ lake: string; filesDir: string | null; env: Record<string, string> }> {
-  if (!store) {
-    const lakeDir = path.join(dataDir, 'lake');
-    return { lake: lakeDir, filesDir: lakeDir, env: { LAKE_FORMAT: 'files', LAKE_DIR: lakeDir } };
-  }
-  if (store !== 'local') return { lake: store.url, filesDir: null, env: { LAKE_FORMAT: 'ducklake', LAKE_URL: store.url, ...store.env } };
+  if (store !== 'local') return { lake: store.url, filesDir: null, env: { LAKE_URL: store.url, ...store.env } };
   const keys = {
     accessKeyId: `marginal${crypto.randomBytes(6).toString('hex')}`,
     secretAccessKey: crypto.randomBytes(24).toString('base64url'),
@@ -111,7 +107,6 @@ async function lakeEnv(
     lake: `${url} (S3Proxy at ${s3.endpoint})`,
     filesDir: path.join(dataDir, 's3', 'objects', LOCAL_BUCKET),
     env: {
-      LAKE_FORMAT: 'ducklake',
       LAKE_URL: url,
       MARGINAL_S3_ACCESS_KEY_ID: keys.accessKeyId,
       MARGINAL_S3_SECRET_ACCESS_KEY: keys.secretAccessKey,
@@ -147,7 +142,7 @@ export async function startDistributed(opts: DistributedOptions): Promise<Distri
           cleanups.push(pg.stop);
           return pg.url;
         }),
-      lakeEnv(dataDir, opts.objectStore, cleanups),
+      lakeEnv(dataDir, opts.objectStore ?? 'local', cleanups),
     ]);
     // One admin token and master key for every replica (kept in dataDir/instance-secrets.json).
     const secrets = loadInstanceSecrets(loadConfig({ ...process.env, DATA_DIR: dataDir }));

@@ -2,8 +2,10 @@
 // once per partition mark, whatever the batching — a batch consumed again after a crash or a
 // failed lake write (some rows below the mark, some above) adds only the rows it had not counted;
 // a counted record the lake refused comes out again once its stand-in replaces it; a re-pricing's
-// differences are added once, after its manifest swap or at the next load when the process died
-// between the swap and the apply, never when the swap did not happen.
+// differences are added once, after its commit or at the next load when the process died between
+// the commit and the apply (the load names the revisions the lake holds: strings here), never when
+// the commit did not happen. The open lake's own case, through DuckLakeWriter's re-pricing commits,
+// is ducklake-repricing-spend.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AlertTally } from '../../alerts/evaluation/spend-tally.js';
 import { createLogger } from '../../core/logger.js';
@@ -12,9 +14,6 @@ import { CONTROL_DB_KINDS, openFreshControlDb, testPostgresUrl, type FreshContro
 import { lakeEvent, ORG_A } from '../support/lake-event-builder.js';
 import { standInLakeRow } from '../../processor/to-lake-row.js';
 import type { LakeEventRow } from '../../core/lake/events-schema.js';
-import fs from 'node:fs';
-import { LakeWriter } from '../../processor/lake/lake-writer.js';
-import { tempLakeDir } from '../support/processor-fixtures.js';
 
 for (const kind of CONTROL_DB_KINDS) {
   describe.skipIf(kind === 'postgres' && !testPostgresUrl())(`alert spend tally [${kind}]`, () => {
@@ -186,53 +185,6 @@ for (const kind of CONTROL_DB_KINDS) {
       // A row not counted yet (at or above the mark, 2) gets no difference: it counts later at its new cost.
       await (await reprice(next, { 7: '5' }, [at(7, '1')], ['events/org=a/date=2025-03-10/p6-rewrite-4.parquet'])).commit();
       expect(await spend('agent', 'revision-agent')).toBe('3.4');
-    });
-
-    it('recognises a real rewrite by the files its manifest swap brings in', async () => {
-      const P = 7;
-      const lakeDir = tempLakeDir('tally-lake');
-      const writer = await LakeWriter.open(lakeDir);
-      try {
-        const tally = new AlertTally(fresh.db, createLogger('silent'));
-        const rows = [0, 1].map((o) =>
-          lakeEvent({ kafka_offset: o, kafka_partition: P, user_id: 'hana', total_cost: '1.5', agent_id: 'lake-agent' }),
-        );
-        for (const r of rows) tally.note(P, r);
-        await tally.recordFlush(P, 2); // counted, then written
-        await writer.flush(P, rows, 2);
-        tally.written(P, 2);
-        expect(await spend('agent', 'lake-agent')).toBe('3');
-        const halve = (r: LakeEventRow) => ({ ...r, total_cost: '0.75' });
-        // A revision whose preparation fails stops the swap: the lake keeps its costs.
-        const refused = await tally.beginRevision(P, ORG_A, 2);
-        const version = (await writer.readManifest(P)).version;
-        await expect(
-          writer.rewriteRows(P, { organizationId: ORG_A }, refused.follow(halve), {
-            beforeCommit: async () => {
-              throw new Error('control plane away');
-            },
-          }),
-        ).rejects.toThrow('control plane away');
-        expect((await writer.readManifest(P)).version).toBe(version);
-        // Swapped, then the process dies before the apply: 1.5 → 0.75 twice is −1.5, added when the
-        // next owner loads the manifest, which lists the rewrite's files.
-        const follower = await tally.beginRevision(P, ORG_A, 2);
-        await writer.rewriteRows(P, { organizationId: ORG_A }, follower.follow(halve), {
-          beforeCommit: (files) => follower.prepare(files),
-        });
-        expect(await spend('agent', 'lake-agent')).toBe('3');
-        const view = await writer.readManifest(P);
-        expect(view.version).toBe(version + 1);
-        await new AlertTally(fresh.db, createLogger('silent')).reconcile(
-          P,
-          view.files.map((f) => f.path),
-        );
-        expect(await spend('agent', 'lake-agent')).toBe('1.5');
-        expect(await spend('end_user', 'hana')).toBe('1.5');
-      } finally {
-        await writer.close();
-        fs.rmSync(lakeDir, { recursive: true, force: true });
-      }
     });
   });
 }

@@ -2,9 +2,9 @@
 // the event (in the control-plane outbox since the spend committed) still arrives after a restart.
 // The receiver holds the first delivery open without answering, so the kill lands mid-delivery,
 // the hardest case: the attempt was sent but never recorded, and must be sent again.
-// The lake is the test run's (MARGINAL_TEST_LAKE): with ducklake the service writes the open lake,
-// its catalog in a fresh database of the test PostgreSQL (testHostLake, as startPipeline), which
-// outlives the kill as an outside catalog would; the event is read back from that lake at the end.
+// The service writes the open lake, its catalog in a fresh database of the test PostgreSQL
+// (testHostLake, as startPipeline), which outlives the kill as an outside catalog would; the event
+// is read back from that lake at the end.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -4,11 +4,10 @@
 // every dimension endpoint from the rollup for the days it covers — with the same answer as raw
 // events (LakeQuery's `useRollups: false` oracle) and as the figures worked out by hand below.
 // Days flushed before the dimension was defined are not covered and are read from raw events.
-// Run on both lakes: the manifest lake (LakeWriter) and the open lake (DuckLakeWriter, catalog in a
-// fresh database of the test PostgreSQL, read by a LakeQuery opened on it as the api does), the
-// same events written in the same steps and the same hand-worked figures. The manifest lake's own
-// cases (which files cover a day, compaction, an events file hidden, backfill progress from the
-// manifests) stay files-only; the open lake's coverage and backfill are dimension-backfill.test.ts's.
+// On the open lake (DuckLakeWriter, catalog in a fresh database of the test PostgreSQL, read by a
+// LakeQuery opened on it as the api does); its coverage and backfill progress end to end are
+// dimension-backfill.test.ts's. The manifest lake's own cases (which files cover a day,
+// compaction, an events file hidden) went with that format (decision 0158).
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metadataCostsDerivation } from '../../api/costs/dimension-derivations.js';
@@ -20,19 +19,15 @@ import {
   dimensionNumericTrend,
 } from '../../api/dimension-data/dimension-data.service.js';
 import { endUserByDimension } from '../../api/end-user-costs/end-user-costs.service.js';
-import { coveredDates, dimensionRollupProgress } from '../../api/lake/dimension-rollup-read.js';
 import { LakeQuery } from '../../api/lake/lake-query.js';
 import type { ReadContext } from '../../core/http/read-context.js';
 import { createDimension } from '../../core/control/dimensions.js';
 import { upsertEndUsers } from '../../core/control/end-users.js';
 import type { LakeEventRow } from '../../core/lake/events-schema.js';
-import { absolutePath } from '../../core/lake/layout.js';
-import { readManifest } from '../../core/lake/manifest.js';
 import { RateBook } from '../../pricing/rate-book.js';
 import { DimensionBook } from '../../processor/dimension-book.js';
 import { DuckLakeWriter } from '../../processor/lake/ducklake-writer.js';
-import { LakeWriter, type ProcessorLake } from '../../processor/lake/lake-writer.js';
-import type { PartitionState } from '../../processor/lake/partition-state.js';
+import type { ProcessorLake } from '../../processor/lake/lake-writer.js';
 import { ensureDuckDBExtensions } from '../../scripts/duckdb-extensions/provision.js';
 import { createTestTenant, openFreshControlDb, testPostgresUrl, type FreshControlDb } from '../support/control-db.js';
 import { lakeEvent } from '../support/lake-event-builder.js';
@@ -82,11 +77,10 @@ async function newTenant(): Promise<void> {
 }
 
 /**
- * The events of the figures below, written through `writer` in the same steps on either lake: days
- * 10 and 11 before the dimensions exist, then day 11 again and day 12, `afterDay12` (the manifest
- * lake's compaction), and day 12's pending event re-priced.
+ * The events of the figures below, written through `writer`: days 10 and 11 before the dimensions
+ * exist, then day 11 again and day 12, and day 12's pending event re-priced.
  */
-async function writeFixture(writer: ProcessorLake, afterDay12: () => Promise<void> = async () => {}): Promise<void> {
+async function writeFixture(writer: ProcessorLake): Promise<void> {
   // Before any dimension exists: day 10 on partition 0, day 11 on partition 1.
   await writer.flush(
     0,
@@ -117,7 +111,7 @@ async function writeFixture(writer: ProcessorLake, afterDay12: () => Promise<voi
     ],
     5,
   );
-  // Day 12, covered in both partitions; partition 0 in two flushes (the manifest lake compacts them in `afterDay12`).
+  // Day 12, covered in both partitions; partition 0 in two flushes.
   await writer.flush(0, [ev(0, 12, { team: 'search', latency_ms: 7 }, '4', { agent_id: 'a2', user_id: 'user-3', feature: 'chat' })], 6);
   await writer.flush(
     0,
@@ -141,7 +135,6 @@ async function writeFixture(writer: ProcessorLake, afterDay12: () => Promise<voi
     ],
     3,
   );
-  await afterDay12();
   // Re-pricing: day 12's pending event becomes completed at 1 (events and rollups rewritten).
   const rewrite = await writer.rewriteRows(
     0,
@@ -189,7 +182,7 @@ const BREAKDOWN = [
 
 /**
  * Every dimension endpoint over the fixture, from the rollups (`rollups`) and from raw events
- * (`raw`, useRollups false): the same answers, and the hand-worked figures. For either lake.
+ * (`raw`, useRollups false): the same answers, and the hand-worked figures.
  */
 function endpointCases(lakes: () => { rollups: LakeQuery; raw: LakeQuery }): void {
   it('cost-breakdown: hand-worked figures, equal to raw events', async () => {
@@ -333,148 +326,6 @@ function endpointCases(lakes: () => { rollups: LakeQuery; raw: LakeQuery }): voi
   });
 }
 
-describe('dimension rollups (manifest lake)', () => {
-  let writer: LakeWriter;
-  let rollups: LakeQuery;
-  let raw: LakeQuery;
-  beforeAll(async () => {
-    await newTenant();
-    lakeDir = tempLakeDir('dimension-rollups');
-    // refreshMs 0: each flush reads the definitions as they are at that moment.
-    writer = await LakeWriter.open(lakeDir, { dimensions: new DimensionBook(control.db, null, 0) });
-    await writeFixture(writer, async () => {
-      // Compaction merges day 12's two files of each table on partition 0.
-      const compacted = await writer.compactPartition(0, { minFiles: 2 });
-      expect(compacted.groups).toBeGreaterThanOrEqual(3);
-    });
-    rollups = await LakeQuery.open(lakeDir, { refreshIntervalMs: 0 });
-    raw = await LakeQuery.open(lakeDir, { refreshIntervalMs: 0, useRollups: false });
-  });
-
-  afterAll(async () => {
-    rollups?.close();
-    raw?.close();
-    await writer?.close();
-    await control?.dispose();
-    if (lakeDir) fs.rmSync(lakeDir, { recursive: true, force: true });
-  });
-
-  it('covers a day only when every events file of it, in every partition, was rolled up for the key', async () => {
-    const days = { start: new Date('2025-03-10'), end: new Date('2025-03-13') };
-    const team = await coveredDates(rollups.reader, org, days, 'team', 'string');
-    expect([...team.covered]).toEqual(['2025-03-12']);
-    expect([...team.all].sort()).toEqual(['2025-03-10', '2025-03-11', '2025-03-12']);
-    expect([...(await coveredDates(rollups.reader, org, days, 'latency_ms', 'number')).covered]).toEqual(['2025-03-12']);
-    // A key read from the typed column (agent_id) gets no dimension rollup; a type mismatch is no cover.
-    expect((await coveredDates(rollups.reader, org, days, 'agent_id', 'string')).covered.size).toBe(0);
-    expect((await coveredDates(rollups.reader, org, days, 'team', 'number')).covered.size).toBe(0);
-  });
-
-  endpointCases(() => ({ rollups, raw }));
-
-  it('answers covered days from the rollup alone: with their events files gone, the figures stay', async () => {
-    const manifest = await readManifest(lakeDir, 0);
-    const day12 = manifest.files.filter((f) => f.table === 'events' && f.date === '2025-03-12' && f.organization_id === org);
-    expect(day12).toHaveLength(1);
-    expect(day12[0]!.dimensions).toEqual({ team: 'string', latency_ms: 'number' });
-    const hidden = `${absolutePath(lakeDir, day12[0]!.path)}.hidden`;
-    fs.renameSync(absolutePath(lakeDir, day12[0]!.path), hidden);
-    const fresh = await LakeQuery.open(lakeDir, { refreshIntervalMs: 0 });
-    try {
-      const answer = await dimensionCostBreakdown(rc(fresh), { ...FULL, dimension_key: 'team' });
-      expect(answer.total_cost).toBe('22.500000000001');
-      expect(answer.items.map(({ dimension_value, total_cost, event_count }) => ({ dimension_value, total_cost, event_count }))).toEqual(
-        BREAKDOWN,
-      );
-      const summary = await dimensionNumericSummary(rc(fresh), { ...FULL, dimension_key: 'latency_ms' });
-      expect(summary).toMatchObject({ event_count: 8, sum: '378.75' });
-    } finally {
-      fresh.close();
-      fs.renameSync(hidden, absolutePath(lakeDir, day12[0]!.path));
-    }
-  });
-
-  it('backfill: rolls up the days written before the dimensions, with progress from the manifests, answers unchanged', async () => {
-    const team = { organizationId: org, key: 'team', valueType: 'string' as const };
-    expect(await dimensionRollupProgress(rollups.reader, team)).toEqual({
-      key: 'team',
-      value_type: 'string',
-      rolled_up: true,
-      days_with_events: 3,
-      days_covered: 1,
-      progress_percent: 33.33,
-      complete: false,
-    });
-    const before = await dimensionCostBreakdown(rc(raw), { ...FULL, dimension_key: 'team' });
-    // Partition 0 lacks day 10 only (its day-11 file came after the definitions); partition 1 day 11.
-    expect(await writer.backfillDimensions(0, { maxGroups: 1 })).toEqual({ groups: 1, remaining: 0 });
-    expect(await writer.backfillDimensions(0)).toEqual({ groups: 0, remaining: 0 });
-    expect((await dimensionRollupProgress(rollups.reader, team)).days_covered).toBe(2); // day 11 still waits for partition 1
-    expect(await writer.backfillDimensions(1)).toEqual({ groups: 1, remaining: 0 });
-    expect(await dimensionRollupProgress(rollups.reader, team)).toMatchObject({ days_covered: 3, progress_percent: 100, complete: true });
-    // With nothing left, a pass answers without queueing behind the partition's running work
-    // (here an operation held open): the processor's tick never delays a flush for it.
-    const partition = await (writer as unknown as { state(p: number): Promise<PartitionState> }).state(1);
-    let release!: () => void;
-    const held = partition.exclusive(() => new Promise<void>((resolve) => (release = resolve)));
-    const pass = await Promise.race([
-      writer.backfillDimensions(1),
-      new Promise((resolve) => setTimeout(() => resolve('queued behind the held operation'), 5_000)),
-    ]);
-    release();
-    await held;
-    expect(pass).toEqual({ groups: 0, remaining: 0 });
-    expect(await dimensionRollupProgress(rollups.reader, { organizationId: org, key: 'agent_id', valueType: 'string' })).toMatchObject({
-      rolled_up: false,
-      complete: false,
-    });
-    const days = { start: new Date('2025-03-10'), end: new Date('2025-03-13') };
-    expect([...(await coveredDates(rollups.reader, org, days, 'latency_ms', 'number')).covered].sort()).toEqual([
-      '2025-03-10',
-      '2025-03-11',
-      '2025-03-12',
-    ]);
-    // The same answers, now all from the rollup (a fresh reader: nothing cached from before).
-    const fresh = await LakeQuery.open(lakeDir, { refreshIntervalMs: 0 });
-    try {
-      const after = await dimensionCostBreakdown(rc(fresh), { ...FULL, dimension_key: 'team' });
-      expect(after).toEqual(before);
-      expect(after.items.map(({ dimension_value, total_cost, event_count }) => ({ dimension_value, total_cost, event_count }))).toEqual(
-        BREAKDOWN,
-      );
-      expect(await dimensionNumericSummary(rc(fresh), { ...FULL, dimension_key: 'latency_ms' })).toMatchObject({
-        event_count: 8,
-        sum: '378.75',
-        min: '0.5',
-        max: '200.25',
-      });
-      await expectByDimensionAsRaw(fresh, raw);
-    } finally {
-      fresh.close();
-    }
-  });
-  it('metadata that is not JSON (a producer bypassing ingest) lands Unassigned instead of failing the flush', async () => {
-    const day = { start_date: '2025-03-15', end_date: '2025-03-16' };
-    await writer.flush(
-      1,
-      [ev(1, 15, { team: 'search', latency_ms: 4 }, '1.25'), { ...ev(1, 15, {}, '0.75'), metadata: '{"team": not json' }],
-      offsets[1]!,
-    );
-    const fresh = await LakeQuery.open(lakeDir, { refreshIntervalMs: 0 });
-    try {
-      const answer = await dimensionCostBreakdown(rc(fresh), { ...day, dimension_key: 'team' });
-      expect(answer.items.map(({ dimension_value, total_cost, event_count }) => ({ dimension_value, total_cost, event_count }))).toEqual([
-        { dimension_value: 'search', total_cost: '1.25', event_count: 1 },
-        { dimension_value: 'Unassigned', total_cost: '0.75', event_count: 1 },
-      ]);
-      expect(answer).toEqual(await dimensionCostBreakdown(rc(raw), { ...day, dimension_key: 'team' }));
-      expect(await dimensionNumericSummary(rc(fresh), { ...day, dimension_key: 'latency_ms' })).toMatchObject({ event_count: 1, sum: '4' });
-    } finally {
-      fresh.close();
-    }
-  });
-});
-
 // The open lake: the same events through the DuckLake processor lake (one fenced commit per flush
 // and per re-pricing, the rollups and dimension_coverage in the same commit; no compaction step:
 // DuckLake's merge is its own and changes no rows), read by a LakeQuery opened as the api opens it
@@ -543,5 +394,22 @@ describe.skipIf(!openLakeReady)('dimension rollups (open lake, DuckLake)', () =>
       await dimensionNumericSummary(rc(raw), { ...FULL, dimension_key: 'latency_ms' }),
     );
     await expectByDimensionAsRaw(fresh, raw);
+  });
+
+  it('metadata that is not JSON (a producer bypassing ingest) lands Unassigned instead of failing the flush', async () => {
+    const day = { start_date: '2025-03-15', end_date: '2025-03-16' };
+    await writer.flush(
+      1,
+      [ev(1, 15, { team: 'search', latency_ms: 4 }, '1.25'), { ...ev(1, 15, {}, '0.75'), metadata: '{"team": not json' }],
+      offsets[1]!,
+    );
+    const fresh = await open();
+    const answer = await dimensionCostBreakdown(rc(fresh), { ...day, dimension_key: 'team' });
+    expect(answer.items.map(({ dimension_value, total_cost, event_count }) => ({ dimension_value, total_cost, event_count }))).toEqual([
+      { dimension_value: 'search', total_cost: '1.25', event_count: 1 },
+      { dimension_value: 'Unassigned', total_cost: '0.75', event_count: 1 },
+    ]);
+    expect(answer).toEqual(await dimensionCostBreakdown(rc(raw), { ...day, dimension_key: 'team' }));
+    expect(await dimensionNumericSummary(rc(fresh), { ...day, dimension_key: 'latency_ms' })).toMatchObject({ event_count: 1, sum: '4' });
   });
 });

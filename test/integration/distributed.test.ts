@@ -1,14 +1,12 @@
 // The distributed mode as `npm run distributed` starts it (scripts/distributed/cluster.ts): its own
 // Kafka broker and dev registry, 2 ingest and 2 processors, each its own OS process, on a fresh
-// PostgreSQL database, in two setups:
-//   - files: the manifest lake in one folder every process shares, 1 api; an ingest is SIGKILLed
-//     (a client whose request died retries the same events on the other replica);
-//   - ducklake on S3: the open lake on an S3 server (S3Proxy on loopback) with its catalog in the
-//     control-plane PostgreSQL, 2 apis, each process on its own DATA_DIR and no common folder
-//     (decision 0149); an api is SIGKILLed while both apis answer reads, and restarts on an emptied
-//     DATA_DIR (a fresh host with nothing local).
-// In both, midway, the processor that owns the organization's partition is SIGKILLed the moment a
-// lake data file of a flush appears (before that flush commits); everything killed is restarted.
+// PostgreSQL database: the open lake on an S3 server (S3Proxy on loopback) with its catalog in the
+// control-plane PostgreSQL, 2 apis, each process on its own DATA_DIR and no common folder
+// (decision 0149). Midway, the processor that owns the organization's partition is SIGKILLed the
+// moment a lake data file of a flush appears (before that flush commits), with an ingest (a client
+// whose request died retries the same events on the other replica) and an api while both apis
+// answer reads; the api restarts on an emptied DATA_DIR (a fresh host with nothing local), and
+// everything killed is restarted.
 // At the end every event answered 202 is counted exactly once, on every api: completed = events
 // sent, cost = the sum worked out here with big.js from the card's rates, credits spent = events sent.
 import fs from 'node:fs';
@@ -43,20 +41,19 @@ interface Setup {
    * SIGKILLed once a third of the batches are in, with the processor that owns the organization's
    * partition (killed as it writes a data file), and restarted at two thirds.
    */
-  alsoKilled: string;
-  /** Its DATA_DIR is emptied before the restart (a fresh host with nothing local). */
-  freshRestart: boolean;
+  alsoKilled: string[];
+  /** Of those, the ones whose DATA_DIR is emptied before the restart (a fresh host with nothing local). */
+  freshRestart: string[];
   skip: boolean;
 }
 
 const SETUPS: Setup[] = [
-  { name: 'files lake in a shared folder, 1 api', api: 1, alsoKilled: 'ingest-1', freshRestart: false, skip: false },
   {
     name: 'DuckLake on S3 with a PostgreSQL catalog, 2 apis, no shared folder',
     api: 2,
     objectStore: 'local',
-    alsoKilled: 'api-2',
-    freshRestart: true,
+    alsoKilled: ['ingest-1', 'api-2'],
+    freshRestart: ['api-2'],
     skip: !provisioned,
   },
 ];
@@ -150,7 +147,7 @@ describe.skipIf(!testPostgresUrl()).each(SETUPS)('distributed mode: 2 ingest, 2 
   });
 
   it.skipIf(setup.skip)(
-    `counts every 202 exactly once on every api through a processor SIGKILLed mid-flush and ${setup.alsoKilled}`,
+    `counts every 202 exactly once on every api through a processor SIGKILLed mid-flush and ${setup.alsoKilled.join(', ')}`,
     async () => {
       const ingests = cluster.services.filter((s) => s.role === 'ingest').map((s) => s.url);
       const apis = cluster.services.filter((s) => s.role === 'api').map((s) => s.url);
@@ -225,10 +222,10 @@ describe.skipIf(!testPostgresUrl()).each(SETUPS)('distributed mode: 2 ingest, 2 
       const chaos = (async () => {
         while (sentBatches < batches.length / 3) await sleep(20);
         const killedProcessor = await busyProcessor();
-        await Promise.all([killMidFlush(killedProcessor), cluster.kill(setup.alsoKilled)]);
+        await Promise.all([killMidFlush(killedProcessor), ...setup.alsoKilled.map((name) => cluster.kill(name))]);
         while (sentBatches < (2 * batches.length) / 3) await sleep(20);
-        if (setup.freshRestart) fs.rmSync(path.join(dataDir, setup.alsoKilled), { recursive: true, force: true });
-        await Promise.all([cluster.restart(killedProcessor), cluster.restart(setup.alsoKilled)]);
+        for (const name of setup.freshRestart) fs.rmSync(path.join(dataDir, name), { recursive: true, force: true });
+        await Promise.all([cluster.restart(killedProcessor), ...setup.alsoKilled.map((name) => cluster.restart(name))]);
       })();
       await Promise.all([...clients, chaos]);
       sending = false;
@@ -242,15 +239,13 @@ describe.skipIf(!testPostgresUrl()).each(SETUPS)('distributed mode: 2 ingest, 2 
 
       const expected = batches.flat().reduce((sum, e) => sum.plus(costOf(e)), new Big(0));
       for (const api of apis) await expectEveryEventOnce(api, expected);
-      if (setup.objectStore) {
-        // What an api host with nothing local prepares at start: the organizations, from the catalog.
-        const config = loadConfig({ DATA_DIR: path.join(dataDir, 'fresh-host'), DATABASE_URL: control.url!, ...cluster.lakeEnv });
-        const fresh = await LakeQuery.open(config.lakeDir, { duckLake: config.lake, derivedDir: false });
-        try {
-          expect(await organizationsByLakeRows(fresh)).toEqual([organizationId]);
-        } finally {
-          fresh.close();
-        }
+      // What an api host with nothing local prepares at start: the organizations, from the catalog.
+      const config = loadConfig({ DATA_DIR: path.join(dataDir, 'fresh-host'), DATABASE_URL: control.url!, ...cluster.lakeEnv });
+      const fresh = await LakeQuery.open(config.lakeDir, { duckLake: config.lake, derivedDir: false });
+      try {
+        expect(await organizationsByLakeRows(fresh)).toEqual([organizationId]);
+      } finally {
+        fresh.close();
       }
     },
   );

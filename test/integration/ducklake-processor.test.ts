@@ -5,7 +5,7 @@
 // arrive; the store is taken away under load and brought back;
 // re-pricing completes pending events once their card exists. At the end every event is in the lake once, its total cost is the sum
 // worked out here with big.js from hand-written rates, and the daily rollup equals the events per
-// (organization, day). The other processor suites run on DuckLake with MARGINAL_TEST_LAKE=ducklake.
+// (organization, day). The other processor suites run on DuckLake too (test-lake.ts).
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -1,30 +1,26 @@
-// A record that would poison its partition must not stall it (issue 16), and is refused the same
-// way whichever lake the processor writes (MARGINAL_TEST_LAKE=files | ducklake). Each case puts
-// the record on a private one-partition topic directly (ingest refuses both kinds), between valid
-// events of two organizations sharing the partition; the record goes to usage-events.dlq untouched
-// with its reason, its organization gets a `failed` stand-in row, it is counted in
+// A record that would poison its partition must not stall it (issue 16). The case puts the record
+// on a private one-partition topic directly (ingest refuses it), between valid events of two
+// organizations sharing the partition; the record goes to usage-events.dlq untouched with its
+// reason, its organization gets a `failed` stand-in row, it is counted in
 // marginal_processor_dead_letters_total, and every other event of the partition reaches the lake
 // exactly once, priced by hand below.
 //   - An event timestamped in year 0: outside ingest's event-time range, so the processor refuses
 //     it before the lake (reason `event_time_out_of_range`). Before that rule the manifest lake
 //     refused the write (DuckDB files it under date=0001-01-01 (BC)) and DuckLake stored it as a
 //     year-0000 row, pending a card, that no window reads.
-//   - A record the lake refuses to write (files-only: goes with the format; no record is known
-//     that DuckLake alone refuses): a file stands where the manifest lake must create the record's
-//     events directory, so every flush holding it fails; after bounded attempts the processor
-//     narrows the refused batch down to that record (reason `lake_write_refused`).
-// Real broker and registry (inject), PGlite control plane, real DuckDB/Parquet in a temp lake
-// (or a DuckLake there with its catalog in the test PostgreSQL).
+// The manifest lake's case of a record the lake refuses to write (`lake_write_refused`, provoked
+// through its file layout) went with that format (decision 0158): no record is known that DuckLake
+// alone refuses; the narrowing itself is processor/partition-worker.ts's.
+// Real broker and registry (inject), PGlite control plane, a DuckLake in a temp folder with its
+// catalog in the test PostgreSQL.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import path from 'node:path';
 import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createKafka } from '../../core/kafka/client.js';
 import { openControlDb, type ControlDb } from '../../core/control/db.js';
 import { migrate } from '../../core/control/migrate.js';
 import { createOrganization } from '../../core/control/organizations.js';
-import { groupDir } from '../../core/lake/layout.js';
 import { registry } from '../../core/metrics.js';
 import { Big } from '../../core/money.js';
 import { createRateCard } from '../../pricing/rate-cards.store.js';
@@ -39,7 +35,6 @@ import {
   waitUntil,
   type RunningProcessor,
 } from '../support/processor-fixtures.js';
-import { testLakeFormat } from '../support/test-lake.js';
 import { deadLettersOf } from '../support/dead-letters.js';
 
 const brokers = inject('kafkaBrokers').split(',');
@@ -88,18 +83,12 @@ describe('processor: a record that would poison its partition', () => {
 
   /**
    * Three neighbour events, the poison record (offset 3), then one victim and one neighbour event,
-   * through a processor on a fresh lake (`prepare` runs on its folder first); the lake's totals
+   * through a processor on a fresh lake; the lake's totals
    * are asserted here, the dead letters returned.
    */
-  async function runWithPoison(
-    label: string,
-    poisonFields: Parameters<typeof usageEvent>[2],
-    reason: string,
-    prepare?: (lakeDir: string) => void,
-  ) {
+  async function runWithPoison(label: string, poisonFields: Parameters<typeof usageEvent>[2], reason: string) {
     const lakeDir = tempLakeDir(`processor-poison-${label}`);
     lakeDirs.push(lakeDir);
-    prepare?.(lakeDir);
     const topic = await createPrivateTopic(kafka, 1);
     const producer = await UsageEventProducer.open(kafka, registryUrl, topic);
     cleanups.push(() => producer.close());
@@ -145,19 +134,4 @@ describe('processor: a record that would poison its partition', () => {
     expect(letters.map((l) => [l.key, l.reason, l.offset])).toEqual([[victim, 'event_time_out_of_range', '3']]);
     expect(letters[0]!.detail).toBe('timestamp 0000-01-01T00:00:00.000Z is outside [2000-01-01T00:00:00.000Z, 2100-01-01T00:00:00.000Z)');
   });
-
-  it.skipIf(testLakeFormat() === 'ducklake')(
-    'dead-letters a record the lake refuses to write after bounded attempts, and the rest of the partition flows (files-only: goes with the format)',
-    async () => {
-      // The poison's own day, where no other event of the test goes: every flush holding it fails.
-      const day = '2026-03-11';
-      const letters = await runWithPoison('refused', { timestamp: new Date(`${day}T08:00:00Z`) }, 'lake_write_refused', (lakeDir) => {
-        const blocker = path.join(lakeDir, groupDir('events', victim, day));
-        fs.mkdirSync(path.dirname(blocker), { recursive: true });
-        fs.writeFileSync(blocker, 'not a directory');
-      });
-      expect(letters.map((l) => [l.key, l.reason, l.offset])).toEqual([[victim, 'lake_write_refused', '3']]);
-      expect(letters[0]!.detail.length).toBeGreaterThan(0);
-    },
-  );
 });

@@ -3,8 +3,8 @@
 // worker's processor series once, PROCESSOR_THREAD_NICE reaches the worker's OS thread, a worker
 // that dies is replaced and the pipeline goes on, and stop() ends every thread the worker started
 // in bounded time. A processor that cannot start fails the host's start. Real broker and registry
-// (globalSetup), PGlite on the host, real DuckDB/Parquet in the host's temp lake (with
-// MARGINAL_TEST_LAKE=ducklake a DuckLake in a temp folder, its catalog in a fresh PostgreSQL database).
+// (globalSetup), PGlite on the host, a DuckLake in a temp folder, its catalog in a fresh PostgreSQL
+// database.
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RunningComponent, StartComponent } from '../../core/process-host.js';
@@ -14,7 +14,6 @@ import { openFreshControlDb } from '../support/control-db.js';
 import { startTestHost } from '../support/http.js';
 import { createTenant, ingest, llmEvent, metricEvent, waitForLake, type Pipeline, type Tenant } from '../support/pipeline.js';
 import { lakeEventRows, tempLakeDir } from '../support/processor-fixtures.js';
-import { testLakeFormat } from '../support/test-lake.js';
 
 const infra = { kafkaBrokers: inject('kafkaBrokers').split(','), schemaRegistryUrl: inject('schemaRegistryUrl') };
 const NICE = 7;
@@ -56,14 +55,12 @@ async function pricedRows(lakeDir: string, org: string): Promise<Map<string, Pri
 }
 
 /**
- * The host's lake: its default (DATA_DIR/lake, manifests), or with MARGINAL_TEST_LAKE=ducklake a
- * DuckLake in a temp folder with its catalog in a fresh PostgreSQL database. The processor thread
+ * The host's lake: a DuckLake in a temp folder with its catalog in a fresh PostgreSQL database. The processor thread
  * reads the open lake's settings from the process environment (processor/thread.ts: in production
  * host and thread share it; here the host's env is given to loadConfig), so they go there too,
  * until `restore`.
  */
-async function hostLake(): Promise<{ env: Record<string, string>; lakeDir: string | null; restore(): void }> {
-  if (testLakeFormat() !== 'ducklake') return { env: {}, lakeDir: null, restore: () => undefined };
+async function hostLake(): Promise<{ env: Record<string, string>; lakeDir: string; restore(): void }> {
   const catalog = await openFreshControlDb('postgres', { migrate: false });
   await catalog.db.close();
   const lakeDir = tempLakeDir('processor-thread');
@@ -126,7 +123,7 @@ describe('the all-in-one processor on a worker thread', () => {
         ...lake.env,
       },
     });
-    pipeline = { host, url: host.url, lakeDir: lake.lakeDir ?? `${host.dataDir}/lake`, stop: () => host.stop() };
+    pipeline = { host, url: host.url, lakeDir: lake.lakeDir, stop: () => host.stop() };
     tenant = await createTenant(pipeline, {
       rateCards: [{ model_slug: 'thread-model', input_cost_per_million: '3', output_cost_per_million: '15' }],
       unitRates: [{ provider: 'imagegen', metric: 'image_generation', unit: 'image', cost_per_unit: '0.04' }],

@@ -1,15 +1,7 @@
-// What-if through the whole pipeline: signed events of two end users and two models priced by the
-// processor at hand-set cards, revenue for one end user through the admin API, then
-// POST /v1/what-if moving gpt-4o to gpt-4o-mini with token_ratio 1.5. Every figure is worked out
-// by hand below (rates are USD per million tokens); the lake and the other reads are compared
-// before and after, byte for byte.
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endUserIdFor } from '../../core/ids.js';
 import { admin, http } from '../support/http.js';
 import { lakeRowsFingerprint } from '../support/processor-fixtures.js';
-import { testLakeFormat } from '../support/test-lake.js';
 import {
   apiGet,
   createTenant,
@@ -393,25 +385,9 @@ async function quietLakeSnapshot(dir: string, organizationId: string): Promise<R
 }
 
 /**
- * One organization's lake state. The manifest lake: size and mtime of each of its files
- * (`…/org=<id>/…`), but the read side's derived-day cache (`_derived`), which reads may fill.
- * DuckLake (MARGINAL_TEST_LAKE=ducklake), whose files are not the organization's alone and are
- * merged by the processor's maintenance: each table's rows of the organization (count and hash).
+ * One organization's lake state: each table's rows of the organization (count and hash); the
+ * lake's files are not the organization's alone and are merged by the processor's maintenance.
  */
 async function lakeSnapshot(dir: string, organizationId: string): Promise<Record<string, string>> {
-  if (testLakeFormat() === 'ducklake') return lakeRowsFingerprint(dir, organizationId);
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const entry of fs.readdirSync(d, { withFileTypes: true })) {
-      const full = path.join(d, entry.name);
-      if (entry.isDirectory()) {
-        if (entry.name !== '_derived') walk(full);
-      } else if (full.includes(`${path.sep}org=${organizationId}${path.sep}`)) {
-        const s = fs.statSync(full);
-        out[path.relative(dir, full)] = `${s.size}:${s.mtimeMs}`;
-      }
-    }
-  };
-  walk(dir);
-  return out;
+  return lakeRowsFingerprint(dir, organizationId);
 }

@@ -5,7 +5,6 @@
 // to what matters: llmEvent/metricEvent fill valid defaults, TenantSpec names rates and dimensions.
 import { inject } from 'vitest';
 import { apiComponent, type ApiComponentOptions } from '../../api/component.js';
-import { LakeReader } from '../../core/lake/lake-reader.js';
 import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 import type { StartComponent } from '../../core/process-host.js';
 import { createIngest } from '../../ingest/component.js';
@@ -13,7 +12,7 @@ import { startProcessor } from '../../processor/component.js';
 import { admin, http, startTestHost, type HttpResult, type TestHost } from './http.js';
 import { openFreshControlDb } from './control-db.js';
 import { signedPost, type Signer } from './ingest-harness.js';
-import { duckLakeEnv, markDuckLake, testDuckLake, testLakeFormat } from './test-lake.js';
+import { duckLakeEnv, markDuckLake, testDuckLake } from './test-lake.js';
 
 export interface PipelineOptions {
   /** The api's clock (time windows of /cost-data/summary). Default: wall clock. */
@@ -25,8 +24,6 @@ export interface PipelineOptions {
   /** Extra environment (rate limits, flush timing). */
   env?: Record<string, string>;
   api?: Omit<ApiComponentOptions, 'now'>;
-  /** The lake the processor writes and the api reads (default: MARGINAL_TEST_LAKE, test-lake.ts). */
-  lake?: 'files' | 'ducklake';
 }
 
 export interface Pipeline {
@@ -41,7 +38,7 @@ export async function startPipeline(opts: PipelineOptions = {}): Promise<Pipelin
   if (opts.ingest !== false) components.push(createIngest({ settingsTtlMs: 100, sweeper: { intervalMs: 60_000 } }));
   if (opts.processor !== false) components.push(startProcessor);
   components.push(apiComponent({ ...opts.api, now: opts.now }));
-  const lake = await testHostLake(opts.lake);
+  const lake = await testHostLake();
   const host = await startTestHost({
     components,
     infra: { kafkaBrokers: inject('kafkaBrokers').split(','), schemaRegistryUrl: inject('schemaRegistryUrl') },
@@ -58,22 +55,21 @@ export async function startPipeline(opts: PipelineOptions = {}): Promise<Pipelin
 }
 
 /**
- * The lake of a test host whose lake is its DATA_DIR/lake: the manifest lake, or with
- * MARGINAL_TEST_LAKE=ducklake (test-lake.ts) the open lake, its catalog in a fresh PostgreSQL
- * database (`env` for the host). `mark(dataDir)` records it for the test's readers once the host
- * has its folder, and gives the lake's folder.
+ * The lake of a test host whose lake is its DATA_DIR/lake: the open lake, its catalog in a fresh
+ * PostgreSQL database (`env` for the host). `mark(dataDir)` records it for the test's readers once
+ * the host has its folder, and gives the lake's folder.
  */
-export async function testHostLake(format: 'files' | 'ducklake' = testLakeFormat()): Promise<{
+export async function testHostLake(): Promise<{
   env: Record<string, string>;
   mark(dataDir: string): string;
 }> {
-  const catalog = format === 'ducklake' ? await openFreshControlDb('postgres', { migrate: false }) : null;
-  await catalog?.db.close();
+  const catalog = await openFreshControlDb('postgres', { migrate: false });
+  await catalog.db.close();
   return {
-    env: catalog ? { LAKE_FORMAT: 'ducklake', LAKE_CATALOG_URL: catalog.url! } : { LAKE_FORMAT: 'files' },
+    env: { LAKE_CATALOG_URL: catalog.url! },
     mark(dataDir) {
       const lakeDir = `${dataDir}/lake`;
-      if (catalog) markDuckLake(lakeDir, duckLakeEnv(lakeDir, catalog.url!));
+      markDuckLake(lakeDir, duckLakeEnv(lakeDir, catalog.url!));
       return lakeDir;
     },
   };
@@ -221,26 +217,19 @@ export async function ingest(p: Pipeline, t: Tenant, events: readonly EventBody[
   return out;
 }
 
-/** Rows the lake holds for the organization (events table, every status), from the manifests. */
+/** Rows the lake holds for the organization (events table, every status). */
 export async function lakeEventCount(p: Pipeline, organizationId: string): Promise<number> {
   const duckLake = testDuckLake(p.lakeDir);
-  if (duckLake) {
-    const conn = await (await duckLake).instance.connect();
-    try {
-      const counted = await conn.runAndReadAll(
-        `SELECT count(*) FROM lake.events WHERE organization_id = ${sqlStringLiteral(organizationId)}`,
-      );
-      return Number(counted.getRows()[0]![0]);
-    } finally {
-      conn.closeSync();
-    }
+  if (!duckLake) throw new Error(`${p.lakeDir} holds no test DuckLake`);
+  const conn = await (await duckLake).instance.connect();
+  try {
+    const counted = await conn.runAndReadAll(
+      `SELECT count(*) FROM lake.events WHERE organization_id = ${sqlStringLiteral(organizationId)}`,
+    );
+    return Number(counted.getRows()[0]![0]);
+  } finally {
+    conn.closeSync();
   }
-  const reader = await LakeReader.open(p.lakeDir, { refreshIntervalMs: 0 });
-  let n = 0;
-  for (const m of (await reader.manifests()).values()) {
-    for (const f of m.files) if (f.table === 'events' && f.organization_id === organizationId) n += f.rows;
-  }
-  return n;
 }
 
 /** Waits until the lake holds `count` events of the organization. */

@@ -1,5 +1,5 @@
 // The processor as its own OS process (node --import tsx processor/main.ts), for tests that kill
-// it with SIGKILL or stop it with SIGTERM. It writes the lake test-lake.ts says (MARGINAL_TEST_LAKE). Output is kept (last 200 lines) for failure messages.
+// it with SIGKILL or stop it with SIGTERM. It writes the test DuckLake of its LAKE_DIR (test-lake.ts). Output is kept (last 200 lines) for failure messages.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fromRoot } from '../../core/paths.js';
 import { lakeEnvOf } from './test-lake.js';

@@ -1,16 +1,15 @@
 // Fixtures for processor tests and the processor benchmark: usage events as ingest queues them,
 // a producer that writes them to usage-events in Confluent-framed Avro (key = organization id),
-// an in-process processor over a temp lake, and lake totals read back through LakeReader +
+// an in-process processor over a temp DuckLake, and lake totals read back through its catalog with
 // DuckDB (exact DECIMAL sums as strings, never floats).
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Kafka, Producer } from 'kafkajs';
 import { endUserIdFor } from '../../core/ids.js';
 import { USAGE_EVENTS_TOPIC, createIdempotentProducer, createKafka, ensureTopics } from '../../core/kafka/client.js';
-import { LakeReader } from '../../core/lake/lake-reader.js';
 import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 import { openControlDb, type ControlDb } from '../../core/control/db.js';
 import { migrate } from '../../core/control/migrate.js';
@@ -22,11 +21,10 @@ import { createUsageEventCodec, type UsageEventCodec } from '../../core/registry
 import { Processor, type ProcessorOptions } from '../../processor/consumer.js';
 import { DeadLetterQueue } from '../../processor/dlq.js';
 import { LAKE_TABLES, type LakeTable } from '../../core/lake/layout.js';
-import type { ManifestFile } from '../../core/lake/manifest.js';
 import { DuckLakeWriter } from '../../processor/lake/ducklake-writer.js';
-import { LakeWriter, type ProcessorLake } from '../../processor/lake/lake-writer.js';
+import type { ProcessorLake } from '../../processor/lake/lake-writer.js';
 import { openFreshControlDb } from './control-db.js';
-import { duckLakeEnv, duckLakeSettingsOf, markDuckLake, testDuckLake, testLakeFormat } from './test-lake.js';
+import { duckLakeEnv, duckLakeSettingsOf, markDuckLake, testDuckLake } from './test-lake.js';
 import type { UsageEvent } from '../../schemas/usage-event.js';
 import { usageEvent as buildUsageEvent } from './usage-event-builder.js';
 
@@ -152,12 +150,11 @@ export async function startInProcessProcessor(opts: {
 }
 
 /**
- * The lake an in-process processor writes (test-lake.ts): the manifest lake of `lakeDir`, or with
- * MARGINAL_TEST_LAKE=ducklake a DuckLake there, its catalog in a fresh PostgreSQL database (the
- * same lake again when a later processor starts on the folder; the test cluster is thrown away).
+ * The lake an in-process processor writes (test-lake.ts): a DuckLake in `lakeDir`, its catalog in a
+ * fresh PostgreSQL database (the same lake again when a later processor starts on the folder; the
+ * test cluster is thrown away).
  */
 export async function openTestProcessorLake(lakeDir: string): Promise<ProcessorLake> {
-  if (testLakeFormat() !== 'ducklake') return LakeWriter.open(lakeDir);
   if (!duckLakeSettingsOf(lakeDir)) {
     const catalog = await openFreshControlDb('postgres', { migrate: false });
     await catalog.db.close();
@@ -166,41 +163,18 @@ export async function openTestProcessorLake(lakeDir: string): Promise<ProcessorL
   return DuckLakeWriter.open(duckLakeSettingsOf(lakeDir)!);
 }
 
-/**
- * Runs `read` with a connection and each lake table as a relation for `organizationId`: the
- * manifest lake's files through LakeReader, or the DuckLake's tables; `eventEntries` lists the
- * manifest lake's events files (null for DuckLake, which names none).
- */
+/** Runs `read` with a connection to the DuckLake of `lakeDir` (its tables are `lake.<table>`). */
 async function readLake<T>(
   lakeDir: string,
-  organizationId: string,
-  read: (
-    conn: DuckDBConnection,
-    relation: (table: LakeTable) => Promise<string>,
-    eventEntries: (() => Promise<ManifestFile[]>) | null,
-  ) => Promise<T>,
+  read: (conn: DuckDBConnection, relation: (table: LakeTable) => string) => Promise<T>,
 ): Promise<T> {
   const duckLake = testDuckLake(lakeDir);
-  if (duckLake) {
-    const conn = await (await duckLake).instance.connect();
-    try {
-      return await read(conn, async (table) => `lake.${table}`, null);
-    } finally {
-      conn.closeSync();
-    }
-  }
-  const reader = await LakeReader.open(lakeDir, { refreshIntervalMs: 0 });
-  const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
-  const conn = await instance.connect();
+  if (!duckLake) throw new Error(`${lakeDir} holds no test DuckLake (openTestProcessorLake or lakeEnvOf marks one)`);
+  const conn = await (await duckLake).instance.connect();
   try {
-    return await read(
-      conn,
-      (table) => reader.relation(table, organizationId),
-      () => reader.entries('events', organizationId),
-    );
+    return await read(conn, (table) => `lake.${table}`);
   } finally {
     conn.closeSync();
-    instance.closeSync();
   }
 }
 
@@ -217,10 +191,10 @@ export interface LakeTotals {
 
 /** What the lake holds for one organization, read the way the api reads it. */
 export async function lakeTotals(lakeDir: string, organizationId: string): Promise<LakeTotals> {
-  return readLake(lakeDir, organizationId, async (conn, relation) => {
+  return readLake(lakeDir, async (conn, relation) => {
     const org = sqlStringLiteral(organizationId);
-    const events = await relation('events');
-    const daily = await relation('daily_costs');
+    const events = relation('events');
+    const daily = relation('daily_costs');
     const totals = (
       await conn.runAndReadAll(
         `SELECT CAST(count(*) AS DOUBLE), CAST(count(DISTINCT event_id) AS DOUBLE), CAST(coalesce(sum(total_cost), 0) AS VARCHAR)
@@ -252,7 +226,7 @@ export interface LakeDimensionTotals {
   costs: Map<string | null, { events: number; cost: string }>;
   /** Number dimension `numberKey`: values counted and their exact sum, failed events excepted. */
   numbers: { count: number; sum: string };
-  /** Every events file lists both keys (the rollup is complete for them). */
+  /** Both keys have rollup rows (the rollup is complete for them). */
   covered: boolean;
 }
 
@@ -262,24 +236,21 @@ export async function lakeDimensionTotals(
   key: string,
   numberKey: string,
 ): Promise<LakeDimensionTotals> {
-  return readLake(lakeDir, organizationId, async (conn, relation, eventEntries) => {
+  return readLake(lakeDir, async (conn, relation) => {
     const org = sqlStringLiteral(organizationId);
     const costs = await conn.runAndReadAll(
-      `SELECT dim_value, CAST(sum(event_count) AS DOUBLE), CAST(sum(total_cost) AS VARCHAR) FROM ${await relation('dimension_costs')}
+      `SELECT dim_value, CAST(sum(event_count) AS DOUBLE), CAST(sum(total_cost) AS VARCHAR) FROM ${relation('dimension_costs')}
         WHERE organization_id = ${org} AND dimension_key = ${sqlStringLiteral(key)} AND status = 'completed' GROUP BY 1`,
     );
     const numbers = (
       await conn.runAndReadAll(
-        `SELECT CAST(coalesce(sum(value_count), 0) AS DOUBLE), CAST(coalesce(sum(sum_value), 0) AS VARCHAR) FROM ${await relation('dimension_numbers')}
+        `SELECT CAST(coalesce(sum(value_count), 0) AS DOUBLE), CAST(coalesce(sum(sum_value), 0) AS VARCHAR) FROM ${relation('dimension_numbers')}
           WHERE organization_id = ${org} AND dimension_key = ${sqlStringLiteral(numberKey)} AND status <> 'failed'`,
       )
     ).getRows()[0]!;
-    // DuckLake names no files: every commit rolls up the dimensions defined when it was written,
-    // so the rollup covers the events when both keys have rows.
-    const files = eventEntries ? await eventEntries() : null;
-    const covered = files
-      ? files.length > 0 && files.every((f) => f.dimensions?.[key] === 'string' && f.dimensions?.[numberKey] === 'number')
-      : costs.currentRowCount > 0 && (numbers[0] as number) > 0;
+    // Every commit rolls up the dimensions defined when it was written, so the rollup covers the
+    // events when both keys have rows.
+    const covered = costs.currentRowCount > 0 && (numbers[0] as number) > 0;
     return {
       costs: new Map(costs.getRows().map((r) => [r[0] as string | null, { events: r[1] as number, cost: r[2] as string }])),
       numbers: { count: numbers[0] as number, sum: numbers[1] as string },
@@ -290,10 +261,10 @@ export async function lakeDimensionTotals(
 
 /** Event ids in the lake for one organization, with how often each appears. */
 export async function lakeEventIdCounts(lakeDir: string, organizationId: string): Promise<Map<string, number>> {
-  return readLake(lakeDir, organizationId, async (conn, relation) => {
+  return readLake(lakeDir, async (conn, relation) => {
     const rows = (
       await conn.runAndReadAll(
-        `SELECT event_id, CAST(count(*) AS DOUBLE) FROM ${await relation('events')} WHERE organization_id = ${sqlStringLiteral(organizationId)} GROUP BY event_id`,
+        `SELECT event_id, CAST(count(*) AS DOUBLE) FROM ${relation('events')} WHERE organization_id = ${sqlStringLiteral(organizationId)} GROUP BY event_id`,
       )
     ).getRows();
     return new Map(rows.map((r) => [r[0] as string, r[1] as number]));
@@ -306,27 +277,25 @@ export async function lakeEventIdCounts(lakeDir: string, organizationId: string)
  * in either format.
  */
 export async function lakeEventRows(lakeDir: string, organizationId: string, columns: string): Promise<Record<string, unknown>[]> {
-  return readLake(lakeDir, organizationId, async (conn, relation) =>
+  return readLake(lakeDir, async (conn, relation) =>
     (
-      await conn.runAndReadAll(
-        `SELECT ${columns} FROM ${await relation('events')} WHERE organization_id = ${sqlStringLiteral(organizationId)}`,
-      )
+      await conn.runAndReadAll(`SELECT ${columns} FROM ${relation('events')} WHERE organization_id = ${sqlStringLiteral(organizationId)}`)
     ).getRowObjects(),
   );
 }
 
 /**
  * Per lake table, the organization's row count and a hash over every row's values ("rows:hash"),
- * read from the lake of `lakeDir` in either format: equal exactly when no row was added, removed
+ * read from the lake of `lakeDir`: equal exactly when no row was added, removed
  * or changed (the same rows in other files, as after a compaction, give the same figures).
  */
 export async function lakeRowsFingerprint(lakeDir: string, organizationId: string): Promise<Record<LakeTable, string>> {
-  return readLake(lakeDir, organizationId, async (conn, relation) => {
+  return readLake(lakeDir, async (conn, relation) => {
     const out = {} as Record<LakeTable, string>;
     for (const table of LAKE_TABLES) {
       const row = (
         await conn.runAndReadAll(
-          `SELECT CAST(count(*) AS VARCHAR), CAST(coalesce(sum(hash(t)), 0) AS VARCHAR) FROM ${await relation(table)} t
+          `SELECT CAST(count(*) AS VARCHAR), CAST(coalesce(sum(hash(t)), 0) AS VARCHAR) FROM ${relation(table)} t
             WHERE organization_id = ${sqlStringLiteral(organizationId)}`,
         )
       ).getRows()[0]!;

@@ -1,9 +1,8 @@
-// Which lake a test's processor writes, so the processor suites run unchanged on either: the
-// manifest lake (default) or, with MARGINAL_TEST_LAKE=ducklake in the environment, the open lake
-// (LAKE_FORMAT=ducklake: data in the test's lake folder, catalog in a PostgreSQL database). A
-// DuckLake test lake is recorded by a small file in its folder naming its LAKE_* / AWS_* settings,
-// so the readers of processor-fixtures.ts (given only the folder) open the same lake; readers stay
-// open per folder (a PostgreSQL catalog shows every commit to a long-lived reader).
+// The lake of a test's processors and hosts: the open lake (DuckLake: data in the test's lake
+// folder, catalog in a PostgreSQL database). A test DuckLake is recorded by a small file in its
+// folder naming its LAKE_* / AWS_* settings, so the readers of processor-fixtures.ts (given only
+// the folder) open the same lake; readers stay open per folder (a PostgreSQL catalog shows every
+// commit to a long-lived reader).
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../core/config.js';
@@ -13,16 +12,19 @@ import { openFreshControlDb } from './control-db.js';
 
 const MARKER = '.marginal-test-ducklake.json';
 
-/** The lake format the processor suites run on (MARGINAL_TEST_LAKE: ducklake, the default, or files). */
+/**
+ * The lake format the suites run on: the open lake (MARGINAL_TEST_LAKE=files is refused since the
+ * manifest format was removed, decision 0158). Kept for the tests that still name a format.
+ */
 export function testLakeFormat(): 'files' | 'ducklake' {
   const v = process.env.MARGINAL_TEST_LAKE ?? 'ducklake';
-  if (v !== 'files' && v !== 'ducklake') throw new Error(`MARGINAL_TEST_LAKE must be files or ducklake, got ${v}`);
+  if (v !== 'ducklake') throw new Error(`MARGINAL_TEST_LAKE must be ducklake (the manifest lake is removed), got ${v}`);
   return v;
 }
 
 /** The environment of a DuckLake in `lakeDir` with its catalog at `catalogUrl` (plus S3 settings when the data is on S3). */
 export function duckLakeEnv(lakeDir: string, catalogUrl: string, s3: Record<string, string> = {}): Record<string, string> {
-  return { LAKE_FORMAT: 'ducklake', LAKE_URL: lakeDir, LAKE_CATALOG_URL: catalogUrl, ...s3 };
+  return { LAKE_URL: lakeDir, LAKE_CATALOG_URL: catalogUrl, ...s3 };
 }
 
 /** Records that the lake of `lakeDir` is the DuckLake of `env` (as a processor is started on it). */
@@ -31,7 +33,7 @@ export function markDuckLake(lakeDir: string, env: Record<string, string>): void
   fs.writeFileSync(path.join(lakeDir, MARKER), JSON.stringify(env));
 }
 
-/** The settings of the DuckLake recorded in `lakeDir`, or null for a manifest lake. */
+/** The settings of the DuckLake recorded in `lakeDir`, or null when none is. */
 export function duckLakeSettingsOf(lakeDir: string): LakeSettings | null {
   const file = path.join(lakeDir, MARKER);
   if (!fs.existsSync(file)) return null;
@@ -39,21 +41,19 @@ export function duckLakeSettingsOf(lakeDir: string): LakeSettings | null {
 }
 
 /**
- * For the environment of a child processor or a test host with a LAKE_DIR: when it uses DuckLake
- * (LAKE_FORMAT=ducklake given, or MARGINAL_TEST_LAKE=ducklake with the control plane's PostgreSQL
- * as catalog, which the other processes of the test share), the variables to add, and the lake
- * folder is marked; on the manifest lake LAKE_FORMAT=files (the config's default is the open lake).
+ * For the environment of a child processor or a test host with a LAKE_DIR: the DuckLake variables
+ * to add (its catalog the control plane's PostgreSQL, which the other processes of the test share,
+ * unless LAKE_CATALOG_URL names one), and the lake folder is marked.
  */
 export function lakeEnvOf(env: Record<string, string>): Record<string, string> {
-  const lakeDir = env.LAKE_DIR ?? env.LAKE_URL;
-  if (env.LAKE_FORMAT === 'ducklake') {
-    if (lakeDir && !lakeDir.startsWith('s3://')) markDuckLake(lakeDir, env);
+  const lakeDir = env.LAKE_URL ?? env.LAKE_DIR;
+  if (!lakeDir) return {};
+  if (env.LAKE_URL || env.LAKE_CATALOG_URL) {
+    if (!lakeDir.startsWith('s3://')) markDuckLake(lakeDir, env);
     return {};
   }
-  if (env.LAKE_FORMAT === 'files' || testLakeFormat() !== 'ducklake') return env.LAKE_FORMAT ? {} : { LAKE_FORMAT: 'files' };
-  if (!lakeDir) return {};
-  const catalog = env.LAKE_CATALOG_URL ?? env.DATABASE_URL;
-  if (!catalog) throw new Error('MARGINAL_TEST_LAKE=ducklake: a child processor needs DATABASE_URL (PostgreSQL) for the catalog');
+  const catalog = env.DATABASE_URL;
+  if (!catalog) throw new Error('a child processor on a test DuckLake needs DATABASE_URL (PostgreSQL) for the catalog');
   const added = duckLakeEnv(lakeDir, catalog);
   markDuckLake(lakeDir, added);
   return added;
@@ -61,20 +61,21 @@ export function lakeEnvOf(env: Record<string, string>): Record<string, string> {
 
 /**
  * The lake variables of a test host given `env`: those of lakeEnvOf, and when the host has no
- * catalog (no LAKE_CATALOG_URL, no DATABASE_URL: a PGlite control plane) on the open lake, a
- * fresh PostgreSQL database of its own as the catalog, since the api opens the lake at start.
+ * catalog (no LAKE_CATALOG_URL, no DATABASE_URL: a PGlite control plane), a fresh PostgreSQL
+ * database of its own as the catalog, since the api opens the lake at start.
  */
 export async function testHostLakeEnv(env: Record<string, string>): Promise<Record<string, string>> {
-  if (testLakeFormat() === 'files' || env.LAKE_FORMAT === 'files' || env.LAKE_CATALOG_URL || env.DATABASE_URL) return lakeEnvOf(env);
+  if (env.LAKE_CATALOG_URL || env.DATABASE_URL) return lakeEnvOf(env);
   const catalog = await openFreshControlDb('postgres', { migrate: false });
   await catalog.db.close();
-  const own = { LAKE_FORMAT: 'ducklake', LAKE_CATALOG_URL: catalog.url! };
-  return { ...own, ...lakeEnvOf({ ...env, ...own }) };
+  const own = { LAKE_CATALOG_URL: catalog.url! };
+  const lakeDir = env.LAKE_URL ?? env.LAKE_DIR;
+  return { ...own, ...(lakeDir ? lakeEnvOf({ ...env, ...own, LAKE_URL: lakeDir }) : {}) };
 }
 
 const readers = new Map<string, Promise<OpenLake>>();
 
-/** An open reader of the DuckLake recorded in `lakeDir` (tables prepared), or null for a manifest lake. */
+/** An open reader of the DuckLake recorded in `lakeDir` (tables prepared), or null when none is. */
 export function testDuckLake(lakeDir: string): Promise<OpenLake> | null {
   const settings = duckLakeSettingsOf(lakeDir);
   if (!settings) return null;

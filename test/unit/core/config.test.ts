@@ -21,15 +21,20 @@ describe('lake settings', () => {
     expect(embeddedLakeCatalogDir({ ...base, DATABASE_URL: 'postgres://m@db/marginal' })).toBeNull();
   });
 
-  it('LAKE_FORMAT picks the lake the processor writes: ducklake by default, files on request, nothing else', () => {
+  it('LAKE_FORMAT: the open lake, unset or ducklake; files is refused, naming the migration', () => {
     expect(loadConfig(base).lakeFormat).toBe('ducklake');
-    expect(loadConfig({ ...base, DATABASE_URL: 'postgres://m@db/marginal' }).lakeFormat).toBe('ducklake');
-    expect(loadConfig({ ...base, LAKE_FORMAT: 'files' }).lakeFormat).toBe('files');
-    expect(embeddedLakeCatalogDir({ ...base, LAKE_FORMAT: 'files' })).toBeNull();
+    expect(loadConfig({ ...base, LAKE_FORMAT: 'ducklake', DATABASE_URL: 'postgres://m@db/marginal' }).lakeFormat).toBe('ducklake');
+    expect(() => loadConfig({ ...base, LAKE_FORMAT: 'files' })).toThrow(/npm run cli -- lake migrate/);
     expect(() => loadConfig({ ...base, LAKE_FORMAT: 'iceberg' })).toThrow(ConfigError);
     // The api and the processor each open the lake: only a PostgreSQL catalog shows one the other's commits.
     expect(() => loadConfig({ ...base, LAKE_CATALOG_URL: '/srv/marginal/catalog.ducklake' })).toThrow(/PostgreSQL catalog/);
     expect(() => loadConfig({ ...base, LAKE_CATALOG_URL: 'sqlite:./x.sqlite' })).toThrow(/PostgreSQL catalog/);
+    expect(() => loadConfig({ ...base, LAKE_CATALOG_URL: 'mysql://x/y' })).toThrow(ConfigError);
+  });
+
+  it("LAKE_DIR: where lake migrate finds an old lake, and the open lake's folder when LAKE_URL is unset", () => {
+    expect(loadConfig({ ...base, LAKE_DIR: '/mnt/old' }).lakeDir).toBe('/mnt/old');
+    expect(loadConfig(base).lakeDir).toBe('/srv/marginal/lake');
   });
 
   it('an unset LAKE_URL follows LAKE_DIR, the folder of the lake either way', () => {
@@ -43,11 +48,6 @@ describe('lake settings', () => {
     if (viaDatabase.kind === 'postgres') expect(viaDatabase.url.reveal()).toBe('postgres://m:pw@db:5432/marginal');
     const own = loadConfig({ ...base, DATABASE_URL: 'postgres://a@b/c', LAKE_CATALOG_URL: 'postgresql://lake@cat:6543/lake' }).lake.catalog;
     if (own.kind === 'postgres') expect(own.url.reveal()).toBe('postgresql://lake@cat:6543/lake');
-    expect(loadConfig({ ...base, LAKE_FORMAT: 'files', LAKE_CATALOG_URL: 'sqlite:./x.sqlite' }).lake.catalog).toEqual({
-      kind: 'sqlite',
-      path: path.resolve('x.sqlite'),
-    });
-    expect(() => loadConfig({ ...base, LAKE_CATALOG_URL: 'mysql://x/y' })).toThrow(ConfigError);
   });
 
   it('LAKE_URL on S3 takes the standard AWS variables: AWS S3 itself is https and virtual-host style', () => {
