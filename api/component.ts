@@ -69,7 +69,7 @@ export function apiComponent(options: ApiComponentOptions = {}): StartComponent 
   return async (ctx) => {
     const lakeQuery = await LakeQuery.open(ctx.config.lakeDir, {
       onDerivedStoreError: (err) => ctx.logger.warn({ err }, 'persisting derived days failed; rebuilt from the lake after restarts'),
-      ...(ctx.config.lakeFormat === 'ducklake' ? { duckLake: ctx.config.lake } : {}),
+      duckLake: ctx.config.lake,
       ...options.lake,
     });
     ctx.services.lakeQuery = lakeQuery;

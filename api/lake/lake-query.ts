@@ -51,7 +51,7 @@ import { inlineParameters, type InlineValue } from './inline-parameters.js';
 import { LakeReader } from '../../core/lake/lake-reader.js';
 import type { LakeTable } from '../../core/lake/layout.js';
 import { DAILY_COSTS, rollupFromEventsSql } from '../../core/lake/rollups.js';
-import { readParquetSql, sqlStringLiteral } from '../../core/lake/parquet-sql.js';
+import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
 import { ensureLakeTables, isLakeUnreachable, type OpenLake, openLake } from '../../core/lake/lake-catalog.js';
 import type { LakeSettings } from '../../core/lake/lake-settings.js';
 import { ServiceUnavailableError } from '../../core/errors.js';
@@ -528,11 +528,10 @@ export class LakeQuery {
   }
 
   /**
-   * Opens a connection into the pool and reads a lake file's footer (`file`, if any), so the first
-   * request finds both ready (api/lake/prepare-reads.ts); on the open lake reads the catalog's
-   * snapshot and every organization's day versions at it instead.
+   * Reads the open lake's snapshot and every organization's day versions at it, so the first
+   * request finds them (api/lake/prepare-reads.ts); on the manifest lake opens a connection.
    */
-  async warmUp(file?: string): Promise<void> {
+  async warmUp(): Promise<void> {
     this.refuseIfClosing();
     if (this.duckLakeDays) {
       const days = this.duckLakeDays;
@@ -543,7 +542,7 @@ export class LakeQuery {
     }
     const conn = await this.connection();
     try {
-      await conn.run(file ? `SELECT count(*) FROM ${readParquetSql([file])}` : 'SELECT 1');
+      await conn.run('SELECT 1');
     } finally {
       this.release(conn);
     }

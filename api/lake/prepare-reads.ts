@@ -7,15 +7,14 @@
 //     first request waited for its own statements and for the webhook worker's first poll;
 //   - those organizations' revenue records, parsed into the revenue cache (revenue/revenue-cache.ts):
 //     a margin request then checks only their version instead of reading 13k records (~140 ms);
-//   - DuckDB: one connection opened and a Parquet footer read, so the first lake query does not
-//     open the pool or load the reader. With the open lake the organizations come from its catalog,
-//     so a fresh host with nothing local prepares the same ones;
+//   - the lake's catalog: its snapshot and every organization's day versions read (LakeQuery.warmUp).
+//     The organizations come from the catalog, so a fresh host with nothing local prepares the
+//     same ones;
 //   - the lake, for those organizations: their cost days of the last week up to now, as a dashboard's
 //     first request asks them (`{{costs}}`): the days built, or read from what a previous process
-//     persisted, into the DerivedCache, and today's raw events read. On the open lake this is also
-//     the catalog's first reads (its snapshot, the organizations' day versions, the tables' files
-//     and footers on the object store), which a first request otherwise pays: bench/results/lake.md's
-//     cold figures on S3. The versions read are reused while the snapshot stands (ducklake-days.ts).
+//     persisted, into the DerivedCache, and today's raw events read: the tables' first reads (files
+//     and footers on the object store), which a first request otherwise pays (bench/results/lake.md's
+//     cold figures on S3). The versions read are reused while the snapshot stands (ducklake-days.ts).
 // Nothing here changes an answer: every cache it fills is checked per request as before (the
 // revenue version, the rate book's rates_version). Bounded by a time budget; failures are
 // logged and ignored (the request then does the work as before).
@@ -61,8 +60,7 @@ export async function prepareReads(
   // A random key: the lookup statement runs and misses (only that miss is cached, for 2 s).
   await ctx.auth.authenticate(`${API_KEY_PREFIX}${randomBytes(24).toString('base64url')}`);
   const orgs = (await organizationsByLakeRows(lake)).slice(0, options.organizations ?? 4);
-  // The open lake has no local files: a first statement through the pool is the warm-up.
-  await lake.warmUp(orgs.length > 0 && !lake.readsDuckLake ? (await lake.reader.files('daily_costs', orgs[0]!)).at(-1) : undefined);
+  await lake.warmUp();
   let prepared = 0;
   for (const org of orgs) {
     if (performance.now() > deadline) break;

@@ -15,14 +15,9 @@ export interface CostWarmUp {
   stop(): Promise<void>;
 }
 
-/** The organizations of the lake, most daily_costs rows first (the manifests', or the open lake's catalog). */
-export async function organizationsByLakeRows(lake: LakeQuery): Promise<string[]> {
-  if (lake.readsDuckLake) return lake.duckLakeOrganizations();
-  const rows = new Map<string, number>();
-  for (const m of (await lake.reader.manifests()).values()) {
-    for (const f of m.files) if (f.table === 'daily_costs') rows.set(f.organization_id, (rows.get(f.organization_id) ?? 0) + f.rows);
-  }
-  return [...rows].sort((a, b) => b[1] - a[1]).map(([org]) => org);
+/** The organizations of the lake, most daily_costs rows first (from the catalog: a fresh host knows them with nothing local). */
+export function organizationsByLakeRows(lake: LakeQuery): Promise<string[]> {
+  return lake.duckLakeOrganizations();
 }
 
 export function warmRecentCosts(lake: LakeQuery, now: () => Date, logger: Logger, days: number): CostWarmUp {
