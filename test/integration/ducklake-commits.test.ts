@@ -34,14 +34,17 @@ let tmp = '';
 let lakes = 0;
 const opened: OpenLake[] = [];
 
+/** A lake in a fresh folder: its catalog at `catalogUrl`, else a DuckDB file beside it (one process owns it; the service's config refuses that). */
 async function newLake(catalogUrl?: string): Promise<OpenLake> {
   const dataDir = path.join(tmp, `lake-${++lakes}`);
   const env = {
     DATA_DIR: dataDir,
     LAKE_EXTENSION_DIR: provisioned?.extensionDirectory ?? '',
-    ...(catalogUrl ? { LAKE_CATALOG_URL: catalogUrl } : {}),
+    LAKE_CATALOG_URL: catalogUrl ?? 'postgres://replaced@127.0.0.1:1/replaced',
   };
-  const lake = await openLake(loadConfig(env).lake);
+  const settings = loadConfig(env).lake;
+  const catalog = catalogUrl ? settings.catalog : { kind: 'duckdb' as const, path: path.join(dataDir, 'lake', 'catalog.ducklake') };
+  const lake = await openLake({ ...settings, catalog });
   opened.push(lake);
   await ensureLakeTables(lake, [0]);
   return lake;
