@@ -46,7 +46,8 @@ export function duckLakeSettingsOf(lakeDir: string): LakeSettings | null {
  * unless LAKE_CATALOG_URL names one), and the lake folder is marked.
  */
 export function lakeEnvOf(env: Record<string, string>): Record<string, string> {
-  const lakeDir = env.LAKE_URL ?? env.LAKE_DIR;
+  // The folder the test's readers are given (LAKE_DIR; the data may be elsewhere, on S3).
+  const lakeDir = env.LAKE_DIR ?? env.LAKE_URL;
   if (!lakeDir) return {};
   if (env.LAKE_URL || env.LAKE_CATALOG_URL) {
     if (!lakeDir.startsWith('s3://')) markDuckLake(lakeDir, env);
@@ -69,8 +70,7 @@ export async function testHostLakeEnv(env: Record<string, string>): Promise<Reco
   const catalog = await openFreshControlDb('postgres', { migrate: false });
   await catalog.db.close();
   const own = { LAKE_CATALOG_URL: catalog.url! };
-  const lakeDir = env.LAKE_URL ?? env.LAKE_DIR;
-  return { ...own, ...(lakeDir ? lakeEnvOf({ ...env, ...own, LAKE_URL: lakeDir }) : {}) };
+  return { ...own, ...lakeEnvOf({ ...env, ...own }) };
 }
 
 const readers = new Map<string, Promise<OpenLake>>();
