@@ -4,7 +4,7 @@ import type { Request as ExRequest } from 'express';
 import { Body, Controller, Get, Path, Post, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import { appContext, service } from '../../core/app-context.js';
 import { NotFoundError } from '../../core/errors.js';
-import { dimensionRollupProgress, type DimensionRollupProgress, duckLakeRollupProgress } from '../lake/dimension-rollup-read.js';
+import { type DimensionRollupProgress, duckLakeRollupProgress } from '../lake/dimension-rollup-read.js';
 import { ingestSettingsChanged } from './ingest-settings.js';
 import { createDimension, getDimension, listDimensions } from '../../core/control/dimensions.js';
 import { requireOrganization } from '../../core/control/organizations.js';
@@ -92,10 +92,7 @@ export class DimensionsController extends Controller {
     await requireOrganization(db, organizationId);
     const dimension = await getDimension(db, organizationId, key);
     if (!dimension) throw new NotFoundError('dimension', key);
-    const lake = service(req, 'lakeQuery');
-    if (lake.readsDuckLake) return duckLakeRollupProgress(lake, dimension);
-    await lake.reader.refresh();
-    return dimensionRollupProgress(lake.reader, dimension);
+    return duckLakeRollupProgress(service(req, 'lakeQuery'), dimension);
   }
 
   /**

@@ -48,16 +48,6 @@ export interface Derivation {
  */
 export type DaySource = (table: LakeTable, days: ReadonlyArray<DayFiles & { id: number }>) => string;
 
-/** The manifest lake's DaySource: the days' Parquet files, each row tagged with its file's day. */
-const parquetDaySource: DaySource = (_table, days) => {
-  const paths = days.flatMap((s) => s.files);
-  const map = `(VALUES ${days.flatMap((s) => s.files.map((f) => `(${sqlStringLiteral(f)}, ${s.id})`)).join(', ')}) AS m(path, day_id)`;
-  return `(SELECT r.* EXCLUDE (filename), m.day_id AS _day_id
-             FROM ${readParquetSql(paths, { filename: true })} r
-             JOIN ${map} ON r.filename = m.path
-            WHERE r.organization_id = $org)`;
-};
-
 export interface DerivedCacheOptions {
   /**
    * Rows kept across all derived tables before the least recently used are dropped, and above
@@ -193,7 +183,7 @@ export class DerivedCache {
     derivation: Derivation,
     organizationId: string,
     files: readonly string[],
-    opts: { only?: RowSelection; source?: DaySource } = {},
+    opts: { only?: RowSelection; source: DaySource },
   ): Promise<string | null> {
     if (files.length === 0) return null;
     const byDay = new Map<string, string[]>();
@@ -221,7 +211,7 @@ export class DerivedCache {
     }
     entry.lastUsed = performance.now();
     const e = entry;
-    const run = e.lock.then(() => this.build(e, derivation, organizationId, byDay, opts.source ?? parquetDaySource));
+    const run = e.lock.then(() => this.build(e, derivation, organizationId, byDay, opts.source));
     // Never rejects, so one failure does not stop later builds.
     e.lock = run.then(
       () => undefined,

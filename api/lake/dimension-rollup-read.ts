@@ -1,15 +1,14 @@
 // The whole-day part of a dimension query ({{derived}} with a derivation that has a rollup twin):
-// days whose events the processor rolled up for the dimension (core/lake/dimension-rollups.ts:
-// every events file of the day, in every partition, lists the key with its type) are answered
-// from the dimension rollup files; the other days from the derivation over raw events, as before.
-// Both are cached per day by the DerivedCache (rollup days under their own derivation id) and give
-// the same columns, so the query never knows which answered. A day changes side only when its
-// files change (a flush, compaction, re-pricing or backfill), which also renews its cached rows.
-// On the open lake the same holds through its LakeView (lake-view.ts): coverage and versions come
-// from the catalog's dimension_coverage at the request's snapshot.
-import { coversDimension, rollsUp, type DimensionSet, type DimensionType } from '../../core/lake/dimension-rollups.js';
+// days whose events the processor rolled up for the dimension (core/lake/dimension-coverage.ts:
+// every partition's coverage rows of the day list the key with its type) are answered from the
+// dimension rollup tables; the other days from the derivation over raw events, as before. Both are
+// cached per day by the DerivedCache (rollup days under their own derivation id) and give the same
+// columns, so the query never knows which answered. A day changes side only when it is written (a
+// flush, re-pricing or backfill), which also gives it a new version and renews its cached rows.
+// Coverage and versions come from the catalog's dimension_coverage at the request's snapshot,
+// through its LakeView (lake-view.ts).
+import { rollsUp, type DimensionType } from '../../core/lake/dimension-rollups.js';
 import { coveredDaysSql } from '../../core/lake/dimension-coverage.js';
-import type { LakeReader } from '../../core/lake/lake-reader.js';
 import type { DateRange } from '../../core/time.js';
 import type { DerivedCache, Derivation } from './derived-cache.js';
 import type { LakeQuery } from './lake-query.js';
@@ -30,25 +29,6 @@ export interface DimensionRollupRead {
 }
 
 export type DimensionDerivation = Derivation & { rollup?: DimensionRollupRead };
-
-/** UTC dates (YYYY-MM-DD) of the range (all time without one) whose every events file is rolled up for the dimension. */
-export async function coveredDates(
-  reader: LakeReader,
-  organizationId: string,
-  days: DateRange | null,
-  key: string,
-  type: DimensionType,
-): Promise<{ covered: Set<string>; all: Set<string> }> {
-  const byDate = new Map<string, Array<DimensionSet | undefined>>();
-  for (const f of await reader.entries('events', organizationId, days ? { from: days.start, to: days.end } : {})) {
-    const sets = byDate.get(f.date);
-    if (sets) sets.push(f.dimensions);
-    else byDate.set(f.date, [f.dimensions]);
-  }
-  const covered = new Set<string>();
-  for (const [date, sets] of byDate) if (coversDimension(sets, key, type)) covered.add(date);
-  return { covered, all: new Set(byDate.keys()) };
-}
 
 /** Relations (parenthesized) that together hold the derivation's rows of the whole days `days`. */
 export async function dimensionWholeDayParts(
@@ -98,12 +78,6 @@ export interface DimensionRollupProgress {
 }
 
 type RolledDimension = { organizationId: string; key: string; valueType: DimensionType };
-
-/** Rollup progress of one dimension, from the manifests alone. */
-export async function dimensionRollupProgress(reader: LakeReader, dimension: RolledDimension): Promise<DimensionRollupProgress> {
-  const { covered, all } = await coveredDates(reader, dimension.organizationId, null, dimension.key, dimension.valueType);
-  return progressOf(dimension, all.size, covered.size);
-}
 
 /** Rollup progress of one dimension on the open lake, from its coverage table (core/lake/dimension-coverage.ts): the same on any host. */
 export async function duckLakeRollupProgress(lake: LakeQuery, dimension: RolledDimension): Promise<DimensionRollupProgress> {

@@ -1,34 +1,33 @@
-// Runs the api's read SQL over the lake: one in-memory DuckDB instance per process, Parquet files
-// named by the manifests (LakeReader), parameterized SQL, and rows back with DECIMAL as exact
-// decimal strings (never JS numbers), integers as numbers, TIMESTAMP as Date, DATE as 'YYYY-MM-DD'.
+// Runs the api's read SQL over the open lake (DuckLake): one DuckDB instance per process with the
+// catalog attached, parameterized SQL, and rows back with DECIMAL as exact decimal strings (never
+// JS numbers), integers as numbers, TIMESTAMP as Date, DATE as 'YYYY-MM-DD'.
 //
-// SQL names lake relations with placeholders that are replaced by the files of the caller's
+// SQL names lake relations with placeholders that are replaced by the rows of the caller's
 // organization and date range:
-//   {{events}}, {{daily_costs}}, {{session_spans}}  — the table's live files whose UTC date
-//       overlaps the range (whole files: filter event_timestamp for exact bounds);
+//   {{events}}, {{daily_costs}}, {{session_spans}}  — the table's rows on the UTC days the range
+//       overlaps (whole days: filter event_timestamp for exact bounds);
 //   {{costs}} — rows shaped like daily_costs that cover exactly [start, end): the daily_costs
 //       rollup for the whole UTC days of the range, plus the raw events of the partial days at
 //       either end rolled up on the fly. Cost queries read this and never care which it was.
-//   {{derived}} — the same idea for a query-specific per-file aggregate of events (scope.derived,
+//   {{derived}} — the same idea for a query-specific per-day aggregate of events (scope.derived,
 //       see derived-cache.ts): cached rows for whole days, computed from raw events for partial
 //       days. This is how metadata dimensions and usage totals avoid re-reading 5M rows. A defined
 //       dimension's whole days come from the processor's dimension rollups where they cover the
 //       day (dimension-rollup-read.ts).
-// Whole-day rows of {{costs}} and {{derived}} come from the in-memory DerivedCache (files are
-// immutable), so a repeated query reads DuckDB memory, not Parquet; a query of one end user or one
+// Whole-day rows of {{costs}} and {{derived}} come from the in-memory DerivedCache (keyed by each
+// day's version), so a repeated query reads DuckDB memory, not the lake; a query of one end user or one
 // filter value (scope.only) reads that selection's projection of them (row-projection.ts), and a
 // sub-day slice asked again its kept rows (edge-cache.ts).
 // $org (the organization), $start and $end (the range, TIMESTAMP) are bound automatically when
 // the SQL mentions them; every query must still filter `organization_id = $org` first.
 //
-// With the open lake (LAKE_FORMAT=ducklake, options.duckLake) the same happens over the catalog's
-// tables (lake-view.ts): each request reads ONE DuckLake snapshot (`AT (VERSION => n)`, n polled at
-// most every refreshIntervalMs), and the caches key a day by its (organization, day) version read
-// from dimension_coverage at that snapshot instead of its file list (ducklake-days.ts; docs/decisions/0156).
-// Settled days are persisted as on the manifest lake, keyed by that version: a local cache a host may lose.
+// Each request reads ONE DuckLake snapshot through a LakeView (lake-view.ts; `AT (VERSION => n)`, n
+// polled at most every refreshIntervalMs), and the caches key a day by its (organization, day)
+// version read from dimension_coverage (ducklake-days.ts; docs/decisions/0156, 0159). Settled days
+// are persisted under <lakeDir>/_derived, keyed by that version: a local cache a host may lose.
 // A store or catalog that cannot be reached answers 503 (ServiceUnavailableError), never a 500.
 import {
-  DuckDBInstance,
+  type DuckDBInstance,
   DuckDBTypeId,
   JSDuckDBValueConverter,
   type DuckDBConnection,
@@ -43,12 +42,11 @@ import path from 'node:path';
 import { DerivedCache, type Derivation } from './derived-cache.js';
 import { dimensionWholeDayParts, type DimensionDerivation } from './dimension-rollup-read.js';
 import { DuckLakeDays, pooledQuery } from './ducklake-days.js';
-import { duckLakeView, type LakeView, manifestView } from './lake-view.js';
+import { duckLakeView, type LakeView } from './lake-view.js';
 import { DerivedStore } from './derived-store.js';
 import { EdgeCache } from './edge-cache.js';
 import type { RowSelection } from './row-projection.js';
 import { inlineParameters, type InlineValue } from './inline-parameters.js';
-import { LakeReader } from '../../core/lake/lake-reader.js';
 import type { LakeTable } from '../../core/lake/layout.js';
 import { DAILY_COSTS, rollupFromEventsSql } from '../../core/lake/rollups.js';
 import { sqlStringLiteral } from '../../core/lake/parquet-sql.js';
@@ -85,7 +83,7 @@ export interface LakeQueryOptions {
    * comparison path). Default true: rollups answer whole days.
    */
   useRollups?: boolean;
-  /** Manifest re-check throttle of the LakeReader (default 250 ms). */
+  /** How often the catalog's current snapshot is polled, at most (default 250 ms). */
   refreshIntervalMs?: number;
   /** Row budget of the cache (default 600k; derived-cache.ts). */
   cacheMaxRows?: number;
@@ -117,14 +115,15 @@ export interface LakeQueryOptions {
    * (bench/read-path-layers, docs/read-path.md); off, a layer's work is done per query, same answers.
    * parquetMetadataCache: DuckDB's Parquet footer cache; rowProjections: a selection's copy of
    * cached days (row-projection.ts); edgeCacheSlices: sub-day slices kept (edge-cache.ts, default
-   * 256, 0 = none); sessionIndex: which session_spans files hold a session (api/sessions/session-index.ts;
-   * off, a session's tree reads all its organization's session_spans files).
+   * 256, 0 = none); sessionIndex: none any more (the manifest lake's index of session_spans files
+   * went with that format: a tree reads session_spans filtered), kept while bench/read-path-layers
+   * names it.
    */
   parquetMetadataCache?: boolean;
   rowProjections?: boolean;
   edgeCacheSlices?: number;
   sessionIndex?: boolean;
-  /** Read the open lake (DuckLake) with these settings instead of the manifest lake (core/config.ts lakeFormat). */
+  /** The open lake (DuckLake) read: config.lake (core/lake/lake-settings.ts). Required. */
   duckLake?: LakeSettings;
 }
 
@@ -257,23 +256,20 @@ export class LakeQuery {
   readonly cache: DerivedCache;
   /** Sub-day slices of ranges asked more than once (edge-cache.ts). */
   readonly edges: EdgeCache;
-  /** Whether a session's tree reads only the files the session index names (api/sessions/session-index.ts). */
-  readonly sessionIndex: boolean;
   /** The open lake's day versions (ducklake-days.ts); null on the manifest lake. */
-  readonly duckLakeDays: DuckLakeDays | null;
+  readonly duckLakeDays: DuckLakeDays;
 
   private constructor(
-    readonly reader: LakeReader,
+    lakeDir: string,
     private readonly instance: DuckDBInstance,
     readonly useRollups: boolean,
     options: LakeQueryOptions,
     private readonly tempDir: string,
-    private readonly duckLake: OpenLake | null,
+    private readonly duckLake: OpenLake,
   ) {
     // On the open lake a day's name is its catalog version (with the catalog's identity), so the
     // same store holds: a local cache a host may lose (0156).
-    const derivedDir = options.derivedDir ?? path.join(reader.lakeDir, '_derived');
-    this.sessionIndex = options.sessionIndex !== false;
+    const derivedDir = options.derivedDir ?? path.join(lakeDir, '_derived');
     this.cache = new DerivedCache(
       () => this.connection(),
       (c) => this.release(c),
@@ -294,19 +290,17 @@ export class LakeQuery {
       (c) => this.release(c),
       { catalog: DERIVED_CATALOG, graceMs: options.cacheGraceMs, maxSlices: options.edgeCacheSlices },
     );
-    this.duckLakeDays = duckLake
-      ? new DuckLakeDays(
-          pooledQuery(
-            () => this.connection(),
-            (c) => this.release(c),
-          ),
-          options.refreshIntervalMs ?? 250,
-        )
-      : null;
+    this.duckLakeDays = new DuckLakeDays(
+      pooledQuery(
+        () => this.connection(),
+        (c) => this.release(c),
+      ),
+      options.refreshIntervalMs ?? 250,
+    );
   }
 
   static async open(lakeDir: string, options: LakeQueryOptions = {}): Promise<LakeQuery> {
-    const reader = await LakeReader.open(lakeDir, { refreshIntervalMs: options.refreshIntervalMs });
+    if (!options.duckLake) throw new Error('LakeQuery reads the open lake: options.duckLake (config.lake) is required');
     removeOrphanTempDirs();
     const tempDir = path.join(os.tmpdir(), `${TEMP_PREFIX}${process.pid}-${randomUUID()}`);
     const settings = {
@@ -318,13 +312,11 @@ export class LakeQuery {
       // latency: bench/results/api-rss.md).
       allocator_background_threads: 'true',
     };
-    const duckLake = options.duckLake ? await openDuckLakeReader(options.duckLake, options.threads ?? 2) : null;
-    const instance =
-      duckLake?.instance ?? (await DuckDBInstance.create(':memory:', { threads: String(options.threads ?? 2), ...settings }));
+    const duckLake = await openDuckLakeReader(options.duckLake, options.threads ?? 2);
+    const instance = duckLake.instance;
     const setup = await instance.connect();
     try {
-      if (duckLake)
-        for (const [name, value] of Object.entries(settings)) await setup.run(`SET GLOBAL ${name} = ${sqlStringLiteral(value)}`);
+      for (const [name, value] of Object.entries(settings)) await setup.run(`SET GLOBAL ${name} = ${sqlStringLiteral(value)}`);
       // Parquet footers are re-read on every query otherwise; lake files are immutable (names
       // are never reused), so a cached footer is never stale.
       await setup.run('LOAD parquet');
@@ -334,12 +326,7 @@ export class LakeQuery {
     } finally {
       setup.closeSync();
     }
-    return new LakeQuery(reader, instance, options.useRollups ?? true, options, tempDir, duckLake);
-  }
-
-  /** Whether this reads the open lake (DuckLake) rather than manifests. */
-  get readsDuckLake(): boolean {
-    return this.duckLake !== null;
+    return new LakeQuery(lakeDir, instance, options.useRollups ?? true, options, tempDir, duckLake);
   }
 
   /**
@@ -378,7 +365,6 @@ export class LakeQuery {
    * catalog (a fresh api host knows them with nothing local), for what the api prepares at start.
    */
   async duckLakeOrganizations(): Promise<string[]> {
-    if (!this.duckLake) throw new Error('duckLakeOrganizations reads the open lake');
     this.refuseIfClosing();
     const conn = await this.connection();
     try {
@@ -426,15 +412,12 @@ export class LakeQuery {
 
   /** What this request reads the lake through: the manifests, or one snapshot of the open lake's catalog. */
   private async view(): Promise<LakeView> {
-    if (!this.duckLakeDays) return manifestView(this.reader);
     return duckLakeView(this.duckLakeDays, await this.duckLakeDays.snapshot());
   }
 
-  /** An open lake's store or catalog out of reach as a 503; any other error as it is. */
+  /** The lake's store or catalog out of reach as a 503; any other error as it is. */
   private unreachable(e: unknown): unknown {
-    return this.duckLake && isLakeUnreachable(e)
-      ? new ServiceUnavailableError("The lake's store or catalog is unavailable; retry shortly")
-      : e;
+    return isLakeUnreachable(e) ? new ServiceUnavailableError("The lake's store or catalog is unavailable; retry shortly") : e;
   }
 
   /** Raw events of the organization within a range (exact bounds), or all of them. */
@@ -528,24 +511,14 @@ export class LakeQuery {
   }
 
   /**
-   * Reads the open lake's snapshot and every organization's day versions at it, so the first
-   * request finds them (api/lake/prepare-reads.ts); on the manifest lake opens a connection.
+   * Reads the catalog's snapshot and every organization's day versions at it, so the first request
+   * finds them (api/lake/prepare-reads.ts).
    */
   async warmUp(): Promise<void> {
     this.refuseIfClosing();
-    if (this.duckLakeDays) {
-      const days = this.duckLakeDays;
-      await days.readAll(await days.snapshot()).catch((e: unknown) => {
-        throw this.unreachable(e);
-      });
-      return;
-    }
-    const conn = await this.connection();
-    try {
-      await conn.run('SELECT 1');
-    } finally {
-      this.release(conn);
-    }
+    await this.duckLakeDays.readAll(await this.duckLakeDays.snapshot()).catch((e: unknown) => {
+      throw this.unreachable(e);
+    });
   }
 
   /** New requests are refused from close() on; background work already started may still connect. */
@@ -594,8 +567,7 @@ export class LakeQuery {
       this.closed = true;
       while (this.leased > 0) await new Promise<void>((resolve) => this.drained.push(resolve));
       for (const c of this.idle.splice(0)) c.closeSync();
-      if (this.duckLake) this.duckLake.close();
-      else this.instance.closeSync();
+      this.duckLake.close();
       fs.rmSync(this.tempDir, { recursive: true, force: true });
     })();
     return this.closing;

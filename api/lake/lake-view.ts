@@ -4,11 +4,9 @@
 // day's rows. The manifest lake answers from its manifests (LakeReader: a day's live files); the
 // open lake from one catalog snapshot, fixed for the whole request (ducklake-days.ts).
 import type { DimensionType } from '../../core/lake/dimension-rollups.js';
-import type { LakeReader } from '../../core/lake/lake-reader.js';
 import type { LakeTable } from '../../core/lake/layout.js';
 import { type DateRange, utcDate } from '../../core/time.js';
 import type { DaySource } from './derived-cache.js';
-import { coveredDates } from './dimension-rollup-read.js';
 import { atSnapshot, type DuckLakeDays } from './ducklake-days.js';
 
 export interface LakeView {
@@ -27,23 +25,8 @@ export interface LakeView {
     key: string,
     type: DimensionType,
   ): Promise<{ covered: Set<string>; all: Set<string> }>;
-  /** Where cache builds read a day's rows (the DerivedCache's default, the day's Parquet files, when undefined). */
-  source?: DaySource;
-}
-
-/** The manifest lake's view: its live files (LakeReader). */
-export function manifestView(reader: LakeReader): LakeView {
-  return {
-    files: async (table, org, range, dates) => {
-      const entries = await reader.entries(table, org, range ? { from: range.start, to: range.end } : {});
-      return entries
-        .filter((f) => !dates || dates.has(f.date))
-        .map((f) => reader.absolute(f))
-        .sort();
-    },
-    relation: (table, org, range) => reader.relation(table, org, range ? { from: range.start, to: range.end } : {}),
-    coveredDates: (org, days, key, type) => coveredDates(reader, org, days, key, type),
-  };
+  /** Where cache builds read a day's rows. */
+  source: DaySource;
 }
 
 /** The UTC dates [first, last] a range overlaps (null ends without a range). */

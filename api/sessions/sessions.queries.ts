@@ -1,9 +1,7 @@
 // The SQL of the session endpoints, over the session_spans rollup (one row per organization ×
 // day × session × span; span_id NULL holds untraced events). A session spans all time: the tree
-// reads the files the session index points at, the list every date; both merge a span's rows
-// across days.
-import { tableColumns } from '../../core/lake/layout.js';
-import { parquetRelationSql } from '../../core/lake/parquet-sql.js';
+// reads the organization's session_spans filtered by the session, the list every date; both merge
+// a span's rows across days.
 import type { LakeQuery } from '../lake/lake-query.js';
 
 export interface SpanRow {
@@ -20,17 +18,8 @@ export interface SpanRow {
   first_event_at: Date;
 }
 
-/**
- * One merged row per span of the session (plus the untraced row) from the given session_spans
- * files (those the session index says may hold it), or the whole table (null: the open lake);
- * empty for an unknown session.
- */
-export function querySessionSpans(
-  lake: LakeQuery,
-  organizationId: string,
-  sessionId: string,
-  files: readonly string[] | null,
-): Promise<SpanRow[]> {
+/** One merged row per span of the session (plus the untraced row); empty for an unknown session. */
+export function querySessionSpans(lake: LakeQuery, organizationId: string, sessionId: string): Promise<SpanRow[]> {
   return lake.rows<SpanRow>(
     { organizationId },
     `SELECT s.span_id,
@@ -38,7 +27,7 @@ export function querySessionSpans(
             min(s.agent_id) AS agent_id,
             CAST(sum(s.own_cost) AS DECIMAL(38,12)) AS own_cost, CAST(sum(s.event_count) AS BIGINT) AS event_count,
             min(s.started_at) AS started_at, max(s.ended_at) AS ended_at, min(s.first_event_at) AS first_event_at
-       FROM ${files ? parquetRelationSql(files, tableColumns('session_spans')) : '{{session_spans}}'} s
+       FROM {{session_spans}} s
       WHERE s.organization_id = $org AND s.session_id = $session_id
       GROUP BY s.span_id`,
     { session_id: sessionId },

@@ -6,20 +6,17 @@ import { parseDateRange } from '../../core/time.js';
 import type { ReadContext } from '../../core/http/read-context.js';
 import { pageParams } from '../../core/http/paging.js';
 import { buildSessionTree, type SpanInput } from './session-tree.js';
-import { sessionFiles } from './session-index.js';
 import { lakeSpansAmong, querySessions, querySessionSpans, type SessionRow } from './sessions.queries.js';
 import { structuralSessionSummaries, structuralSpanIdsOfSessions, structuralSpansOfSession } from '../../otlp/structural-spans.store.js';
 import type { SessionList, SessionSummary, SessionTree } from './sessions.types.js';
 
 export async function sessionTree(rc: ReadContext, sessionId: string): Promise<SessionTree> {
   if (sessionId === '' || sessionId.length > 255) throw new ValidationError('sessionId', 'must be 1 to 255 characters');
-  const [files, structural] = await Promise.all([
-    // The open lake has no files to index (nor a lake with the index off): session_spans is read filtered instead.
-    rc.lake.readsDuckLake || !rc.lake.sessionIndex ? null : sessionFiles(rc.lake, rc.organizationId, sessionId),
+  const [rows, structural] = await Promise.all([
+    querySessionSpans(rc.lake, rc.organizationId, sessionId),
     // Spans received over OTLP without model usage (otlp/): timing and zero own cost.
     structuralSpansOfSession(rc.db, rc.organizationId, sessionId),
   ]);
-  const rows = files?.length === 0 ? [] : await querySessionSpans(rc.lake, rc.organizationId, sessionId, files);
   if (rows.length === 0 && structural.length === 0) throw new NotFoundError('session', sessionId);
   const untraced = rows.find((r) => r.span_id === null);
   const spans: SpanInput[] = rows

@@ -15,11 +15,6 @@ import {
   type Pipeline,
   type Tenant,
 } from '../support/pipeline.js';
-import { testLakeFormat } from '../support/test-lake.js';
-import { NotFoundError } from '../../core/errors.js';
-import { LakeQuery } from '../../api/lake/lake-query.js';
-import { sessionTree } from '../../api/sessions/sessions.service.js';
-import { RateBook } from '../../pricing/rate-book.js';
 
 // Second-aligned, three hours ago: every test instant is T0 plus an offset.
 const T0 = Math.floor((Date.now() - 3 * 3_600_000) / 1000) * 1000;
@@ -331,28 +326,6 @@ describe('GET /attribution-data/sessions/{sessionId}/tree', () => {
     const after = await apiGet(p, other.readKey, '/attribution-data/sessions/S-late/tree');
     expect(after.status).toBe(200);
     expect(after.body.roots.map((r: any) => [r.span_id, r.own_cost])).toEqual([['only', '0.25']]);
-  });
-
-  // The session index's off switch (bench/read-path-layers weighs it): every tree the same without it.
-  it.skipIf(testLakeFormat() === 'ducklake')('gives the same trees with the session index off', async () => {
-    const lake = await LakeQuery.open(p.lakeDir, { sessionIndex: false });
-    try {
-      const rc = {
-        organizationId: t.organizationId,
-        ownerUserId: null,
-        lake,
-        db: p.host.db,
-        rateBook: new RateBook(p.host.db),
-        now: () => new Date(),
-      };
-      for (const id of ['S-basic', 'S-deep', 'S-big']) {
-        const res = await apiGet(p, t.readKey, `/attribution-data/sessions/${id}/tree`);
-        expect(JSON.parse(JSON.stringify(await sessionTree(rc, id)))).toEqual(res.body);
-      }
-      await expect(sessionTree(rc, 'nope')).rejects.toThrow(NotFoundError);
-    } finally {
-      lake.close();
-    }
   });
 
   it('401 without a key, 403 without costs:read', async () => {

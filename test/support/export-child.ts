@@ -4,9 +4,10 @@
 import { writeExportRun } from '../../api/exports/export-runner.js';
 import { LakeQuery } from '../../api/lake/lake-query.js';
 import type { ControlDb } from '../../core/control/db.js';
+import { testLakeQueryOptions } from './test-lake.js';
 
 const job = JSON.parse(process.argv[2]!);
-const lake = await LakeQuery.open(job.lakeDir, { derivedDir: false });
+const lake = await LakeQuery.open(job.lakeDir, { ...testLakeQueryOptions(job.lakeDir), derivedDir: false });
 // An events export reads the lake only; the control plane is the parent's (PGlite is one process).
 const db = null as unknown as ControlDb;
 process.stdout.write('writing\n');
