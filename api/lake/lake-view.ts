@@ -50,7 +50,14 @@ export function duckLakeView(days: DuckLakeDays, snapshot: number): LakeView {
       const names = await days.names(snapshot, table, org, first, last);
       return dates ? names.filter((n) => dates.has(/date=(\d{4}-\d{2}-\d{2})/.exec(n)![1]!)) : names;
     },
-    relation: async (table, _org, range) => duckLakeTableSql(table, range, snapshot),
+    // Every write of a day (flush, re-pricing, backfill, migration) inserts its coverage rows in
+    // the same commit (0152), so days without a version hold no rows: with none in range the
+    // relation is empty and the request reads no lake table (an organization with no events yet).
+    relation: async (table, org, range) => {
+      const { first, last } = dateBounds(range);
+      const empty = (await days.names(snapshot, table, org, first, last)).length === 0;
+      return empty ? `(${duckLakeTableSql(table, range, snapshot).slice(1, -1)} AND false)` : duckLakeTableSql(table, range, snapshot);
+    },
     coveredDates: async (org, range, key, type) => {
       const { first, last } = dateBounds(range);
       const covered = new Set<string>();
