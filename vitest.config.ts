@@ -20,6 +20,7 @@ const LONG = [
   'test/integration/lake-migrate.test.ts',
   'test/integration/open-lake-foundation.test.ts',
   'test/integration/password-reset-smtp.test.ts',
+  'test/integration/people.test.ts',
   'test/integration/processor-crash.test.ts',
   'test/integration/processor-poison.test.ts',
   'test/integration/processor-rebalance.test.ts',
