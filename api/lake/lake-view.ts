@@ -1,8 +1,7 @@
-// What one request's expansion (lake-query.ts) reads the lake through, the same for both lake
-// formats: the versions of an organization's days (the names the caches key their rows by), the
-// raw rows of a table, which days a dimension's rollup covers, and where a cache build reads a
-// day's rows. The manifest lake answers from its manifests (LakeReader: a day's live files); the
-// open lake from one catalog snapshot, fixed for the whole request (ducklake-days.ts).
+// What one request's expansion (lake-query.ts) reads the lake through: the versions of an
+// organization's days (the names the caches key their rows by), the raw rows of a table, which days
+// a dimension's rollup covers, and where a cache build reads a day's rows; all from one catalog
+// snapshot, fixed for the whole request (ducklake-days.ts).
 import type { DimensionType } from '../../core/lake/dimension-rollups.js';
 import type { LakeTable } from '../../core/lake/layout.js';
 import { type DateRange, utcDate } from '../../core/time.js';
@@ -34,10 +33,13 @@ function dateBounds(range: DateRange | null): { first: string | null; last: stri
   return range ? { first: utcDate(range.start), last: utcDate(new Date(range.end.getTime() - 1)) } : { first: null, last: null };
 }
 
-/** Rows of a DuckLake table at `snapshot` for the organization, on the UTC days the range overlaps (the rollups' partition column left out). */
-function duckLakeTableSql(table: LakeTable, range: DateRange | null, snapshot: number): string {
+/**
+ * Rows of a DuckLake table at `snapshot` for the organization, on the UTC days the range overlaps
+ * (the rollups' partition column left out); none when `empty` (the table's columns, no read).
+ */
+function duckLakeTableSql(table: LakeTable, range: DateRange | null, snapshot: number, empty: boolean): string {
   const { first, last } = dateBounds(range);
-  const days = range ? ` AND "event_date" >= DATE '${first}' AND "event_date" <= DATE '${last}'` : '';
+  const days = empty ? ' AND false' : range ? ` AND "event_date" >= DATE '${first}' AND "event_date" <= DATE '${last}'` : '';
   const columns = table === 'events' ? '*' : '* EXCLUDE ("kafka_partition")';
   return `(SELECT ${columns} FROM ${atSnapshot(table, snapshot)} WHERE "organization_id" = $org${days})`;
 }
@@ -56,7 +58,7 @@ export function duckLakeView(days: DuckLakeDays, snapshot: number): LakeView {
     relation: async (table, org, range) => {
       const { first, last } = dateBounds(range);
       const empty = (await days.names(snapshot, table, org, first, last)).length === 0;
-      return empty ? `(${duckLakeTableSql(table, range, snapshot).slice(1, -1)} AND false)` : duckLakeTableSql(table, range, snapshot);
+      return duckLakeTableSql(table, range, snapshot, empty);
     },
     coveredDates: async (org, range, key, type) => {
       const { first, last } = dateBounds(range);

@@ -29,7 +29,6 @@ import { cachedRevenue } from '../../revenue/revenue-cache.js';
 import { activeRevenueSources } from '../../revenue/revenue-sources.js';
 import { DAY_MS } from '../../core/time.js';
 import type { LakeQuery } from './lake-query.js';
-import { organizationsByLakeRows } from './warm-recent-costs.js';
 
 export interface PrepareReadsOptions {
   /** Organizations prepared, most lake rows first (default 4). */
@@ -59,7 +58,7 @@ export async function prepareReads(
   const { db } = ctx;
   // A random key: the lookup statement runs and misses (only that miss is cached, for 2 s).
   await ctx.auth.authenticate(`${API_KEY_PREFIX}${randomBytes(24).toString('base64url')}`);
-  const orgs = (await organizationsByLakeRows(lake)).slice(0, options.organizations ?? 4);
+  const orgs = (await lake.duckLakeOrganizations()).slice(0, options.organizations ?? 4);
   await lake.warmUp();
   let prepared = 0;
   for (const org of orgs) {

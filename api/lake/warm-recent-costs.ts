@@ -15,15 +15,10 @@ export interface CostWarmUp {
   stop(): Promise<void>;
 }
 
-/** The organizations of the lake, most daily_costs rows first (from the catalog: a fresh host knows them with nothing local). */
-export function organizationsByLakeRows(lake: LakeQuery): Promise<string[]> {
-  return lake.duckLakeOrganizations();
-}
-
 export function warmRecentCosts(lake: LakeQuery, now: () => Date, logger: Logger, days: number): CostWarmUp {
   let stopped = false;
   const run = async () => {
-    const orgs = await organizationsByLakeRows(lake);
+    const orgs = await lake.duckLakeOrganizations();
     const today = Math.floor(now().getTime() / DAY_MS) * DAY_MS;
     const started = performance.now();
     for (const organizationId of orgs) {

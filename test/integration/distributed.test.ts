@@ -14,7 +14,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LakeQuery } from '../../api/lake/lake-query.js';
-import { organizationsByLakeRows } from '../../api/lake/warm-recent-costs.js';
 import { loadConfig } from '../../core/config.js';
 import { Big } from '../../core/money.js';
 import { ensureDuckDBExtensions } from '../../scripts/duckdb-extensions/provision.js';
@@ -243,7 +242,7 @@ describe.skipIf(!testPostgresUrl()).each(SETUPS)('distributed mode: 2 ingest, 2 
       const config = loadConfig({ DATA_DIR: path.join(dataDir, 'fresh-host'), DATABASE_URL: control.url!, ...cluster.lakeEnv });
       const fresh = await LakeQuery.open(config.lakeDir, { duckLake: config.lake, derivedDir: false });
       try {
-        expect(await organizationsByLakeRows(fresh)).toEqual([organizationId]);
+        expect(await fresh.duckLakeOrganizations()).toEqual([organizationId]);
       } finally {
         fresh.close();
       }
